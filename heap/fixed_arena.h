@@ -1,0 +1,59 @@
+// FixedArena: the top heap of every Kith policy. One contiguous region whose size
+// is fixed at construction, as on an embedded system: it never grows and never
+// takes memory back. malloc carves from the front (bump allocation); free is a
+// no-op, because reuse is the job of the layers beneath (free lists, coalescing,
+// buddies). Layers that manage the whole region themselves (buddy, TLSF) take it
+// in one malloc(remaining()) at construction.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "heap/layer.h"
+
+namespace kith::heap {
+
+class FixedArena {
+ public:
+  // The region is mapped, not taken from malloc, so it is page-aligned and its
+  // pages are only touched when used. `bytes` is rounded down to the alignment.
+  explicit FixedArena(std::size_t bytes) : size_(bytes & ~(kAlignment - 1)) {
+    if (size_ == 0) return;
+    void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    base_ = static_cast<std::byte*>(p);
+  }
+  ~FixedArena() {
+    if (base_) ::munmap(base_, size_);
+  }
+  FixedArena(const FixedArena&) = delete;
+  FixedArena& operator=(const FixedArena&) = delete;
+
+  void* malloc(std::size_t sz) {
+    std::size_t need = alignUp(sz < kMinBlock ? kMinBlock : sz);
+    if (need < sz || need > size_ - used_) return nullptr;  // also catches overflow
+    void* p = base_ + used_;
+    used_ += need;
+    return p;
+  }
+  void free(void*) {}
+
+  std::byte* arenaBase() const { return base_; }
+  std::size_t arenaSize() const { return size_; }
+  std::size_t remaining() const { return size_ - used_; }
+  bool arenaContains(const void* p) const {
+    auto* b = static_cast<const std::byte*>(p);
+    return b >= base_ && b < base_ + size_;
+  }
+
+ private:
+  std::byte* base_ = nullptr;
+  std::size_t size_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace kith::heap

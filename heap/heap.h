@@ -1,0 +1,49 @@
+// Heap: the one type-erased face of a heap policy, for code that picks the policy
+// by name at start-up (the CLI, replay, studies). Each concrete policy sits behind
+// it whole, so its own malloc/free chain stays fully inlined; the single virtual
+// call is paid at this boundary only. Code on a hot path (the VM's allocation
+// gate) instead visits the concrete policy type with `withPolicy` (policies.h).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heap/outcome.h"
+#include "heap/statistics.h"
+
+namespace kith::heap {
+
+class Heap {
+ public:
+  virtual ~Heap() = default;
+  virtual void* malloc(std::size_t size) = 0;
+  virtual void free(void* ptr) = 0;
+  virtual std::size_t getSize(void* ptr) = 0;
+  virtual HeapStatistics statistics() const = 0;
+  // Installs the callback moving heaps need; false if the policy never moves blocks.
+  virtual bool setRelocator(RelocateFn fn, void* context) = 0;
+  // Walks the policy's structures; empty string when they are consistent.
+  virtual std::string checkInvariants() = 0;
+  virtual std::string_view name() const = 0;
+};
+
+struct PolicyInfo {
+  std::string_view name;
+  std::string_view description;
+};
+
+// Every policy this build has, in the order `kith policies` lists them.
+const std::vector<PolicyInfo>& policyList();
+bool isPolicy(std::string_view name);
+// "list, knuth, ..." for error messages.
+std::string policyNames();
+
+// A policy over a fixed heap of `heapBytes`, wrapped in StatsHeap. nullptr for an
+// unknown name. `timeLatency` off skips the per-operation clock reads.
+std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes,
+                               bool timeLatency = true);
+
+}  // namespace kith::heap

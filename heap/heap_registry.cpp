@@ -1,0 +1,82 @@
+// The type-erased registry: the only place a policy is chosen by name.
+#include <memory>
+#include <string>
+
+#include "heap/heap.h"
+#include "heap/policies.h"
+#include "heap/stats_heap.h"
+
+namespace kith::heap {
+namespace {
+
+// Adapts a concrete policy (wrapped in StatsHeap) to the Heap interface.
+template <class Policy>
+class PolicyHeap final : public Heap {
+ public:
+  PolicyHeap(std::string_view name, std::size_t bytes, bool timeLatency)
+      : name_(name), heap_(bytes) {
+    heap_.setTiming(timeLatency);
+  }
+  void* malloc(std::size_t size) override { return heap_.malloc(size); }
+  void free(void* ptr) override { heap_.free(ptr); }
+  std::size_t getSize(void* ptr) override { return heap_.getSize(ptr); }
+  HeapStatistics statistics() const override { return heap_.statistics(); }
+  bool setRelocator(RelocateFn fn, void* context) override {
+    if constexpr (requires { heap_.setRelocator(fn, context); }) {
+      heap_.setRelocator(fn, context);
+      return true;
+    } else {
+      return false;
+    }
+  }
+  std::string checkInvariants() override {
+    if constexpr (requires { heap_.checkInvariants(); }) return heap_.checkInvariants();
+    else return {};
+  }
+  std::string_view name() const override { return name_; }
+
+ private:
+  std::string_view name_;
+  StatsHeap<Policy> heap_;
+};
+
+}  // namespace
+
+const std::vector<PolicyInfo>& policyList() {
+  static const std::vector<PolicyInfo> list = [] {
+    std::vector<PolicyInfo> v;
+    forEachPolicy([&]<class P>(std::string_view n, std::string_view d) {
+      v.push_back({n, d});
+      return false;
+    });
+    return v;
+  }();
+  return list;
+}
+
+bool isPolicy(std::string_view name) {
+  for (const auto& p : policyList())
+    if (p.name == name) return true;
+  return false;
+}
+
+std::string policyNames() {
+  std::string out;
+  for (const auto& p : policyList()) {
+    if (!out.empty()) out += ", ";
+    out += p.name;
+  }
+  return out;
+}
+
+std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes, bool timeLatency) {
+  std::unique_ptr<Heap> made;
+  forEachPolicy([&]<class P>(std::string_view n, std::string_view) {
+    if (n != name) return false;
+    made = std::make_unique<PolicyHeap<P>>(n, heapBytes, timeLatency);
+    return true;
+  });
+  return made;
+}
+
+}  // namespace kith::heap

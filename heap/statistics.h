@@ -1,0 +1,33 @@
+// HeapStatistics: what StatsHeap measures, in the shape of CLI.md's "heap" block.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+struct LatencySummary {
+  std::uint64_t count = 0;
+  double mean = 0, p50 = 0, p99 = 0, max = 0;  // nanoseconds
+};
+
+struct HeapStatistics {
+  std::uint64_t allocations = 0;        // successful mallocs
+  std::uint64_t frees = 0;
+  std::uint64_t bytes_requested = 0;    // sum of sizes asked for (successful mallocs)
+  std::uint64_t bytes_allocated = 0;    // sum of block sizes handed out (getSize)
+  std::uint64_t bytes_in_use = 0;       // block bytes live now
+  std::uint64_t peak_bytes_in_use = 0;
+  std::uint64_t failed_allocations = 0;
+  std::array<std::uint64_t, kOutcomeCount> satisfied{};  // indexed by Outcome
+  std::map<std::size_t, std::uint64_t> size_histogram;   // block size -> count
+  LatencySummary alloc_ns, free_ns;
+  std::uint64_t internal_bytes = 0;     // bytes_allocated - bytes_requested
+  double external_at_failure = 0;       // 1 - largest free block / free bytes, at the first failure
+};
+
+}  // namespace kith::heap

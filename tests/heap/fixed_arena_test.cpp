@@ -1,0 +1,39 @@
+#include "heap/fixed_arena.h"
+
+#include <gtest/gtest.h>
+
+namespace kith::heap {
+namespace {
+
+TEST(FixedArena, CarvesAlignedBlocksUntilFullThenReturnsNull) {
+  FixedArena arena(256);
+  EXPECT_EQ(arena.arenaSize(), 256u);
+  void* a = arena.malloc(1);
+  void* b = arena.malloc(17);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(isAligned(a));
+  EXPECT_TRUE(isAligned(b));
+  EXPECT_EQ(static_cast<std::byte*>(b) - static_cast<std::byte*>(a), 16);  // minimum block
+  EXPECT_EQ(arena.remaining(), 256u - 16 - 32);
+  EXPECT_EQ(arena.malloc(arena.remaining() + 1), nullptr);
+  EXPECT_NE(arena.malloc(arena.remaining()), nullptr);
+  EXPECT_EQ(arena.malloc(1), nullptr);  // full: null, never grows
+  EXPECT_TRUE(arena.arenaContains(a));
+  EXPECT_FALSE(arena.arenaContains(arena.arenaBase() + 256));
+}
+
+TEST(FixedArena, HugeRequestsFailInsteadOfOverflowing) {
+  FixedArena arena(4096);
+  EXPECT_EQ(arena.malloc(SIZE_MAX), nullptr);
+  EXPECT_EQ(arena.malloc(SIZE_MAX - 8), nullptr);
+  EXPECT_NE(arena.malloc(0), nullptr);
+}
+
+TEST(FixedArena, SizeIsRoundedDownToAlignment) {
+  FixedArena arena(100);
+  EXPECT_EQ(arena.arenaSize(), 96u);
+}
+
+}  // namespace
+}  // namespace kith::heap
