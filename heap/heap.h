@@ -28,6 +28,9 @@ class Heap {
   // Walks the policy's structures; empty string when they are consistent.
   virtual std::string checkInvariants() = 0;
   virtual std::string_view name() const = 0;
+  // The fixed region the policy manages; nullptr / 0 for `malloc`, which has none.
+  virtual std::byte* arenaBase() const = 0;
+  virtual std::size_t arenaSize() const = 0;
 };
 
 struct PolicyInfo {

@@ -34,6 +34,14 @@ class PolicyHeap final : public Heap {
     else return {};
   }
   std::string_view name() const override { return name_; }
+  std::byte* arenaBase() const override {
+    if constexpr (requires { heap_.arenaBase(); }) return heap_.arenaBase();
+    else return nullptr;
+  }
+  std::size_t arenaSize() const override {
+    if constexpr (requires { heap_.arenaSize(); }) return heap_.arenaSize();
+    else return 0;
+  }
 
  private:
   std::string_view name_;
