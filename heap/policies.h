@@ -10,8 +10,22 @@
 #include <cstddef>
 #include <string_view>
 
+#include "heap/buddy_defragmenter.h"
+#include "heap/coalesce_heap.h"
+#include "heap/coalesceable_heap.h"
+#include "heap/estranged_buddy_heap.h"
 #include "heap/fixed_arena.h"
+#include "heap/freelist_heap.h"
+#include "heap/knuth_buddy_heap.h"
+#include "heap/lea_bins_heap.h"
 #include "heap/malloc_heap.h"
+#include "heap/null_heap.h"
+#include "heap/quick_list_heap.h"
+#include "heap/size_classes.h"
+#include "heap/size_heap.h"
+#include "heap/strict_seg_heap.h"
+#include "heap/tlsf_heap.h"
+#include "heap/unstructured_list_heap.h"
 
 namespace kith::heap {
 
@@ -19,14 +33,36 @@ namespace kith::heap {
 // (kingsley, lea, list: building-block layers; knuth, estranged: buddy; tlsf)
 
 using MallocPolicy = MallocHeap;  // the system allocator, for comparison
+// The JDK 1.1.8 baseline: one unstructured doubly-linked free list, first fit
+// from the head, frees pushed at the head, neighbours coalesced on free.
+using ListPolicy = CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>;
+// Kingsley (BSD 4.2, paper 6.1): power-of-two classes from 16 B, one LIFO free list
+// each, fed by the arena; blocks are never split or coalesced.
+using KingsleyPolicy = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>, SizeHeap<FixedArena>>;
+// Lea (paper 6.2, after dlmalloc 2.7): requests up to 64 B from exact-size quick
+// lists (16/32/48/64 B, cached without coalescing); the rest best fit from Lea's
+// bins with coalescing (exact to 512 B blocks, 4 bins per power of two to 128 KiB,
+// one large bin above). Requests of 128 KiB and more, and any request that would
+// fail, first return the quick lists' blocks to the bins.
+using LeaPolicy = QuickListHeap<64, 128 * 1024, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using TlsfPolicy = TlsfHeap<FixedArena>;  // two-level segregated fit over one arena
+// The buddy systems of Donahue et al. over the whole arena, each with on-demand
+// defragmentation (off until the owner installs a relocator with setRelocator).
+using KnuthPolicy = BuddyDefragmenter<KnuthBuddyHeap<FixedArena>>;
+using EstrangedPolicy = BuddyDefragmenter<EstrangedBuddyHeap<FixedArena>>;
 
 // --- the registry ------------------------------------------------------------
 // Calls fn.template operator()<Policy>(name, description) for each policy, in
 // the order `kith policies` lists them; stops early when fn returns true.
 template <class Fn>
 bool forEachPolicy(Fn&& fn) {
-  return fn.template operator()<MallocPolicy>(std::string_view("malloc"),
-                                              std::string_view("the system allocator (glibc malloc), for comparison; not fixed-size"));
+  return fn.template operator()<ListPolicy>(std::string_view("list"), std::string_view("one unstructured first-fit free list with coalescing (the JDK 1.1.8 baseline)")) ||
+      fn.template operator()<KnuthPolicy>(std::string_view("knuth"), std::string_view("binary buddy system, eager recombination (Knuth)")) ||
+      fn.template operator()<EstrangedPolicy>(std::string_view("estranged"), std::string_view("buddy system with delayed recombination (estranged buddy; the default)")) ||
+      fn.template operator()<TlsfPolicy>(std::string_view("tlsf"), std::string_view("two-level segregated fit: constant-time malloc and free (Masmano et al. 2004)")) ||
+      fn.template operator()<KingsleyPolicy>(std::string_view("kingsley"), std::string_view("power-of-two segregated fits, no coalescing (Kingsley/BSD)")) ||
+      fn.template operator()<LeaPolicy>(std::string_view("lea"), std::string_view("Lea: exact-size quick lists for small, best-fit coalescing bins for medium and large (dlmalloc 2.7)")) ||
+      fn.template operator()<MallocPolicy>(std::string_view("malloc"), std::string_view("the system allocator (glibc malloc), for comparison; not fixed-size"));
 }
 
 }  // namespace kith::heap

@@ -1,0 +1,134 @@
+// StrictSegHeap: strict segregated fits (paper §6.1, Fig. 5). Requests are
+// rounded up to a size class; each class has its own bin (a LittleHeap, e.g.
+// FreelistHeap<NullHeap>) that caches the freed blocks of exactly that class. A
+// malloc takes from its class's bin only — never from a bigger one, and blocks
+// are never split or coalesced. When the bin is empty (the LittleHeap answers
+// nullptr), a fresh block of the class's full size comes from Super, so one top
+// heap (one FixedArena) feeds every bin. Requests above the last class go to
+// Super directly, and so do their frees.
+//
+// free files a block under the class of Super::getSize(ptr), so Super must know
+// block sizes (SizeHeap). Metadata: the bins' list heads live in this object; the
+// rest lives in the blocks (Super's headers, the bins' links).
+//
+// The bins' cached blocks are dropped with the bins when the heap is destroyed
+// (they go to NullHeap): right for a FixedArena, which unmaps everything at once.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "heap/layer.h"
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+template <int NumBins, int (*SizeClass)(std::size_t), std::size_t (*ClassMaxSize)(int),
+          class LittleHeap, class Super>
+class StrictSegHeap : public Super {
+  static_assert(NumBins > 0);
+  static_assert(HeapLayer<LittleHeap>, "each bin must be a heap (malloc/free)");
+  static_assert(SizedHeap<Super>,
+                "StrictSegHeap files a freed block under the class of Super::getSize(ptr): "
+                "put SizeHeap (or another layer with getSize) above it");
+
+ public:
+  using Super::Super;
+
+  void* malloc(std::size_t size) {
+    int c = SizeClass(size);
+    if (c >= NumBins) return Super::malloc(size);  // bigger than every class
+    std::size_t classSize = ClassMaxSize(c);
+    if (void* p = bins_[c].malloc(classSize)) {
+      --cached_[c];
+      outcome_ = Outcome::immediate;
+      return p;
+    }
+    void* p = Super::malloc(classSize);  // bin empty: a fresh block of the class's full size
+    outcome_ = p ? Outcome::split : Outcome::failed;  // carved from the arena's untouched rest
+    return p;
+  }
+
+  void free(void* ptr) {
+    if (!ptr) return;
+    int bin = binOf(Super::getSize(ptr));
+    if (bin < 0) {
+      Super::free(ptr);
+    } else {
+      bins_[bin].free(ptr);
+      ++cached_[bin];
+    }
+  }
+
+  // How the last malloc of a class-sized request was met: immediate from its
+  // bin, split when carved fresh from Super, failed. (Requests above the last
+  // class leave it unchanged.)
+  Outcome lastOutcome() const { return outcome_; }
+
+  // Bytes cached in the bins plus what Super has never handed out, when Super
+  // can tell (FixedArena::remaining). A cached block only serves its own class.
+  std::size_t freeBytes() const
+    requires requires(const Super& s) { s.remaining(); }
+  {
+    std::size_t bytes = Super::remaining();
+    for (int c = 0; c < NumBins; ++c) bytes += cached_[c] * ClassMaxSize(c);
+    return bytes;
+  }
+  std::size_t largestFreeBlock() const
+    requires requires(const Super& s) { s.remaining(); }
+  {
+    std::size_t largest = Super::remaining();
+    for (int c = NumBins - 1; c >= 0; --c)
+      if (cached_[c]) return std::max(largest, ClassMaxSize(c));
+    return largest;
+  }
+
+  // Walks every bin whose LittleHeap can be walked (FreelistHeap::forEachFree):
+  // each cached block is aligned, inside the arena (when Super has one), of a size
+  // that belongs in that bin, and no list loops. "" when all hold.
+  std::string checkInvariants() {
+    std::string error;
+    if constexpr (requires(const LittleHeap& h) { h.forEachFree([](void*) {}); }) {
+      for (int c = 0; c < NumBins && error.empty(); ++c) {
+        bool ok = bins_[c].forEachFree([&](void* block) {
+          if (!error.empty()) return;
+          if (!isAligned(block)) error = "misaligned block";
+          else if (!insideArena(block)) error = "block outside the arena";
+          else if (binOf(Super::getSize(block)) != c)
+            error = "block of " + std::to_string(Super::getSize(block)) + " bytes";
+        });
+        if (!ok && error.empty()) error = "free list loops (a block freed twice?)";
+        if (!error.empty())
+          error = "StrictSegHeap bin " + std::to_string(c) + " (" +
+                  std::to_string(ClassMaxSize(c)) + " B): " + error;
+      }
+    }
+    return error;
+  }
+
+ protected:
+  // The bin a free block of `size` usable bytes belongs in: the largest class all
+  // of whose requests it can hold. -1 when it belongs to Super instead (bigger than
+  // the classes, or smaller than the first).
+  static int binOf(std::size_t size) {
+    int c = SizeClass(size);
+    if (c >= NumBins) return -1;
+    if (ClassMaxSize(c) > size) --c;  // between two class sizes: the smaller one
+    return c;
+  }
+
+  bool insideArena(const void* block) const {
+    if constexpr (requires(const Super& s) { s.arenaContains(block); }) {
+      return Super::arenaContains(block);
+    } else {
+      return true;
+    }
+  }
+
+  LittleHeap bins_[NumBins];
+  std::size_t cached_[NumBins] = {};  // blocks in each bin, for freeBytes
+  Outcome outcome_ = Outcome::failed;
+};
+
+}  // namespace kith::heap

@@ -1,0 +1,384 @@
+// TlsfHeap: Two-Level Segregated Fit (Masmano, Ripoll, Crespo, Real, "TLSF: a New
+// Dynamic Memory Allocator for Real-Time Systems", ECRTS 2004). malloc and free in
+// bounded time, independent of how many blocks the heap holds: free blocks sit in
+// segregated lists indexed by a two-level map. The first level splits sizes into
+// power-of-two ranges, the second splits each range linearly into 32 lists; one
+// bitmap per level says which lists are non-empty, so finding a list that fits is
+// a few find-first-set instructions, never a walk. malloc rounds the request up to
+// the next list boundary ("good fit"), so the head of any list it finds fits
+// without being looked at; a larger block is split and the rest goes back. free
+// coalesces at once with both physical neighbours through boundary tags.
+//
+// Where things live:
+//  - In the layer object, outside the arena: the first-level bitmap, 32 second-level
+//    bitmaps, the 32x32 list heads and a few counters: 8,400 bytes, 8 KiB of it
+//    the list heads.
+//  - In the arena, which TlsfHeap takes whole from Super at construction:
+//        [8 B unused][block][block]...[block][8 B sentinel header]
+//    Every block begins with an 8-byte header: its size (a multiple of 16, header
+//    included) with bit 0 = this block is free and bit 1 = the block physically
+//    before it is free. The payload follows at a 16-byte-aligned address, so a
+//    block of size S offers S - 8 usable bytes (getSize). A free block keeps its
+//    list links in its payload, and its last 8 bytes point at its own header: the
+//    next block reads that word, when its prev-free bit is set, to find the block
+//    to coalesce with. The sentinel is a header of size 0 that is never free, so
+//    the last block needs no bounds check.
+//
+// Invariants (checkInvariants() checks all of them):
+//  1. The blocks tile the arena: 8 + sum of block sizes + 8 == managed bytes.
+//  2. No two physically adjacent blocks are both free (coalescing is immediate).
+//  3. A block's prev-free bit equals the free bit of the block before it, and when
+//     set, the tail word of that block points at it.
+//  4. Every free block is in exactly one list: the one mapInsert(size) names.
+//  5. Second-level bit (f, s) is set iff list (f, s) is non-empty; first-level bit
+//     f iff any second-level bit of f is set.
+//
+// Bounds, in "steps" (one step = a bitmap search or a list insertion/removal with
+// its bitmap update; the index arithmetic is a handful of instructions on top):
+// malloc takes at most kMaxMallocSteps = 5 (second-level search, first-level
+// search, second-level search, remove, insert the split-off rest); free at most
+// kMaxFreeSteps = 3 (remove the previous and the next neighbour, insert).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heap/layer.h"
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+template <class Super>
+class TlsfHeap : public Super {
+  static_assert(HeapLayer<Super> && requires(Super& s) {
+    { s.remaining() } -> std::convertible_to<std::size_t>;
+  }, "TlsfHeap takes its whole region from Super at construction: Super needs remaining(), "
+     "as FixedArena has");
+
+ public:
+  // The two-level index of a free list: first = power-of-two range, second = slice.
+  struct ListIndex {
+    unsigned first;
+    unsigned second;
+    friend bool operator==(ListIndex, ListIndex) = default;
+  };
+
+  static constexpr unsigned kSecondLevelLog2 = 5;  // SLI: 32 lists per range
+  static constexpr unsigned kSecondLevelCount = 1u << kSecondLevelLog2;
+  static constexpr unsigned kFirstLevelCount = 32;
+  // Sizes below 512 map linearly, one list per 16 bytes, into first level 0; first
+  // level f >= 1 covers [2^(f+8), 2^(f+9)) in 32 slices of 2^(f+3) bytes.
+  static constexpr unsigned kLinearLog2 = kSecondLevelLog2 + 4;
+  static constexpr std::size_t kLinearLimit = std::size_t{1} << kLinearLog2;
+  static constexpr std::size_t kHeaderSize = 8;
+  static constexpr std::size_t kSmallestBlock = 32;  // header + two links + tail word
+  static constexpr std::size_t kMaxBlockSize =
+      (std::size_t{1} << (kFirstLevelCount + kLinearLog2 - 1)) - kAlignment;  // 1 TiB - 16
+  static constexpr std::size_t kMaxMallocSteps = 5;
+  static constexpr std::size_t kMaxFreeSteps = 3;
+
+  // The list a free block of `size` bytes belongs to (size in [lower, next lower)).
+  static constexpr ListIndex mapInsert(std::size_t size) {
+    if (size < kLinearLimit) return {0, static_cast<unsigned>(size / kAlignment)};
+    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
+    return {log - (kLinearLog2 - 1),
+            static_cast<unsigned>(size >> (log - kSecondLevelLog2)) - kSecondLevelCount};
+  }
+  // The first list whose every block holds `size` bytes: size rounded up to the
+  // next slice boundary, then mapped. first may reach kFirstLevelCount (no list).
+  static constexpr ListIndex mapSearch(std::size_t size) {
+    if (size < kLinearLimit) return mapInsert(size);
+    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
+    return mapInsert(size + (std::size_t{1} << (log - kSecondLevelLog2)) - 1);
+  }
+  // The smallest block size list `i` holds.
+  static constexpr std::size_t listLowerBound(ListIndex i) {
+    if (i.first == 0) return i.second * kAlignment;
+    unsigned log = i.first + kLinearLog2 - 1;
+    return (std::size_t{1} << log) + (std::size_t{i.second} << (log - kSecondLevelLog2));
+  }
+
+  template <class... Args>
+    requires std::constructible_from<Super, Args...>
+  explicit TlsfHeap(Args&&... args) : Super(std::forward<Args>(args)...) {
+    takeArena();
+  }
+
+  void* malloc(std::size_t size) {
+    steps_ = 0;
+    Block* block = nullptr;
+    std::size_t need = 0;
+    if (size <= kMaxBlockSize) {  // bigger cannot fit, and would overflow below
+      need = alignUp((size < kMinBlock ? kMinBlock : size) + kHeaderSize);
+      ListIndex index = mapSearch(need);
+      if (index.first < kFirstLevelCount) block = findFit(index);
+    }
+    if (block == nullptr) {
+      outcome_ = Outcome::failed;
+      mallocSteps_ = steps_;
+      return nullptr;
+    }
+    unlink(block);
+    std::size_t foundSize = block->size();
+    Block* next = at(block, foundSize);
+    if (foundSize - need >= kSmallestBlock) {
+      Block* rest = at(block, need);
+      rest->header = (foundSize - need) | kFreeBit;  // its predecessor, block, is in use
+      previousPhysical(next) = rest;                  // next's prev-free bit stays set
+      insert(rest);
+      block->header = need | (block->header & kPreviousFreeBit);
+      outcome_ = Outcome::split;
+    } else {
+      block->header &= ~kFreeBit;
+      next->header &= ~kPreviousFreeBit;
+      outcome_ = Outcome::immediate;
+    }
+    mallocSteps_ = steps_;
+    return payload(block);
+  }
+
+  void free(void* ptr) {
+    steps_ = 0;
+    if (ptr == nullptr) {
+      freeSteps_ = 0;
+      return;
+    }
+    Block* block = blockOf(ptr);
+    assert(reinterpret_cast<std::byte*>(block) >= begin_ &&
+           reinterpret_cast<std::byte*>(block) < end_ && "free of a pointer TlsfHeap did not give");
+    assert(!block->isFree() && "double free");
+    std::size_t size = block->size();
+    if (block->header & kPreviousFreeBit) {
+      Block* previous = previousPhysical(block);
+      unlink(previous);
+      size += previous->size();
+      block = previous;
+    }
+    Block* next = at(block, size);
+    if (next->isFree()) {
+      unlink(next);
+      size += next->size();
+      next = at(block, size);
+    }
+    block->header = size | kFreeBit;  // after coalescing its predecessor is in use
+    previousPhysical(next) = block;
+    next->header |= kPreviousFreeBit;
+    insert(block);
+    freeSteps_ = steps_;
+  }
+
+  // The usable bytes of a live block: its size less the header.
+  std::size_t getSize(void* ptr) const { return blockOf(ptr)->size() - kHeaderSize; }
+
+  Outcome lastOutcome() const { return outcome_; }
+  // Bitmap searches + list operations of the last malloc (<= kMaxMallocSteps) and
+  // of the last free (<= kMaxFreeSteps).
+  std::size_t lastSteps() const { return mallocSteps_; }
+  std::size_t lastFreeSteps() const { return freeSteps_; }
+
+  // Usable bytes in free blocks (each counted as size - header).
+  std::size_t freeBytes() const { return freeBytes_; }
+
+  // The largest request malloc will satisfy now, read from the bitmaps in O(1): the
+  // usable size of the smallest block the highest non-empty list may hold. Good fit
+  // never takes a block for a request above its list's lower bound, so a bigger
+  // free block in that list (at most 1/32 bigger) cannot serve a bigger request:
+  // malloc(largestFreeBlock()) succeeds and malloc(largestFreeBlock() + 1) fails.
+  std::size_t largestFreeBlock() const {
+    if (firstLevel_ == 0) return 0;
+    unsigned first = static_cast<unsigned>(std::bit_width(firstLevel_)) - 1;
+    unsigned second = static_cast<unsigned>(std::bit_width(secondLevel_[first])) - 1;
+    return listLowerBound({first, second}) - kHeaderSize;
+  }
+
+  // Walks every physical block and every free list; "" when invariants 1-5 hold,
+  // otherwise what is wrong, with offsets from arenaBase().
+  std::string checkInvariants() const {
+    std::vector<const Block*> freeBlocks;  // in address order
+    if (std::string broken = checkPhysicalBlocks(freeBlocks); !broken.empty()) return broken;
+    return checkLists(freeBlocks);
+  }
+
+ private:
+  static constexpr std::size_t kFreeBit = 1;
+  static constexpr std::size_t kPreviousFreeBit = 2;
+  static constexpr std::size_t kFlagMask = kAlignment - 1;
+
+  struct Block {
+    std::size_t header;  // size | kFreeBit | kPreviousFreeBit
+    Block* nextInList;   // these two only while free, in the payload
+    Block* previousInList;
+    std::size_t size() const { return header & ~kFlagMask; }
+    bool isFree() const { return (header & kFreeBit) != 0; }
+  };
+
+  static Block* at(Block* block, std::size_t offset) {
+    return reinterpret_cast<Block*>(reinterpret_cast<std::byte*>(block) + offset);
+  }
+  static Block* blockOf(void* ptr) {
+    return reinterpret_cast<Block*>(static_cast<std::byte*>(ptr) - kHeaderSize);
+  }
+  static void* payload(Block* block) { return reinterpret_cast<std::byte*>(block) + kHeaderSize; }
+  // The tail word of the block before `block`; meaningful while that block is free.
+  static Block*& previousPhysical(const Block* block) {
+    return *reinterpret_cast<Block**>(
+        const_cast<std::byte*>(reinterpret_cast<const std::byte*>(block)) - sizeof(Block*));
+  }
+
+  void takeArena() {
+    std::size_t bytes = Super::remaining() & ~kFlagMask;
+    auto* region = static_cast<std::byte*>(Super::malloc(bytes));
+    // Beyond what the map covers the region is left unused (only above 1 TiB).
+    if (bytes > kMaxBlockSize + 2 * kHeaderSize) bytes = kMaxBlockSize + 2 * kHeaderSize;
+    if (region == nullptr || bytes < kSmallestBlock + 2 * kHeaderSize) return;  // every malloc fails
+    region_ = region;
+    managedBytes_ = bytes;
+    begin_ = region + kHeaderSize;
+    end_ = region + bytes - kHeaderSize;
+    auto* first = reinterpret_cast<Block*>(begin_);
+    auto* sentinel = reinterpret_cast<Block*>(end_);
+    first->header = static_cast<std::size_t>(end_ - begin_) | kFreeBit;
+    sentinel->header = kPreviousFreeBit;  // size 0, in use
+    previousPhysical(sentinel) = first;
+    insert(first);
+  }
+
+  // A list holding blocks of at least listLowerBound(index) bytes, or nullptr.
+  Block* findFit(ListIndex index) {
+    ++steps_;
+    std::uint32_t seconds = secondLevel_[index.first] & (~std::uint32_t{0} << index.second);
+    if (seconds == 0) {
+      ++steps_;
+      std::uint32_t firsts =
+          index.first + 1 < kFirstLevelCount ? firstLevel_ & (~std::uint32_t{0} << (index.first + 1)) : 0;
+      if (firsts == 0) return nullptr;
+      index.first = static_cast<unsigned>(std::countr_zero(firsts));
+      ++steps_;
+      seconds = secondLevel_[index.first];
+    }
+    index.second = static_cast<unsigned>(std::countr_zero(seconds));
+    return heads_[index.first][index.second];
+  }
+
+  void insert(Block* block) {
+    ++steps_;
+    ListIndex i = mapInsert(block->size());
+    Block*& head = heads_[i.first][i.second];
+    block->nextInList = head;
+    block->previousInList = nullptr;
+    if (head) head->previousInList = block;
+    head = block;
+    secondLevel_[i.first] |= std::uint32_t{1} << i.second;
+    firstLevel_ |= std::uint32_t{1} << i.first;
+    freeBytes_ += block->size() - kHeaderSize;
+  }
+
+  void unlink(Block* block) {
+    ++steps_;
+    ListIndex i = mapInsert(block->size());
+    Block*& head = heads_[i.first][i.second];
+    if (block->previousInList) block->previousInList->nextInList = block->nextInList;
+    else head = block->nextInList;
+    if (block->nextInList) block->nextInList->previousInList = block->previousInList;
+    if (head == nullptr) {
+      secondLevel_[i.first] &= ~(std::uint32_t{1} << i.second);
+      if (secondLevel_[i.first] == 0) firstLevel_ &= ~(std::uint32_t{1} << i.first);
+    }
+    freeBytes_ -= block->size() - kHeaderSize;
+  }
+
+  std::string where(const Block* block) const {
+    return "block at offset " +
+           std::to_string(reinterpret_cast<const std::byte*>(block) - region_) + ": ";
+  }
+
+  // Invariants 1-3; collects the free blocks for checkLists.
+  std::string checkPhysicalBlocks(std::vector<const Block*>& freeBlocks) const {
+    if (region_ == nullptr) return "";
+    const Block* previous = nullptr;
+    std::size_t total = 0, freeUsable = 0;
+    auto* block = reinterpret_cast<const Block*>(begin_);
+    while (reinterpret_cast<const std::byte*>(block) != end_) {
+      std::size_t size = block->size();
+      if (size < kSmallestBlock || size % kAlignment != 0 ||
+          size > static_cast<std::size_t>(end_ - reinterpret_cast<const std::byte*>(block)))
+        return where(block) + "bad size " + std::to_string(size);
+      bool previousFree = previous != nullptr && previous->isFree();
+      if (((block->header & kPreviousFreeBit) != 0) != previousFree)
+        return where(block) + "prev-free bit disagrees with the previous block";
+      if (previousFree && previousPhysical(block) != previous)
+        return where(block) + "tail word of the free previous block does not point at it";
+      if (previousFree && block->isFree()) return where(block) + "two adjacent free blocks";
+      if (block->isFree()) {
+        freeBlocks.push_back(block);
+        freeUsable += size - kHeaderSize;
+      }
+      total += size;
+      previous = block;
+      block = reinterpret_cast<const Block*>(reinterpret_cast<const std::byte*>(block) + size);
+    }
+    if (block->size() != 0 || block->isFree()) return where(block) + "sentinel damaged";
+    if (((block->header & kPreviousFreeBit) != 0) != previous->isFree())
+      return where(block) + "sentinel's prev-free bit disagrees with the last block";
+    if (previous->isFree() && previousPhysical(block) != previous)
+      return where(block) + "tail word of the last block does not point at it";
+    if (2 * kHeaderSize + total != managedBytes_)
+      return "block sizes sum to " + std::to_string(total) + ", not the arena's " +
+             std::to_string(managedBytes_ - 2 * kHeaderSize);
+    if (freeUsable != freeBytes_)
+      return "freeBytes() says " + std::to_string(freeBytes_) + " but free blocks hold " +
+             std::to_string(freeUsable);
+    return "";
+  }
+
+  // Invariants 4-5: each listed block is a free block of the physical walk and maps
+  // to its list; as many entries as free blocks means none is missing or listed twice.
+  std::string checkLists(const std::vector<const Block*>& freeBlocks) const {
+    std::size_t listed = 0;
+    for (unsigned f = 0; f < kFirstLevelCount; ++f) {
+      bool anySecond = secondLevel_[f] != 0;
+      if (((firstLevel_ >> f) & 1) != (anySecond ? 1u : 0u))
+        return "first-level bit " + std::to_string(f) + " disagrees with its second level";
+      for (unsigned s = 0; s < kSecondLevelCount; ++s) {
+        auto list = [&] { return "list (" + std::to_string(f) + ", " + std::to_string(s) + "): "; };
+        const Block* head = heads_[f][s];
+        if (((secondLevel_[f] >> s) & 1) != (head != nullptr ? 1u : 0u))
+          return list() + "bitmap bit disagrees with the list's emptiness";
+        const Block* previous = nullptr;
+        for (const Block* b = head; b != nullptr; previous = b, b = b->nextInList) {
+          if (++listed > freeBlocks.size()) return list() + "more entries than free blocks (a cycle?)";
+          if (!std::binary_search(freeBlocks.begin(), freeBlocks.end(), b, std::less<>()))
+            return list() + "holds something that is not a free block";
+          if (b->previousInList != previous) return list() + where(b) + "broken back link";
+          if (mapInsert(b->size()) != ListIndex{f, s})
+            return list() + where(b) + "size " + std::to_string(b->size()) + " belongs elsewhere";
+        }
+      }
+    }
+    if (listed != freeBlocks.size())
+      return std::to_string(freeBlocks.size() - listed) + " free block(s) in no list";
+    return "";
+  }
+
+  std::uint32_t firstLevel_ = 0;
+  std::array<std::uint32_t, kFirstLevelCount> secondLevel_{};
+  std::array<std::array<Block*, kSecondLevelCount>, kFirstLevelCount> heads_{};
+  std::byte* region_ = nullptr;  // what Super gave; nullptr when too small to manage
+  std::byte* begin_ = nullptr;   // the first block's header
+  std::byte* end_ = nullptr;     // the sentinel's header
+  std::size_t managedBytes_ = 0;
+  std::size_t freeBytes_ = 0;
+  std::size_t steps_ = 0, mallocSteps_ = 0, freeSteps_ = 0;
+  Outcome outcome_ = Outcome::immediate;
+};
+
+}  // namespace kith::heap

@@ -1,0 +1,127 @@
+#include "heap/buddy_block_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "heap/fixed_arena.h"
+
+namespace kith::heap {
+namespace {
+
+using Table = BuddyBlockTable;
+
+TEST(BuddyBlockTable, LevelsAreCeilLog2OfTheRequestOverSixteen) {
+  EXPECT_EQ(Table::levelFor(0), 0u);
+  EXPECT_EQ(Table::levelFor(1), 0u);
+  EXPECT_EQ(Table::levelFor(16), 0u);
+  EXPECT_EQ(Table::levelFor(17), 1u);
+  EXPECT_EQ(Table::levelFor(32), 1u);
+  EXPECT_EQ(Table::levelFor(33), 2u);
+  EXPECT_EQ(Table::levelFor(65536), 12u);
+  EXPECT_EQ(Table::levelFor(Table::blockBytes(Table::kMaxLevel)), Table::kMaxLevel);
+  EXPECT_EQ(Table::levelFor(Table::blockBytes(Table::kMaxLevel) + 1), Table::kLevels);
+  EXPECT_EQ(Table::levelFor(SIZE_MAX), Table::kLevels);
+  EXPECT_EQ(Table::blockBytes(0), 16u);
+  EXPECT_EQ(Table::blockBytes(31), std::size_t{32} << 30);
+  // A buddy is the offset with bit (level + 4) flipped.
+  EXPECT_EQ(Table::buddyOf(0, 0), 16u);
+  EXPECT_EQ(Table::buddyOf(16, 0), 0u);
+  EXPECT_EQ(Table::buddyOf(64, 2), 0u);
+  EXPECT_EQ(Table::buddyOf(192, 2), 128u);
+}
+
+TEST(BuddyBlockTable, MaximalBlocksOfANonPowerOfTwoArena) {
+  FixedArena arena(96 * 1024 + 48);
+  auto table = Table::adopt(arena);
+  EXPECT_EQ(arena.remaining(), 0u);  // the whole arena, in one allocation
+  EXPECT_EQ(table.base(), arena.arenaBase());
+  std::vector<std::pair<std::size_t, unsigned>> roots;
+  table.forEachRoot([&](std::size_t off, unsigned level) { roots.emplace_back(off, level); });
+  const std::vector<std::pair<std::size_t, unsigned>> expected = {
+      {0, 12}, {65536, 11}, {98304, 1}, {98336, 0}};
+  EXPECT_EQ(roots, expected);
+  for (auto [off, level] : roots) EXPECT_TRUE(table.isRoot(off, level));
+  EXPECT_FALSE(table.isRoot(0, 11));
+  EXPECT_FALSE(table.isRoot(65536, 10));
+  EXPECT_FALSE(table.isRoot(98304, 0));
+  EXPECT_FALSE(table.isRoot(98336, 1));
+  EXPECT_EQ(table.topLevel(), 12u);
+  EXPECT_EQ(table.freeBytes(), 96u * 1024 + 48);
+  EXPECT_EQ(table.freeBytesBelow(2), 48u);
+  EXPECT_EQ(table.largestFreeBlock(), 65536u);
+  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + sizeof(Table));
+  EXPECT_EQ(table.checkStructure(), "");
+}
+
+TEST(BuddyBlockTable, CheckerFindsEachKindOfDamage) {
+  {
+    FixedArena arena(256);
+    auto table = Table::adopt(arena);
+    ASSERT_EQ(table.checkStructure(), "");
+    EXPECT_EQ(table.layout(), "256");
+    table.setBusy(16, 0);  // a block start inside the free 256
+    EXPECT_NE(table.checkStructure().find("covers"), std::string::npos) << table.checkStructure();
+    table.clear(16);
+    EXPECT_EQ(table.checkStructure(), "");
+  }
+  {
+    FixedArena arena(256);
+    auto table = Table::adopt(arena);
+    table.clear(0);  // no block starts where the arena does, yet the list holds it
+    EXPECT_NE(table.checkStructure().find("not a block"), std::string::npos) << table.checkStructure();
+  }
+  {
+    FixedArena arena(256);
+    auto table = Table::adopt(arena);
+    table.popFree(BuddyState::listedA, 4);
+    table.clear(0);  // off the list, and no block starts at 0 any more
+    EXPECT_NE(table.checkStructure().find("should start a block"), std::string::npos)
+        << table.checkStructure();
+  }
+  {
+    FixedArena arena(256);
+    auto table = Table::adopt(arena);
+    table.popFree(BuddyState::listedA, 4);
+    table.setBusy(0, 8);  // a 4 KiB block in a 256-byte heap
+    EXPECT_NE(table.checkStructure().find("not aligned"), std::string::npos) << table.checkStructure();
+  }
+  {
+    FixedArena arena(256);
+    auto table = Table::adopt(arena);
+    // A free block that is on no list although its state says listed.
+    ASSERT_EQ(table.popFree(BuddyState::listedA, 4), 0u);
+    table.addFree(0, 4, BuddyState::implied);
+    EXPECT_EQ(table.layout(), "256-");
+    EXPECT_EQ(table.checkStructure(), "");  // implied blocks are on no list: fine here
+    table.restate(0, BuddyState::listedB);
+    EXPECT_EQ(table.layout(), "256+");
+    EXPECT_EQ(table.checkStructure(), "");
+    table.setBusy(0, 4);  // busy, but still on list B
+    EXPECT_NE(table.checkStructure().find("holds"), std::string::npos) << table.checkStructure();
+  }
+  {
+    FixedArena arena(256);
+    auto table = Table::adopt(arena);
+    const std::size_t off = table.popFree(BuddyState::listedA, 4);
+    table.setBusy(off, 4);  // handed out without the counts knowing: fine
+    EXPECT_EQ(table.checkStructure(), "");
+    table.addFree(off, 4, BuddyState::listedA);
+    table.removeFree(off);  // leaves the byte saying "listed" but unlinked
+    EXPECT_NE(table.checkStructure(), "");
+  }
+}
+
+TEST(BuddyBlockTable, EmptyArena) {
+  FixedArena arena(0);
+  auto table = Table::adopt(arena);
+  EXPECT_EQ(table.bytes(), 0u);
+  EXPECT_EQ(table.freeBytes(), 0u);
+  EXPECT_EQ(table.largestFreeBlock(), 0u);
+  EXPECT_EQ(table.layout(), "");
+  EXPECT_EQ(table.checkStructure(), "");
+}
+
+}  // namespace
+}  // namespace kith::heap

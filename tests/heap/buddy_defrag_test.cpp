@@ -1,0 +1,314 @@
+#include "heap/buddy_defragmenter.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "heap/policies.h"
+#include "tests/heap/buddy_test_support.h"
+
+namespace kith::heap {
+namespace {
+
+using testing::BuddyShadow;
+
+template <class P>
+std::size_t offsetIn(const P& h, const void* p) {
+  return static_cast<std::size_t>(static_cast<const std::byte*>(p) - h.arenaBase());
+}
+
+template <class P>
+class BuddyDefrag : public ::testing::Test {};
+using Policies = ::testing::Types<KnuthPolicy, EstrangedPolicy>;
+class PolicyNames {
+ public:
+  template <class T>
+  static std::string GetName(int) {
+    return std::same_as<T, KnuthPolicy> ? "knuth" : "estranged";
+  }
+};
+TYPED_TEST_SUITE(BuddyDefrag, Policies, PolicyNames);
+
+// 256 bytes of 16-byte objects with every other one freed: 128 bytes free, but no
+// two free blocks are buddies, so nothing larger than 16 can be served.
+template <class P>
+std::vector<void*> checkerboard(P& h, BuddyShadow& shadow) {
+  std::vector<void*> kept;
+  std::vector<void*> all;
+  while (void* p = h.malloc(16)) all.push_back(p);
+  EXPECT_EQ(all.size(), 16u);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i % 2 == 0) {
+      h.free(all[i]);
+    } else {
+      EXPECT_EQ(shadow.add(all[i], 16), "");
+      kept.push_back(all[i]);
+    }
+  }
+  EXPECT_EQ(h.freeBytes(), 128u);
+  EXPECT_EQ(h.largestFreeBlock(), 16u);
+  return kept;
+}
+
+TYPED_TEST(BuddyDefrag, FailsWithoutARelocatorAndMovesOneObjectWithIt) {
+  testing::CheckedHeap<TypeParam> h(256);
+  BuddyShadow shadow;
+  checkerboard(h, shadow);
+  const std::string before = h.layout();
+  EXPECT_EQ(before, "16 16* 16 16* 16 16* 16 16* 16 16* 16 16* 16 16* 16 16*");
+
+  EXPECT_EQ(h.malloc(32), nullptr);  // no callback: defragmentation is off
+  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
+  EXPECT_EQ(h.layout(), before);
+  EXPECT_EQ(h.defragMoves(), 0u);
+  EXPECT_EQ(h.checkInvariants(), "");
+
+  h.setRelocator(&BuddyShadow::relocate, &shadow);
+  void* p = h.malloc(32);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(h.lastOutcome(), Outcome::defrag);
+  EXPECT_EQ(h.getSize(p), 32u);
+  // The two most recently freed holes (224, 192): the object at 240, the busy buddy
+  // of the hole at 224, moves into the hole at 192; 224 + 240 form the block.
+  ASSERT_EQ(shadow.moves().size(), 1u);
+  EXPECT_EQ(offsetIn(h, shadow.moves()[0].from), 240u);
+  EXPECT_EQ(offsetIn(h, shadow.moves()[0].to), 192u);
+  EXPECT_EQ(offsetIn(h, p), 224u);
+  EXPECT_EQ(h.layout(), "16 16* 16 16* 16 16* 16 16* 16 16* 16 16* 16* 16* 32*");
+  EXPECT_EQ(h.defragMoves(), 1u);
+  EXPECT_EQ(h.defragBytesMoved(), 16u);
+  EXPECT_EQ(shadow.error(), "");
+  EXPECT_EQ(shadow.verifyAll(), "");  // the moved object kept its contents
+  EXPECT_EQ(shadow.live().count(h.arenaBase() + 192), 1u);
+  EXPECT_EQ(shadow.live().count(h.arenaBase() + 240), 0u);
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(shadow.add(p, 32), "");
+
+  // 96 free bytes in six holes: a 64-byte block needs at most defragMoveBound(2) moves.
+  void* q = h.malloc(64);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(h.lastOutcome(), Outcome::defrag);
+  EXPECT_LE(h.defragMoves() - 1, TypeParam::defragMoveBound(2));
+  EXPECT_EQ(shadow.moves().size(), h.defragMoves());
+  EXPECT_EQ(shadow.error(), "");
+  EXPECT_EQ(shadow.verifyAll(), "");
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(shadow.add(q, 64), "");
+
+  // 32 bytes left in two holes; then nothing.
+  void* r = h.malloc(32);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(shadow.add(r, 32), "");
+  EXPECT_EQ(h.freeBytes(), 0u);
+  const std::size_t moves = h.defragMoves();
+  EXPECT_EQ(h.malloc(16), nullptr);
+  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
+  EXPECT_EQ(h.defragMoves(), moves);
+  std::size_t bytes = 0;
+  for (const auto& m : shadow.moves()) bytes += m.size;
+  EXPECT_EQ(bytes, h.defragBytesMoved());
+  EXPECT_EQ(shadow.verifyAll(), "");
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
+TYPED_TEST(BuddyDefrag, MovingASplitBuddyMovesEveryObjectInItAndKeepsTheirLayout) {
+  testing::CheckedHeap<TypeParam> h(256);
+  BuddyShadow shadow;
+  h.setRelocator(&BuddyShadow::relocate, &shadow);
+  void* a = h.malloc(64);
+  void* b = h.malloc(16);
+  void* c = h.malloc(16);
+  void* d = h.malloc(32);
+  void* e = h.malloc(64);
+  void* f = h.malloc(64);
+  EXPECT_EQ(h.layout(), "64* 16* 16* 32* 64* 64*");
+  for (void* p : {b, d, f}) EXPECT_EQ(shadow.add(p, h.getSize(p)), "");
+  h.free(c);  // a free block inside the half that will move
+  h.free(e);
+  h.free(a);  // freed last: the first free 64 the defragmenter takes
+  EXPECT_EQ(h.freeBytes(), 144u);
+
+  void* big = h.malloc(128);
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(h.lastOutcome(), Outcome::defrag);
+  EXPECT_EQ(offsetIn(h, big), 0u);
+  // The half at 64 (b, a free 16, d) moved as a whole into the hole at 128.
+  ASSERT_EQ(shadow.moves().size(), 2u);  // b and d; the free 16 moved without a callback
+  EXPECT_EQ(offsetIn(h, shadow.moves()[0].from), 64u);
+  EXPECT_EQ(offsetIn(h, shadow.moves()[0].to), 128u);
+  EXPECT_EQ(offsetIn(h, shadow.moves()[1].from), 96u);
+  EXPECT_EQ(offsetIn(h, shadow.moves()[1].to), 160u);
+  EXPECT_EQ(h.layout(), "128* 16* 16 32* 64*");
+  EXPECT_EQ(h.defragBytesMoved(), 48u);
+  EXPECT_LE(h.defragMoves(), TypeParam::defragMoveBound(3));
+  EXPECT_EQ(shadow.error(), "");
+  EXPECT_EQ(shadow.verifyAll(), "");
+  EXPECT_EQ(h.checkInvariants(), "");
+  // The free 16 is served from its list at its new address.
+  void* g = h.malloc(16);
+  EXPECT_EQ(offsetIn(h, g), 144u);
+  EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
+TYPED_TEST(BuddyDefrag, TooFewFreeBytesFailsWithoutMovingAnything) {
+  testing::CheckedHeap<TypeParam> h(256);
+  BuddyShadow shadow;
+  h.setRelocator(&BuddyShadow::relocate, &shadow);
+  checkerboard(h, shadow);
+  const std::string before = h.layout();
+  EXPECT_EQ(h.malloc(256), nullptr);  // 128 bytes free
+  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
+  EXPECT_EQ(h.malloc(512), nullptr);  // larger than the arena
+  EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);
+  EXPECT_EQ(h.layout(), before);
+  EXPECT_EQ(h.defragMoves(), 0u);
+  EXPECT_TRUE(shadow.moves().empty());
+  // A null callback turns defragmentation off again.
+  h.setRelocator(nullptr, nullptr);
+  EXPECT_EQ(h.malloc(128), nullptr);
+  EXPECT_EQ(h.layout(), before);
+  h.setRelocator(&BuddyShadow::relocate, &shadow);
+  EXPECT_NE(h.malloc(128), nullptr);  // exactly the free bytes
+  EXPECT_EQ(h.freeBytes(), 0u);
+  EXPECT_EQ(shadow.verifyAll(), "");
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
+// The estranged heap's buddy-free pairs are joinable without moving anything.
+TEST(BuddyDefragEstranged, FreePairsAreGluedWithoutMoves) {
+  testing::CheckedHeap<EstrangedPolicy> h(256);
+  std::vector<void*> all;
+  while (void* p = h.malloc(16)) all.push_back(p);
+  for (void* p : all) h.free(p);
+  EXPECT_EQ(h.malloc(256), nullptr);  // step (5) alone glues one pair per level
+  BuddyShadow shadow;
+  h.setRelocator(&BuddyShadow::relocate, &shadow);
+  void* whole = h.malloc(256);
+  ASSERT_NE(whole, nullptr);
+  EXPECT_EQ(h.lastOutcome(), Outcome::glue);  // built by the defragmenter, but nothing moved
+  EXPECT_EQ(h.defragMoves(), 0u);
+  EXPECT_EQ(h.layout(), "256*");
+  EXPECT_LE(h.lastSteps(), EstrangedPolicy::mallocStepBound(4, 4) + EstrangedPolicy::defragStepBound(4));
+  h.free(whole);
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
+// Exhaustive: with a relocator, a request fails only when the free bytes are too
+// few; every request stays within the move bound; every move is seen.
+TYPED_TEST(BuddyDefrag, EverySequenceOfSixOperationsServesWhateverFits) {
+  std::string fault;
+  const std::size_t sequences = testing::forEverySequence<TypeParam>(
+      128, {16, 32, 64, 128}, 6,
+      [](TypeParam& h, BuddyShadow& shadow) { h.setRelocator(&BuddyShadow::relocate, &shadow); },
+      [](TypeParam& h, const BuddyShadow& shadow, const testing::SequenceOp& op) -> std::string {
+        if (h.freeBytes() != 128 - shadow.liveBytes()) return "freeBytes() disagrees with the live blocks";
+        if (shadow.moves().size() != h.defragMoves()) return "a move was not reported";
+        if (!op.wasMalloc) return {};
+        const std::size_t block = op.size < 16 ? 16 : std::bit_ceil(op.size);
+        if ((op.result != nullptr) != (op.freeBytesBefore >= block))
+          return std::string("malloc ") + (op.result ? "succeeded" : "failed") + " with " +
+                 std::to_string(op.freeBytesBefore) + " bytes free";
+        const unsigned k = BuddyBlockTable::levelFor(op.size);
+        if (shadow.moves().size() - op.movesBefore > TypeParam::defragMoveBound(k)) return "too many moves";
+        if (h.lastSteps() > TypeParam::mallocStepBound(k, 3) + TypeParam::defragStepBound(k))
+          return "too many steps";
+        return {};
+      },
+      fault);
+  EXPECT_EQ(fault, "");
+  EXPECT_GT(sequences, 5'000u);
+}
+
+// The same on an arena of three maximal blocks (64 | 32 | 16): blocks of the small
+// maximal blocks serve as targets of moves but never join across them.
+TYPED_TEST(BuddyDefrag, EverySequenceOnANonPowerOfTwoArena) {
+  std::string fault;
+  const std::size_t sequences = testing::forEverySequence<TypeParam>(
+      112, {16, 32, 64}, 6,
+      [](TypeParam& h, BuddyShadow& shadow) { h.setRelocator(&BuddyShadow::relocate, &shadow); },
+      [](TypeParam& h, const BuddyShadow& shadow, const testing::SequenceOp& op) -> std::string {
+        if (h.freeBytes() != 112 - shadow.liveBytes()) return "freeBytes() disagrees with the live blocks";
+        if (!op.wasMalloc) return {};
+        const std::size_t block = op.size < 16 ? 16 : std::bit_ceil(op.size);
+        if ((op.result != nullptr) != (op.freeBytesBefore >= block))
+          return std::string("malloc ") + (op.result ? "succeeded" : "failed") + " with " +
+                 std::to_string(op.freeBytesBefore) + " bytes free";
+        return {};
+      },
+      fault);
+  EXPECT_EQ(fault, "");
+  EXPECT_GT(sequences, 5'000u);
+}
+
+// Random runs on a small, crowded heap: the defragmenter's moves are followed by
+// the test's own shadow, contents are checked, and every malloc is checked
+// against its step and move bounds. With a relocator a request fails only when
+// the free bytes are too few.
+TYPED_TEST(BuddyDefrag, RandomRunsWithinTheBoundsAndLoseNothing) {
+  constexpr std::size_t kBytes = 256 * 1024;
+  for (auto mix : {SizeMix::fragmenting, SizeMix::jvmLike}) {
+    TypeParam h(kBytes);
+    const unsigned L = h.topLevel();
+    BuddyShadow shadow;
+    h.setRelocator(&BuddyShadow::relocate, &shadow);
+    std::size_t defrags = 0, movesBefore = 0, worstMoves = 0;
+    auto r = testing::runBoundedRandom(
+        h, shadow, {.seed = 3, .operations = 60'000, .mix = mix, .maxLive = 700, .checkEvery = 97},
+        [&](unsigned k) { return TypeParam::mallocStepBound(k, L) + TypeParam::defragStepBound(k); },
+        TypeParam::freeStepBound(L),
+        [&](std::size_t size, void* p) -> std::string {
+          const unsigned k = BuddyBlockTable::levelFor(size);
+          const std::size_t moves = h.defragMoves() - movesBefore;
+          movesBefore = h.defragMoves();
+          worstMoves = std::max(worstMoves, moves);
+          defrags += h.lastOutcome() == Outcome::defrag;
+          if (moves > TypeParam::defragMoveBound(k))
+            return "moved " + std::to_string(moves) + " blocks for one request";
+          if (shadow.moves().size() != h.defragMoves()) return "a move was not reported";
+          if (!p && k <= L && h.freeBytes() >= BuddyBlockTable::blockBytes(k))
+            return "failed with " + std::to_string(h.freeBytes()) + " bytes free";
+          return {};
+        });
+    EXPECT_EQ(r.error, "");
+    EXPECT_GT(defrags, 100u) << "the workload should make the defragmenter work";
+    EXPECT_GT(worstMoves, 10u) << "some requests should move split half-blocks";
+    EXPECT_GT(r.mallocs, 10'000u);
+    EXPECT_EQ(h.freeBytes(), kBytes);
+    EXPECT_EQ(h.checkInvariants(), "");
+  }
+}
+
+// The same workload without a relocator: defragmentation never runs and nothing moves.
+TYPED_TEST(BuddyDefrag, WithoutARelocatorNothingEverMoves) {
+  TypeParam h(256 * 1024);
+  const unsigned L = h.topLevel();
+  BuddyShadow shadow;
+  auto r = testing::runBoundedRandom(
+      h, shadow, {.seed = 3, .operations = 60'000, .mix = SizeMix::fragmenting, .maxLive = 500, .checkEvery = 997},
+      [&](unsigned k) { return TypeParam::mallocStepBound(k, L); }, TypeParam::freeStepBound(L),
+      [&](std::size_t, void*) {
+        return h.lastOutcome() == Outcome::defrag ? std::string("defragmented") : std::string();
+      });
+  EXPECT_EQ(r.error, "");
+  EXPECT_GT(r.failures, 0u);
+  EXPECT_EQ(h.defragMoves(), 0u);
+  EXPECT_TRUE(shadow.moves().empty());
+}
+
+TEST(BuddyDefragBounds, FormulasInTheRequestLevel) {
+  // Moves: at most 2^(k-1) blocks relocated per level below k.
+  EXPECT_EQ(KnuthPolicy::defragMoveBound(0), 0u);
+  EXPECT_EQ(KnuthPolicy::defragMoveBound(1), 1u);
+  EXPECT_EQ(KnuthPolicy::defragMoveBound(2), 4u);
+  EXPECT_EQ(KnuthPolicy::defragMoveBound(3), 12u);
+  // Steps: k + R (2^(k+1) - 1) + 2 (2^k - 1) + k 2^(k-1).
+  EXPECT_EQ(KnuthPolicy::defragStepBound(3), 3u + 1 * 15 + 14 + 12);
+  EXPECT_EQ(EstrangedPolicy::defragStepBound(3), 3u + 4 * 15 + 14 + 12);
+}
+
+}  // namespace
+}  // namespace kith::heap

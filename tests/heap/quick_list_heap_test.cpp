@@ -1,0 +1,126 @@
+// QuickListHeap over the coalescing heaps: exact-size caching, no coalescing
+// while cached, consolidation before large requests and on failure.
+#include "heap/quick_list_heap.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "heap/coalesce_heap.h"
+#include "heap/coalesceable_heap.h"
+#include "heap/fixed_arena.h"
+#include "heap/lea_bins_heap.h"
+#include "heap/unstructured_list_heap.h"
+
+namespace kith::heap {
+namespace {
+
+using Quick = QuickListHeap<64, 4096, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+// The layer is not tied to Lea's bins: any coalescing heap with getSize and lastOutcome.
+using QuickOverList = QuickListHeap<32, 1024, CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>>;
+
+TEST(QuickListHeap, ListsAreSixteenBytesApart) {
+  EXPECT_EQ(Quick::kListCount, 4u);
+  EXPECT_EQ(Quick::listFor(0), 0u);
+  EXPECT_EQ(Quick::listFor(16), 0u);
+  EXPECT_EQ(Quick::listFor(17), 1u);
+  EXPECT_EQ(Quick::listFor(48), 2u);
+  EXPECT_EQ(Quick::listFor(64), 3u);
+  EXPECT_EQ(Quick::listRequestSize(3), 64u);
+}
+
+TEST(QuickListHeap, SmallBlocksAreCachedAsTheyAreAndReusedLastInFirstOut) {
+  Quick h(1 << 16);
+  void* a = h.malloc(20);
+  void* b = h.malloc(20);
+  void* guard = h.malloc(200);
+  ASSERT_NE(a, nullptr);
+  EXPECT_GE(Quick::getSize(a), 32u);  // a miss takes the class's full size
+  std::size_t freeBelow = h.CoalesceHeap::freeBytes();
+  h.free(a);
+  h.free(b);
+  EXPECT_EQ(h.cachedBlocks(1), 2u);
+  EXPECT_FALSE(Quick::isFree(a));  // still in use as far as the coalescing heap knows
+  EXPECT_FALSE(Quick::isFree(b));
+  EXPECT_EQ(h.CoalesceHeap::freeBytes(), freeBelow);  // neither filed nor coalesced
+  EXPECT_EQ(h.freeBytes(), freeBelow + Quick::getSize(a) + Quick::getSize(b));
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(h.malloc(30), b);
+  EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
+  EXPECT_EQ(h.malloc(17), a);
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_EQ(h.checkInvariants(), "");
+  (void)guard;
+}
+
+TEST(QuickListHeap, EachListHoldsOneBlockSize) {
+  Quick h(1 << 16);
+  std::vector<void*> blocks;
+  for (std::size_t size : {1, 16, 17, 32, 33, 48, 49, 64}) blocks.push_back(h.malloc(size));
+  for (void* p : blocks) h.free(p);
+  for (unsigned c = 0; c < Quick::kListCount; ++c) EXPECT_EQ(h.cachedBlocks(c), 2u) << c;
+  EXPECT_EQ(h.checkInvariants(), "");
+  void* p = h.malloc(60);
+  EXPECT_TRUE(p == blocks[6] || p == blocks[7]);
+}
+
+TEST(QuickListHeap, LargerBlocksGoStraightToTheCoalescingHeap) {
+  Quick h(1 << 16);
+  void* a = h.malloc(100);
+  void* guard = h.malloc(16);
+  h.free(a);
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_TRUE(Quick::isFree(a));
+  EXPECT_EQ(h.malloc(100), a);
+  EXPECT_EQ(h.lastOutcome(), Outcome::immediate);  // reported by the heap below
+  EXPECT_EQ(h.malloc(100), static_cast<std::byte*>(guard) + Quick::blockBytesFor(16));
+  EXPECT_EQ(h.lastOutcome(), Outcome::split);
+}
+
+TEST(QuickListHeap, ALargeRequestConsolidatesTheListsFirst) {
+  Quick h(1 << 16);
+  std::vector<void*> small;
+  for (int i = 0; i < 8; ++i) small.push_back(h.malloc(40));
+  for (void* p : small) h.free(p);
+  EXPECT_EQ(h.cachedBlocks(), 8u);
+  void* big = h.malloc(4096);  // ConsolidateAt
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_EQ(big, small[0]);  // the eight blocks coalesced with the rest of the arena
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
+TEST(QuickListHeap, AFailingRequestConsolidatesAndRetries) {
+  Quick h(1024);
+  std::vector<void*> small;
+  while (void* p = h.malloc(16)) small.push_back(p);
+  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
+  ASSERT_GE(small.size(), 20u);
+  for (void* p : small) h.free(p);
+  EXPECT_EQ(h.cachedBlocks(), small.size());
+  void* p = h.malloc(900);  // only possible once the cached blocks coalesce
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_EQ(h.lastOutcome(), Outcome::split);
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(h.malloc(900), nullptr);
+  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
+}
+
+TEST(QuickListHeap, WorksOverTheUnstructuredList) {
+  QuickOverList h(4096);
+  void* a = h.malloc(24);
+  void* b = h.malloc(100);  // too big for a list: not cached
+  h.free(a);
+  h.free(b);
+  EXPECT_EQ(h.cachedBlocks(), 1u);
+  EXPECT_EQ(h.freeBlockCount(), 1u);  // b coalesced with the rest; a is cached
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(h.largestFreeBlock(), h.CoalesceHeap::largestFreeBlock());
+  EXPECT_NE(h.malloc(2000), nullptr);  // ConsolidateAt 1024
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
+}  // namespace
+}  // namespace kith::heap

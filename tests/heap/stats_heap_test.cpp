@@ -1,0 +1,260 @@
+#include "heap/stats_heap.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "heap/fixed_arena.h"
+#include "heap/malloc_heap.h"
+
+namespace kith::heap {
+namespace {
+
+// A minimal size-recording layer for these tests: each block carries a 16-byte
+// header holding its rounded size (max(size, 16) rounded up to 16), so getSize
+// can answer. free passes down (a no-op on FixedArena).
+template <class Super>
+class RecordedSizeHeap : public Super {
+ public:
+  using Super::Super;
+  void* malloc(std::size_t size) {
+    std::size_t block = alignUp(size < kMinBlock ? kMinBlock : size);
+    if (block < size || block > SIZE_MAX - kAlignment) return nullptr;
+    auto* p = static_cast<std::byte*>(Super::malloc(block + kAlignment));
+    if (!p) return nullptr;
+    std::memcpy(p, &block, sizeof block);
+    return p + kAlignment;
+  }
+  void free(void* p) { Super::free(static_cast<std::byte*>(p) - kAlignment); }
+  std::size_t getSize(void* p) {
+    std::size_t block;
+    std::memcpy(&block, static_cast<std::byte*>(p) - kAlignment, sizeof block);
+    return block;
+  }
+};
+using TestPolicy = RecordedSizeHeap<FixedArena>;
+
+TEST(StatsHeap, CountsAScriptedSequence) {
+  StatsHeap<TestPolicy> heap(1024);
+  void* a = heap.malloc(1);    // block 16, arena 32
+  void* b = heap.malloc(16);   // block 16, arena 32
+  void* c = heap.malloc(17);   // block 32, arena 48
+  void* d = heap.malloc(100);  // block 112, arena 128
+  ASSERT_TRUE(a && b && c && d);
+  heap.free(b);
+  void* e = heap.malloc(0);  // block 16, arena 32
+  ASSERT_NE(e, nullptr);
+  void* f = heap.malloc(500);  // block 512, arena 528: 800 of 1024 used
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(heap.malloc(300), nullptr);  // needs 320, 224 left
+  heap.free(a);
+  heap.free(f);
+
+  HeapStatistics s = heap.statistics();
+  EXPECT_EQ(s.allocations, 6u);
+  EXPECT_EQ(s.frees, 3u);
+  EXPECT_EQ(s.failed_allocations, 1u);
+  EXPECT_EQ(s.bytes_requested, 1u + 16 + 17 + 100 + 0 + 500);
+  EXPECT_EQ(s.bytes_allocated, 16u + 16 + 32 + 112 + 16 + 512);
+  EXPECT_EQ(s.internal_bytes, s.bytes_allocated - s.bytes_requested);
+  EXPECT_EQ(s.bytes_in_use, 32u + 112 + 16);          // c, d, e
+  EXPECT_EQ(s.peak_bytes_in_use, 16u + 32 + 112 + 16 + 512);  // a, c, d, e, f
+  std::map<std::size_t, std::uint64_t> histogram = {{16, 3}, {32, 1}, {112, 1}, {512, 1}};
+  EXPECT_EQ(s.size_histogram, histogram);
+  // No lastOutcome(): only failures are classified.
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::failed)], 1u);
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::immediate)], 0u);
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::split)], 0u);
+  // No freeBytes()/largestFreeBlock(): external fragmentation is not known.
+  EXPECT_EQ(s.external_at_failure, 0);
+}
+
+TEST(StatsHeap, LargeBlockSizesReachTheHistogramToo) {
+  StatsHeap<TestPolicy> heap(1 << 20);
+  ASSERT_NE(heap.malloc(2000), nullptr);  // block 2000 (a multiple of 16)
+  ASSERT_NE(heap.malloc(2000), nullptr);
+  ASSERT_NE(heap.malloc(70000), nullptr);  // block 70000
+  ASSERT_NE(heap.malloc(1024), nullptr);   // the edge of the flat array
+  ASSERT_NE(heap.malloc(1025), nullptr);   // block 1040
+  HeapStatistics s = heap.statistics();
+  std::map<std::size_t, std::uint64_t> histogram = {
+      {1024, 1}, {1040, 1}, {2000, 2}, {70000, 1}};
+  EXPECT_EQ(s.size_histogram, histogram);
+  // statistics() is a snapshot: calling it again does not double the counts.
+  EXPECT_EQ(heap.statistics().size_histogram, histogram);
+}
+
+TEST(StatsHeap, OutOfMemoryPropagatesAsNullAndIsCounted) {
+  StatsHeap<TestPolicy> heap(64);
+  EXPECT_EQ(heap.malloc(SIZE_MAX), nullptr);
+  EXPECT_EQ(heap.malloc(SIZE_MAX - 16), nullptr);
+  EXPECT_EQ(heap.malloc(64), nullptr);  // the header does not fit
+  void* p = heap.malloc(48);            // exactly the arena
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(heap.malloc(1), nullptr);
+  HeapStatistics s = heap.statistics();
+  EXPECT_EQ(s.failed_allocations, 4u);
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::failed)], 4u);
+  EXPECT_EQ(s.allocations, 1u);
+  EXPECT_EQ(s.bytes_requested, 48u);
+}
+
+TEST(StatsHeap, FreeOfNullIsIgnored) {
+  StatsHeap<TestPolicy> heap(256);
+  heap.free(nullptr);
+  EXPECT_EQ(heap.statistics().frees, 0u);
+}
+
+// A fake policy that reports a scripted outcome for each malloc.
+class ScriptedOutcomeHeap {
+ public:
+  explicit ScriptedOutcomeHeap(std::size_t) {}
+  std::vector<Outcome> script;
+  void* malloc(std::size_t) {
+    last_ = script.at(next_++);
+    if (last_ == Outcome::failed) return nullptr;
+    return &blocks_[next_ % 8];
+  }
+  void free(void*) {}
+  std::size_t getSize(void*) { return 16; }
+  Outcome lastOutcome() const { return last_; }
+
+ private:
+  struct alignas(16) Block { std::byte bytes[16]; };
+  Block blocks_[8];
+  std::size_t next_ = 0;
+  Outcome last_ = Outcome::immediate;
+};
+static_assert(ReportsOutcome<ScriptedOutcomeHeap>);
+
+TEST(StatsHeap, CountsTheOutcomeTheSuperReports) {
+  StatsHeap<ScriptedOutcomeHeap> heap(0);
+  heap.script = {Outcome::immediate, Outcome::split, Outcome::split, Outcome::glue,
+                 Outcome::defrag,    Outcome::failed, Outcome::immediate, Outcome::split};
+  for (std::size_t i = 0; i < heap.script.size(); ++i) heap.malloc(8);
+  HeapStatistics s = heap.statistics();
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::immediate)], 2u);
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::split)], 3u);
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::glue)], 1u);
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::defrag)], 1u);
+  EXPECT_EQ(s.satisfied[static_cast<int>(Outcome::failed)], 1u);
+  EXPECT_EQ(s.allocations, 7u);
+  EXPECT_EQ(s.failed_allocations, 1u);
+}
+
+// A fake policy that fails on demand and reports its free space.
+class FreeSpaceHeap {
+ public:
+  explicit FreeSpaceHeap(std::size_t) {}
+  bool fail = false;
+  std::size_t free_bytes = 0, largest = 0;
+  void* malloc(std::size_t) { return fail ? nullptr : &block_; }
+  void free(void*) {}
+  std::size_t getSize(void*) { return 16; }
+  std::size_t freeBytes() const { return free_bytes; }
+  std::size_t largestFreeBlock() const { return largest; }
+
+ private:
+  alignas(16) std::byte block_[16];
+};
+
+TEST(StatsHeap, ExternalFragmentationIsTakenAtTheFirstFailure) {
+  StatsHeap<FreeSpaceHeap> heap(0);
+  heap.free_bytes = 1000;
+  heap.largest = 100;
+  ASSERT_NE(heap.malloc(16), nullptr);  // no failure yet: nothing taken
+  EXPECT_EQ(heap.statistics().external_at_failure, 0);
+  heap.free_bytes = 1000;
+  heap.largest = 250;
+  heap.fail = true;
+  EXPECT_EQ(heap.malloc(300), nullptr);
+  EXPECT_DOUBLE_EQ(heap.statistics().external_at_failure, 0.75);
+  heap.largest = 1000;  // later failures do not overwrite the first
+  EXPECT_EQ(heap.malloc(2000), nullptr);
+  EXPECT_DOUBLE_EQ(heap.statistics().external_at_failure, 0.75);
+  EXPECT_EQ(heap.statistics().failed_allocations, 2u);
+}
+
+TEST(StatsHeap, NoFreeSpaceAtFailureIsNoExternalFragmentation) {
+  StatsHeap<FreeSpaceHeap> heap(0);
+  heap.fail = true;
+  EXPECT_EQ(heap.malloc(16), nullptr);
+  EXPECT_EQ(heap.statistics().external_at_failure, 0);
+}
+
+TEST(StatsHeap, TimesEveryOperationUnlessTimingIsOff) {
+  StatsHeap<TestPolicy> heap(1 << 16);
+  std::vector<void*> blocks;
+  for (int i = 0; i < 100; ++i) blocks.push_back(heap.malloc(32));
+  EXPECT_EQ(heap.malloc(1 << 20), nullptr);  // failures are timed too
+  for (void* p : blocks) heap.free(p);
+  HeapStatistics s = heap.statistics();
+  EXPECT_EQ(s.alloc_ns.count, 101u);
+  EXPECT_EQ(s.free_ns.count, 100u);
+  EXPECT_GT(s.alloc_ns.max, 0);
+  EXPECT_LE(s.alloc_ns.p50, s.alloc_ns.p99);
+  EXPECT_LE(s.alloc_ns.p99, s.alloc_ns.max);
+  EXPECT_LE(s.alloc_ns.mean, s.alloc_ns.max);
+  EXPECT_LE(s.free_ns.p99, s.free_ns.max);
+
+  StatsHeap<TestPolicy> quiet(1 << 16);
+  quiet.setTiming(false);
+  EXPECT_FALSE(quiet.timing());
+  quiet.free(quiet.malloc(32));
+  HeapStatistics q = quiet.statistics();
+  EXPECT_EQ(q.allocations, 1u);  // counts stay on
+  EXPECT_EQ(q.frees, 1u);
+  EXPECT_EQ(q.alloc_ns.count, 0u);
+  EXPECT_EQ(q.free_ns.count, 0u);
+  EXPECT_EQ(q.alloc_ns.max, 0);
+}
+
+// A fake with the optional members a policy may have: StatsHeap must leave them visible.
+class RichHeap : public RecordedSizeHeap<FixedArena> {
+ public:
+  using RecordedSizeHeap<FixedArena>::RecordedSizeHeap;
+  std::string checkInvariants() { return "checked"; }
+  void setRelocator(RelocateFn fn, void* context) {
+    relocate = fn;
+    relocateContext = context;
+  }
+  RelocateFn relocate = nullptr;
+  void* relocateContext = nullptr;
+};
+
+TEST(StatsHeap, LeavesTheSupersOtherMethodsVisible) {
+  StatsHeap<RichHeap> heap(4096);
+  EXPECT_EQ(heap.checkInvariants(), "checked");
+  int context = 0;
+  heap.setRelocator([](void*, void*, void*, std::size_t) {}, &context);
+  EXPECT_EQ(heap.relocateContext, &context);
+  void* p = heap.malloc(40);
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(heap.arenaContains(p));
+  EXPECT_EQ(heap.arenaSize(), 4096u);
+  EXPECT_EQ(heap.getSize(p), 48u);
+}
+
+TEST(StatsHeap, WrapsTheSystemAllocator) {
+  StatsHeap<MallocHeap> heap(0);  // as makeHeap("malloc", ...) does
+  void* p = heap.malloc(100);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(heap.malloc(SIZE_MAX), nullptr);
+  std::size_t block = heap.getSize(p);
+  EXPECT_GE(block, 100u);
+  EXPECT_EQ(heap.statistics().bytes_in_use, block);
+  heap.free(p);
+  HeapStatistics s = heap.statistics();
+  EXPECT_EQ(s.bytes_in_use, 0u);
+  EXPECT_EQ(s.peak_bytes_in_use, block);
+  EXPECT_EQ(s.size_histogram.at(block), 1u);
+  EXPECT_EQ(s.failed_allocations, 1u);
+}
+
+}  // namespace
+}  // namespace kith::heap
