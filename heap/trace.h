@@ -64,19 +64,21 @@ class TraceWriter {
   ~TraceWriter() { flush(); }
 
   void record(const TraceEvent& e) {
-    char line[96];  // kind, three 20-digit numbers, separators, newline: 65 at most
-    char* out = line;
-    char* end = line + sizeof line;
-    *out++ = e.kind == TraceEventKind::alloc ? 'A' : e.kind == TraceEventKind::free ? 'F' : 'X';
-    auto number = [&](std::uint64_t v) {
-      *out++ = ' ';
-      out = std::to_chars(out, end, v).ptr;
-    };
-    number(e.time);
-    if (e.kind != TraceEventKind::failed) number(e.id);
-    if (e.kind != TraceEventKind::free) number(e.size);
-    *out++ = '\n';
-    write(line, static_cast<std::size_t>(out - line));
+    char line[80];  // kind, three 20-digit numbers, separators, newline: 65 at most
+    auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    int n = 0;
+    switch (e.kind) {
+      case TraceEventKind::alloc:
+        n = std::snprintf(line, sizeof line, "A %llu %llu %llu\n", u(e.time), u(e.id), u(e.size));
+        break;
+      case TraceEventKind::free:
+        n = std::snprintf(line, sizeof line, "F %llu %llu\n", u(e.time), u(e.id));
+        break;
+      case TraceEventKind::failed:
+        n = std::snprintf(line, sizeof line, "X %llu %llu\n", u(e.time), u(e.size));
+        break;
+    }
+    write(line, static_cast<std::size_t>(n));
   }
 
   void flush() {
