@@ -5,6 +5,7 @@
 #include <malloc.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 
 #include "heap/layer.h"
@@ -18,8 +19,9 @@ class MallocHeap {
 
   void* malloc(std::size_t sz) {
     // aligned_alloc needs a multiple of the alignment; 0 becomes one minimum block.
+    // No object can exceed PTRDIFF_MAX; refusing here also keeps alignUp from wrapping.
+    if (sz > static_cast<std::size_t>(PTRDIFF_MAX)) return nullptr;
     std::size_t need = alignUp(sz < kMinBlock ? kMinBlock : sz);
-    if (need < sz) return nullptr;
     return std::aligned_alloc(kAlignment, need);
   }
   void free(void* p) { std::free(p); }
