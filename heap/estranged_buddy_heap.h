@@ -33,48 +33,48 @@
 //   free   <= 2: one buddy check, at most one list change (lastFreeSteps()).
 //
 // Metadata: the side table and list display of BuddyBlockTable, outside the arena.
+// BuddyHeapCore holds the table and counters and the accessors that read them.
 #pragma once
 
 #include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <string>
-#include <utility>
 
 #include "heap/buddy_block_table.h"
+#include "heap/buddy_heap_core.h"
 #include "heap/outcome.h"
 
 namespace kith::heap {
 
+// lastSteps(): list-head inspections + bisections + glues of the last malloc.
+// lastFreeSteps(): buddy check + list changes of the last free.
 template <class Super>
-class EstrangedBuddyHeap : public Super {
-  static_assert(WholeArenaHeap<Super>,
-                "EstrangedBuddyHeap takes the whole arena at once: Super needs malloc and "
-                "remaining() (use FixedArena)");
+class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
+  using Core = BuddyHeapCore<Super>;
+  using Core::freeSteps_;
+  using Core::outcome_;
+  using Core::steps_;
+  using Core::table_;
   static constexpr BuddyState kBuddyBusy = BuddyState::listedA;
   static constexpr BuddyState kBuddyFree = BuddyState::listedB;
   static constexpr std::size_t kNone = BuddyBlockTable::kNone;
 
  public:
-  template <class... Args>
-  explicit EstrangedBuddyHeap(Args&&... args)
-      : Super(std::forward<Args>(args)...),
-        table_(BuddyBlockTable::adopt(static_cast<Super&>(*this))) {}
+  using Core::Core;
 
   void* malloc(std::size_t size) {
-    steps_ = 0;
-    outcome_ = Outcome::failed;
-    const unsigned k = BuddyBlockTable::levelFor(size);
+    const unsigned k = Core::startMalloc(size);
     if (k > table_.topLevel()) return nullptr;
     // (1), (2): from this size's own lists.
     if (std::size_t off = takeListed(k, steps_); off != kNone) {
       outcome_ = Outcome::immediate;
-      return hand(off, k);
+      return Core::hand(off, k);
     }
     // (3): two free half-size buddies.
     if (std::size_t off = glueFromList(k, steps_); off != kNone) {
       outcome_ = Outcome::glue;
-      return hand(off, k);
+      return Core::hand(off, k);
     }
     // (4): the usual upward search and bisection.
     for (unsigned m = k + 1; m <= table_.topLevel(); ++m) {
@@ -86,7 +86,7 @@ class EstrangedBuddyHeap : public Super {
         table_.addFree(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
       }
       outcome_ = Outcome::split;
-      return hand(off, k);
+      return Core::hand(off, k);
     }
     // (5): glue level by level from the bottom, at most one pair per level.
     for (unsigned j = 0; j < k; ++j) {
@@ -95,7 +95,7 @@ class EstrangedBuddyHeap : public Super {
       const std::size_t off = gluePair(j, steps_);
       if (j + 1 == k) {
         outcome_ = Outcome::glue;
-        return hand(off, k);
+        return Core::hand(off, k);
       }
       classifyFree(off, j + 1);
     }
@@ -104,46 +104,22 @@ class EstrangedBuddyHeap : public Super {
 
   void free(void* ptr) {
     if (!ptr) return;
-    assert(table_.contains(ptr) && table_.isBusyBlock(table_.offsetOf(ptr)) &&
-           "free of a pointer that is not a busy block of this heap");
-    const std::size_t off = table_.offsetOf(ptr);
-    freeSteps_ = 1;
+    const std::size_t off = Core::startFree(ptr);
     if (classifyFree(off, table_.levelAt(off))) ++freeSteps_;
   }
 
-  // The block size 2^k of a block this heap returned.
-  std::size_t getSize(void* ptr) const {
-    return ptr ? BuddyBlockTable::blockBytes(table_.levelAt(table_.offsetOf(ptr))) : 0;
-  }
-
-  Outcome lastOutcome() const { return outcome_; }
-  // List-head inspections + bisections + glues of the last malloc.
-  std::size_t lastSteps() const { return steps_; }
-  // Buddy check + list changes of the last free.
-  std::size_t lastFreeSteps() const { return freeSteps_; }
-  std::size_t freeBytes() const { return table_.freeBytes(); }
-  // The largest single free block. A buddy-free pair counts as two blocks, not one
-  // (it has not been glued).
-  std::size_t largestFreeBlock() const { return table_.largestFreeBlock(); }
-  unsigned topLevel() const { return table_.topLevel(); }
-  std::size_t metadataBytes() const { return table_.metadataBytes(); }
-  std::string layout() const { return table_.layout(); }
-
   std::string checkInvariants() const {
-    if (std::string fault = table_.checkStructure(); !fault.empty()) return fault;
-    std::string fault;
-    table_.forEachBlock([&](std::size_t off, unsigned level, BuddyState s) {
-      if (!fault.empty() || !isFreeState(s)) return;
+    return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
       const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
       if (table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level)) {
-        if (s != kBuddyBusy) fault = table_.describe(off) + ": its buddy is busy, so it belongs on buddy-busy";
+        if (s != kBuddyBusy) return table_.describe(off) + ": its buddy is busy, so it belongs on buddy-busy";
       } else if (!((s == kBuddyFree && table_.stateAt(buddy) == BuddyState::implied) ||
                    (s == BuddyState::implied && table_.stateAt(buddy) == kBuddyFree))) {
-        fault = table_.describe(off) + " and its free buddy " + table_.describe(buddy) +
-                ": exactly one of a free pair must be on buddy-free";
+        return table_.describe(off) + " and its free buddy " + table_.describe(buddy) +
+               ": exactly one of a free pair must be on buddy-free";
       }
+      return {};
     });
-    return fault;
   }
 
   // The worst case of lastSteps() for a request of level k when the largest maximal
@@ -153,8 +129,7 @@ class EstrangedBuddyHeap : public Super {
   }
   static constexpr std::size_t freeStepBound(unsigned) { return 2; }
 
-  // --- for BuddyDefragmenter --------------------------------------------------------
-  BuddyBlockTable& blockTable() { return table_; }
+  // --- for BuddyDefragmenter (and blockTable() from BuddyHeapCore) -------------------
   // A free block of exactly `level`, marked busy, from steps (1)-(3): no moves,
   // no bisection; kNone if there is none. Counts its inspections and glue in `steps`.
   std::size_t reserveFreeBlock(unsigned level, std::size_t& steps) {
@@ -166,11 +141,6 @@ class EstrangedBuddyHeap : public Super {
   static constexpr std::size_t kReserveSteps = 4;  // the most reserveFreeBlock counts
 
  private:
-  void* hand(std::size_t off, unsigned level) {
-    table_.setBusy(off, level);
-    return table_.address(off);
-  }
-
   // Steps (1) and (2) at `level`: a block off buddy-busy, else off buddy-free (its
   // partner, no longer half of a free pair, moves to buddy-busy). The block leaves
   // the free accounting; the caller rewrites its table byte.
@@ -219,11 +189,6 @@ class EstrangedBuddyHeap : public Super {
     table_.addFree(off, level, kBuddyBusy);
     return false;
   }
-
-  BuddyBlockTable table_;
-  Outcome outcome_ = Outcome::failed;
-  std::size_t steps_ = 0;
-  std::size_t freeSteps_ = 0;
 };
 
 }  // namespace kith::heap

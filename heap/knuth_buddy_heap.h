@@ -14,34 +14,34 @@
 //   free   <= 1 + (L - k) recombinations                              <= L + 1
 //
 // Metadata: the side table and list display of BuddyBlockTable, outside the arena.
+// BuddyHeapCore holds the table and counters and the accessors that read them.
 #pragma once
 
 #include <algorithm>
-#include <cassert>
 #include <cstddef>
 #include <string>
-#include <utility>
 
 #include "heap/buddy_block_table.h"
+#include "heap/buddy_heap_core.h"
 #include "heap/outcome.h"
 
 namespace kith::heap {
 
+// lastSteps(): list-head inspections + bisections of the last malloc.
+// lastFreeSteps(): 1 + recombinations of the last free.
 template <class Super>
-class KnuthBuddyHeap : public Super {
-  static_assert(WholeArenaHeap<Super>,
-                "KnuthBuddyHeap takes the whole arena at once: Super needs malloc and remaining() "
-                "(use FixedArena)");
+class KnuthBuddyHeap : public BuddyHeapCore<Super> {
+  using Core = BuddyHeapCore<Super>;
+  using Core::freeSteps_;
+  using Core::outcome_;
+  using Core::steps_;
+  using Core::table_;
 
  public:
-  template <class... Args>
-  explicit KnuthBuddyHeap(Args&&... args)
-      : Super(std::forward<Args>(args)...), table_(BuddyBlockTable::adopt(static_cast<Super&>(*this))) {}
+  using Core::Core;
 
   void* malloc(std::size_t size) {
-    steps_ = 0;
-    outcome_ = Outcome::failed;
-    const unsigned k = BuddyBlockTable::levelFor(size);
+    const unsigned k = Core::startMalloc(size);
     if (k > table_.topLevel()) return nullptr;
     for (unsigned m = k; m <= table_.topLevel(); ++m) {
       ++steps_;  // inspect the head of list m
@@ -53,19 +53,15 @@ class KnuthBuddyHeap : public Super {
         ++steps_;
         table_.addFree(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
       }
-      table_.setBusy(off, k);
-      return table_.address(off);
+      return Core::hand(off, k);
     }
     return nullptr;
   }
 
   void free(void* ptr) {
     if (!ptr) return;
-    assert(table_.contains(ptr) && table_.isBusyBlock(table_.offsetOf(ptr)) &&
-           "free of a pointer that is not a busy block of this heap");
-    std::size_t off = table_.offsetOf(ptr);
+    std::size_t off = Core::startFree(ptr);
     unsigned level = table_.levelAt(off);
-    freeSteps_ = 1;
     // Eager recombination: while the buddy is a whole free block, absorb it.
     while (!table_.isRoot(off, level)) {
       const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
@@ -79,33 +75,14 @@ class KnuthBuddyHeap : public Super {
     table_.addFree(off, level, BuddyState::listedA);
   }
 
-  // The block size 2^k of a block this heap returned.
-  std::size_t getSize(void* ptr) const {
-    return ptr ? BuddyBlockTable::blockBytes(table_.levelAt(table_.offsetOf(ptr))) : 0;
-  }
-
-  Outcome lastOutcome() const { return outcome_; }
-  // List-head inspections + bisections of the last malloc.
-  std::size_t lastSteps() const { return steps_; }
-  // 1 + recombinations of the last free.
-  std::size_t lastFreeSteps() const { return freeSteps_; }
-  std::size_t freeBytes() const { return table_.freeBytes(); }
-  std::size_t largestFreeBlock() const { return table_.largestFreeBlock(); }
-  unsigned topLevel() const { return table_.topLevel(); }
-  std::size_t metadataBytes() const { return table_.metadataBytes(); }
-  std::string layout() const { return table_.layout(); }
-
   std::string checkInvariants() const {
-    if (std::string fault = table_.checkStructure(); !fault.empty()) return fault;
-    std::string fault;
-    table_.forEachBlock([&](std::size_t off, unsigned level, BuddyState s) {
-      if (!fault.empty() || !isFreeState(s)) return;
-      if (s != BuddyState::listedA) fault = table_.describe(off) + ": Knuth has one list per size";
-      else if (!table_.isRoot(off, level) &&
-               table_.isFreeBlock(BuddyBlockTable::buddyOf(off, level), level))
-        fault = table_.describe(off) + " and its buddy are both free (not recombined)";
+    return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
+      if (s != BuddyState::listedA) return table_.describe(off) + ": Knuth has one list per size";
+      if (!table_.isRoot(off, level) &&
+          table_.isFreeBlock(BuddyBlockTable::buddyOf(off, level), level))
+        return table_.describe(off) + " and its buddy are both free (not recombined)";
+      return {};
     });
-    return fault;
   }
 
   // The worst case of lastSteps()/lastFreeSteps() for a request of level k when the
@@ -115,8 +92,7 @@ class KnuthBuddyHeap : public Super {
   }
   static constexpr std::size_t freeStepBound(unsigned top) { return top + 1; }
 
-  // --- for BuddyDefragmenter --------------------------------------------------------
-  BuddyBlockTable& blockTable() { return table_; }
+  // --- for BuddyDefragmenter (and blockTable() from BuddyHeapCore) -------------------
   // A free block of exactly `level`, marked busy, found without moving or splitting
   // anything; kNone if there is none. Counts its list-head inspection in `steps`.
   std::size_t reserveFreeBlock(unsigned level, std::size_t& steps) {
@@ -126,12 +102,6 @@ class KnuthBuddyHeap : public Super {
     return off;
   }
   static constexpr std::size_t kReserveSteps = 1;  // the most reserveFreeBlock counts
-
- private:
-  BuddyBlockTable table_;
-  Outcome outcome_ = Outcome::failed;
-  std::size_t steps_ = 0;
-  std::size_t freeSteps_ = 0;
 };
 
 }  // namespace kith::heap

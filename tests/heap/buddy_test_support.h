@@ -1,12 +1,14 @@
 // Helpers shared by the buddy heap tests: a shadow of the live blocks that follows
 // the defragmenter's moves through the relocation callback, an exhaustive driver
-// for short operation sequences on a tiny heap, and a random driver that checks
-// the step bounds of every operation.
+// for short operation sequences on a tiny heap, a random driver that checks
+// the step bounds of every operation, and the runs of these and of the shared
+// shadow model that the Knuth and estranged tests both make.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,11 +19,27 @@
 #include <vector>
 
 #include "heap/buddy_block_table.h"
+#include "heap/buddy_defragmenter.h"
+#include "heap/outcome.h"
 #include "heap/workload.h"
+#include "tests/heap/policy_test_support.h"
+#include "tests/heap/shadow_model.h"
 
 namespace kith::heap::testing {
 
 inline std::byte* bytesOf(void* p) { return static_cast<std::byte*>(p); }
+
+// A block's offset from the base of h's arena.
+template <class H>
+std::size_t arenaOffset(const H& h, const void* p) {
+  return static_cast<std::size_t>(static_cast<const std::byte*>(p) - h.arenaBase());
+}
+
+// A buddy heap H as the tests expect it, and P its registered policy: H under the
+// defragmenter.
+template <class H, class P>
+concept BuddyHeapAndPolicy =
+    SizedHeap<H> && ReportsOutcome<H> && std::same_as<P, BuddyDefragmenter<H>>;
 
 // A heap whose every malloc and free is followed by checkInvariants(), as a test
 // failure naming the operation. For the scripted tests.
@@ -203,6 +221,23 @@ std::size_t forEverySequence(std::size_t arenaBytes, const std::vector<std::size
 template <class H>
 void noSetup(H&, BuddyShadow&) {}
 
+// forEverySequence of seven operations, each malloc(16, 32, 64 or 128) or a free, on
+// a 128-byte H. After each: freeBytes() matches the shadow's live blocks, then
+// check(h, shadow, op) returns "" or a fault. Expects no fault in over 10'000 sequences.
+template <class H, class Check>
+void expectEverySequenceOfSevenOn128Bytes(Check check) {
+  std::string fault;
+  const std::size_t sequences = forEverySequence<H>(
+      128, {16, 32, 64, 128}, 7, noSetup<H>,
+      [&](H& h, const BuddyShadow& shadow, const SequenceOp& op) -> std::string {
+        if (h.freeBytes() != 128 - shadow.liveBytes()) return "freeBytes() disagrees with the live blocks";
+        return check(h, shadow, op);
+      },
+      fault);
+  EXPECT_EQ(fault, "");
+  EXPECT_GT(sequences, 10'000u);
+}
+
 // Random malloc/free on `heap` that checks, for every call, lastSteps() against
 // mallocBound(level) and lastFreeSteps() against freeBound. onMalloc(size, p) can
 // add checks. Uses the shadow to keep contents honest and to follow moves when the
@@ -288,6 +323,45 @@ RandomRunResult runBoundedRandom(H& heap, BuddyShadow& shadow, const RandomRunOp
   if (r.error.empty())
     if (std::string bad = heap.checkInvariants(); !bad.empty()) fail(o.operations, "at the end: " + bad);
   return r;
+}
+
+// runBoundedRandom on h with H's own step bounds at h.topLevel(), once for each
+// size mix (200'000 operations, seed `seed`). Expects no error, over 50'000
+// mallocs, and worst steps within worstMalloc and worstFree.
+template <class H>
+void expectWithinStepBounds(H& h, std::uint64_t seed, std::size_t worstMalloc, std::size_t worstFree) {
+  const unsigned top = h.topLevel();
+  BuddyShadow shadow;
+  for (auto mix : {SizeMix::jvmLike, SizeMix::fragmenting}) {
+    auto r = runBoundedRandom(
+        h, shadow, {.seed = seed, .operations = 200'000, .mix = mix, .maxLive = 3000, .checkEvery = 20'000},
+        [&](unsigned k) { return H::mallocStepBound(k, top); }, H::freeStepBound(top),
+        [&](std::size_t, void*) { return std::string(); });
+    EXPECT_EQ(r.error, "");
+    EXPECT_LE(r.worstSteps, worstMalloc);
+    EXPECT_LE(r.worstFreeSteps, worstFree);
+    EXPECT_GT(r.mallocs, 50'000u);
+  }
+}
+
+// A million operations of the shared shadow model on an 8 MiB policy P, its
+// invariants checked every 1000. Expects no error and every block freed.
+template <class P>
+void expectMillionShadowOperations() {
+  P h(8u << 20);
+  auto r = runCheckedShadowModel(h, {.seed = 20261121, .operations = 1'000'000, .checkEvery = 1000});
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.mallocs, r.frees);
+  EXPECT_GT(r.mallocs, 400'000u);
+  EXPECT_EQ(h.freeBytes(), 8u << 20);
+}
+
+// The shared shadow model's fragmenting mix on h (200'000 operations, at most 600
+// live blocks), invariants checked every 500.
+template <class H>
+ShadowRunResult runFragmentingShadowModel(H& h) {
+  return runCheckedShadowModel(
+      h, {.seed = 99, .operations = 200'000, .mix = SizeMix::fragmenting, .checkEvery = 500, .maxLive = 600});
 }
 
 }  // namespace kith::heap::testing

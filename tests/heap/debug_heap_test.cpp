@@ -10,6 +10,7 @@
 
 #include "heap/fixed_arena.h"
 #include "heap/malloc_heap.h"
+#include "tests/heap/test_arenas.h"
 
 namespace kith::heap {
 namespace {
@@ -35,16 +36,10 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// Counts what reaches the heap below DebugHeap, to show invalid frees stop at it.
-class CountingArena : public FixedArena {
- public:
-  using FixedArena::FixedArena;
-  void free(void* p) {
-    ++frees;
-    FixedArena::free(p);
-  }
-  int frees = 0;
-};
+// CountingArena counts what reaches the heap below DebugHeap, to show invalid frees
+// stop at it. MovingArena moves blocks as buddy defragmentation does.
+using testing::CountingArena;
+using testing::MovingArena;
 
 TEST(DebugHeap, ValidUseReportsNothing) {
   DebugHeap<FixedArena> heap(1 << 16);
@@ -218,27 +213,6 @@ TEST(DebugHeap, OutOfMemoryPropagatesAsNull) {
   EXPECT_EQ(heap.liveBlocks(), 1u);
   heap.free(nullptr);  // as in C: nothing
 }
-
-// A moving heap in miniature: moveBlock copies a block to fresh space and tells
-// the relocator, as buddy defragmentation does.
-class MovingArena : public FixedArena {
- public:
-  using FixedArena::FixedArena;
-  void setRelocator(RelocateFn fn, void* context) {
-    relocate_ = fn;
-    context_ = context;
-  }
-  void* moveBlock(void* block, std::size_t size) {
-    void* to = FixedArena::malloc(size);
-    std::memcpy(to, block, size);
-    if (relocate_) relocate_(context_, block, to, size);
-    return to;
-  }
-
- private:
-  RelocateFn relocate_ = nullptr;
-  void* context_ = nullptr;
-};
 
 TEST(DebugHeap, FollowsBlocksAMovingSuperRelocates) {
   DebugHeap<MovingArena> heap(4096);

@@ -10,21 +10,16 @@
 #include "heap/knuth_buddy_heap.h"
 #include "heap/policies.h"
 #include "tests/heap/buddy_test_support.h"
-#include "tests/heap/shadow_model.h"
 
 namespace kith::heap {
 namespace {
 
 using Estranged = EstrangedBuddyHeap<FixedArena>;
 using CheckedEstranged = testing::CheckedHeap<Estranged>;  // checkInvariants() after every call
+using testing::arenaOffset;
 using testing::BuddyShadow;
 
-static_assert(SizedHeap<Estranged> && ReportsOutcome<Estranged>);
-static_assert(std::same_as<EstrangedPolicy, BuddyDefragmenter<Estranged>>);
-
-std::size_t offsetIn(const Estranged& h, void* p) {
-  return static_cast<std::size_t>(static_cast<std::byte*>(p) - h.arenaBase());
-}
+static_assert(testing::BuddyHeapAndPolicy<Estranged, EstrangedPolicy>);
 
 // Layouts: a block's size, then "*" busy, "+" on buddy-free, "-" implied (free, its
 // buddy is the listed one of the pair); no mark = free on buddy-busy.
@@ -34,7 +29,7 @@ TEST(EstrangedBuddy, PaperFiguresThenTheFreedBlockIsKeptForReuse) {
   EXPECT_EQ(h.layout(), "256");  // a maximal block has no buddy: buddy-busy
   void* a = h.malloc(10);
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(offsetIn(h, a), 0u);
+  EXPECT_EQ(arenaOffset(h, a), 0u);
   EXPECT_EQ(h.layout(), "16* 16 32 64 128");  // Figure 4; each upper half's buddy is busy
   EXPECT_EQ(h.lastOutcome(), Outcome::split);
   // Two lists at 16, two each at 32, 64, 128, buddy-busy at 256, four bisections.
@@ -145,8 +140,7 @@ TEST(EstrangedBuddy, StepFiveGluesAChainOfPairsUpToTheRequest) {
 // whatever it needs (buddy_defrag_test).
 TEST(EstrangedBuddy, StepFiveIsBoundedToOneGluePerLevel) {
   CheckedEstranged h(256);
-  std::vector<void*> all;
-  while (void* p = h.malloc(16)) all.push_back(p);
+  std::vector<void*> all = testing::mallocUntilFull(h, 16);
   ASSERT_EQ(all.size(), 16u);
   for (void* p : all) h.free(p);
   EXPECT_EQ(h.layout(), "16- 16+ 16- 16+ 16- 16+ 16- 16+ 16- 16+ 16- 16+ 16- 16+ 16- 16+");
@@ -193,9 +187,9 @@ TEST(EstrangedBuddy, ClassificationFollowsTheBuddyThroughSplitsAndFrees) {
   EXPECT_EQ(h.checkInvariants(), "");
   void* e = h.malloc(64);  // (1) buddy-busy at 64: its buddy (the pair of 32s) is split
   EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
-  EXPECT_EQ(offsetIn(h, e), 64u);
+  EXPECT_EQ(arenaOffset(h, e), 64u);
   void* f = h.malloc(128);  // (1): 128's buddy (0..128) is split
-  EXPECT_EQ(offsetIn(h, f), 128u);
+  EXPECT_EQ(arenaOffset(h, f), 128u);
   EXPECT_EQ(h.layout(), "32- 32+ 64* 128*");
   h.free(f);
   EXPECT_EQ(h.layout(), "32- 32+ 64* 128");
@@ -229,8 +223,7 @@ TEST(EstrangedBuddy, EdgeSizesAndOutOfMemory) {
   EXPECT_EQ(empty.malloc(0), nullptr);
   EXPECT_EQ(empty.checkInvariants(), "");
   testing::CheckedHeap<EstrangedPolicy> p(1024);
-  std::vector<void*> blocks;
-  while (void* b = p.malloc(16)) blocks.push_back(b);
+  std::vector<void*> blocks = testing::mallocUntilFull(p, 16);
   EXPECT_EQ(blocks.size(), 64u);
   EXPECT_EQ(p.malloc(16), nullptr);
   EXPECT_EQ(p.lastOutcome(), Outcome::failed);
@@ -244,10 +237,10 @@ TEST(EstrangedBuddy, NonPowerOfTwoArenaIsCoveredByMaximalBlocks) {
   EXPECT_EQ(h.layout(), "65536 | 32768 | 32 | 16");
   EXPECT_EQ(h.malloc(65537), nullptr);
   void* b16 = h.malloc(16);  // the 16-byte maximal block serves it at once
-  EXPECT_EQ(offsetIn(h, b16), 98336u);
+  EXPECT_EQ(arenaOffset(h, b16), 98336u);
   EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
   void* b32 = h.malloc(32);
-  EXPECT_EQ(offsetIn(h, b32), 98304u);
+  EXPECT_EQ(arenaOffset(h, b32), 98304u);
   h.free(b16);  // a maximal block has no buddy: always buddy-busy
   h.free(b32);
   EXPECT_EQ(h.layout(), "65536 | 32768 | 32 | 16");
@@ -255,8 +248,7 @@ TEST(EstrangedBuddy, NonPowerOfTwoArenaIsCoveredByMaximalBlocks) {
 
   // Filling it checks invariants only at the end (a walk per call would be slow).
   Estranged& raw = h;
-  std::vector<void*> all;
-  while (void* p = raw.malloc(16)) all.push_back(p);
+  std::vector<void*> all = testing::mallocUntilFull(raw, 16);
   EXPECT_EQ(all.size(), kBytes / 16);
   EXPECT_EQ(h.checkInvariants(), "");
   for (void* p : all) raw.free(p);
@@ -266,40 +258,23 @@ TEST(EstrangedBuddy, NonPowerOfTwoArenaIsCoveredByMaximalBlocks) {
 }
 
 TEST(EstrangedBuddy, EverySequenceOfSevenOperationsOnA128ByteHeap) {
-  std::string fault;
-  const std::size_t sequences = testing::forEverySequence<Estranged>(
-      128, {16, 32, 64, 128}, 7, testing::noSetup<Estranged>,
-      [](Estranged& h, const BuddyShadow& shadow, const testing::SequenceOp& op) -> std::string {
-        const bool wasMalloc = op.wasMalloc;
+  testing::expectEverySequenceOfSevenOn128Bytes<Estranged>(
+      [](Estranged& h, const BuddyShadow&, const testing::SequenceOp& op) -> std::string {
         const std::size_t size = op.size;
         void* p = op.result;
-        if (h.freeBytes() != 128 - shadow.liveBytes()) return "freeBytes() disagrees with the live blocks";
-        if (wasMalloc && p && h.getSize(p) != (size < 16 ? 16 : std::bit_ceil(size))) return "wrong block size";
+        if (op.wasMalloc && p && h.getSize(p) != (size < 16 ? 16 : std::bit_ceil(size))) return "wrong block size";
         // A request fails only if no single free block of its size or larger exists
         // afterwards (steps 1, 2 and 4 would have used it).
-        if (wasMalloc && !p && h.largestFreeBlock() >= std::bit_ceil(size)) return "failed with a block free";
+        if (op.wasMalloc && !p && h.largestFreeBlock() >= std::bit_ceil(size)) return "failed with a block free";
         return {};
-      },
-      fault);
-  EXPECT_EQ(fault, "");
-  EXPECT_GT(sequences, 10'000u);
+      });
 }
 
 TEST(EstrangedBuddy, EveryMallocAndFreeStaysWithinTheStepBound) {
   Estranged h(1 << 20);
   const unsigned L = h.topLevel();
   ASSERT_EQ(L, 16u);
-  BuddyShadow shadow;
-  for (auto mix : {SizeMix::jvmLike, SizeMix::fragmenting}) {
-    auto r = testing::runBoundedRandom(
-        h, shadow, {.seed = 11, .operations = 200'000, .mix = mix, .maxLive = 3000, .checkEvery = 20'000},
-        [&](unsigned k) { return Estranged::mallocStepBound(k, L); }, Estranged::freeStepBound(L),
-        [&](std::size_t, void*) { return std::string(); });
-    EXPECT_EQ(r.error, "");
-    EXPECT_LE(r.worstSteps, 3 * L + 4);
-    EXPECT_LE(r.worstFreeSteps, 2u);
-    EXPECT_GT(r.mallocs, 50'000u);
-  }
+  testing::expectWithinStepBounds(h, 11, 3 * L + 4, 2);
   EXPECT_EQ(h.freeBytes(), 1u << 20);
 }
 
@@ -332,22 +307,11 @@ TEST(EstrangedBuddy, ServesMoreRequestsImmediatelyThanKnuth) {
   EXPECT_EQ(knuth.checkInvariants(), "");
 }
 
-TEST(EstrangedBuddy, ShadowModelMillionOperations) {
-  EstrangedPolicy h(8u << 20);
-  auto r = testing::runShadowModel(h, {.seed = 20261121, .operations = 1'000'000, .checkEvery = 1000},
-                                   [&] { return h.checkInvariants(); });
-  EXPECT_EQ(r.error, "");
-  EXPECT_EQ(r.mallocs, r.frees);
-  EXPECT_GT(r.mallocs, 400'000u);
-  EXPECT_EQ(h.freeBytes(), 8u << 20);
-}
+TEST(EstrangedBuddy, ShadowModelMillionOperations) { testing::expectMillionShadowOperations<EstrangedPolicy>(); }
 
 TEST(EstrangedBuddy, ShadowModelFragmentingMix) {
   Estranged h(1u << 20);
-  auto r = testing::runShadowModel(
-      h, {.seed = 99, .operations = 200'000, .mix = SizeMix::fragmenting, .checkEvery = 500, .maxLive = 600},
-      [&] { return h.checkInvariants(); });
-  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(testing::runFragmentingShadowModel(h).error, "");
   EXPECT_EQ(h.freeBytes(), 1u << 20);
 }
 

@@ -8,21 +8,16 @@
 #include "heap/fixed_arena.h"
 #include "heap/policies.h"
 #include "tests/heap/buddy_test_support.h"
-#include "tests/heap/shadow_model.h"
 
 namespace kith::heap {
 namespace {
 
 using Knuth = KnuthBuddyHeap<FixedArena>;
 using CheckedKnuth = testing::CheckedHeap<Knuth>;  // checkInvariants() after every call
+using testing::arenaOffset;
 using testing::BuddyShadow;
 
-static_assert(SizedHeap<Knuth> && ReportsOutcome<Knuth>);
-static_assert(std::same_as<KnuthPolicy, BuddyDefragmenter<Knuth>>);
-
-std::size_t offsetIn(const Knuth& h, void* p) {
-  return static_cast<std::size_t>(static_cast<std::byte*>(p) - h.arenaBase());
-}
+static_assert(testing::BuddyHeapAndPolicy<Knuth, KnuthPolicy>);
 
 // --- the paper's Figures 3 and 4 on a 256-byte heap ---------------------------------
 
@@ -33,7 +28,7 @@ TEST(KnuthBuddy, PaperFigures3And4OnA256ByteHeap) {
 
   void* a = h.malloc(10);  // Figure 4: bisected down to two 16-byte buddies
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(offsetIn(h, a), 0u);
+  EXPECT_EQ(arenaOffset(h, a), 0u);
   EXPECT_EQ(h.layout(), "16* 16 32 64 128");
   EXPECT_EQ(h.lastOutcome(), Outcome::split);
   EXPECT_EQ(h.lastSteps(), 5u + 4u);  // lists 16..256 inspected, four bisections
@@ -41,13 +36,13 @@ TEST(KnuthBuddy, PaperFigures3And4OnA256ByteHeap) {
   EXPECT_EQ(h.checkInvariants(), "");
 
   void* b = h.malloc(16);  // Figure 2: the size-16 list has a block: immediate
-  EXPECT_EQ(offsetIn(h, b), 16u);
+  EXPECT_EQ(arenaOffset(h, b), 16u);
   EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
   EXPECT_EQ(h.lastSteps(), 1u);
   EXPECT_EQ(h.layout(), "16* 16* 32 64 128");
 
   void* c = h.malloc(64);
-  EXPECT_EQ(offsetIn(h, c), 64u);
+  EXPECT_EQ(arenaOffset(h, c), 64u);
   EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
   EXPECT_EQ(h.layout(), "16* 16* 32 64* 128");
   EXPECT_EQ(h.checkInvariants(), "");
@@ -77,7 +72,7 @@ TEST(KnuthBuddy, BlockSizesArePowersOfTwoFromSixteen) {
     ASSERT_NE(p, nullptr) << request;
     EXPECT_TRUE(isAligned(p));
     EXPECT_EQ(h.getSize(p), block) << request;
-    EXPECT_EQ(offsetIn(h, p) % block, 0u) << "a block starts at a multiple of its size";
+    EXPECT_EQ(arenaOffset(h, p) % block, 0u) << "a block starts at a multiple of its size";
     h.free(p);
     EXPECT_EQ(h.layout(), "65536");
   }
@@ -119,8 +114,7 @@ TEST(KnuthBuddy, EmptyArenaFailsEverything) {
 
 TEST(KnuthBuddy, OutOfMemoryPropagatesThroughThePolicy) {
   testing::CheckedHeap<KnuthPolicy> p(1024);
-  std::vector<void*> blocks;
-  while (void* b = p.malloc(16)) blocks.push_back(b);
+  std::vector<void*> blocks = testing::mallocUntilFull(p, 16);
   EXPECT_EQ(blocks.size(), 64u);
   EXPECT_EQ(p.lastOutcome(), Outcome::failed);
   EXPECT_EQ(p.malloc(1), nullptr);
@@ -185,10 +179,10 @@ TEST(KnuthBuddy, NonPowerOfTwoArenaIsCoveredByMaximalBlocks) {
   void* b32 = h.malloc(32);
   void* b16 = h.malloc(16);
   ASSERT_TRUE(big && mid && b32 && b16);
-  EXPECT_EQ(offsetIn(h, big), 0u);
-  EXPECT_EQ(offsetIn(h, mid), 65536u);
-  EXPECT_EQ(offsetIn(h, b32), 98304u);
-  EXPECT_EQ(offsetIn(h, b16), 98336u);
+  EXPECT_EQ(arenaOffset(h, big), 0u);
+  EXPECT_EQ(arenaOffset(h, mid), 65536u);
+  EXPECT_EQ(arenaOffset(h, b32), 98304u);
+  EXPECT_EQ(arenaOffset(h, b16), 98336u);
   EXPECT_EQ(h.malloc(16), nullptr);
   EXPECT_EQ(h.checkInvariants(), "");
   // The 32-byte root and the 16-byte root at 98304 ^ 32 are not buddies: they never join.
@@ -202,8 +196,7 @@ TEST(KnuthBuddy, NonPowerOfTwoArenaIsCoveredByMaximalBlocks) {
   // Filled with 16-byte blocks it holds exactly arena / 16 of them, none crossing a root.
   // Filling it checks invariants only at the end (a walk per call would be slow).
   Knuth& raw = h;
-  std::vector<void*> all;
-  while (void* p = raw.malloc(16)) all.push_back(p);
+  std::vector<void*> all = testing::mallocUntilFull(raw, 16);
   EXPECT_EQ(all.size(), kBytes / 16);
   EXPECT_EQ(h.checkInvariants(), "");
   for (std::size_t i = 0; i < all.size(); i += 2) raw.free(all[i]);
@@ -217,17 +210,11 @@ TEST(KnuthBuddy, NonPowerOfTwoArenaIsCoveredByMaximalBlocks) {
 // Knuth's heap is canonical: a request succeeds iff some aligned region of its block
 // size is free of live blocks. The test computes that from its own shadow.
 TEST(KnuthBuddy, EverySequenceOfSevenOperationsOnA128ByteHeap) {
-  std::string fault;
-  const std::size_t sequences = testing::forEverySequence<Knuth>(
-      128, {16, 32, 64, 128}, 7, testing::noSetup<Knuth>,
+  testing::expectEverySequenceOfSevenOn128Bytes<Knuth>(
       [](Knuth& h, const BuddyShadow& shadow, const testing::SequenceOp& op) -> std::string {
-        const bool wasMalloc = op.wasMalloc;
-        const std::size_t size = op.size;
+        if (!op.wasMalloc) return {};
         void* p = op.result;
-        std::size_t liveBytes = shadow.liveBytes();
-        if (h.freeBytes() != 128 - liveBytes) return "freeBytes() disagrees with the live blocks";
-        if (!wasMalloc) return {};
-        const std::size_t block = size < 16 ? 16 : std::bit_ceil(size);
+        const std::size_t block = op.size < 16 ? 16 : std::bit_ceil(op.size);
         bool regionFree = false;
         // Before this malloc (p, if any, is now live: leave it out).
         for (std::size_t at = 0; at + block <= 128 && !regionFree; at += block) {
@@ -244,10 +231,7 @@ TEST(KnuthBuddy, EverySequenceOfSevenOperationsOnA128ByteHeap) {
                  (regionFree ? "exists" : "does not exist");
         if (p && h.getSize(p) != block) return "wrong block size";
         return {};
-      },
-      fault);
-  EXPECT_EQ(fault, "");
-  EXPECT_GT(sequences, 10'000u);
+      });
 }
 
 // --- the invariant checker can fail ---------------------------------------------------------
@@ -276,38 +260,17 @@ TEST(KnuthBuddy, EveryMallocAndFreeStaysWithinTheStepBound) {
   Knuth h(1 << 20);
   const unsigned L = h.topLevel();  // 16
   ASSERT_EQ(L, 16u);
-  BuddyShadow shadow;
-  for (auto mix : {SizeMix::jvmLike, SizeMix::fragmenting}) {
-    auto r = testing::runBoundedRandom(
-        h, shadow, {.seed = 7, .operations = 200'000, .mix = mix, .maxLive = 3000, .checkEvery = 20'000},
-        [&](unsigned k) { return Knuth::mallocStepBound(k, L); }, Knuth::freeStepBound(L),
-        [&](std::size_t, void*) { return std::string(); });
-    EXPECT_EQ(r.error, "");
-    EXPECT_LE(r.worstSteps, 2 * L + 1);
-    EXPECT_LE(r.worstFreeSteps, L + 1);
-    EXPECT_GT(r.mallocs, 50'000u);
-  }
+  testing::expectWithinStepBounds(h, 7, 2 * L + 1, L + 1);
   EXPECT_EQ(h.layout(), "1048576");
 }
 
 // --- the shared randomized shadow model -------------------------------------------------------
 
-TEST(KnuthBuddy, ShadowModelMillionOperations) {
-  KnuthPolicy h(8u << 20);
-  auto r = testing::runShadowModel(h, {.seed = 20261121, .operations = 1'000'000, .checkEvery = 1000},
-                                   [&] { return h.checkInvariants(); });
-  EXPECT_EQ(r.error, "");
-  EXPECT_EQ(r.mallocs, r.frees);
-  EXPECT_GT(r.mallocs, 400'000u);
-  EXPECT_EQ(h.freeBytes(), 8u << 20);
-}
+TEST(KnuthBuddy, ShadowModelMillionOperations) { testing::expectMillionShadowOperations<KnuthPolicy>(); }
 
 TEST(KnuthBuddy, ShadowModelFragmentingMix) {
   Knuth h(1u << 20);
-  auto r = testing::runShadowModel(
-      h, {.seed = 99, .operations = 200'000, .mix = SizeMix::fragmenting, .checkEvery = 500, .maxLive = 600},
-      [&] { return h.checkInvariants(); });
-  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(testing::runFragmentingShadowModel(h).error, "");
   EXPECT_EQ(h.layout(), "1048576");
 }
 

@@ -3,27 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <string>
-#include <type_traits>
 #include <vector>
 
 #include "heap/policies.h"
-#include "tests/heap/shadow_model.h"
+#include "tests/heap/policy_test_support.h"
 
 namespace kith::heap {
 namespace {
 
 using Bins = LeaBinsHeap<CoalesceableHeap<FixedArena>>;
-constexpr std::size_t kWholeOverhead = 40;  // chunk record + header + end sentinel's size word
+using testing::kWholeOverhead;
 
-TEST(LeaPolicy, IsRegisteredAsLea) {
-  bool found = false;
-  forEachPolicy([&]<class P>(std::string_view name, std::string_view) {
-    if (name == "lea") found = std::is_same_v<P, LeaPolicy>;
-    return false;
-  });
-  EXPECT_TRUE(found);
-}
+TEST(LeaPolicy, IsRegisteredAsLea) { EXPECT_TRUE(testing::isRegisteredAs<LeaPolicy>("lea")); }
 
 TEST(LeaPolicy, StartsAsOneLargeFreeBlock) {
   LeaPolicy h(1 << 20);
@@ -101,29 +92,10 @@ TEST(LeaPolicy, Figure8SearchDoesNotGrowWithTheNumberOfHoles) {
 
 TEST(LeaPolicy, InvariantsHoldAfterEveryOperationOfAScript) {
   LeaPolicy h(1 << 18);
-  std::vector<void*> live;
-  auto check = [&](const char* what) { ASSERT_EQ(h.checkInvariants(), "") << what; };
-  for (std::size_t s : {1, 100, 16, 700, 33, 140 * 1024, 48, 5, 64, 65, 2048}) {
-    live.push_back(h.malloc(s));
-    ASSERT_NE(live.back(), nullptr) << s;
-    check("malloc");
-  }
-  for (std::size_t i : {1u, 3u, 2u, 6u, 0u, 9u, 5u}) {
-    h.free(live[i]);
-    live[i] = nullptr;
-    check("free");
-  }
-  for (std::size_t s : {90, 10, 600, 60}) {
-    live.push_back(h.malloc(s));
-    ASSERT_NE(live.back(), nullptr);
-    check("malloc after frees");
-  }
-  for (void* p : live) {
-    h.free(p);
-    check("free all");
-  }
+  ASSERT_NO_FATAL_FAILURE(testing::runScriptCheckingInvariants(
+      h, {1, 100, 16, 700, 33, 140 * 1024, 48, 5, 64, 65, 2048}, {1, 3, 2, 6, 0, 9, 5}, {90, 10, 600, 60}));
   h.consolidate();
-  check("consolidate");
+  ASSERT_EQ(h.checkInvariants(), "") << "consolidate";
   EXPECT_EQ(h.freeBytes(), (1u << 18) - kWholeOverhead);
   EXPECT_EQ(h.nonEmptyBins(), std::uint64_t{1} << Bins::kLargeBin);
 }
@@ -131,18 +103,7 @@ TEST(LeaPolicy, InvariantsHoldAfterEveryOperationOfAScript) {
 TEST(LeaPolicy, EdgeSizes) {
   const std::size_t arena = 1 << 16;
   LeaPolicy h(arena);
-  for (std::size_t size : {0, 1, 16}) {
-    void* p = h.malloc(size);
-    ASSERT_NE(p, nullptr) << size;
-    EXPECT_TRUE(isAligned(p));
-    EXPECT_GE(h.getSize(p), 16u);
-    EXPECT_TRUE(h.arenaContains(p));
-  }
-  EXPECT_EQ(h.malloc(arena), nullptr);
-  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
-  EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);
-  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
-  EXPECT_EQ(h.checkInvariants(), "");
+  testing::expectEdgeSizes(h, arena);
   LeaPolicy fresh(arena);
   void* all = fresh.malloc(fresh.largestFreeBlock());
   ASSERT_NE(all, nullptr);
@@ -154,13 +115,7 @@ TEST(LeaPolicy, EdgeSizes) {
 TEST(LeaPolicy, TinyArenasRunOutWithNullNeverACrash) {
   for (std::size_t arena : {0, 16, 48, 64, 128, 1024}) {
     LeaPolicy h(arena);
-    std::vector<void*> got;
-    while (void* p = h.malloc(1)) got.push_back(p);
-    EXPECT_EQ(h.lastOutcome(), Outcome::failed);
-    EXPECT_EQ(got.size(), arena < 64 ? 0u : (arena - 32) / 32) << arena;
-    EXPECT_EQ(h.checkInvariants(), "") << arena;
-    for (void* p : got) h.free(p);
-    EXPECT_EQ(h.checkInvariants(), "") << arena;
+    testing::expectTinyArenaFillsAndEmpties(h, arena);
     // Everything is cached in the quick lists; a bigger request still succeeds.
     if (arena >= 128) {
       EXPECT_NE(h.malloc(arena - 64), nullptr) << arena;
@@ -171,8 +126,7 @@ TEST(LeaPolicy, TinyArenasRunOutWithNullNeverACrash) {
 
 TEST(LeaPolicy, ShadowModelJvmLike) {
   LeaPolicy h(32 << 20);
-  auto r = testing::runShadowModel(h, {.seed = 7, .operations = 200'000, .checkEvery = 1000},
-                                   [&] { return h.checkInvariants(); });
+  auto r = testing::runCheckedShadowModel(h, {.seed = 7, .operations = 200'000, .checkEvery = 1000});
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.failures, 0u);
   h.consolidate();
@@ -182,9 +136,8 @@ TEST(LeaPolicy, ShadowModelJvmLike) {
 
 TEST(LeaPolicy, ShadowModelFragmentingInASmallArena) {
   LeaPolicy h(1 << 20);
-  auto r = testing::runShadowModel(
-      h, {.seed = 11, .operations = 100'000, .mix = testing::SizeMix::fragmenting, .checkEvery = 1000},
-      [&] { return h.checkInvariants(); });
+  auto r = testing::runCheckedShadowModel(
+      h, {.seed = 11, .operations = 100'000, .mix = testing::SizeMix::fragmenting, .checkEvery = 1000});
   EXPECT_EQ(r.error, "");
   EXPECT_GT(r.failures, 0u);
   h.consolidate();

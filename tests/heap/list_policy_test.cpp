@@ -2,26 +2,17 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <string>
-#include <type_traits>
 #include <vector>
 
 #include "heap/policies.h"
-#include "tests/heap/shadow_model.h"
+#include "tests/heap/policy_test_support.h"
 
 namespace kith::heap {
 namespace {
 
-constexpr std::size_t kWholeOverhead = 40;  // chunk record + header + end sentinel's size word
+using testing::kWholeOverhead;
 
-TEST(ListPolicy, IsRegisteredAsList) {
-  bool found = false;
-  forEachPolicy([&]<class P>(std::string_view name, std::string_view) {
-    if (name == "list") found = std::is_same_v<P, ListPolicy>;
-    return false;
-  });
-  EXPECT_TRUE(found);
-}
+TEST(ListPolicy, IsRegisteredAsList) { EXPECT_TRUE(testing::isRegisteredAs<ListPolicy>("list")); }
 
 TEST(ListPolicy, StartsAsOneFreeBlockSpanningTheArena) {
   ListPolicy h(1 << 20);
@@ -65,28 +56,9 @@ TEST(ListPolicy, Figure8SmallRequestsStillHitTheHead) {
 
 TEST(ListPolicy, InvariantsHoldAfterEveryOperationOfAScript) {
   ListPolicy h(1 << 14);
-  std::vector<void*> live;
-  const std::size_t sizes[] = {1, 100, 16, 700, 33, 2048, 48, 5};
-  auto check = [&](const char* what) { ASSERT_EQ(h.checkInvariants(), "") << what; };
-  for (std::size_t s : sizes) {
-    live.push_back(h.malloc(s));
-    ASSERT_NE(live.back(), nullptr);
-    check("malloc");
-  }
-  for (std::size_t i : {1u, 3u, 2u, 6u, 0u}) {  // left, right and both-sided merges
-    h.free(live[i]);
-    live[i] = nullptr;
-    check("free");
-  }
-  for (std::size_t s : {90, 10, 600}) {
-    live.push_back(h.malloc(s));
-    ASSERT_NE(live.back(), nullptr);
-    check("malloc after frees");
-  }
-  for (void* p : live) {
-    h.free(p);
-    check("free all");
-  }
+  // The frees make left, right and both-sided merges.
+  ASSERT_NO_FATAL_FAILURE(testing::runScriptCheckingInvariants(
+      h, {1, 100, 16, 700, 33, 2048, 48, 5}, {1, 3, 2, 6, 0}, {90, 10, 600}));
   EXPECT_EQ(h.freeBlockCount(), 1u);
   EXPECT_EQ(h.freeBytes(), (1u << 14) - kWholeOverhead);
 }
@@ -94,18 +66,7 @@ TEST(ListPolicy, InvariantsHoldAfterEveryOperationOfAScript) {
 TEST(ListPolicy, EdgeSizes) {
   const std::size_t arena = 1 << 16;
   ListPolicy h(arena);
-  for (std::size_t size : {0, 1, 16}) {
-    void* p = h.malloc(size);
-    ASSERT_NE(p, nullptr) << size;
-    EXPECT_TRUE(isAligned(p));
-    EXPECT_GE(h.getSize(p), 16u);
-    EXPECT_TRUE(h.arenaContains(p));
-  }
-  EXPECT_EQ(h.malloc(arena), nullptr);
-  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
-  EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);
-  EXPECT_EQ(h.malloc(SIZE_MAX - 15), nullptr);
-  EXPECT_EQ(h.checkInvariants(), "");
+  testing::expectEdgeSizes(h, arena);
 }
 
 TEST(ListPolicy, TheLargestFreeBlockIsExactlyServable) {
@@ -124,21 +85,13 @@ TEST(ListPolicy, TheLargestFreeBlockIsExactlyServable) {
 TEST(ListPolicy, TinyArenasRunOutWithNullNeverACrash) {
   for (std::size_t arena : {0, 16, 48, 64, 128}) {
     ListPolicy h(arena);
-    std::vector<void*> got;
-    while (void* p = h.malloc(1)) got.push_back(p);
-    EXPECT_EQ(h.lastOutcome(), Outcome::failed);
-    EXPECT_EQ(got.size(), arena < 64 ? 0u : (arena - 32) / 32) << arena;
-    EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);
-    EXPECT_EQ(h.checkInvariants(), "") << arena;
-    for (void* p : got) h.free(p);
-    EXPECT_EQ(h.checkInvariants(), "") << arena;
+    testing::expectTinyArenaFillsAndEmpties(h, arena);
   }
 }
 
 TEST(ListPolicy, ShadowModelJvmLike) {
   ListPolicy h(32 << 20);
-  auto r = testing::runShadowModel(h, {.seed = 7, .operations = 200'000, .checkEvery = 1000},
-                                   [&] { return h.checkInvariants(); });
+  auto r = testing::runCheckedShadowModel(h, {.seed = 7, .operations = 200'000, .checkEvery = 1000});
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.failures, 0u);
   EXPECT_EQ(h.freeBlockCount(), 1u);  // everything freed coalesces back into one block
@@ -146,9 +99,8 @@ TEST(ListPolicy, ShadowModelJvmLike) {
 
 TEST(ListPolicy, ShadowModelFragmentingInASmallArena) {
   ListPolicy h(1 << 20);  // small enough that some requests fail
-  auto r = testing::runShadowModel(
-      h, {.seed = 11, .operations = 100'000, .mix = testing::SizeMix::fragmenting, .checkEvery = 1000},
-      [&] { return h.checkInvariants(); });
+  auto r = testing::runCheckedShadowModel(
+      h, {.seed = 11, .operations = 100'000, .mix = testing::SizeMix::fragmenting, .checkEvery = 1000});
   EXPECT_EQ(r.error, "");
   EXPECT_GT(r.failures, 0u);
   EXPECT_EQ(h.freeBlockCount(), 1u);

@@ -4,29 +4,23 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "heap/fixed_arena.h"
 #include "heap/trace.h"
+#include "tests/heap/test_arenas.h"
 
 namespace kith::heap {
 namespace {
 
 using Kind = TraceEventKind;
 
-// Counts frees that reach the heap below, to show TraceHeap passes every one down.
-class CountingArena : public FixedArena {
- public:
-  using FixedArena::FixedArena;
-  void free(void* p) {
-    ++frees;
-    FixedArena::free(p);
-  }
-  int frees = 0;
-};
+// CountingArena counts frees that reach the heap below, to show TraceHeap passes
+// every one down. MovingArena moves blocks as buddy defragmentation does.
+using testing::CountingArena;
+using testing::MovingArena;
 
 TEST(TraceHeap, RecordsAllocsFreesAndFailuresInOrder) {
   TraceHeap<CountingArena, TraceBuffer> heap(256);
@@ -151,27 +145,6 @@ TEST(TraceHeap, WrittenTraceReadsBackAsTheRecordedEvents) {
   EXPECT_GT(buffer.events.size(), 1000u);
   EXPECT_EQ(back, buffer.events);
 }
-
-// A moving heap in miniature: moveBlock copies a block to fresh space and tells
-// the relocator, as buddy defragmentation does.
-class MovingArena : public FixedArena {
- public:
-  using FixedArena::FixedArena;
-  void setRelocator(RelocateFn fn, void* context) {
-    relocate_ = fn;
-    context_ = context;
-  }
-  void* moveBlock(void* block, std::size_t size) {
-    void* to = FixedArena::malloc(size);
-    std::memcpy(to, block, size);
-    if (relocate_) relocate_(context_, block, to, size);
-    return to;
-  }
-
- private:
-  RelocateFn relocate_ = nullptr;
-  void* context_ = nullptr;
-};
 
 TEST(TraceHeap, AnObjectKeepsItsIdWhenItsBlockMoves) {
   TraceHeap<MovingArena, TraceBuffer> heap(4096);
