@@ -1,5 +1,6 @@
-// The `kith` command (../shared/CLI.md is the contract). This build has the heap
-// side of it: `policies` and `bench contrived`; the VM's commands come later.
+// The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
+// `disasm`, vm/runner.h) and the heap side (`policies`, `bench contrived`).
+// `replay` and `study` come later.
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -10,6 +11,7 @@
 #include "cli/byte_size.h"
 #include "cli/contrived_bench.h"
 #include "heap/heap.h"
+#include "vm/runner.h"
 
 namespace {
 
@@ -24,14 +26,34 @@ constexpr const char* kUsage =
     "usage: kith <command> [options]\n"
     "\n"
     "commands in this build:\n"
+    "  kith [OPTIONS] FILE.kith [ARGS...]\n"
+    "                                same as kith run [OPTIONS] FILE.kith [ARGS...]\n"
+    "  kith run [OPTIONS] FILE.kith [ARGS...]\n"
+    "                                compile and run a script; ARGS become System.args\n"
+    "  kith disasm FILE.kith         print the script's bytecode with source lines\n"
     "  kith policies                 list the heap policies, one line each\n"
     "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N]\n"
     "                                the paper's Figure 8 worst-case request experiment\n"
     "                                on list, knuth, estranged and tlsf (default heap 64M)\n"
     "  kith --help | --version\n"
     "\n"
+    "options of run:\n"
+    "  --heap=POLICY       heap policy (default estranged); see kith policies\n"
+    "  --heap-size=SIZE    the fixed heap (default 64M, at least 16K)\n"
+    "  --gc=COLLECTOR      occasional (default), continuous or none. No collector exists\n"
+    "                      in this build yet: every name runs as none (nothing is freed;\n"
+    "                      a full heap is the catchable error \"out of memory\")\n"
+    "  --max-depth=N       call-depth limit, 1 to 1000000 (default 10000)\n"
+    "  --stats             a statistics table on stderr after the run\n"
+    "  --stats=json        the statistics as one JSON object on stderr\n"
+    "  --stats-file=PATH   write the JSON statistics to PATH\n"
+    "  --trace=PATH        record every allocation and free to PATH (heap/trace.h format)\n"
+    "  --gc-log, --gc-stress  accepted; no effect until a collector exists\n"
+    "\n"
     "SIZE is bytes or a number with K, M or G (binary units), e.g. 512K, 16M, 1G.\n"
-    "Running scripts (kith FILE.kith, run, replay, study, disasm) is not in this build yet.\n";
+    "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
+    "70 uncaught runtime error (or System.exit's code).\n"
+    "Not in this build yet: replay, study.\n";
 
 int usageError(const std::string& message) {
   std::fprintf(stderr, "kith: %s\n(see kith --help)\n", message.c_str());
@@ -80,6 +102,54 @@ int benchContrived(const std::vector<std::string_view>& args) {
   return kExitOk;
 }
 
+// Parses `run`'s options up to the script name; the rest are the script's args.
+int runCommand(const std::vector<std::string_view>& args) {
+  kith::vm::RunOptions options;
+  std::size_t i = 0;
+  for (; i < args.size() && args[i].starts_with("--"); ++i) {
+    std::string_view a = args[i];
+    auto value = [&](std::string_view prefix) { return std::string(a.substr(prefix.size())); };
+    if (a.starts_with("--heap=")) {
+      options.heapPolicy = value("--heap=");
+      if (!kith::heap::isPolicy(options.heapPolicy))
+        return usageError("unknown heap policy '" + options.heapPolicy + "'; valid: " + kith::heap::policyNames());
+    } else if (a.starts_with("--heap-size=")) {
+      auto size = kith::cli::parseByteSize(a.substr(12));
+      if (!size || *size < (16u << 10))
+        return usageError("--heap-size wants a size of at least 16K, like 64M; got '" + value("--heap-size=") + "'");
+      options.heapSize = *size;
+    } else if (a.starts_with("--gc=")) {
+      options.collector = value("--gc=");
+      bool known = false;
+      for (const auto& n : kith::vm::collectorNames()) known |= n == options.collector;
+      if (!known) return usageError("unknown collector '" + options.collector + "'; valid: occasional, continuous, none");
+    } else if (a.starts_with("--max-depth=")) {
+      std::string v = value("--max-depth=");
+      char* end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 1 || n > 1000000)
+        return usageError("--max-depth wants a number from 1 to 1000000; got '" + v + "'");
+      options.maxDepth = static_cast<std::size_t>(n);
+    } else if (a == "--stats") {
+      options.stats = kith::vm::StatsFormat::table;
+    } else if (a == "--stats=json") {
+      options.stats = kith::vm::StatsFormat::json;
+    } else if (a.starts_with("--stats-file=") && a.size() > 13) {
+      options.statsFile = value("--stats-file=");
+    } else if (a.starts_with("--trace=") && a.size() > 8) {
+      options.tracePath = value("--trace=");
+    } else if (a == "--gc-log" || a == "--gc-stress") {
+      // accepted for CLI.md's sake; there is no collector to log or stress yet
+    } else {
+      return usageError("unknown option for 'run': " + std::string(a));
+    }
+  }
+  if (i == args.size()) return usageError("'run' needs a script: kith run [OPTIONS] FILE.kith [ARGS...]");
+  options.script = std::string(args[i]);
+  for (++i; i < args.size(); ++i) options.args.emplace_back(args[i]);
+  return kith::vm::runScriptFile(options);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,8 +173,13 @@ int main(int argc, char** argv) {
     if (args[1] != "contrived") return usageError("unknown benchmark '" + std::string(args[1]) + "'; known: contrived");
     return benchContrived({args.begin() + 2, args.end()});
   }
-  if (command == "run" || command == "replay" || command == "study" || command == "disasm" ||
-      command.ends_with(".kith"))
-    return usageError("'" + std::string(command) + "' is not in this build yet: the VM has not landed");
+  if (command == "run") return runCommand({args.begin() + 1, args.end()});
+  if (command == "disasm") {
+    if (args.size() != 2) return usageError("'disasm' takes one script: kith disasm FILE.kith");
+    return kith::vm::disassembleFile(std::string(args[1]));
+  }
+  if (command == "replay" || command == "study")
+    return usageError("'" + std::string(command) + "' is not in this build yet");
+  if (command.ends_with(".kith") || command.starts_with("--")) return runCommand(args);  // `run` implied
   return usageError("unknown command '" + std::string(command) + "'");
 }

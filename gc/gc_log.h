@@ -1,0 +1,29 @@
+// One line per collection for `--gc-log`, shaped like Java's unified logging:
+//   [0.025s][info][gc] GC(0) Pause Full (System.gc()) 2M->1M(64M) 3.960ms
+// uptime, cycle number, cause, heap bytes in use before -> after (heap size), pause.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "gc/gc_cause.h"
+
+namespace kith::gc {
+
+struct GcLogEntry {
+  double uptimeSeconds = 0;  // since the collector (the run) started
+  std::uint64_t cycle = 0;   // 0 for the first collection
+  GcCause cause = GcCause::allocationFailure;
+  std::size_t bytesBefore = 0;  // heap bytes in use (block bytes, heap statistics)
+  std::size_t bytesAfter = 0;
+  std::size_t heapBytes = 0;    // the fixed heap's size
+  double pauseMs = 0;
+};
+
+// The sizes use one unit per line, picked by the heap size as Java does for its
+// heaps: M from 16M up, K below (so a 512K heap reads 300K->120K(512K), not
+// 0M->0M(0M)). Values are truncated to the unit, like Java's.
+std::string formatGcLogLine(const GcLogEntry& entry);
+
+}  // namespace kith::gc

@@ -1,0 +1,51 @@
+#include "gc/mark_sweep.h"
+
+#include "gc/object_references.h"
+
+namespace kith::gc {
+
+namespace {
+
+// Marks the object a Value refers to, if any, and queues it for scanning.
+inline void markValue(const vm::Value& value, std::vector<vm::Handle*>& markStack, std::size_t& marked) {
+  if (!value.isObject() || value.as.handle == nullptr) return;
+  vm::Handle* handle = value.as.handle;
+  if (handle->gcBits & kMarked) return;
+  handle->gcBits |= kMarked;
+  ++marked;
+  markStack.push_back(handle);
+}
+
+}  // namespace
+
+std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack) {
+  std::size_t marked = 0;
+  markStack.clear();
+  vm.forEachRoot([&](vm::Value& root) { markValue(root, markStack, marked); });
+  while (!markStack.empty()) {
+    vm::Handle* handle = markStack.back();
+    markStack.pop_back();
+    forEachReference(handle, [&](vm::Value& field) { markValue(field, markStack, marked); });
+  }
+  return marked;
+}
+
+SweepTotals sweepUnmarked(vm::VM& vm) {
+  SweepTotals totals;
+  heap::Heap& heap = vm.heap();
+  // Freeing releases the handle (its klass becomes nullptr), which forEachLive
+  // tolerates: it tests each slot as it reaches it and never revisits one.
+  vm.handles().forEachLive([&](vm::Handle* handle) {
+    if (handle->gcBits & kMarked) {
+      handle->gcBits &= ~kMarked;
+      ++totals.survivors;
+      return;
+    }
+    totals.bytesFreed += heap.getSize(handle->object);
+    ++totals.objectsFreed;
+    vm.freeObject(handle);
+  });
+  return totals;
+}
+
+}  // namespace kith::gc

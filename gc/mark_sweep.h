@@ -1,0 +1,39 @@
+// The two halves of a stop-the-world mark-sweep collection, over the VM's handle
+// table. Mark state lives in Handle::gcBits (bit kMarked); the table itself never
+// reads it.
+//
+// Invariants, between collections: every live handle has gcBits == 0. During
+// markReachable, an object is marked exactly once, when it is first found, and is
+// then on the mark stack until its references have been scanned; the mark stack
+// is explicit (a std::vector from the system allocator, outside the studied heap)
+// so a million-node linked list costs a million stack entries, not a million C++
+// frames. sweepUnmarked frees every unmarked object and clears every mark, so the
+// invariant holds again when it returns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "vm/vm.h"
+
+namespace kith::gc {
+
+inline constexpr std::uint32_t kMarked = 1u;
+
+// Marks every object reachable from VM::forEachRoot. `markStack` is scratch (kept
+// by the caller so its capacity is reused across cycles). Returns the number of
+// objects marked.
+std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack);
+
+struct SweepTotals {
+  std::uint64_t objectsFreed = 0;
+  std::uint64_t bytesFreed = 0;  // block bytes returned to the heap (Heap::getSize)
+  std::uint64_t survivors = 0;
+};
+
+// Frees every unmarked object to the heap policy in one burst (VM::freeObject)
+// and clears the marks of the survivors.
+SweepTotals sweepUnmarked(vm::VM& vm);
+
+}  // namespace kith::gc

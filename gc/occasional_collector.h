@@ -1,0 +1,128 @@
+// OccasionalCollector: the stop-the-world mark-sweep collector of the paper's §2.6
+// ("occasional collection"): it runs on demand and returns garbage to the heap
+// policy in one burst, so the allocator sees alternating allocating and freeing
+// phases rather than a trickle of frees.
+//
+// A cycle runs when
+//   - an allocation fails (the VM's allocation gate calls collect(vm), then retries);
+//   - the script calls System.gc() (collect(vm, GcCause::systemGc));
+//   - heap occupancy passes the threshold (beforeAllocation, below);
+//   - with `stress`, before every allocation (--gc-stress).
+// Each cycle marks from VM::forEachRoot through the handle table with an explicit
+// mark stack, then sweeps the handle table, freeing every unmarked object through
+// VM::freeObject (gc/mark_sweep.h). It never moves objects: a moving heap's
+// defragmenter does that, through the VM's relocation callback.
+//
+// The occupancy trigger. The threshold is a fraction of the heap (default 0.75;
+// --gc-threshold), measured as the heap statistics' bytes_in_use (block bytes).
+// Reading the statistics per allocation would be far too slow, so the allocation
+// gate pays one compare and one subtraction: the collector grants an allocation
+// budget of half the remaining gap to the trigger point, in requested bytes; a
+// block is at most about twice its request (power-of-two classes at worst), so
+// spending the budget lands at or below the trigger point. When it is spent the
+// collector re-reads bytes_in_use and either grants half the new gap or, within
+// kOccupancyGranularity of the trigger point, collects. After a cycle that leaves
+// the heap above the threshold (a live set bigger than the threshold), the trigger
+// point moves up to halfway between the bytes left in use and the heap's end, so a
+// big live set costs a collection per half of the remaining free space rather
+// than one per allocation; an allocation failure still collects as always.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gc/gc_cause.h"
+#include "gc/gc_log.h"
+#include "heap/latency_histogram.h"
+#include "vm/collector.h"
+#include "vm/vm.h"
+
+namespace kith::gc {
+
+#ifdef NDEBUG
+inline constexpr bool kVerifyByDefault = false;
+#else
+inline constexpr bool kVerifyByDefault = true;
+#endif
+
+struct OccasionalCollectorOptions {
+  static constexpr double kDefaultThreshold = 0.75;
+  // Fraction of the heap in use that triggers a cycle; >= 1 turns the trigger off.
+  double occupancyThreshold = kDefaultThreshold;
+  // The heap's size for the threshold and the log (--heap-size). 0: the heap's
+  // arena size (policies without an arena, `malloc`, then have no threshold).
+  std::size_t heapBytes = 0;
+  bool stress = false;  // collect before every allocation (--gc-stress)
+  // Run the heap verifier after each cycle; a failure prints and aborts (it is a
+  // collector or VM bug). On by default in debug builds, except under stress
+  // where it would make every allocation walk the whole heap.
+  bool verify = kVerifyByDefault;
+  std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
+};
+
+// True for thresholds the option accepts: (0, 1]. 1 means "on failure only".
+constexpr bool isValidOccupancyThreshold(double fraction) { return fraction > 0 && fraction <= 1; }
+
+class OccasionalCollector final : public vm::Collector {
+ public:
+  static constexpr std::size_t kOccupancyGranularity = 4096;
+
+  explicit OccasionalCollector(OccasionalCollectorOptions options = {});
+
+  // A full cycle on allocation failure (the gate's hook).
+  void collect(vm::VM& vm) override { collect(vm, GcCause::allocationFailure); }
+  void collect(vm::VM& vm, GcCause cause);
+  std::string_view name() const override { return "occasional"; }
+  vm::CollectorStatistics statistics() const override;
+
+  // The allocation gate's per-allocation check, before heap.malloc (when every
+  // live object is reachable from the roots): O(1) unless the budget is spent.
+  void beforeAllocation(vm::VM& vm, std::size_t bytes) {
+    if (bytes < allocationBudget_) {
+      allocationBudget_ -= bytes;
+      return;
+    }
+    allocationBudgetSpent(vm, bytes);
+  }
+
+  // The uptime origin of the log lines (default: construction).
+  void setStartTime(std::chrono::steady_clock::time_point start) { start_ = start; }
+  void setLog(std::FILE* log) { options_.log = log; }
+  const OccasionalCollectorOptions& options() const { return options_; }
+  // The log line of the last cycle ("" before the first).
+  const std::string& lastLogLine() const { return lastLogLine_; }
+  // Heap bytes in use at which the occupancy trigger fires next; SIZE_MAX when off.
+  std::size_t occupancyTriggerBytes() const { return triggerBytes_; }
+
+ private:
+  static constexpr std::size_t kNoTrigger = std::numeric_limits<std::size_t>::max();
+
+  void allocationBudgetSpent(vm::VM& vm, std::size_t bytes);
+  std::size_t heapBytes(vm::VM& vm) const;
+  // The occupancy at which the next cycle runs, from the bytes in use now.
+  void setTriggerPoint(vm::VM& vm, std::size_t bytesInUse);
+  // Half the gap to the trigger point, less the request being charged.
+  void grantBudget(std::size_t bytesInUse, std::size_t bytesRequested);
+
+  OccasionalCollectorOptions options_;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<vm::Handle*> markStack_;
+  std::size_t allocationBudget_ = 0;  // 0: the first allocation sets the trigger point
+  std::size_t triggerBytes_ = kNoTrigger;
+  bool triggerSet_ = false;
+  bool collecting_ = false;
+
+  std::uint64_t cycles_ = 0;
+  std::uint64_t objectsFreed_ = 0;
+  std::uint64_t bytesFreed_ = 0;
+  heap::LatencyHistogram pauseNs_;
+  std::string lastLogLine_;
+};
+
+}  // namespace kith::gc

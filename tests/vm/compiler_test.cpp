@@ -1,0 +1,195 @@
+#include "vm/compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "vm/disassembler.h"
+#include "vm/object.h"
+#include "vm/opcodes.h"
+#include "vm_test_support.h"
+
+namespace kith::vm {
+namespace {
+
+// The opcodes of `proto`, in order (operands skipped).
+std::vector<Op> opcodes(const FunctionProto& proto) {
+  std::vector<Op> ops;
+  for (std::size_t at = 0; at < proto.code.size();) {
+    auto op = static_cast<Op>(proto.code[at]);
+    ops.push_back(op);
+    at += 1 + static_cast<std::size_t>(kOpInfo[static_cast<int>(op)].operandBytes);
+    if (op == Op::CLOSURE) {
+      const FunctionProto* fn = proto.functions[proto.code[at - 2] | (proto.code[at - 1] << 8)];
+      at += 2 * static_cast<std::size_t>(fn->upvalueCount);
+    }
+  }
+  return ops;
+}
+
+class CompilerTest : public ::testing::Test {
+ protected:
+  FunctionProto* compileOk(std::string_view source) {
+    CompileResult r = compile(t_.vm(), source, "t.kith");
+    EXPECT_TRUE(r.errors.empty()) << (r.errors.empty() ? "" : r.errors.front());
+    return r.script;
+  }
+  std::vector<std::string> errorsOf(std::string_view source) { return compile(t_.vm(), source, "t.kith").errors; }
+  testing::TestVM t_;
+};
+
+TEST_F(CompilerTest, ArithmeticExpressionStatement) {
+  FunctionProto* p = compileOk("1 + 2 * 3;");
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::SMALL_INT, Op::MULTIPLY, Op::ADD, Op::POP,
+                                          Op::NIL, Op::RETURN}));
+  EXPECT_EQ(p->maxStack, 4 + 2);  // slot 0 + three operands, plus the natives' headroom
+}
+
+TEST_F(CompilerTest, LargeIntegersAndFloatsAreConstants) {
+  FunctionProto* p = compileOk("100000; 2.5; \"s\";");
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::NIL,
+                                          Op::RETURN}));
+  ASSERT_EQ(p->constants.size(), 3u);
+  EXPECT_EQ(p->constants[0].as.integer, 100000);
+  EXPECT_EQ(p->constants[1].as.floating, 2.5);
+  EXPECT_EQ(t_.vm().stringView(p->constants[2]), "s");
+}
+
+TEST_F(CompilerTest, GlobalsAndLocals) {
+  FunctionProto* p = compileOk("let g = 1; { let l = g; l = 2; }");
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::DEFINE_GLOBAL, Op::GET_GLOBAL, Op::SMALL_INT,
+                                          Op::SET_LOCAL, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+}
+
+TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
+  FunctionProto* p = compileOk("fn outer() { let n = 0; return fn () { n = n + 1; return n; }; }");
+  ASSERT_EQ(p->functions.size(), 1u);
+  const FunctionProto* outer = p->functions[0];
+  ASSERT_EQ(outer->functions.size(), 1u);
+  const FunctionProto* inner = outer->functions[0];
+  EXPECT_EQ(inner->upvalueCount, 1);
+  EXPECT_EQ(opcodes(*inner), (std::vector<Op>{Op::GET_UPVALUE, Op::SMALL_INT, Op::ADD, Op::SET_UPVALUE, Op::POP,
+                                              Op::GET_UPVALUE, Op::RETURN, Op::NIL, Op::RETURN}));
+  // `n` is captured, so leaving its scope closes it instead of popping it.
+  auto outerOps = opcodes(*outer);
+  EXPECT_NE(std::find(outerOps.begin(), outerOps.end(), Op::CLOSURE), outerOps.end());
+}
+
+TEST_F(CompilerTest, MethodCallsAreInvokesWithCaches) {
+  FunctionProto* p = compileOk("let a = nil; a.m(1, 2); a.f; a.f = 3;");
+  auto ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::INVOKE), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::GET_PROPERTY), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_PROPERTY), 1);
+  EXPECT_EQ(p->caches.size(), 3u);
+}
+
+TEST_F(CompilerTest, InitializerReturnsThis) {
+  FunctionProto* p = compileOk("class A { init() { } }");
+  ASSERT_EQ(p->functions.size(), 1u);
+  EXPECT_EQ(p->functions[0]->name, "A.init");
+  EXPECT_EQ(opcodes(*p->functions[0]), (std::vector<Op>{Op::GET_LOCAL, Op::RETURN}));
+}
+
+TEST_F(CompilerTest, DisassemblyShowsLinesAndNames) {
+  FunctionProto* p = compileOk("let x = 1;\nprint(x);\n");
+  std::string text = disassemble(t_.vm(), *p);
+  EXPECT_NE(text.find("== <script> (t.kith)"), std::string::npos) << text;
+  EXPECT_NE(text.find("0000    1 SMALL_INT"), std::string::npos) << text;
+  EXPECT_NE(text.find("DEFINE_GLOBAL"), std::string::npos) << text;
+  EXPECT_NE(text.find("'print'"), std::string::npos) << text;
+  EXPECT_NE(text.find("   2 GET_GLOBAL"), std::string::npos) << text;
+}
+
+// Every compile error the compiler (and lexer) reports, with the position it names.
+TEST_F(CompilerTest, EveryErrorMessage) {
+  struct Case {
+    const char* source;
+    const char* error;  // the whole "t.kith:L:C: error: ..." line, or its start
+  };
+  const Case cases[] = {
+      {"\"abc", "t.kith:1:1: error: unterminated string"},
+      {"/* open", "t.kith:1:1: error: unterminated block comment"},
+      {"let a = 1 @ 2;", "t.kith:1:11: error: unexpected character"},
+      {"0x;", "t.kith:1:1: error: hexadecimal literal needs digits after '0x'"},
+      {"1e+;", "t.kith:1:1: error: exponent needs digits"},
+      {"12ab;", "t.kith:1:1: error: invalid character in number literal"},
+      {"let x = ;", "t.kith:1:9: error: expected an expression, found ';'"},
+      {"1 + 2 = 3;", "t.kith:1:7: error: invalid assignment target"},
+      {"let a = 1; let a = 2;", "t.kith:1:16: error: 'a' is already declared in this scope"},
+      {"fn f(a, a) {}", "t.kith:1:9: error: 'a' is already declared in this scope"},
+      {"{ let a = a; }", "t.kith:1:11: error: can't read local variable 'a' in its own initializer"},
+      {"fn f() { class A {} }", "t.kith:1:10: error: classes are declared at top level"},
+      {"class A < A {}", "t.kith:1:11: error: a class can't inherit from itself"},
+      {"class A { field x, x; }", "t.kith:1:20: error: field 'x' is already declared"},
+      {"class A { field x; } class B < A { field x; }", "t.kith:1:42: error: field 'x' is already declared in superclass 'A'"},
+      {"class A { m() {} m() {} }", "t.kith:1:18: error: method 'm' is already declared in this class"},
+      {"class A { 1; }", "t.kith:1:11: error: expected 'field' or a method in the class body, found '1'"},
+      {"break;", "t.kith:1:1: error: 'break' outside a loop"},
+      {"continue;", "t.kith:1:1: error: 'continue' outside a loop"},
+      {"return 1;", "t.kith:1:1: error: can't return from top-level code"},
+      {"class A { init() { return 1; } }", "t.kith:1:20: error: can't return a value from 'init'"},
+      {"print(this);", "t.kith:1:7: error: can't use 'this' outside of a method"},
+      {"super.m();", "t.kith:1:1: error: can't use 'super' outside of a method"},
+      {"class A { m() { super.m(); } }", "t.kith:1:17: error: can't use 'super' in a class without a superclass"},
+      {"9223372036854775808;", "t.kith:1:1: error: integer literal out of range: 9223372036854775808"},
+      {"0x1_0000_0000_0000_0000;", "t.kith:1:1: error: integer literal out of range"},
+      {"\"\\q\";", "t.kith:1:1: error: invalid escape sequence '\\q' in string"},
+      {"\"\\u{110000}\";", "t.kith:1:1: error: invalid unicode escape in string"},
+      {"\"\\u{D800}\";", "t.kith:1:1: error: invalid unicode escape in string"},
+      {"print(1)\nprint(2);", "t.kith:1:9: error: expected ';' after the expression"},
+      {"if 1 {}", "t.kith:1:4: error: expected '(' after 'if', found '1'"},
+      {"while (true {}", "t.kith:1:13: error: expected ')' after the condition, found '{'"},
+      {"new 3();", "t.kith:1:5: error: expected a class name after 'new', found '3'"},
+      {"let;", "t.kith:1:4: error: expected a variable name after 'let', found ';'"},
+      {"fn (a {}", "t.kith:1:7: error: expected ')' after parameters, found '{'"},
+      {"try {} x", "t.kith:1:8: error: expected 'catch' after the try block, found 'x'"},
+      {"{ let a = 1;", "t.kith:1:13: error: expected '}' after the block, found end of file"},
+      {"[1, 2;", "t.kith:1:6: error: expected ']' after the array elements, found ';'"},
+      {"a.;", "t.kith:1:3: error: expected a property name after '.', found ';'"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> errors = errorsOf(c.source);
+    ASSERT_FALSE(errors.empty()) << c.source;
+    EXPECT_EQ(errors.front().substr(0, std::string(c.error).size()), c.error) << "source: " << c.source;
+  }
+}
+
+TEST_F(CompilerTest, LimitsAreErrorsNotCrashes) {
+  std::string locals = "fn f() {";
+  for (int i = 0; i < 300; ++i) locals += " let v" + std::to_string(i) + " = 0;";
+  locals += " }";
+  auto e = errorsOf(locals);
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e.front().find("too many local variables"), std::string::npos);
+
+  std::string params = "fn f(";
+  for (int i = 0; i < 256; ++i) params += (i ? ", p" : "p") + std::to_string(i);
+  e = errorsOf(params + ") {}");
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e.front().find("can't have more than 255 parameters"), std::string::npos);
+
+  std::string args = "print(";
+  for (int i = 0; i < 256; ++i) args += i ? ", 0" : "0";
+  e = errorsOf(args + ");");
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e.front().find("can't pass more than 255 arguments"), std::string::npos);
+
+  std::string jump = "if (true) {";
+  for (int i = 0; i < 20000; ++i) jump += " x;";
+  e = errorsOf(jump + " }");
+  ASSERT_FALSE(e.empty());
+  EXPECT_NE(e.front().find("too much code to jump over"), std::string::npos);
+}
+
+TEST_F(CompilerTest, RecoversAndReportsEveryError) {
+  auto errors = errorsOf("let a = ;\nlet b = 1\nlet c = 2;\nprint(this);\n");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0], "t.kith:1:9: error: expected an expression, found ';'");
+  EXPECT_EQ(errors[1], "t.kith:2:10: error: expected ';' after the variable declaration");
+  EXPECT_EQ(errors[2], "t.kith:4:7: error: can't use 'this' outside of a method");
+}
+
+}  // namespace
+}  // namespace kith::vm

@@ -1,0 +1,1157 @@
+#include "vm/compiler.h"
+
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "heap/malloc_heap.h"
+#include "heap/zone_heap.h"
+#include "vm/lexer.h"
+#include "vm/object.h"
+#include "vm/opcodes.h"
+#include "vm/vm.h"
+
+namespace kith::vm {
+namespace {
+
+// --- the compiler's region ---------------------------------------------------------
+
+// The system allocator, counting the bytes the zone takes (its chunks).
+class CountingMallocHeap : public heap::MallocHeap {
+ public:
+  void* malloc(std::size_t size) {
+    bytes_ += size;
+    return heap::MallocHeap::malloc(size);
+  }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::size_t bytes_ = 0;
+};
+using CompilerZone = heap::ZoneHeap<CountingMallocHeap, 16 * 1024>;
+
+// A std allocator over the zone: deallocate does nothing; the zone frees all at once.
+template <class T>
+struct ZoneAllocator {
+  using value_type = T;
+  CompilerZone* zone;
+  explicit ZoneAllocator(CompilerZone* z) : zone(z) {}
+  template <class U>
+  ZoneAllocator(const ZoneAllocator<U>& other) : zone(other.zone) {}
+  T* allocate(std::size_t n) {
+    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
+    void* p = zone->malloc(n * sizeof(T));
+    if (!p) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T*, std::size_t) {}
+  template <class U>
+  bool operator==(const ZoneAllocator<U>& o) const { return zone == o.zone; }
+};
+
+template <class T>
+using ZoneVector = std::vector<T, ZoneAllocator<T>>;
+using ZoneString = std::basic_string<char, std::char_traits<char>, ZoneAllocator<char>>;
+using ZoneNameSet = std::unordered_set<std::string_view, std::hash<std::string_view>,
+                                       std::equal_to<std::string_view>, ZoneAllocator<std::string_view>>;
+
+// --- compiler state ------------------------------------------------------------------
+
+enum class Precedence {
+  none, assignment, orP, andP, equality, comparison, bitOr, bitXor, bitAnd, shift, term, factor,
+  unary, call, primary,
+};
+
+enum class FunctionKind { script, function, method, initializer };
+
+struct Local {
+  std::string_view name;
+  int depth;  // -1 while its initializer is compiled
+  bool captured;
+};
+
+struct UpvalueRef {
+  std::uint8_t index;
+  bool isLocal;
+};
+
+struct LoopState {
+  LoopState* enclosing;
+  int continueTarget;  // a code offset to LOOP back to
+  std::size_t localCount;  // locals that live outside the loop body
+  int tryDepth;
+  ZoneVector<int> breakJumps;
+};
+
+struct FunctionState {
+  FunctionState* enclosing;
+  FunctionProto* proto;
+  FunctionKind kind;
+  ZoneVector<Local> locals;
+  ZoneVector<UpvalueRef> upvalues;
+  int scopeDepth = 0;
+  LoopState* loop = nullptr;
+  int tryDepth = 0;
+  int stackDepth = 1;  // slot 0: the callee or `this`
+};
+
+struct ClassState {
+  ClassState* enclosing;
+  ClassInfo* klass;
+  bool hasSuperclass;
+};
+
+constexpr std::size_t kMaxLocals = 256;
+constexpr std::size_t kMaxUpvalues = 256;
+constexpr int kMaxArgs = 255;
+
+class Compiler {
+ public:
+  Compiler(VM& vm, std::string_view source, std::string_view file, CompilerZone& zone)
+      : vm_(vm), lexer_(source), file_(file), zone_(zone), topLevelNames_(ZoneAllocator<std::string_view>(&zone)) {}
+
+  CompileResult compileScript() {
+    FunctionState script = newFunctionState(FunctionKind::script, "<script>");
+    beginFunction(script);
+    advance();
+    while (!check(TokenType::eof)) declaration();
+    FunctionProto* proto = endFunction();
+    CompileResult result;
+    result.errors = std::move(errors_);
+    if (result.errors.empty()) result.script = proto;
+    return result;
+  }
+
+ private:
+  // --- tokens ------------------------------------------------------------------------
+  Token scanToken() {
+    for (;;) {
+      Token t = lexer_.next();
+      if (t.type != TokenType::error) return t;
+      errorAt(t, std::string(t.text));
+    }
+  }
+  void advance() {
+    previous_ = current_;
+    if (hasLookahead_) {
+      current_ = lookahead_;
+      hasLookahead_ = false;
+    } else {
+      current_ = scanToken();
+    }
+  }
+  const Token& peekNext() {
+    if (!hasLookahead_) {
+      lookahead_ = scanToken();
+      hasLookahead_ = true;
+    }
+    return lookahead_;
+  }
+  bool check(TokenType type) const { return current_.type == type; }
+  bool match(TokenType type) {
+    if (!check(type)) return false;
+    advance();
+    return true;
+  }
+  void consume(TokenType type, const char* message) {
+    if (check(type)) {
+      advance();
+      return;
+    }
+    if (type == TokenType::semicolon && current_.line != previous_.line) {
+      // A missing ';' at the end of a line: point just after the previous token.
+      Token after = previous_;
+      after.column += static_cast<int>(previous_.text.size());
+      errorAt(after, message);
+      return;
+    }
+    errorAtCurrent(message);
+  }
+
+  // --- errors ------------------------------------------------------------------------
+  void errorAt(const Token& token, const std::string& message) {
+    if (panic_) return;
+    panic_ = true;
+    errors_.push_back(std::string(file_) + ":" + std::to_string(token.line) + ":" +
+                      std::to_string(token.column) + ": error: " + message);
+  }
+  void error(const std::string& message) { errorAt(previous_, message); }
+  // A mistake in meaning, not syntax (a redeclaration, 'this' outside a method...):
+  // the parser is not lost, so it reports and carries on without skipping ahead.
+  void semanticError(const Token& token, const std::string& message) {
+    if (panic_) return;
+    errors_.push_back(std::string(file_) + ":" + std::to_string(token.line) + ":" +
+                      std::to_string(token.column) + ": error: " + message);
+  }
+  void semanticError(const std::string& message) { semanticError(previous_, message); }
+  void errorAtCurrent(const std::string& message) {
+    std::string text = message;
+    text += ", found ";
+    if (current_.type == TokenType::eof) {
+      text += "end of file";
+    } else {
+      text += '\'';
+      text.append(current_.text);
+      text += '\'';
+    }
+    errorAt(current_, text);
+  }
+  // Skips to a statement boundary after an error, so one mistake reports once.
+  void synchronize() {
+    panic_ = false;
+    while (!check(TokenType::eof)) {
+      if (previous_.type == TokenType::semicolon) return;
+      switch (current_.type) {
+        case TokenType::kwClass: case TokenType::kwFn: case TokenType::kwLet: case TokenType::kwFor:
+        case TokenType::kwIf: case TokenType::kwWhile: case TokenType::kwReturn: case TokenType::kwThrow:
+        case TokenType::kwTry: case TokenType::kwBreak: case TokenType::kwContinue: case TokenType::rightBrace:
+          return;
+        default:
+          advance();
+      }
+    }
+  }
+
+  // --- emitting ------------------------------------------------------------------------
+  FunctionProto* proto() { return fn_->proto; }
+  void emitByte(std::uint8_t b) {
+    proto()->code.push_back(b);
+    proto()->lines.push_back(previous_.line);
+  }
+  void adjustStack(int delta) {
+    fn_->stackDepth += delta;
+    if (fn_->stackDepth > proto()->maxStack) proto()->maxStack = fn_->stackDepth;
+  }
+  void emitOp(Op op) {
+    emitByte(static_cast<std::uint8_t>(op));
+    adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
+  }
+  void emitU16(int v) {
+    emitByte(static_cast<std::uint8_t>(v & 0xff));
+    emitByte(static_cast<std::uint8_t>((v >> 8) & 0xff));
+  }
+  void emitOpU8(Op op, int operand) {
+    emitOp(op);
+    emitByte(static_cast<std::uint8_t>(operand));
+  }
+  void emitOpU16(Op op, int operand) {
+    emitOp(op);
+    emitU16(operand);
+  }
+  int emitJump(Op op) {
+    emitOp(op);
+    emitU16(0xffff);
+    return static_cast<int>(proto()->code.size()) - 2;
+  }
+  void patchJump(int at) {
+    std::size_t jump = proto()->code.size() - static_cast<std::size_t>(at) - 2;
+    if (jump > 0xffff) error("too much code to jump over");
+    proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
+    proto()->code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((jump >> 8) & 0xff);
+  }
+  void emitLoop(int start) {
+    emitOp(Op::LOOP);
+    std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
+    if (offset > 0xffff) error("loop body too large");
+    emitU16(static_cast<int>(offset));
+  }
+  int makeConstant(Value v) {
+    auto& constants = proto()->constants;
+    for (std::size_t i = 0; i < constants.size(); ++i) {  // reuse numbers
+      const Value& c = constants[i];
+      if (c.type == v.type && !v.isObject() && c.as.integer == v.as.integer) return static_cast<int>(i);
+    }
+    if (constants.size() > 0xffff) {
+      error("too many constants in one function");
+      return 0;
+    }
+    constants.push_back(v);
+    return static_cast<int>(constants.size() - 1);
+  }
+  int stringConstant(std::string_view text) {
+    auto& constants = proto()->constants;
+    for (std::size_t i = 0; i < constants.size(); ++i)
+      if (vm_.isKind(constants[i], ObjectKind::string) && vm_.stringView(constants[i]) == text)
+        return static_cast<int>(i);
+    if (constants.size() > 0xffff) {
+      error("too many constants in one function");
+      return 0;
+    }
+    try {
+      // The string joins the constants (a root) at once: std::string copy first,
+      // because `text` may come from the zone, never from the VM heap.
+      Value s = vm_.newString(text);
+      constants.push_back(s);
+    } catch (const KithThrow&) {
+      vm_.clearException();
+      error("out of memory while compiling: the heap is too small for the program's constants");
+      constants.push_back(Value::nil());
+    }
+    return static_cast<int>(constants.size() - 1);
+  }
+  int newCache() {
+    auto& caches = proto()->caches;
+    if (caches.size() > 0xffff) {
+      error("too many property accesses in one function");
+      return 0;
+    }
+    caches.emplace_back();
+    return static_cast<int>(caches.size() - 1);
+  }
+  int symbolFor(std::string_view name) {
+    int s = vm_.symbol(name);
+    if (s > 0xffff) error("too many distinct names in the program");
+    return s;
+  }
+
+  // --- functions --------------------------------------------------------------------
+  FunctionState newFunctionState(FunctionKind kind, std::string name) {
+    FunctionState state{fn_, vm_.newProto(), kind, ZoneVector<Local>(ZoneAllocator<Local>(&zone_)),
+                        ZoneVector<UpvalueRef>(ZoneAllocator<UpvalueRef>(&zone_))};
+    state.proto->name = std::move(name);
+    state.proto->file = std::string(file_);
+    state.proto->isInitializer = kind == FunctionKind::initializer;
+    state.proto->maxStack = 1;
+    // Slot 0 holds the receiver in methods (named "this") and the callee elsewhere
+    // (a name no identifier can spell).
+    state.locals.push_back(Local{kind == FunctionKind::method || kind == FunctionKind::initializer ? "this" : " callee", 0, false});
+    return state;
+  }
+  // Makes `state` the current function; endFunction restores the enclosing one.
+  void beginFunction(FunctionState& state) { fn_ = &state; }
+  FunctionProto* endFunction() {
+    emitReturn();
+    FunctionProto* p = proto();
+    p->upvalueCount = static_cast<int>(fn_->upvalues.size());
+    p->maxStack += 2;  // headroom: natives may push a little above the frame
+    fn_ = fn_->enclosing;
+    return p;
+  }
+  void emitReturn() {
+    if (fn_->kind == FunctionKind::initializer) emitOpU8(Op::GET_LOCAL, 0);
+    else emitOp(Op::NIL);
+    emitOp(Op::RETURN);
+  }
+
+  void function(FunctionKind kind, std::string name) {
+    FunctionState state = newFunctionState(kind, std::move(name));
+    state.enclosing = fn_;
+    beginFunction(state);
+    beginScope();
+    consume(TokenType::leftParen, "expected '(' before parameters");
+    if (!check(TokenType::rightParen)) {
+      do {
+        if (proto()->arity == kMaxArgs) errorAtCurrent("a function can't have more than 255 parameters");
+        ++proto()->arity;
+        consume(TokenType::identifier, "expected a parameter name");
+        declareLocal(previous_);
+        markInitialized();
+        adjustStack(1);
+      } while (match(TokenType::comma));
+    }
+    consume(TokenType::rightParen, "expected ')' after parameters");
+    consume(TokenType::leftBrace, "expected '{' before the function body");
+    block();
+    ZoneVector<UpvalueRef> upvalues = state.upvalues;
+    FunctionProto* compiled = endFunction();
+    FunctionProto* parent = proto();
+    parent->functions.push_back(compiled);
+    if (parent->functions.size() > 0xffff) error("too many functions in one function");
+    emitOpU16(Op::CLOSURE, static_cast<int>(parent->functions.size() - 1));
+    for (const UpvalueRef& u : upvalues) {
+      emitByte(u.isLocal ? 1 : 0);
+      emitByte(u.index);
+    }
+  }
+
+  // --- scopes and variables --------------------------------------------------------------
+  void beginScope() { ++fn_->scopeDepth; }
+  void endScope() {
+    --fn_->scopeDepth;
+    while (!fn_->locals.empty() && fn_->locals.back().depth > fn_->scopeDepth) {
+      emitOp(fn_->locals.back().captured ? Op::CLOSE_UPVALUE : Op::POP);
+      fn_->locals.pop_back();
+    }
+  }
+  // Pops (without forgetting) the locals above `keep`, for break and continue.
+  void emitPopsTo(std::size_t keep) {
+    for (std::size_t i = fn_->locals.size(); i > keep; --i) {
+      emitOp(fn_->locals[i - 1].captured ? Op::CLOSE_UPVALUE : Op::POP);
+    }
+  }
+  bool isGlobalScope() const { return fn_->kind == FunctionKind::script && fn_->scopeDepth == 0; }
+
+  void declareLocal(const Token& name) {
+    for (std::size_t i = fn_->locals.size(); i-- > 0;) {
+      const Local& l = fn_->locals[i];
+      if (l.depth != -1 && l.depth < fn_->scopeDepth) break;
+      if (l.name == name.text) {
+        semanticError(name, "'" + std::string(name.text) + "' is already declared in this scope");
+        break;
+      }
+    }
+    if (fn_->locals.size() >= kMaxLocals) {
+      errorAt(name, "too many local variables in one function (256 at most)");
+      return;
+    }
+    fn_->locals.push_back(Local{name.text, -1, false});
+  }
+  void markInitialized() {
+    if (!fn_->locals.empty()) fn_->locals.back().depth = fn_->scopeDepth;
+  }
+  // A global declared at top level: redeclaring it in the same (global) scope is an error.
+  int declareGlobal(const Token& name) {
+    if (!topLevelNames_.insert(name.text).second)
+      semanticError(name, "'" + std::string(name.text) + "' is already declared in this scope");
+    return globalIndex(name.text);
+  }
+  int globalIndex(std::string_view name) {
+    int slot = vm_.globalSlot(name);
+    if (slot > 0xffff) error("too many global variables");
+    return slot;
+  }
+
+  int resolveLocal(FunctionState* f, std::string_view name, const Token& at) {
+    for (std::size_t i = f->locals.size(); i-- > 0;) {
+      if (f->locals[i].name == name) {
+        if (f->locals[i].depth == -1)
+          semanticError(at, "can't read local variable '" + std::string(name) + "' in its own initializer");
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+  int addUpvalue(FunctionState* f, std::uint8_t index, bool isLocal, const Token& at) {
+    for (std::size_t i = 0; i < f->upvalues.size(); ++i)
+      if (f->upvalues[i].index == index && f->upvalues[i].isLocal == isLocal) return static_cast<int>(i);
+    if (f->upvalues.size() >= kMaxUpvalues) {
+      errorAt(at, "too many captured variables in one function");
+      return 0;
+    }
+    f->upvalues.push_back(UpvalueRef{index, isLocal});
+    return static_cast<int>(f->upvalues.size() - 1);
+  }
+  int resolveUpvalue(FunctionState* f, std::string_view name, const Token& at) {
+    if (!f->enclosing) return -1;
+    int local = resolveLocal(f->enclosing, name, at);
+    if (local != -1) {
+      f->enclosing->locals[static_cast<std::size_t>(local)].captured = true;
+      return addUpvalue(f, static_cast<std::uint8_t>(local), true, at);
+    }
+    int up = resolveUpvalue(f->enclosing, name, at);
+    if (up != -1) return addUpvalue(f, static_cast<std::uint8_t>(up), false, at);
+    return -1;
+  }
+  void namedVariable(const Token& name, bool canAssign) {
+    Op getOp, setOp;
+    int arg = resolveLocal(fn_, name.text, name);
+    if (arg != -1) {
+      getOp = Op::GET_LOCAL, setOp = Op::SET_LOCAL;
+    } else if ((arg = resolveUpvalue(fn_, name.text, name)) != -1) {
+      getOp = Op::GET_UPVALUE, setOp = Op::SET_UPVALUE;
+    } else {
+      arg = globalIndex(name.text);
+      getOp = Op::GET_GLOBAL, setOp = Op::SET_GLOBAL;
+    }
+    bool wide = getOp == Op::GET_GLOBAL;
+    if (canAssign && match(TokenType::equal)) {
+      expression();
+      wide ? emitOpU16(setOp, arg) : emitOpU8(setOp, arg);
+    } else {
+      wide ? emitOpU16(getOp, arg) : emitOpU8(getOp, arg);
+    }
+  }
+
+  // --- declarations and statements ------------------------------------------------------
+  void declaration() {
+    if (match(TokenType::kwClass)) {
+      classDeclaration();
+    } else if (check(TokenType::kwFn) && peekNext().type == TokenType::identifier) {
+      advance();
+      fnDeclaration();
+    } else if (match(TokenType::kwLet)) {
+      letDeclaration();
+    } else {
+      statement();
+    }
+    if (panic_) synchronize();
+  }
+
+  void letDeclaration() {
+    consume(TokenType::identifier, "expected a variable name after 'let'");
+    Token name = previous_;
+    bool global = isGlobalScope();
+    int slot = global ? declareGlobal(name) : -1;
+    if (!global) declareLocal(name);
+    if (match(TokenType::equal)) expression();
+    else emitOp(Op::NIL);
+    consume(TokenType::semicolon, "expected ';' after the variable declaration");
+    if (global) emitOpU16(Op::DEFINE_GLOBAL, slot);
+    else markInitialized();
+  }
+
+  void fnDeclaration() {
+    consume(TokenType::identifier, "expected a function name");
+    Token name = previous_;
+    if (isGlobalScope()) {
+      int slot = declareGlobal(name);
+      function(FunctionKind::function, std::string(name.text));
+      emitOpU16(Op::DEFINE_GLOBAL, slot);
+    } else {
+      declareLocal(name);
+      markInitialized();  // the function may call itself
+      function(FunctionKind::function, std::string(name.text));
+    }
+  }
+
+  void classDeclaration() {
+    Token keyword = previous_;
+    consume(TokenType::identifier, "expected a class name");
+    Token name = previous_;
+    // Compiled on regardless (nothing runs when there are errors), so the
+    // class body's own mistakes are reported too.
+    if (!isGlobalScope()) semanticError(keyword, "classes are declared at top level");
+    int slot = declareGlobal(name);
+    ClassInfo* klass = vm_.newClass(std::string(name.text));
+    ClassState state{class_, klass, false};
+    class_ = &state;
+    ClassInfo* knownSuper = nullptr;
+    if (match(TokenType::less)) {
+      consume(TokenType::identifier, "expected a superclass name after '<'");
+      Token superName = previous_;
+      if (superName.text == name.text) semanticError(superName, "a class can't inherit from itself");
+      knownSuper = vm_.compiledClass(superName.text);
+      namedVariable(superName, false);
+      state.hasSuperclass = true;
+    }
+    emitOp(Op::CLASS);
+    emitU16(static_cast<int>(klass->id));
+    emitByte(state.hasSuperclass ? 1 : 0);
+    if (state.hasSuperclass) adjustStack(-1);
+    consume(TokenType::leftBrace, "expected '{' before the class body");
+    ZoneNameSet methodNames{ZoneAllocator<std::string_view>(&zone_)};
+    while (!check(TokenType::rightBrace) && !check(TokenType::eof)) {
+      if (match(TokenType::kwField)) {
+        do {
+          consume(TokenType::identifier, "expected a field name");
+          Token field = previous_;
+          int sym = symbolFor(field.text);
+          bool duplicate = false;
+          for (int s : klass->ownFieldSymbols) duplicate |= s == sym;
+          if (duplicate) {
+            semanticError(field, "field '" + std::string(field.text) + "' is already declared");
+          } else {
+            for (ClassInfo* k = knownSuper; k; k = k->superclass) {
+              bool inSuper = false;
+              for (int s : k->ownFieldSymbols) inSuper |= s == sym;
+              if (inSuper) {
+                semanticError(field, "field '" + std::string(field.text) + "' is already declared in superclass '" + k->name + "'");
+                break;
+              }
+            }
+            klass->ownFieldSymbols.push_back(sym);
+          }
+        } while (match(TokenType::comma));
+        consume(TokenType::semicolon, "expected ';' after field declarations");
+      } else if (match(TokenType::identifier)) {
+        Token method = previous_;
+        if (!methodNames.insert(method.text).second)
+          semanticError(method, "method '" + std::string(method.text) + "' is already declared in this class");
+        FunctionKind kind = method.text == "init" ? FunctionKind::initializer : FunctionKind::method;
+        function(kind, std::string(name.text) + "." + std::string(method.text));
+        emitOpU16(Op::METHOD, symbolFor(method.text));
+      } else {
+        errorAtCurrent("expected 'field' or a method in the class body");
+        advance();
+        if (panic_) synchronizeInClass();
+      }
+    }
+    consume(TokenType::rightBrace, "expected '}' after the class body");
+    emitOpU16(Op::DEFINE_GLOBAL, slot);
+    class_ = class_->enclosing;
+  }
+  // Recovery inside a class body: skip to the next member or the closing brace.
+  void synchronizeInClass() {
+    panic_ = false;
+    while (!check(TokenType::eof) && !check(TokenType::rightBrace) && !check(TokenType::kwField) &&
+           !(check(TokenType::identifier) && peekNext().type == TokenType::leftParen))
+      advance();
+  }
+
+  void statement() {
+    if (match(TokenType::kwIf)) ifStatement();
+    else if (match(TokenType::kwWhile)) whileStatement();
+    else if (match(TokenType::kwFor)) forStatement();
+    else if (match(TokenType::kwReturn)) returnStatement();
+    else if (match(TokenType::kwBreak)) breakStatement();
+    else if (match(TokenType::kwContinue)) continueStatement();
+    else if (match(TokenType::kwThrow)) throwStatement();
+    else if (match(TokenType::kwTry)) tryStatement();
+    else if (match(TokenType::leftBrace)) {
+      beginScope();
+      block();
+      endScope();
+    } else {
+      expressionStatement();
+    }
+  }
+
+  void block() {
+    while (!check(TokenType::rightBrace) && !check(TokenType::eof)) declaration();
+    consume(TokenType::rightBrace, "expected '}' after the block");
+  }
+
+  // The body of if/else/while/for: any statement, in a scope of its own.
+  void body() {
+    beginScope();
+    if (check(TokenType::kwLet) || check(TokenType::kwClass) ||
+        (check(TokenType::kwFn) && peekNext().type == TokenType::identifier))
+      declaration();  // pointless but harmless: the variable dies with the body
+    else
+      statement();
+    endScope();
+  }
+
+  void expressionStatement() {
+    expression();
+    consume(TokenType::semicolon, "expected ';' after the expression");
+    emitOp(Op::POP);
+  }
+
+  void ifStatement() {
+    consume(TokenType::leftParen, "expected '(' after 'if'");
+    expression();
+    consume(TokenType::rightParen, "expected ')' after the condition");
+    int thenJump = emitJump(Op::POP_JUMP_IF_FALSE);
+    body();
+    if (match(TokenType::kwElse)) {
+      int elseJump = emitJump(Op::JUMP);
+      patchJump(thenJump);
+      body();
+      patchJump(elseJump);
+    } else {
+      patchJump(thenJump);
+    }
+  }
+
+  LoopState beginLoop(int continueTarget) {
+    LoopState loop{fn_->loop, continueTarget, fn_->locals.size(), fn_->tryDepth,
+                   ZoneVector<int>(ZoneAllocator<int>(&zone_))};
+    return loop;
+  }
+  void endLoop(LoopState& loop) {
+    for (int j : loop.breakJumps) patchJump(j);
+    fn_->loop = loop.enclosing;
+  }
+
+  void whileStatement() {
+    int start = static_cast<int>(proto()->code.size());
+    consume(TokenType::leftParen, "expected '(' after 'while'");
+    expression();
+    consume(TokenType::rightParen, "expected ')' after the condition");
+    int exitJump = emitJump(Op::POP_JUMP_IF_FALSE);
+    LoopState loop = beginLoop(start);
+    fn_->loop = &loop;
+    body();
+    emitLoop(start);
+    patchJump(exitJump);
+    endLoop(loop);
+  }
+
+  void forStatement() {
+    consume(TokenType::leftParen, "expected '(' after 'for'");
+    if (check(TokenType::identifier) && peekNext().type == TokenType::kwIn) {
+      forInStatement();
+      return;
+    }
+    beginScope();
+    if (match(TokenType::semicolon)) {
+    } else if (match(TokenType::kwLet)) {
+      consume(TokenType::identifier, "expected a variable name after 'let'");
+      declareLocal(previous_);
+      if (match(TokenType::equal)) expression();
+      else emitOp(Op::NIL);
+      consume(TokenType::semicolon, "expected ';' after the loop variable");
+      markInitialized();
+    } else {
+      expressionStatement();
+    }
+    int start = static_cast<int>(proto()->code.size());
+    int exitJump = -1;
+    if (!match(TokenType::semicolon)) {
+      expression();
+      consume(TokenType::semicolon, "expected ';' after the loop condition");
+      exitJump = emitJump(Op::POP_JUMP_IF_FALSE);
+    }
+    if (!match(TokenType::rightParen)) {
+      int bodyJump = emitJump(Op::JUMP);
+      int incrementStart = static_cast<int>(proto()->code.size());
+      expression();
+      emitOp(Op::POP);
+      consume(TokenType::rightParen, "expected ')' after the for clauses");
+      emitLoop(start);
+      start = incrementStart;
+      patchJump(bodyJump);
+    }
+    LoopState loop = beginLoop(start);
+    fn_->loop = &loop;
+    body();
+    emitLoop(start);
+    if (exitJump != -1) patchJump(exitJump);
+    endLoop(loop);
+    endScope();
+  }
+
+  // for (x in array) body: hidden locals hold the array and the next index;
+  // FOR_IN pushes the next element (a fresh `x` per iteration) or leaves the loop.
+  void forInStatement() {
+    consume(TokenType::identifier, "expected a loop variable");
+    Token variable = previous_;
+    consume(TokenType::kwIn, "expected 'in'");
+    beginScope();
+    expression();
+    fn_->locals.push_back(Local{" array", fn_->scopeDepth, false});
+    emitOpU16(Op::SMALL_INT, 0);
+    fn_->locals.push_back(Local{" index", fn_->scopeDepth, false});
+    if (fn_->locals.size() > kMaxLocals) error("too many local variables in one function (256 at most)");
+    consume(TokenType::rightParen, "expected ')' after the for-in clause");
+    int arraySlot = static_cast<int>(fn_->locals.size()) - 2;
+    int start = static_cast<int>(proto()->code.size());
+    LoopState loop = beginLoop(start);
+    fn_->loop = &loop;
+    emitOpU8(Op::FOR_IN, arraySlot);
+    emitU16(0xffff);
+    int exitJump = static_cast<int>(proto()->code.size()) - 2;
+    beginScope();
+    declareLocal(variable);
+    markInitialized();
+    body();
+    endScope();
+    emitLoop(start);
+    patchJump(exitJump);  // the exit path pushes no element: the depth is back where it was
+    endLoop(loop);
+    endScope();
+  }
+
+  void breakStatement() {
+    if (!fn_->loop) {
+      semanticError("'break' outside a loop");
+    } else {
+      int depth = fn_->stackDepth;
+      for (int i = fn_->tryDepth; i > fn_->loop->tryDepth; --i) emitOp(Op::END_TRY);
+      emitPopsTo(fn_->loop->localCount);
+      fn_->loop->breakJumps.push_back(emitJump(Op::JUMP));
+      fn_->stackDepth = depth;
+    }
+    consume(TokenType::semicolon, "expected ';' after 'break'");
+  }
+
+  void continueStatement() {
+    if (!fn_->loop) {
+      semanticError("'continue' outside a loop");
+    } else {
+      int depth = fn_->stackDepth;
+      for (int i = fn_->tryDepth; i > fn_->loop->tryDepth; --i) emitOp(Op::END_TRY);
+      emitPopsTo(fn_->loop->localCount);
+      emitLoop(fn_->loop->continueTarget);
+      fn_->stackDepth = depth;
+    }
+    consume(TokenType::semicolon, "expected ';' after 'continue'");
+  }
+
+  void returnStatement() {
+    if (fn_->kind == FunctionKind::script) semanticError("can't return from top-level code");
+    int depth = fn_->stackDepth;
+    if (match(TokenType::semicolon)) {
+      emitReturn();
+    } else {
+      if (fn_->kind == FunctionKind::initializer) semanticError("can't return a value from 'init'");
+      expression();
+      consume(TokenType::semicolon, "expected ';' after the return value");
+      emitOp(Op::RETURN);
+    }
+    fn_->stackDepth = depth;
+  }
+
+  void throwStatement() {
+    expression();
+    consume(TokenType::semicolon, "expected ';' after the thrown value");
+    emitOp(Op::THROW);
+  }
+
+  void tryStatement() {
+    consume(TokenType::leftBrace, "expected '{' after 'try'");
+    int depth = fn_->stackDepth;
+    int handler = emitJump(Op::TRY);
+    ++fn_->tryDepth;
+    beginScope();
+    block();
+    endScope();
+    --fn_->tryDepth;
+    emitOp(Op::END_TRY);
+    int skipCatch = emitJump(Op::JUMP);
+    patchJump(handler);
+    fn_->stackDepth = depth;
+    adjustStack(1);  // the VM pushes the exception
+    consume(TokenType::kwCatch, "expected 'catch' after the try block");
+    consume(TokenType::leftParen, "expected '(' after 'catch'");
+    beginScope();
+    consume(TokenType::identifier, "expected a name for the caught value");
+    declareLocal(previous_);
+    markInitialized();
+    consume(TokenType::rightParen, "expected ')' after the catch variable");
+    consume(TokenType::leftBrace, "expected '{' after 'catch (...)'");
+    beginScope();
+    block();
+    endScope();
+    endScope();
+    patchJump(skipCatch);
+  }
+
+  // --- expressions -----------------------------------------------------------------------
+  void expression() { parsePrecedence(Precedence::assignment); }
+
+  static Precedence infixPrecedence(TokenType t) {
+    switch (t) {
+      case TokenType::leftParen: case TokenType::dot: case TokenType::leftBracket: return Precedence::call;
+      case TokenType::kwOr: case TokenType::pipePipe: return Precedence::orP;
+      case TokenType::kwAnd: case TokenType::ampAmp: return Precedence::andP;
+      case TokenType::equalEqual: case TokenType::bangEqual: return Precedence::equality;
+      case TokenType::less: case TokenType::lessEqual: case TokenType::greater: case TokenType::greaterEqual:
+        return Precedence::comparison;
+      case TokenType::pipe: return Precedence::bitOr;
+      case TokenType::caret: return Precedence::bitXor;
+      case TokenType::ampersand: return Precedence::bitAnd;
+      case TokenType::shiftLeft: case TokenType::shiftRight: case TokenType::shiftRightLogical: return Precedence::shift;
+      case TokenType::plus: case TokenType::minus: return Precedence::term;
+      case TokenType::star: case TokenType::slash: case TokenType::percent: return Precedence::factor;
+      default: return Precedence::none;
+    }
+  }
+
+  void parsePrecedence(Precedence precedence) {
+    advance();
+    bool canAssign = precedence <= Precedence::assignment;
+    if (!prefix(previous_.type, canAssign)) {
+      errorAt(previous_, previous_.type == TokenType::eof ? "expected an expression, found end of file"
+                                                          : "expected an expression, found '" + std::string(previous_.text) + "'");
+      return;
+    }
+    while (precedence <= infixPrecedence(current_.type)) {
+      advance();
+      infix(previous_.type, canAssign);
+    }
+    if (canAssign && check(TokenType::equal)) {
+      errorAt(current_, "invalid assignment target");
+      advance();
+      expression();
+    }
+  }
+
+  bool prefix(TokenType type, bool canAssign) {
+    switch (type) {
+      case TokenType::leftParen:
+        expression();
+        consume(TokenType::rightParen, "expected ')' after the expression");
+        return true;
+      case TokenType::minus: case TokenType::bang: case TokenType::kwNot: case TokenType::tilde: {
+        parsePrecedence(Precedence::unary);
+        emitOp(type == TokenType::minus ? Op::NEGATE : type == TokenType::tilde ? Op::BIT_NOT : Op::NOT);
+        return true;
+      }
+      case TokenType::identifier: namedVariable(previous_, canAssign); return true;
+      case TokenType::string: stringLiteral(); return true;
+      case TokenType::integer: integerLiteral(); return true;
+      case TokenType::floating: floatLiteral(); return true;
+      case TokenType::kwNil: emitOp(Op::NIL); return true;
+      case TokenType::kwTrue: emitOp(Op::TRUE); return true;
+      case TokenType::kwFalse: emitOp(Op::FALSE); return true;
+      case TokenType::kwThis:
+        if (!class_) semanticError("can't use 'this' outside of a method");
+        else namedVariable(previous_, false);
+        return true;
+      case TokenType::kwSuper: superExpression(); return true;
+      case TokenType::leftBracket: arrayLiteral(); return true;
+      case TokenType::kwFn: function(FunctionKind::function, "<anonymous>"); return true;
+      case TokenType::kwNew: newExpression(); return true;
+      default: return false;
+    }
+  }
+
+  void infix(TokenType type, bool canAssign) {
+    switch (type) {
+      case TokenType::leftParen: {
+        int argc = argumentList();
+        emitOpU8(Op::CALL, argc);
+        adjustStack(-argc);
+        return;
+      }
+      case TokenType::dot: dot(canAssign); return;
+      case TokenType::leftBracket: {
+        expression();
+        consume(TokenType::rightBracket, "expected ']' after the index");
+        if (canAssign && match(TokenType::equal)) {
+          expression();
+          emitOp(Op::SET_INDEX);
+        } else {
+          emitOp(Op::GET_INDEX);
+        }
+        return;
+      }
+      case TokenType::kwAnd: case TokenType::ampAmp: {
+        int end = emitJump(Op::JUMP_IF_FALSE);
+        emitOp(Op::POP);
+        parsePrecedence(Precedence::andP);
+        patchJump(end);
+        return;
+      }
+      case TokenType::kwOr: case TokenType::pipePipe: {
+        int end = emitJump(Op::JUMP_IF_TRUE);
+        emitOp(Op::POP);
+        parsePrecedence(Precedence::orP);
+        patchJump(end);
+        return;
+      }
+      default: break;
+    }
+    // Binary operators are left-associative: the right operand binds one level tighter.
+    Precedence p = infixPrecedence(type);
+    parsePrecedence(static_cast<Precedence>(static_cast<int>(p) + 1));
+    switch (type) {
+      case TokenType::equalEqual: emitOp(Op::EQUAL); break;
+      case TokenType::bangEqual: emitOp(Op::NOT_EQUAL); break;
+      case TokenType::less: emitOp(Op::LESS); break;
+      case TokenType::lessEqual: emitOp(Op::LESS_EQUAL); break;
+      case TokenType::greater: emitOp(Op::GREATER); break;
+      case TokenType::greaterEqual: emitOp(Op::GREATER_EQUAL); break;
+      case TokenType::pipe: emitOp(Op::BIT_OR); break;
+      case TokenType::caret: emitOp(Op::BIT_XOR); break;
+      case TokenType::ampersand: emitOp(Op::BIT_AND); break;
+      case TokenType::shiftLeft: emitOp(Op::SHIFT_LEFT); break;
+      case TokenType::shiftRight: emitOp(Op::SHIFT_RIGHT); break;
+      case TokenType::shiftRightLogical: emitOp(Op::SHIFT_RIGHT_LOGICAL); break;
+      case TokenType::plus: emitOp(Op::ADD); break;
+      case TokenType::minus: emitOp(Op::SUBTRACT); break;
+      case TokenType::star: emitOp(Op::MULTIPLY); break;
+      case TokenType::slash: emitOp(Op::DIVIDE); break;
+      case TokenType::percent: emitOp(Op::MODULO); break;
+      default: break;
+    }
+  }
+
+  int argumentList() {
+    int argc = 0;
+    if (!check(TokenType::rightParen)) {
+      do {
+        expression();
+        if (argc == kMaxArgs) error("can't pass more than 255 arguments");
+        else ++argc;
+      } while (match(TokenType::comma));
+    }
+    consume(TokenType::rightParen, "expected ')' after the arguments");
+    return argc;
+  }
+
+  void dot(bool canAssign) {
+    consume(TokenType::identifier, "expected a property name after '.'");
+    int sym = symbolFor(previous_.text);
+    if (canAssign && match(TokenType::equal)) {
+      expression();
+      emitOpU16(Op::SET_PROPERTY, sym);
+      emitU16(newCache());
+    } else if (match(TokenType::leftParen)) {
+      int argc = argumentList();
+      emitOpU16(Op::INVOKE, sym);
+      emitByte(static_cast<std::uint8_t>(argc));
+      emitU16(newCache());
+      adjustStack(-argc);
+    } else {
+      emitOpU16(Op::GET_PROPERTY, sym);
+      emitU16(newCache());
+    }
+  }
+
+  void superExpression() {
+    Token keyword = previous_;
+    if (!class_) semanticError(keyword, "can't use 'super' outside of a method");
+    else if (!class_->hasSuperclass) semanticError(keyword, "can't use 'super' in a class without a superclass");
+    consume(TokenType::dot, "expected '.' after 'super'");
+    consume(TokenType::identifier, "expected a method name after 'super.'");
+    int sym = symbolFor(previous_.text);
+    if (!class_) return;
+    Token self{TokenType::kwThis, "this", keyword.line, keyword.column};
+    namedVariable(self, false);
+    int classId = static_cast<int>(class_->klass->id);
+    if (match(TokenType::leftParen)) {
+      int argc = argumentList();
+      emitOpU16(Op::SUPER_INVOKE, classId);
+      emitU16(sym);
+      emitByte(static_cast<std::uint8_t>(argc));
+      adjustStack(-argc);
+    } else {
+      emitOpU16(Op::GET_SUPER, classId);
+      emitU16(sym);
+    }
+  }
+
+  void newExpression() {
+    consume(TokenType::identifier, "expected a class name after 'new'");
+    namedVariable(previous_, false);
+    consume(TokenType::leftParen, "expected '(' after the class name");
+    int argc = argumentList();
+    emitOpU8(Op::NEW, argc);
+    adjustStack(-argc);
+  }
+
+  void arrayLiteral() {
+    int count = 0;
+    if (!check(TokenType::rightBracket)) {
+      do {
+        if (check(TokenType::rightBracket)) break;  // a trailing comma
+        expression();
+        if (++count > 0xffff) error("too many elements in an array literal");
+      } while (match(TokenType::comma));
+    }
+    consume(TokenType::rightBracket, "expected ']' after the array elements");
+    emitOpU16(Op::ARRAY, count);
+    adjustStack(-count);
+  }
+
+  void integerLiteral() {
+    std::string_view text = previous_.text;
+    std::uint64_t value = 0;
+    bool overflow = false;
+    if (text.size() > 1 && (text[1] == 'x' || text[1] == 'X')) {
+      // Hexadecimal literals denote a 64-bit pattern, as in Java: 0xFFFFFFFFFFFFFFFF is -1.
+      for (char c : text.substr(2)) {
+        if (c == '_') continue;
+        int digit = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+        if (value >> 60) overflow = true;
+        value = value << 4 | static_cast<std::uint64_t>(digit);
+      }
+    } else {
+      for (char c : text) {
+        if (c == '_') continue;
+        auto digit = static_cast<std::uint64_t>(c - '0');
+        if (value > (static_cast<std::uint64_t>(INT64_MAX) - digit) / 10) overflow = true;
+        value = value * 10 + digit;
+      }
+    }
+    if (overflow) {
+      semanticError("integer literal out of range: " + std::string(text));
+      return emitOp(Op::NIL);
+    }
+    auto v = static_cast<std::int64_t>(value);
+    if (v >= INT16_MIN && v <= INT16_MAX) {
+      emitOpU16(Op::SMALL_INT, static_cast<int>(static_cast<std::uint16_t>(v)));
+    } else {
+      emitOpU16(Op::CONSTANT, makeConstant(Value::integer(v)));
+    }
+  }
+
+  void floatLiteral() {
+    std::string digits;
+    for (char c : previous_.text)
+      if (c != '_') digits += c;
+    double d = std::strtod(digits.c_str(), nullptr);  // overflow gives inf, as in Java's parser
+    emitOpU16(Op::CONSTANT, makeConstant(Value::floating(d)));
+  }
+
+  void stringLiteral() {
+    std::string_view raw = previous_.text.substr(1, previous_.text.size() - 2);
+    ZoneString out{ZoneAllocator<char>(&zone_)};
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      char c = raw[i];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (++i >= raw.size()) break;
+      switch (raw[i]) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '0': out += '\0'; break;
+        case 'u': {
+          std::size_t close = raw.find('}', i);
+          std::uint32_t code = 0;
+          bool ok = i + 1 < raw.size() && raw[i + 1] == '{' && close != std::string_view::npos &&
+                    close > i + 2 && close - i - 2 <= 6;
+          if (ok) {
+            for (std::size_t k = i + 2; k < close; ++k) {
+              char h = raw[k];
+              int digit = (h >= '0' && h <= '9') ? h - '0'
+                          : ((h | 0x20) >= 'a' && (h | 0x20) <= 'f') ? (h | 0x20) - 'a' + 10 : -1;
+              if (digit < 0) ok = false;
+              code = code * 16 + static_cast<std::uint32_t>(digit < 0 ? 0 : digit);
+            }
+          }
+          if (!ok || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+            semanticError("invalid unicode escape in string (write \\u{HEX}, up to 10FFFF)");
+            return emitOp(Op::NIL);
+          }
+          appendUtf8(out, code);
+          i = close;
+          break;
+        }
+        default:
+          semanticError(std::string("invalid escape sequence '\\") + raw[i] + "' in string");
+          return emitOp(Op::NIL);
+      }
+    }
+    emitOpU16(Op::CONSTANT, stringConstant(std::string_view(out.data(), out.size())));
+  }
+
+  static void appendUtf8(ZoneString& out, std::uint32_t code) {
+    if (code < 0x80) {
+      out += static_cast<char>(code);
+    } else if (code < 0x800) {
+      out += static_cast<char>(0xC0 | (code >> 6));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+      out += static_cast<char>(0xE0 | (code >> 12));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (code >> 18));
+      out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (code & 0x3F));
+    }
+  }
+
+  VM& vm_;
+  Lexer lexer_;
+  std::string_view file_;
+  CompilerZone& zone_;
+  Token current_, previous_, lookahead_;
+  bool hasLookahead_ = false;
+  bool panic_ = false;
+  std::vector<std::string> errors_;
+  FunctionState* fn_ = nullptr;
+  ClassState* class_ = nullptr;
+  ZoneNameSet topLevelNames_;
+};
+
+}  // namespace
+
+CompileResult compile(VM& vm, std::string_view source, std::string_view fileName) {
+  CompilerZone zone;
+  CompileResult result;
+  {
+    Compiler compiler(vm, source, fileName, zone);
+    result = compiler.compileScript();
+  }
+  result.zoneBytesUsed = zone.bytes();
+  return result;  // the zone's chunks go back to the system here, all at once
+}
+
+}  // namespace kith::vm

@@ -1,0 +1,26 @@
+// The compiler: one pass from source to bytecode (a Pratt parser, as in clox).
+// Its temporary data — scopes, locals tables, upvalue lists, loop and jump patch
+// lists, the top-level name set — lives in a ZoneHeap region (heap/zone_heap.h)
+// over the system allocator and is released in one step when compilation ends.
+// What outlives compilation — FunctionProtos, ClassInfos (method area) and string
+// constants (VM heap objects) — belongs to the VM.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kith::vm {
+
+class VM;
+struct FunctionProto;
+
+struct CompileResult {
+  FunctionProto* script = nullptr;  // nullptr when there were errors
+  std::vector<std::string> errors;  // "FILE:LINE:COL: error: MESSAGE", in source order
+  std::size_t zoneBytesUsed = 0;    // the region's size at its peak (for the curious)
+};
+
+CompileResult compile(VM& vm, std::string_view source, std::string_view fileName);
+
+}  // namespace kith::vm

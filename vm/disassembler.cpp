@@ -1,0 +1,107 @@
+#include "vm/disassembler.h"
+
+#include <cstdio>
+
+#include "vm/object.h"
+#include "vm/opcodes.h"
+#include "vm/vm.h"
+
+namespace kith::vm {
+namespace {
+
+std::string constantText(VM& vm, Value v) {
+  if (vm.isKind(v, ObjectKind::string)) {
+    std::string out = "\"";
+    for (char c : vm.stringView(v)) {
+      if (c == '\n') out += "\\n";
+      else if (c == '"') out += "\\\"";
+      else if (c == '\\') out += "\\\\";
+      else out += c;
+    }
+    return out + "\"";
+  }
+  return vm.toDisplayString(v);
+}
+
+}  // namespace
+
+std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size_t offset, std::size_t& next) {
+  const auto& code = proto.code;
+  auto u8 = [&](std::size_t at) { return static_cast<unsigned>(code[at]); };
+  auto u16 = [&](std::size_t at) { return static_cast<unsigned>(code[at] | (code[at + 1] << 8)); };
+  char prefix[32];
+  bool sameLine = offset > 0 && proto.lines[offset] == proto.lines[offset - 1];
+  if (sameLine) std::snprintf(prefix, sizeof prefix, "%04zu    | ", offset);
+  else std::snprintf(prefix, sizeof prefix, "%04zu %4d ", offset, proto.lines[offset]);
+  std::string out = prefix;
+  auto op = static_cast<Op>(code[offset]);
+  if (static_cast<int>(op) >= kOpCount) {
+    next = offset + 1;
+    return out + "<bad opcode " + std::to_string(code[offset]) + ">";
+  }
+  const OpInfo& info = kOpInfo[static_cast<int>(op)];
+  char name[24];
+  std::snprintf(name, sizeof name, "%-20s", info.name);
+  out += name;
+  std::size_t a = offset + 1;
+  next = a + static_cast<std::size_t>(info.operandBytes);
+  switch (op) {
+    case Op::CONSTANT: out += std::to_string(u16(a)) + " " + constantText(vm, proto.constants[u16(a)]); break;
+    case Op::SMALL_INT: out += std::to_string(static_cast<std::int16_t>(u16(a))); break;
+    case Op::GET_LOCAL: case Op::SET_LOCAL: case Op::GET_UPVALUE: case Op::SET_UPVALUE:
+    case Op::CALL: case Op::NEW:
+      out += std::to_string(u8(a));
+      break;
+    case Op::GET_GLOBAL: case Op::SET_GLOBAL: case Op::DEFINE_GLOBAL:
+      out += std::to_string(u16(a)) + " '" + vm.globalName(u16(a)) + "'";
+      break;
+    case Op::GET_PROPERTY: case Op::SET_PROPERTY:
+      out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "' cache " + std::to_string(u16(a + 2));
+      break;
+    case Op::METHOD: out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "'"; break;
+    case Op::INVOKE:
+      out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "' (" + std::to_string(u8(a + 2)) + " args) cache " +
+             std::to_string(u16(a + 3));
+      break;
+    case Op::GET_SUPER:
+      out += vm.classById(u16(a))->name + " '" + vm.symbolName(static_cast<int>(u16(a + 2))) + "'";
+      break;
+    case Op::SUPER_INVOKE:
+      out += vm.classById(u16(a))->name + " '" + vm.symbolName(static_cast<int>(u16(a + 2))) + "' (" +
+             std::to_string(u8(a + 4)) + " args)";
+      break;
+    case Op::JUMP: case Op::JUMP_IF_FALSE: case Op::JUMP_IF_TRUE: case Op::POP_JUMP_IF_FALSE: case Op::TRY:
+      out += "-> " + std::to_string(next + u16(a));
+      break;
+    case Op::LOOP: out += "-> " + std::to_string(next - u16(a)); break;
+    case Op::FOR_IN: out += "slot " + std::to_string(u8(a)) + " exit -> " + std::to_string(next + u16(a + 1)); break;
+    case Op::CLASS: out += vm.classById(u16(a))->name + (u8(a + 2) ? " < super" : ""); break;
+    case Op::ARRAY: out += std::to_string(u16(a)); break;
+    case Op::CLOSURE: {
+      const FunctionProto* fn = proto.functions[u16(a)];
+      out += std::to_string(u16(a)) + " <fn " + fn->name + ">";
+      for (int i = 0; i < fn->upvalueCount; ++i) {
+        out += std::string(i ? ", " : " captures ") + (u8(next) ? "local " : "upvalue ") + std::to_string(u8(next + 1));
+        next += 2;
+      }
+      break;
+    }
+    default: break;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string disassemble(VM& vm, const FunctionProto& proto) {
+  std::string out = "== " + proto.name + " (" + proto.file + ") arity " + std::to_string(proto.arity) +
+                    ", max stack " + std::to_string(proto.maxStack) + " ==\n";
+  for (std::size_t offset = 0; offset < proto.code.size();) {
+    std::size_t next;
+    out += disassembleInstruction(vm, proto, offset, next) + "\n";
+    offset = next;
+  }
+  for (const FunctionProto* fn : proto.functions) out += "\n" + disassemble(vm, *fn);
+  return out;
+}
+
+}  // namespace kith::vm

@@ -1,0 +1,44 @@
+#include "vm/handle_table.h"
+
+#include <cstdlib>
+
+namespace kith::vm {
+
+HandleTable::~HandleTable() {
+  for (Handle* chunk : chunks_) std::free(chunk);
+}
+
+bool HandleTable::addChunk() {
+  auto* chunk = static_cast<Handle*>(std::malloc(kHandlesPerChunk * sizeof(Handle)));
+  if (!chunk) return false;
+  chunks_.push_back(chunk);
+  // Thread the new slots onto the free list so the lowest address is handed out first.
+  for (std::size_t i = kHandlesPerChunk; i-- > 0;) {
+    chunk[i] = Handle{freeList_, nullptr, 0, 0};
+    freeList_ = &chunk[i];
+  }
+  return true;
+}
+
+Handle* HandleTable::allocate(void* object, ClassInfo* klass) {
+  if (!freeList_ && !addChunk()) return nullptr;
+  Handle* h = freeList_;
+  freeList_ = static_cast<Handle*>(h->object);
+  *h = Handle{object, klass, 0, 0};
+  ++live_;
+  return h;
+}
+
+void HandleTable::release(Handle* handle) {
+  *handle = Handle{freeList_, nullptr, 0, 0};
+  freeList_ = handle;
+  --live_;
+}
+
+bool HandleTable::owns(const Handle* p) const {
+  for (const Handle* chunk : chunks_)
+    if (p >= chunk && p < chunk + kHandlesPerChunk) return true;
+  return false;
+}
+
+}  // namespace kith::vm

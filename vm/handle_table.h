@@ -1,0 +1,70 @@
+// HandleTable: the indirection between Values and heap objects, as in Sun's JDK 1.1.
+// Every heap object has exactly one Handle; Values, fields, array elements and
+// upvalues hold the Handle*, never the object's address. The handle holds the
+// object's current address and its class (method table / type), so
+//   - a moving heap (buddy defragmentation) relocates an object by updating one
+//     word: handle->object (the relocation callback finds the handle through the
+//     back-pointer in the object's header, object.h);
+//   - method dispatch reads handle->klass without touching the object.
+// Handle slots live in chunks from the system allocator, OUTSIDE the studied heap,
+// so they do not disturb the allocation studies; their memory is reported
+// separately (bytesReserved). Freed handles are recycled through a free list
+// threaded through the `object` word. `gcBits` is room for the collector's mark
+// state; the table itself never reads it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kith::vm {
+
+struct ClassInfo;
+
+struct Handle {
+  void* object;      // current address of the object; next free handle when free
+  ClassInfo* klass;  // class / method table; nullptr marks a free handle
+  std::uint32_t gcBits;  // collector state (mark bits), zero when allocated
+  std::uint32_t spare;   // room for the collector (e.g. an age or a colour)
+};
+
+class HandleTable {
+ public:
+  static constexpr std::size_t kHandlesPerChunk = 1024;
+
+  HandleTable() = default;
+  HandleTable(const HandleTable&) = delete;
+  HandleTable& operator=(const HandleTable&) = delete;
+  ~HandleTable();
+
+  // A fresh handle for `object` of class `klass`; reuses a released one first.
+  // Returns nullptr only when the system allocator fails.
+  Handle* allocate(void* object, ClassInfo* klass);
+  // Puts the handle on the free list; the object it named must be gone.
+  void release(Handle* handle);
+
+  // Calls fn(Handle*) for every handle in use, chunk by chunk.
+  template <class Fn>
+  void forEachLive(Fn&& fn) {
+    for (Handle* chunk : chunks_)
+      for (std::size_t i = 0; i < kHandlesPerChunk; ++i)
+        if (chunk[i].klass) fn(&chunk[i]);
+  }
+
+  std::size_t liveCount() const { return live_; }
+  std::size_t chunkCount() const { return chunks_.size(); }
+  std::size_t capacity() const { return chunks_.size() * kHandlesPerChunk; }
+  // System-allocator bytes held by handle chunks (reported apart from the heap).
+  std::size_t bytesReserved() const { return chunks_.size() * kHandlesPerChunk * sizeof(Handle); }
+  // True when `p` points at a handle slot of this table (for checks and tests).
+  bool owns(const Handle* p) const;
+
+ private:
+  bool addChunk();
+
+  std::vector<Handle*> chunks_;
+  Handle* freeList_ = nullptr;
+  std::size_t live_ = 0;
+};
+
+}  // namespace kith::vm

@@ -1,0 +1,92 @@
+// The bytecode. One byte per opcode, operands little-endian after it:
+// u8 = 1 byte, u16 = 2 bytes. `effect` is the opcode's fixed stack effect (the
+// compiler adds the variable part, e.g. call arguments, itself) and is what the
+// compiler uses to compute each function's maxStack.
+#pragma once
+
+#include <cstdint>
+
+namespace kith::vm {
+
+//  X(name, operand bytes, stack effect)
+#define KITH_OPCODES(X)                                                       \
+  X(CONSTANT, 2, 1)        /* u16 constant index */                          \
+  X(NIL, 0, 1)                                                               \
+  X(TRUE, 0, 1)                                                              \
+  X(FALSE, 0, 1)                                                             \
+  X(SMALL_INT, 2, 1)       /* s16 immediate */                               \
+  X(POP, 0, -1)                                                              \
+  X(GET_LOCAL, 1, 1)       /* u8 slot */                                     \
+  X(SET_LOCAL, 1, 0)                                                         \
+  X(GET_GLOBAL, 2, 1)      /* u16 global index */                            \
+  X(SET_GLOBAL, 2, 0)                                                        \
+  X(DEFINE_GLOBAL, 2, -1)                                                    \
+  X(GET_UPVALUE, 1, 1)                                                       \
+  X(SET_UPVALUE, 1, 0)                                                       \
+  X(CLOSE_UPVALUE, 0, -1)                                                    \
+  X(GET_PROPERTY, 4, 0)    /* u16 symbol, u16 cache */                       \
+  X(SET_PROPERTY, 4, -1)   /* u16 symbol, u16 cache: obj value -> value */   \
+  X(GET_INDEX, 0, -1)                                                        \
+  X(SET_INDEX, 0, -2)      /* obj index value -> value */                    \
+  X(GET_SUPER, 4, 0)       /* u16 class id, u16 symbol: this -> bound */     \
+  X(EQUAL, 0, -1)                                                            \
+  X(NOT_EQUAL, 0, -1)                                                        \
+  X(GREATER, 0, -1)                                                          \
+  X(GREATER_EQUAL, 0, -1)                                                    \
+  X(LESS, 0, -1)                                                             \
+  X(LESS_EQUAL, 0, -1)                                                       \
+  X(ADD, 0, -1)                                                              \
+  X(SUBTRACT, 0, -1)                                                         \
+  X(MULTIPLY, 0, -1)                                                         \
+  X(DIVIDE, 0, -1)                                                           \
+  X(MODULO, 0, -1)                                                           \
+  X(BIT_AND, 0, -1)                                                          \
+  X(BIT_OR, 0, -1)                                                           \
+  X(BIT_XOR, 0, -1)                                                          \
+  X(SHIFT_LEFT, 0, -1)                                                       \
+  X(SHIFT_RIGHT, 0, -1)                                                      \
+  X(SHIFT_RIGHT_LOGICAL, 0, -1)                                              \
+  X(NEGATE, 0, 0)                                                            \
+  X(NOT, 0, 0)                                                               \
+  X(BIT_NOT, 0, 0)                                                           \
+  X(JUMP, 2, 0)            /* u16 forward offset */                          \
+  X(JUMP_IF_FALSE, 2, 0)   /* keeps the condition */                         \
+  X(JUMP_IF_TRUE, 2, 0)    /* keeps the condition */                         \
+  X(POP_JUMP_IF_FALSE, 2, -1)                                                \
+  X(LOOP, 2, 0)            /* u16 backward offset */                         \
+  X(CALL, 1, 0)            /* u8 argc: callee args -> result */              \
+  X(INVOKE, 5, 0)          /* u16 symbol, u8 argc, u16 cache */              \
+  X(SUPER_INVOKE, 5, 0)    /* u16 class id, u16 symbol, u8 argc */           \
+  X(NEW, 1, 0)             /* u8 argc: class args -> instance */             \
+  X(CLOSURE, 2, 1)         /* u16 function index, then (u8 isLocal, u8 index) per upvalue */ \
+  X(RETURN, 0, -1)                                                           \
+  X(CLASS, 3, 0)           /* u16 class id, u8 hasSuper: [super] -> class */ \
+  X(METHOD, 2, -1)         /* u16 symbol: class closure -> class */          \
+  X(ARRAY, 2, 1)           /* u16 count: elements -> array */                \
+  X(FOR_IN, 3, 1)          /* u8 slot of (array, index), u16 exit offset: pushes the element */ \
+  X(THROW, 0, -1)                                                            \
+  X(TRY, 2, 0)             /* u16 offset to the catch block */               \
+  X(END_TRY, 0, 0)
+
+enum class Op : std::uint8_t {
+#define KITH_OP_ENUM(name, operands, effect) name,
+  KITH_OPCODES(KITH_OP_ENUM)
+#undef KITH_OP_ENUM
+      COUNT_
+};
+
+constexpr int kOpCount = static_cast<int>(Op::COUNT_);
+
+struct OpInfo {
+  const char* name;
+  int operandBytes;
+  int stackEffect;
+};
+
+inline constexpr OpInfo kOpInfo[] = {
+#define KITH_OP_INFO(name, operands, effect) {#name, operands, effect},
+    KITH_OPCODES(KITH_OP_INFO)
+#undef KITH_OP_INFO
+};
+
+}  // namespace kith::vm

@@ -1,0 +1,288 @@
+#include "vm/runner.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <optional>
+#include <sstream>
+
+#include "heap/heap.h"
+#include "heap/trace.h"
+#include "stdlib/builtins.h"
+#include "vm/collector.h"
+#include "vm/compiler.h"
+#include "vm/disassembler.h"
+#include "vm/vm.h"
+
+namespace kith::vm {
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitCompileError = 65;
+constexpr int kExitNoInput = 66;
+constexpr int kExitSoftware = 70;
+constexpr int kExitCantCreate = 73;
+
+std::optional<std::string> readFile(const std::string& path, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string text;
+  char buffer[65536];
+  std::size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  bool failed = std::ferror(f) != 0;
+  int readErrno = errno;
+  std::fclose(f);
+  if (failed) {
+    error = std::strerror(readErrno ? readErrno : EIO);
+    return std::nullopt;
+  }
+  return text;
+}
+
+std::string jsonNumber(double x) {
+  if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+std::string jsonString(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+struct RunReport {
+  const RunOptions* options;
+  heap::HeapStatistics heap;
+  CollectorStatistics gc;
+  std::uint64_t instructions = 0, objectsCreated = 0;
+  double wallSeconds = 0;
+  std::size_t handlesLive = 0, handleChunks = 0, handleBytes = 0;
+};
+
+std::string latencyJson(const heap::LatencySummary& l) {
+  return "{\"mean\": " + jsonNumber(l.mean) + ", \"p50\": " + jsonNumber(l.p50) + ", \"p99\": " + jsonNumber(l.p99) +
+         ", \"max\": " + jsonNumber(l.max) + "}";
+}
+
+std::string statsJson(const RunReport& r) {
+  const heap::HeapStatistics& h = r.heap;
+  std::string histogram;
+  for (auto [size, count] : h.size_histogram) {
+    if (!histogram.empty()) histogram += ", ";
+    histogram += "\"" + std::to_string(size) + "\": " + std::to_string(count);
+  }
+  std::string satisfied;
+  for (int i = 0; i < heap::kOutcomeCount; ++i) {
+    if (i) satisfied += ", ";
+    satisfied += std::string("\"") + heap::outcomeName(static_cast<heap::Outcome>(i)) + "\": " + std::to_string(h.satisfied[i]);
+  }
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  std::string out = "{\"policy\": " + jsonString(r.options->heapPolicy) + ", \"collector\": " +
+                    jsonString(r.options->collector) + ", \"heap_size\": " + n(r.options->heapSize) + ",\n";
+  out += " \"heap\": {\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
+         ", \"bytes_requested\": " + n(h.bytes_requested) + ", \"bytes_allocated\": " + n(h.bytes_allocated) +
+         ", \"bytes_in_use\": " + n(h.bytes_in_use) + ", \"peak_bytes_in_use\": " + n(h.peak_bytes_in_use) +
+         ", \"failed_allocations\": " + n(h.failed_allocations) + ",\n  \"size_histogram\": {" + histogram + "},\n" +
+         "  \"satisfied\": {" + satisfied + "},\n  \"alloc_ns\": " + latencyJson(h.alloc_ns) +
+         ", \"free_ns\": " + latencyJson(h.free_ns) + ",\n  \"fragmentation\": {\"internal_bytes\": " +
+         n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}},\n";
+  out += " \"gc\": {\"cycles\": " + n(r.gc.cycles) + ", \"objects_freed\": " + n(r.gc.objectsFreed) +
+         ", \"bytes_freed\": " + n(r.gc.bytesFreed) + ", \"pause_ms\": {\"total\": " + jsonNumber(r.gc.pauseTotalMs) +
+         ", \"mean\": " + jsonNumber(r.gc.pauseMeanMs) + ", \"p99\": " + jsonNumber(r.gc.pauseP99Ms) +
+         ", \"max\": " + jsonNumber(r.gc.pauseMaxMs) + "}},\n";
+  out += " \"handle_table\": {\"bytes\": " + n(r.handleBytes) + ", \"chunks\": " + n(r.handleChunks) +
+         ", \"live\": " + n(r.handlesLive) + "},\n";
+  out += " \"vm\": {\"instructions\": " + n(r.instructions) + ", \"objects_created\": " + n(r.objectsCreated) +
+         ", \"wall_s\": " + jsonNumber(r.wallSeconds) + "}}\n";
+  return out;
+}
+
+std::string statsTable(const RunReport& r) {
+  const heap::HeapStatistics& h = r.heap;
+  char buf[4096];
+  std::snprintf(buf, sizeof buf,
+                "--- kith statistics ---\n"
+                "policy              %s (heap %zu bytes), collector %s\n"
+                "allocations         %llu (%llu bytes requested, %llu allocated)\n"
+                "frees               %llu\n"
+                "peak bytes in use   %llu\n"
+                "failed allocations  %llu\n"
+                "satisfied           immediate %llu, split %llu, glue %llu, defrag %llu, failed %llu\n"
+                "alloc ns            mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n"
+                "internal frag       %llu bytes\n"
+                "gc cycles           %llu (%llu objects, %llu bytes freed)\n"
+                "handle table        %zu bytes in %zu chunks, %zu live (outside the heap)\n"
+                "instructions        %llu\n"
+                "objects created     %llu\n"
+                "wall time           %.3f s\n",
+                r.options->heapPolicy.c_str(), r.options->heapSize, r.options->collector.c_str(),
+                (unsigned long long)h.allocations, (unsigned long long)h.bytes_requested,
+                (unsigned long long)h.bytes_allocated, (unsigned long long)h.frees,
+                (unsigned long long)h.peak_bytes_in_use, (unsigned long long)h.failed_allocations,
+                (unsigned long long)h.satisfied[0], (unsigned long long)h.satisfied[1],
+                (unsigned long long)h.satisfied[2], (unsigned long long)h.satisfied[3],
+                (unsigned long long)h.satisfied[4], h.alloc_ns.mean, h.alloc_ns.p50, h.alloc_ns.p99, h.alloc_ns.max,
+                (unsigned long long)h.internal_bytes, (unsigned long long)r.gc.cycles,
+                (unsigned long long)r.gc.objectsFreed, (unsigned long long)r.gc.bytesFreed, r.handleBytes,
+                r.handleChunks, r.handlesLive, (unsigned long long)r.instructions,
+                (unsigned long long)r.objectsCreated, r.wallSeconds);
+  return buf;
+}
+
+void reportUncaught(VM& vm) {
+  std::fflush(stdout);
+  Value thrown = vm.pendingException();
+  std::vector<std::string> trace = vm.exceptionTrace();  // before str() may run code
+  std::string message = vm.exceptionMessage(thrown);
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  for (const std::string& line : trace) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+}  // namespace
+
+const std::vector<std::string>& collectorNames() {
+  static const std::vector<std::string> names = {"occasional", "continuous", "none"};
+  return names;
+}
+
+int runScriptFile(const RunOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  std::string readError;
+  std::optional<std::string> source = readFile(options.script, readError);
+  if (!source) {
+    std::fprintf(stderr, "kith: cannot read '%s': %s\n", options.script.c_str(), readError.c_str());
+    return kExitNoInput;
+  }
+  std::unique_ptr<heap::Heap> heap;
+  try {
+    heap = heap::makeHeap(options.heapPolicy, options.heapSize, options.stats != StatsFormat::none || !options.statsFile.empty());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "kith: cannot reserve a heap of %zu bytes\n", options.heapSize);
+    return kExitSoftware;
+  }
+  if (!heap) {
+    std::fprintf(stderr, "kith: unknown heap policy '%s'; valid: %s\n", options.heapPolicy.c_str(),
+                 heap::policyNames().c_str());
+    return 64;
+  }
+  NoCollector collector(options.collector);
+  std::unique_ptr<VM> vm;
+  try {
+    vm = std::make_unique<VM>(*heap, collector, VMOptions{options.maxDepth, options.args, options.heapSize});
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "kith: cannot reserve the VM stack for --max-depth=%zu\n", options.maxDepth);
+    return kExitSoftware;
+  }
+  std::FILE* traceFile = nullptr;
+  std::unique_ptr<heap::TraceWriter> trace;
+  if (!options.tracePath.empty()) {
+    traceFile = std::fopen(options.tracePath.c_str(), "w");
+    if (!traceFile) {
+      std::fprintf(stderr, "kith: cannot write trace '%s': %s\n", options.tracePath.c_str(), std::strerror(errno));
+      return kExitCantCreate;
+    }
+    trace = std::make_unique<heap::TraceWriter>(traceFile);
+    vm->setTraceWriter(trace.get());
+  }
+
+  int exitCode = kExitOk;
+  try {
+    stdlib::installBuiltins(*vm);
+    CompileResult compiled = compile(*vm, *source, options.script);
+    if (!compiled.script) {
+      for (const std::string& e : compiled.errors) std::fprintf(stderr, "%s\n", e.c_str());
+      exitCode = kExitCompileError;
+    } else {
+      try {
+        vm->runScript(compiled.script);
+      } catch (const KithThrow&) {
+        reportUncaught(*vm);
+        exitCode = kExitSoftware;
+      }
+    }
+  } catch (const KithThrow&) {
+    // Only the built-ins' setup can get here: the heap cannot hold the prelude.
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", vm->exceptionMessage(vm->pendingException()).c_str());
+    exitCode = kExitSoftware;
+  } catch (const ExitRequest& exit) {
+    exitCode = exit.code;
+  }
+  std::fflush(stdout);
+
+  if (trace) {
+    vm->setTraceWriter(nullptr);
+    trace->flush();
+    bool ok = trace->ok();
+    trace.reset();
+    if (std::fclose(traceFile) != 0 || !ok) {
+      std::fprintf(stderr, "kith: writing trace '%s' failed\n", options.tracePath.c_str());
+      if (exitCode == kExitOk) exitCode = kExitCantCreate;
+    }
+  }
+  if (options.stats != StatsFormat::none || !options.statsFile.empty()) {
+    RunReport report;
+    report.options = &options;
+    report.heap = heap->statistics();
+    report.gc = collector.statistics();
+    report.instructions = vm->instructionsExecuted();
+    report.objectsCreated = vm->objectsCreated();
+    report.handlesLive = vm->handles().liveCount();
+    report.handleChunks = vm->handles().chunkCount();
+    report.handleBytes = vm->handles().bytesReserved();
+    report.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string json = statsJson(report);
+    if (options.stats == StatsFormat::json) std::fputs(json.c_str(), stderr);
+    if (options.stats == StatsFormat::table) std::fputs(statsTable(report).c_str(), stderr);
+    if (!options.statsFile.empty()) {
+      std::ofstream out(options.statsFile);
+      out << json;
+      if (!out) {
+        std::fprintf(stderr, "kith: cannot write statistics to '%s'\n", options.statsFile.c_str());
+        if (exitCode == kExitOk) exitCode = kExitCantCreate;
+      }
+    }
+  }
+  return exitCode;
+}
+
+int disassembleFile(const std::string& path) {
+  std::string readError;
+  std::optional<std::string> source = readFile(path, readError);
+  if (!source) {
+    std::fprintf(stderr, "kith: cannot read '%s': %s\n", path.c_str(), readError.c_str());
+    return kExitNoInput;
+  }
+  auto heap = heap::makeHeap("malloc", std::size_t{64} << 20, false);
+  NoCollector collector;
+  VM vm(*heap, collector);
+  try {
+    stdlib::installBuiltins(vm);
+  } catch (const KithThrow&) {
+    std::fprintf(stderr, "kith: cannot set up the built-ins\n");
+    return kExitSoftware;
+  }
+  CompileResult compiled = compile(vm, *source, path);
+  if (!compiled.script) {
+    for (const std::string& e : compiled.errors) std::fprintf(stderr, "%s\n", e.c_str());
+    return kExitCompileError;
+  }
+  std::fputs(disassemble(vm, *compiled.script).c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace kith::vm

@@ -1,0 +1,74 @@
+// Value: what the interpreter pushes, stores in locals, fields and array elements.
+// 16 bytes: a type tag and an 8-byte payload. A Value that refers to a heap object
+// holds the object's Handle* (handle_table.h), never the object's address, so the
+// heap may move the object (defragmentation) without touching any Value.
+// Classes and native functions live outside the studied heap (the "method area")
+// and are referred to by plain pointers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kith::vm {
+
+struct Handle;
+struct ClassInfo;
+struct NativeFunction;
+
+enum class ValueType : std::uint8_t {
+  nil,
+  boolean,
+  integer,
+  floating,
+  object,     // as.handle: a heap object (string, array, instance, closure, ...)
+  klass,      // as.klass: a class (method area)
+  native,     // as.native: a built-in function (method area)
+  undefined,  // internal: a global whose declaration has not run; a deleted map entry
+};
+
+struct Value {
+  ValueType type;
+  union {
+    bool boolean;
+    std::int64_t integer;
+    double floating;
+    Handle* handle;
+    ClassInfo* klass;
+    const NativeFunction* native;
+  } as;
+
+  // Trivially default-constructible on purpose: the VM stack is a large block
+  // that should not be touched (committed) before it is used.
+  static Value nil() { Value v; v.type = ValueType::nil; v.as.integer = 0; return v; }
+  static Value undefined() { Value v; v.type = ValueType::undefined; v.as.integer = 0; return v; }
+  static Value boolean(bool b) { Value v; v.type = ValueType::boolean; v.as.integer = 0; v.as.boolean = b; return v; }
+  static Value integer(std::int64_t i) { Value v; v.type = ValueType::integer; v.as.integer = i; return v; }
+  static Value floating(double d) { Value v; v.type = ValueType::floating; v.as.floating = d; return v; }
+  static Value object(Handle* h) { Value v; v.type = ValueType::object; v.as.handle = h; return v; }
+  static Value klassValue(ClassInfo* c) { Value v; v.type = ValueType::klass; v.as.klass = c; return v; }
+  static Value nativeValue(const NativeFunction* n) { Value v; v.type = ValueType::native; v.as.native = n; return v; }
+
+  bool isNil() const { return type == ValueType::nil; }
+  bool isBool() const { return type == ValueType::boolean; }
+  bool isInt() const { return type == ValueType::integer; }
+  bool isFloat() const { return type == ValueType::floating; }
+  bool isNumber() const { return type == ValueType::integer || type == ValueType::floating; }
+  bool isObject() const { return type == ValueType::object; }
+  bool isClass() const { return type == ValueType::klass; }
+  bool isNative() const { return type == ValueType::native; }
+  bool isUndefined() const { return type == ValueType::undefined; }
+  bool isFalsy() const { return type == ValueType::nil || (type == ValueType::boolean && !as.boolean); }
+  double toDouble() const { return isInt() ? static_cast<double>(as.integer) : as.floating; }
+};
+static_assert(sizeof(Value) == 16, "Values are 16 bytes: tag + payload");
+
+// Python's repr of a double: shortest round-trip digits, exponent form when the
+// decimal exponent is below -4 or at least 16 ("1e-05", "1e+16", "0.1", "2.0").
+std::string formatFloat(double d);
+
+// 1 == 1.0; 2^53 + 1 != 2^53 as a double (compared exactly, not through double).
+bool numbersEqual(Value a, Value b);
+// a < b for two numbers, exactly (mixed int/float compared without rounding).
+bool numberLess(Value a, Value b);
+
+}  // namespace kith::vm

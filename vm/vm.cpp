@@ -1,0 +1,1466 @@
+#include "vm/vm.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "vm/opcodes.h"
+
+namespace kith::vm {
+
+namespace {
+
+constexpr int kMaxNativeDepth = 200;     // nested interpreter entries (C++ recursion)
+constexpr int kMaxDisplayDepth = 1000;   // nesting str() follows into arrays and toString()
+constexpr std::size_t kStackSlotsPerFrame = 64;
+constexpr std::size_t kFallbackMessageCapacity = 96;  // > "out of memory: requested <2^128> bytes"
+
+std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string plural(int n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+const char* kindName(ObjectKind kind) {
+  switch (kind) {
+    case ObjectKind::string: return "string";
+    case ObjectKind::array: return "array";
+    case ObjectKind::instance: return "instance";
+    case ObjectKind::closure: return "closure";
+    case ObjectKind::boundMethod: return "bound method";
+    case ObjectKind::upvalue: return "upvalue";
+    case ObjectKind::list: return "List";
+    case ObjectKind::map: return "Map";
+    case ObjectKind::stringBuilder: return "StringBuilder";
+    case ObjectKind::valueStorage: return "value storage";
+    case ObjectKind::byteStorage: return "byte storage";
+    case ObjectKind::count: break;
+  }
+  return "?";
+}
+
+// --- construction ----------------------------------------------------------------------
+
+VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
+    : heap_(heap), collector_(collector), options_(std::move(options)), maxDepth_(options_.maxDepth) {
+  if (maxDepth_ < 1) maxDepth_ = 1;
+  // The stack and frames are single blocks that never move (open upvalues and
+  // natives' argument pointers point into the stack); pages are committed as used.
+  std::size_t slots = std::max<std::size_t>((maxDepth_ + 1) * kStackSlotsPerFrame, 1 << 16);
+  stack_ = static_cast<Value*>(std::malloc(slots * sizeof(Value)));
+  frames_ = static_cast<CallFrame*>(std::malloc((maxDepth_ + 1) * sizeof(CallFrame)));
+  if (!stack_ || !frames_) {
+    std::free(stack_);
+    std::free(frames_);
+    throw std::bad_alloc();
+  }
+  stackLimit_ = stack_ + slots;
+  stackTop_ = stack_;
+  for (std::size_t k = 0; k < kObjectKindCount; ++k) {
+    auto klass = std::make_unique<ClassInfo>();
+    klass->id = static_cast<std::uint32_t>(k);
+    klass->kind = static_cast<ObjectKind>(k);
+    klass->name = kindName(klass->kind);
+    klass->defined = true;
+    klass->instantiable = false;
+    classes_.push_back(std::move(klass));
+  }
+  builtinClass(ObjectKind::array)->name = "Array";
+  builtinClass(ObjectKind::instance)->name = "Object";
+  messageSymbol_ = symbol("message");
+  toStringSymbol_ = symbol("toString");
+  initSymbol_ = symbol("init");
+  lengthSymbol_ = symbol("length");
+  heap_.setRelocator(&VM::relocateObject, this);
+  if (!heap_.arenaBase()) budgetLimit_ = options_.unboundedHeapLimit;
+}
+
+VM::~VM() {
+  heap_.setRelocator(nullptr, nullptr);
+  // A policy over a fixed arena drops every object with the arena; the system
+  // allocator (`malloc`) has no arena, so its live objects go back one by one.
+  if (!heap_.arenaBase()) handles_.forEachLive([&](Handle* h) { heap_.free(h->object); });
+  std::free(stack_);
+  std::free(frames_);
+}
+
+void VM::setErrorClass(ClassInfo* klass) {
+  errorClass_ = klass;
+  klass->isErrorClass = true;
+  // Preallocated so that even a heap too full for an error object can report one:
+  // an Error whose message string has room for any "out of memory: requested N
+  // bytes" (rewritten in place when used; see throwError).
+  try {
+    Handle* text = newStringUninitialized(kFallbackMessageCapacity);
+    objectAt<StringObject>(text)->length = 0;
+    pinned_.push_back(Value::object(text));
+    Value error = newInstance(klass);
+    pinned_.pop_back();
+    auto slot = klass->fieldSlots.find(messageSymbol_);
+    if (slot != klass->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = Value::object(text);
+    outOfMemoryError_ = error;
+    outOfMemoryMessage_ = Value::object(text);
+  } catch (const KithThrow&) {
+    pinned_.clear();
+    clearException();
+  }
+}
+
+// --- the allocation gate -----------------------------------------------------------------
+
+void VM::traceEvent(heap::TraceEventKind kind, const void* ptr, std::size_t size) {
+  std::uint64_t id = 0;
+  if (kind == heap::TraceEventKind::alloc) {
+    id = traceNextId_++;
+    traceIds_[ptr] = id;
+  } else if (kind == heap::TraceEventKind::free) {
+    auto it = traceIds_.find(ptr);
+    if (it == traceIds_.end()) return;
+    id = it->second;
+    traceIds_.erase(it);
+  }
+  trace_->record({kind, traceTime_++, id, kind == heap::TraceEventKind::free ? 0 : size});
+}
+
+// The system allocator has no fixed size: hold it to the budget as if it had one.
+void* VM::mallocWithinBudget(std::size_t bytes) {
+  void* object = heap_.malloc(bytes);
+  if (object && budgetLimit_) {
+    std::size_t block = heap_.getSize(object);
+    if (budgetInUse_ + block > budgetLimit_) {
+      heap_.free(object);
+      return nullptr;
+    }
+    budgetInUse_ += block;
+  }
+  return object;
+}
+
+Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
+  if (bytes > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(bytes);
+  // One virtual call per allocation (heap::Heap), whose cost the studies measure.
+  void* object = budgetLimit_ ? mallocWithinBudget(bytes) : heap_.malloc(bytes);
+  if (!object) {
+    if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
+    collector_.collect(*this);
+    object = budgetLimit_ ? mallocWithinBudget(bytes) : heap_.malloc(bytes);
+    if (!object) {
+      if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
+      throwOutOfMemory(bytes);
+    }
+  }
+  Handle* handle = handles_.allocate(object, klass);
+  if (!handle) {
+    heap_.free(object);
+    throwOutOfMemory(bytes);
+  }
+  auto* header = static_cast<ObjectHeader*>(object);
+  header->classId = klass->id;
+  header->size = static_cast<std::uint32_t>(bytes);
+  header->handle = handle;
+  ++objectsCreated_;
+  if (trace_) traceEvent(heap::TraceEventKind::alloc, object, bytes);
+  return handle;
+}
+
+void VM::freeObject(Handle* handle) {
+  if (trace_) traceEvent(heap::TraceEventKind::free, handle->object, 0);
+  if (budgetLimit_) budgetInUse_ -= heap_.getSize(handle->object);
+  heap_.free(handle->object);
+  handles_.release(handle);
+}
+
+void VM::collectGarbage() { collector_.collect(*this); }
+
+// The heap moved an object (defragmentation) and has already copied its bytes:
+// the header at the new address names the handle; the handle is all that changes.
+void VM::relocateObject(void* context, void* from, void* to, std::size_t) {
+  auto* vm = static_cast<VM*>(context);
+  static_cast<ObjectHeader*>(to)->handle->object = to;
+  if (vm->trace_) {
+    auto it = vm->traceIds_.find(from);
+    if (it != vm->traceIds_.end()) {
+      std::uint64_t id = it->second;
+      vm->traceIds_.erase(it);
+      vm->traceIds_[to] = id;
+    }
+  }
+}
+
+void VM::throwOutOfMemory(std::size_t bytes) {
+  throwError("out of memory: requested " + std::to_string(bytes) + " bytes");
+}
+
+// --- factories ----------------------------------------------------------------------------
+
+Handle* VM::newStringUninitialized(std::size_t length) {
+  if (length > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(length);
+  Handle* h = allocateObject(builtinClass(ObjectKind::string), sizeof(StringObject) + length + 1);
+  auto* s = objectAt<StringObject>(h);
+  s->length = length;
+  s->hash = 0;
+  s->bytes()[length] = '\0';
+  return h;
+}
+
+void VM::finishString(Handle* string) {
+  auto* s = objectAt<StringObject>(string);
+  s->hash = fnv1a(s->view());
+}
+
+Value VM::newString(std::string_view text) {
+  Handle* h = newStringUninitialized(text.size());
+  auto* s = objectAt<StringObject>(h);
+  if (!text.empty()) std::memcpy(s->bytes(), text.data(), text.size());
+  s->hash = fnv1a(text);
+  return Value::object(h);
+}
+
+Value VM::newArray(std::size_t length, Value fill) {
+  constexpr std::size_t maxLength = (std::numeric_limits<std::uint32_t>::max() - sizeof(ArrayObject)) / sizeof(Value);
+  if (length > maxLength) {
+    // The request in bytes, even when it does not fit in 64 bits.
+    __extension__ typedef unsigned __int128 Wide;
+    Wide bytes = static_cast<Wide>(length) * sizeof(Value) + sizeof(ArrayObject);
+    std::string digits;
+    do {
+      digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(bytes % 10)));
+      bytes /= 10;
+    } while (bytes != 0);
+    throwError("out of memory: requested " + digits + " bytes");
+  }
+  Handle* h = allocateObject(builtinClass(ObjectKind::array), sizeof(ArrayObject) + length * sizeof(Value));
+  auto* a = objectAt<ArrayObject>(h);
+  a->length = length;
+  for (std::size_t i = 0; i < length; ++i) a->elements()[i] = fill;
+  return Value::object(h);
+}
+
+Handle* VM::newValueStorage(std::size_t length) {
+  Value v = newArray(length, Value::nil());  // same layout, its own class for the studies
+  v.as.handle->klass = builtinClass(ObjectKind::valueStorage);
+  objectAt<ObjectHeader>(v)->classId = static_cast<std::uint32_t>(ObjectKind::valueStorage);
+  return v.as.handle;
+}
+
+Handle* VM::newByteStorage(std::size_t capacity) {
+  if (capacity > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(capacity);
+  Handle* h = allocateObject(builtinClass(ObjectKind::byteStorage), sizeof(ByteStorageObject) + capacity);
+  objectAt<ByteStorageObject>(h)->capacity = capacity;
+  return h;
+}
+
+Value VM::newInstance(ClassInfo* klass) {
+  Handle* h = allocateObject(klass, klass->instanceBytes());
+  auto* o = objectAt<InstanceObject>(h);
+  for (std::size_t i = 0; i < klass->fieldSymbols.size(); ++i) o->fields()[i] = Value::nil();
+  return Value::object(h);
+}
+
+Value VM::newBoundMethod(Value receiver, Value method) {
+  RootScope roots(*this);
+  roots.pin(receiver);
+  roots.pin(method);
+  Handle* h = allocateObject(builtinClass(ObjectKind::boundMethod), sizeof(BoundMethodObject));
+  auto* b = objectAt<BoundMethodObject>(h);
+  b->receiver = receiver;
+  b->method = method;
+  return Value::object(h);
+}
+
+Value VM::newList() {
+  Handle* h = allocateObject(builtinClass(ObjectKind::list), sizeof(ListObject));
+  auto* l = objectAt<ListObject>(h);
+  l->storage = Value::nil();
+  l->size = 0;
+  return Value::object(h);
+}
+
+Value VM::newMap() {
+  Handle* h = allocateObject(builtinClass(ObjectKind::map), sizeof(MapObject));
+  auto* m = objectAt<MapObject>(h);
+  m->entries = Value::nil();
+  m->index = Value::nil();
+  m->count = 0;
+  m->used = 0;
+  return Value::object(h);
+}
+
+Value VM::newStringBuilder() {
+  Handle* h = allocateObject(builtinClass(ObjectKind::stringBuilder), sizeof(StringBuilderObject));
+  auto* b = objectAt<StringBuilderObject>(h);
+  b->buffer = Value::nil();
+  b->length = 0;
+  return Value::object(h);
+}
+
+// --- method area ------------------------------------------------------------------------------
+
+ClassInfo* VM::newClass(std::string name, ObjectKind kind) {
+  auto klass = std::make_unique<ClassInfo>();
+  klass->id = static_cast<std::uint32_t>(classes_.size());
+  klass->kind = kind;
+  klass->name = std::move(name);
+  ClassInfo* raw = klass.get();
+  classes_.push_back(std::move(klass));
+  if (kind == ObjectKind::instance) compiledClasses_[raw->name] = raw;
+  return raw;
+}
+
+ClassInfo* VM::compiledClass(std::string_view name) {
+  auto it = compiledClasses_.find(std::string(name));
+  return it == compiledClasses_.end() ? nullptr : it->second;
+}
+
+FunctionProto* VM::newProto() {
+  protos_.push_back(std::make_unique<FunctionProto>());
+  return protos_.back().get();
+}
+
+int VM::symbol(std::string_view name) {
+  auto [it, inserted] = symbols_.try_emplace(std::string(name), static_cast<int>(symbolNames_.size()));
+  if (inserted) symbolNames_.emplace_back(name);
+  return it->second;
+}
+
+int VM::globalSlot(std::string_view name) {
+  auto [it, inserted] = globalSlots_.try_emplace(std::string(name), static_cast<int>(globals_.size()));
+  if (inserted) {
+    globalNames_.emplace_back(name);
+    globals_.push_back(Value::undefined());
+  }
+  return it->second;
+}
+
+void VM::defineGlobal(std::string_view name, Value value) {
+  globals_[static_cast<std::size_t>(globalSlot(name))] = value;
+}
+
+Value VM::global(std::string_view name) {
+  auto it = globalSlots_.find(std::string(name));
+  return it == globalSlots_.end() ? Value::undefined() : globals_[static_cast<std::size_t>(it->second)];
+}
+
+void VM::defineNative(ClassInfo* klass, const NativeFunction* native) {
+  klass->methods[symbol(native->name)] = Value::nativeValue(native);
+}
+
+void VM::defineStatic(ClassInfo* klass, std::string_view name, Value value) {
+  klass->statics[symbol(name)] = value;
+}
+
+// --- errors -------------------------------------------------------------------------------------
+
+void VM::throwValue(Value value) {
+  pendingException_ = value;
+  exceptionTrace_.clear();
+  traceCaptured_ = false;
+  throw KithThrow{};
+}
+
+void VM::throwError(const std::string& message) {
+  Value error = Value::nil();
+  bool made = false;
+  if (!creatingError_) {
+    creatingError_ = true;
+    std::size_t pinnedMark = pinned_.size();
+    try {
+      Value text = newString(message);
+      if (errorClass_) {
+        pinned_.push_back(text);
+        error = newInstance(errorClass_);
+        auto slot = errorClass_->fieldSlots.find(messageSymbol_);
+        if (slot != errorClass_->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = text;
+      } else {
+        error = text;  // before the prelude has defined Error
+      }
+      made = true;
+    } catch (const KithThrow&) {
+    }
+    pinned_.resize(pinnedMark);
+    creatingError_ = false;
+  }
+  if (!made) {
+    error = outOfMemoryError_;
+    if (outOfMemoryMessage_.isObject()) {
+      auto* text = objectAt<StringObject>(outOfMemoryMessage_);
+      std::size_t n = std::min(message.size(), kFallbackMessageCapacity);
+      std::memcpy(text->bytes(), message.data(), n);
+      text->bytes()[n] = '\0';
+      text->length = n;
+      finishString(outOfMemoryMessage_.as.handle);
+    }
+  }
+  throwValue(error);
+}
+
+void VM::throwArity(int expected, int got) {
+  throwError("expected " + plural(expected, "argument") + " but got " + std::to_string(got));
+}
+
+void VM::captureTrace() {
+  exceptionTrace_.clear();
+  for (std::size_t i = frameCount_; i-- > 0;) {
+    const CallFrame& f = frames_[i];
+    std::size_t offset = static_cast<std::size_t>(f.ip - f.proto->code.data());
+    int line = f.proto->lines.empty() ? 0 : f.proto->lines[offset > 0 ? std::min(offset - 1, f.proto->lines.size() - 1) : 0];
+    exceptionTrace_.push_back("  at " + f.proto->name + " (" + f.proto->file + ":" + std::to_string(line) + ")");
+  }
+  traceCaptured_ = true;
+}
+
+std::string VM::exceptionMessage(Value value) {
+  try {
+    if (isKind(value, ObjectKind::instance) && value.as.handle->klass->isErrorClass) {
+      auto slot = value.as.handle->klass->fieldSlots.find(messageSymbol_);
+      if (slot != value.as.handle->klass->fieldSlots.end())
+        return toDisplayString(objectAt<InstanceObject>(value)->fields()[slot->second]);
+    }
+    return toDisplayString(value);
+  } catch (const KithThrow&) {
+    clearException();
+    return "<" + typeName(value) + " (its toString() threw)>";
+  }
+}
+
+// --- values -----------------------------------------------------------------------------------------
+
+bool VM::valuesEqual(Value a, Value b) {
+  if (a.isNumber() && b.isNumber()) return numbersEqual(a, b);
+  if (a.type != b.type) return false;
+  switch (a.type) {
+    case ValueType::nil: return true;
+    case ValueType::boolean: return a.as.boolean == b.as.boolean;
+    case ValueType::object:
+      if (a.as.handle == b.as.handle) return true;
+      if (kindOf(a) == ObjectKind::string && kindOf(b) == ObjectKind::string) {
+        auto* x = objectAt<StringObject>(a);
+        auto* y = objectAt<StringObject>(b);
+        return x->length == y->length && x->hash == y->hash && std::memcmp(x->bytes(), y->bytes(), x->length) == 0;
+      }
+      return false;
+    case ValueType::klass: return a.as.klass == b.as.klass;
+    case ValueType::native: return a.as.native == b.as.native;
+    default: return false;
+  }
+}
+
+std::uint64_t VM::hashValue(Value v) {
+  switch (v.type) {
+    case ValueType::integer: return mix64(static_cast<std::uint64_t>(v.as.integer));
+    case ValueType::floating: {
+      double d = v.as.floating;
+      // Equal numbers hash alike: a float with an int value hashes as that int.
+      if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && std::trunc(d) == d)
+        return mix64(static_cast<std::uint64_t>(static_cast<std::int64_t>(d)));
+      std::uint64_t bits;
+      std::memcpy(&bits, &d, sizeof bits);
+      return mix64(bits);
+    }
+    case ValueType::boolean: return mix64(v.as.boolean ? 0x9e3779b97f4a7c15ULL : 0x7f4a7c159e3779b9ULL);
+    case ValueType::object:
+      if (kindOf(v) == ObjectKind::string) return objectAt<StringObject>(v)->hash;
+      // Handles never move, so identity hashes are stable even when objects move.
+      return mix64(reinterpret_cast<std::uintptr_t>(v.as.handle));
+    case ValueType::klass: return mix64(reinterpret_cast<std::uintptr_t>(v.as.klass));
+    case ValueType::native: return mix64(reinterpret_cast<std::uintptr_t>(v.as.native));
+    default: return 0;
+  }
+}
+
+std::string VM::typeName(Value v) {
+  switch (v.type) {
+    case ValueType::nil: return "nil";
+    case ValueType::boolean: return "bool";
+    case ValueType::integer: return "int";
+    case ValueType::floating: return "float";
+    case ValueType::klass: return "class";
+    case ValueType::native: return "function";
+    case ValueType::undefined: return "undefined";
+    case ValueType::object: break;
+  }
+  switch (kindOf(v)) {
+    case ObjectKind::string: return "string";
+    case ObjectKind::array: return "array";
+    case ObjectKind::closure:
+    case ObjectKind::boundMethod: return "function";
+    case ObjectKind::instance: return v.as.handle->klass->name;
+    default: return v.as.handle->klass->name;
+  }
+}
+
+std::string VM::toDisplayString(Value value) {
+  std::string out;
+  std::size_t mark = displayInProgress_.size();
+  try {
+    appendDisplay(out, value, 0);
+  } catch (...) {
+    displayInProgress_.resize(mark);
+    throw;
+  }
+  return out;
+}
+
+Value VM::toStringValue(Value value) {
+  if (isKind(value, ObjectKind::string)) return value;
+  return newString(toDisplayString(value));
+}
+
+void VM::appendDisplay(std::string& out, Value value, int depth) {
+  if (depth > kMaxDisplayDepth) throwError("stack overflow");
+  switch (value.type) {
+    case ValueType::nil: out += "nil"; return;
+    case ValueType::boolean: out += value.as.boolean ? "true" : "false"; return;
+    case ValueType::integer: out += std::to_string(value.as.integer); return;
+    case ValueType::floating: out += formatFloat(value.as.floating); return;
+    case ValueType::klass: out += "<class " + value.as.klass->name + ">"; return;
+    case ValueType::native: out += std::string("<native fn ") + value.as.native->name + ">"; return;
+    case ValueType::undefined: out += "<undefined>"; return;
+    case ValueType::object: break;
+  }
+  Handle* h = value.as.handle;
+  switch (h->klass->kind) {
+    case ObjectKind::string: out += objectAt<StringObject>(h)->view(); return;
+    case ObjectKind::array: {
+      for (Handle* open : displayInProgress_)
+        if (open == h) {
+          out += "[...]";  // an array that contains itself
+          return;
+        }
+      displayInProgress_.push_back(h);
+      out += '[';
+      std::uint64_t length = objectAt<ArrayObject>(h)->length;
+      for (std::uint64_t i = 0; i < length; ++i) {
+        if (i) out += ", ";
+        appendDisplay(out, objectAt<ArrayObject>(h)->elements()[i], depth + 1);  // re-read: may allocate
+      }
+      out += ']';
+      displayInProgress_.pop_back();
+      return;
+    }
+    case ObjectKind::closure: out += "<fn " + objectAt<ClosureObject>(h)->proto->name + ">"; return;
+    case ObjectKind::boundMethod: {
+      Value m = objectAt<BoundMethodObject>(h)->method;
+      out += m.isNative() ? std::string("<native fn ") + m.as.native->name + ">"
+                          : "<fn " + objectAt<ClosureObject>(m)->proto->name + ">";
+      return;
+    }
+    default: break;
+  }
+  auto method = h->klass->methods.find(toStringSymbol_);
+  if (method == h->klass->methods.end()) {
+    out += "<" + h->klass->name + " instance>";
+    return;
+  }
+  push(value);
+  Value result = callMethod(method->second, 0);
+  if (isKind(result, ObjectKind::string)) out += objectAt<StringObject>(result)->view();
+  else appendDisplay(out, result, depth + 1);
+}
+
+// --- calls ---------------------------------------------------------------------------------------
+
+void VM::push(Value v) {
+  if (stackTop_ >= stackLimit_) throwError("stack overflow");
+  *stackTop_++ = v;
+}
+
+void VM::callClosure(Handle* closure, int argc) {
+  FunctionProto* proto = objectAt<ClosureObject>(closure)->proto;
+  if (argc != proto->arity) throwArity(proto->arity, argc);
+  if (frameCount_ >= maxDepth_) throwError("stack overflow");
+  Value* slots = stackTop_ - argc - 1;
+  if (slots + proto->maxStack > stackLimit_) throwError("stack overflow");
+  frames_[frameCount_++] = CallFrame{closure, proto, proto->code.data(), slots};
+}
+
+void VM::callNative(const NativeFunction* native, int argc) {
+  if (argc < native->minArity || (native->maxArity >= 0 && argc > native->maxArity)) {
+    if (native->minArity == native->maxArity) throwArity(native->minArity, argc);
+    throwError("expected " + std::to_string(native->minArity) + " to " +
+               (native->maxArity < 0 ? std::string("any number of") : std::to_string(native->maxArity)) +
+               " arguments but got " + std::to_string(argc));
+  }
+  Value* args = stackTop_ - argc;
+  Value result = native->fn(*this, args, argc);
+  stackTop_ = args - 1;
+  *stackTop_++ = result;
+}
+
+bool VM::callValue(Value callee, int argc) {
+  switch (callee.type) {
+    case ValueType::object:
+      switch (kindOf(callee)) {
+        case ObjectKind::closure: callClosure(callee.as.handle, argc); return true;
+        case ObjectKind::boundMethod: {
+          auto* bound = objectAt<BoundMethodObject>(callee);
+          Value method = bound->method;
+          stackTop_[-1 - argc] = bound->receiver;
+          if (method.isNative()) {
+            callNative(method.as.native, argc);
+            return false;
+          }
+          callClosure(method.as.handle, argc);
+          return true;
+        }
+        default: break;
+      }
+      break;
+    case ValueType::native: callNative(callee.as.native, argc); return false;
+    case ValueType::klass:
+      throwError("class " + callee.as.klass->name + " is instantiated with 'new " + callee.as.klass->name + "(...)'");
+    default: break;
+  }
+  throwError("cannot call a value of type " + typeName(callee));
+}
+
+Value VM::call(int argc) {
+  Value callee = stackTop_[-1 - argc];
+  if (callValue(callee, argc)) return run(frameCount_ - 1);
+  return *--stackTop_;
+}
+
+Value VM::callMethod(Value method, int argc) {
+  if (method.isNative()) {
+    callNative(method.as.native, argc);
+    return *--stackTop_;
+  }
+  callClosure(method.as.handle, argc);
+  return run(frameCount_ - 1);
+}
+
+bool VM::invokeFromClass(ClassInfo* klass, int symbol, int argc) {
+  auto it = klass->methods.find(symbol);
+  if (it == klass->methods.end())
+    throwError("class " + klass->name + " has no method '" + symbolName(symbol) + "'");
+  Value method = it->second;
+  if (method.isNative()) {
+    callNative(method.as.native, argc);
+    return false;
+  }
+  callClosure(method.as.handle, argc);
+  return true;
+}
+
+bool VM::invoke(int symbol, int argc, InlineCache* cache) {
+  Value receiver = stackTop_[-1 - argc];
+  if (receiver.isObject()) {
+    ClassInfo* klass = receiver.as.handle->klass;
+    if (klass->kind == ObjectKind::instance) {
+      auto field = klass->fieldSlots.find(symbol);
+      if (field != klass->fieldSlots.end()) {  // a field holding a function: call it
+        Value callee = objectAt<InstanceObject>(receiver)->fields()[field->second];
+        stackTop_[-1 - argc] = callee;
+        return callValue(callee, argc);
+      }
+    }
+    auto it = klass->methods.find(symbol);
+    if (it == klass->methods.end()) {
+      if (klass->kind == ObjectKind::instance)
+        throwError(klass->name + " has no field or method '" + symbolName(symbol) + "'");
+      throwError(typeName(receiver) + " has no method '" + symbolName(symbol) + "'");
+    }
+    Value method = it->second;
+    if (method.isNative()) {
+      callNative(method.as.native, argc);
+      return false;
+    }
+    if (cache) *cache = InlineCache{klass, -1, method};
+    callClosure(method.as.handle, argc);
+    return true;
+  }
+  if (receiver.isClass()) {
+    ClassInfo* klass = receiver.as.klass;
+    auto it = klass->statics.find(symbol);
+    if (it == klass->statics.end())
+      throwError("class " + klass->name + " has no member '" + symbolName(symbol) + "'");
+    return callValue(it->second, argc);
+  }
+  throwError("cannot call method '" + symbolName(symbol) + "' on " + typeName(receiver));
+}
+
+// --- properties and indexing ---------------------------------------------------------------------------
+
+Value VM::bindMethod(Value receiver, ClassInfo* klass, int symbol, bool* found) {
+  auto it = klass->methods.find(symbol);
+  if (it == klass->methods.end()) {
+    *found = false;
+    return Value::nil();
+  }
+  *found = true;
+  return newBoundMethod(receiver, it->second);
+}
+
+Value VM::getProperty(Value receiver, int symbol, InlineCache* cache) {
+  if (receiver.isObject()) {
+    ClassInfo* klass = receiver.as.handle->klass;
+    switch (klass->kind) {
+      case ObjectKind::instance: {
+        auto field = klass->fieldSlots.find(symbol);
+        if (field != klass->fieldSlots.end()) {
+          if (cache) *cache = InlineCache{klass, field->second, Value::nil()};
+          return objectAt<InstanceObject>(receiver)->fields()[field->second];
+        }
+        break;
+      }
+      case ObjectKind::string:
+        if (symbol == lengthSymbol_) return Value::integer(static_cast<std::int64_t>(objectAt<StringObject>(receiver)->length));
+        break;
+      case ObjectKind::array:
+        if (symbol == lengthSymbol_) return Value::integer(static_cast<std::int64_t>(objectAt<ArrayObject>(receiver)->length));
+        break;
+      default: break;
+    }
+    bool found;
+    Value bound = bindMethod(receiver, klass, symbol, &found);
+    if (found) return bound;
+    if (klass->kind == ObjectKind::instance)
+      throwError(klass->name + " has no field or method '" + symbolName(symbol) + "'");
+    throwError(typeName(receiver) + " has no property '" + symbolName(symbol) + "'");
+  }
+  if (receiver.isClass()) {
+    auto it = receiver.as.klass->statics.find(symbol);
+    if (it != receiver.as.klass->statics.end()) return it->second;
+    throwError("class " + receiver.as.klass->name + " has no member '" + symbolName(symbol) + "'");
+  }
+  throwError("cannot read property '" + symbolName(symbol) + "' of " + typeName(receiver));
+}
+
+void VM::setProperty(Value receiver, int symbol, Value value, InlineCache* cache) {
+  if (isKind(receiver, ObjectKind::instance)) {
+    ClassInfo* klass = receiver.as.handle->klass;
+    auto field = klass->fieldSlots.find(symbol);
+    if (field == klass->fieldSlots.end())
+      throwError(klass->name + " has no field '" + symbolName(symbol) + "'");
+    if (cache) *cache = InlineCache{klass, field->second, Value::nil()};
+    objectAt<InstanceObject>(receiver)->fields()[field->second] = value;
+    return;
+  }
+  throwError("cannot set property '" + symbolName(symbol) + "' on " + typeName(receiver));
+}
+
+namespace {
+[[noreturn]] void outOfBounds(VM& vm, std::int64_t index, std::uint64_t length) {
+  vm.throwError("index " + std::to_string(index) + " out of bounds for length " + std::to_string(length));
+}
+}  // namespace
+
+Value VM::getIndex(Value container, Value index) {
+  if (container.isObject() && (kindOf(container) == ObjectKind::array || kindOf(container) == ObjectKind::string)) {
+    if (!index.isInt()) throwError("index must be an int, not " + typeName(index));
+    std::int64_t i = index.as.integer;
+    if (kindOf(container) == ObjectKind::array) {
+      auto* a = objectAt<ArrayObject>(container);
+      if (i < 0 || static_cast<std::uint64_t>(i) >= a->length) outOfBounds(*this, i, a->length);
+      return a->elements()[i];
+    }
+    auto* s = objectAt<StringObject>(container);
+    if (i < 0 || static_cast<std::uint64_t>(i) >= s->length) outOfBounds(*this, i, s->length);
+    char c = s->bytes()[i];  // copied out before the allocation
+    return newString(std::string_view(&c, 1));
+  }
+  throwError("cannot index a value of type " + typeName(container));
+}
+
+void VM::setIndex(Value container, Value index, Value value) {
+  if (isKind(container, ObjectKind::array)) {
+    if (!index.isInt()) throwError("index must be an int, not " + typeName(index));
+    auto* a = objectAt<ArrayObject>(container);
+    std::int64_t i = index.as.integer;
+    if (i < 0 || static_cast<std::uint64_t>(i) >= a->length) outOfBounds(*this, i, a->length);
+    a->elements()[i] = value;
+    return;
+  }
+  if (isKind(container, ObjectKind::string)) throwError("strings are immutable");
+  throwError("cannot index-assign a value of type " + typeName(container));
+}
+
+// --- operators ----------------------------------------------------------------------------------------
+
+void VM::binaryTypeError(const char* op, Value a, Value b) {
+  throwError(std::string("unsupported operand types for ") + op + ": " + typeName(a) + " and " + typeName(b));
+}
+
+Value VM::add(Value a, Value b) {
+  if (a.isInt() && b.isInt())
+    return Value::integer(static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) + static_cast<std::uint64_t>(b.as.integer)));
+  if (a.isNumber() && b.isNumber()) return Value::floating(a.toDouble() + b.toDouble());
+  bool aString = isKind(a, ObjectKind::string), bString = isKind(b, ObjectKind::string);
+  if (!aString && !bString) binaryTypeError("+", a, b);
+  // str() of the other operand first (it may run toString()), then one allocation,
+  // then copy the string operands through their handles (they may have moved).
+  std::string aText = aString ? std::string() : toDisplayString(a);
+  std::string bText = bString ? std::string() : toDisplayString(b);
+  std::size_t aLength = aString ? objectAt<StringObject>(a)->length : aText.size();
+  std::size_t bLength = bString ? objectAt<StringObject>(b)->length : bText.size();
+  Handle* result = newStringUninitialized(aLength + bLength);
+  char* out = objectAt<StringObject>(result)->bytes();
+  std::memcpy(out, aString ? objectAt<StringObject>(a)->bytes() : aText.data(), aLength);
+  std::memcpy(out + aLength, bString ? objectAt<StringObject>(b)->bytes() : bText.data(), bLength);
+  finishString(result);
+  return Value::object(result);
+}
+
+// --- upvalues --------------------------------------------------------------------------------------------
+
+Handle* VM::captureUpvalue(Value* slot) {
+  std::size_t i = openUpvalues_.size();
+  while (i > 0 && objectAt<UpvalueObject>(openUpvalues_[i - 1])->stackSlot > slot) --i;
+  if (i > 0 && objectAt<UpvalueObject>(openUpvalues_[i - 1])->stackSlot == slot) return openUpvalues_[i - 1];
+  Handle* h = allocateObject(builtinClass(ObjectKind::upvalue), sizeof(UpvalueObject));
+  auto* u = objectAt<UpvalueObject>(h);
+  u->stackSlot = slot;
+  u->closed = Value::nil();
+  openUpvalues_.insert(openUpvalues_.begin() + static_cast<std::ptrdiff_t>(i), h);
+  return h;
+}
+
+void VM::closeUpvalues(Value* last) {
+  while (!openUpvalues_.empty()) {
+    auto* u = objectAt<UpvalueObject>(openUpvalues_.back());
+    if (u->stackSlot < last) break;
+    u->closed = *u->stackSlot;
+    u->stackSlot = nullptr;
+    openUpvalues_.pop_back();
+  }
+}
+
+// --- classes ------------------------------------------------------------------------------------------
+
+void VM::defineClass(ClassInfo* klass, Value superclass, bool hasSuper) {
+  if (hasSuper) {
+    if (!superclass.isClass()) throwError("superclass must be a class, not " + typeName(superclass));
+    ClassInfo* super = superclass.as.klass;
+    if (super->kind != ObjectKind::instance || !super->instantiable)
+      throwError("class " + klass->name + " cannot inherit from built-in class " + super->name);
+    for (int sym : klass->ownFieldSymbols)
+      if (super->fieldSlots.count(sym))
+        throwError("field '" + symbolName(sym) + "' is already declared in superclass '" + super->name + "'");
+    klass->superclass = super;
+    klass->fieldSymbols = super->fieldSymbols;
+    klass->fieldSlots = super->fieldSlots;
+    klass->methods = super->methods;  // copy-down inheritance: own methods override below
+    klass->initializer = super->initializer;
+    klass->isErrorClass = super->isErrorClass;
+  } else {
+    klass->superclass = nullptr;
+  }
+  for (int sym : klass->ownFieldSymbols) {
+    klass->fieldSlots[sym] = static_cast<int>(klass->fieldSymbols.size());
+    klass->fieldSymbols.push_back(sym);
+  }
+  klass->defined = true;
+}
+
+bool VM::newObjectInstance(int argc) {
+  Value callee = stackTop_[-1 - argc];
+  if (!callee.isClass()) throwError("'new' needs a class, not " + typeName(callee));
+  ClassInfo* klass = callee.as.klass;
+  if (klass->kind == ObjectKind::instance && klass->instantiable) {
+    Value object = newInstance(klass);
+    stackTop_[-1 - argc] = object;
+    if (klass->initializer.isObject()) {
+      callClosure(klass->initializer.as.handle, argc);
+      return true;
+    }
+    if (argc != 0) throwArity(0, argc);
+    return false;
+  }
+  if (klass->constructor) {
+    callNative(klass->constructor, argc);
+    return false;
+  }
+  throwError("cannot instantiate " + klass->name);
+}
+
+// --- running --------------------------------------------------------------------------------------------
+
+void VM::runScript(FunctionProto* script) {
+  Handle* h = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject));
+  auto* c = objectAt<ClosureObject>(h);
+  c->proto = script;
+  c->upvalueCount = 0;
+  Value* base = stackTop_;
+  push(Value::object(h));
+  try {
+    callClosure(h, 0);
+    run(frameCount_ - 1);
+  } catch (...) {
+    stackTop_ = base;
+    throw;
+  }
+  stackTop_ = base;
+}
+
+// Computed goto (labels as values) is a GNU extension; -Wpedantic would flag every use.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+Value VM::run(std::size_t entryFrame) {
+  if (nativeDepth_ >= kMaxNativeDepth) {
+    // Too deep in native -> script -> native calls for the C++ stack: drop the frame
+    // the caller pushed, then report it like any other overflow.
+    frameCount_ = entryFrame;
+    stackTop_ = frames_[entryFrame].slots;
+    throwError("stack overflow");
+  }
+  struct DepthGuard {
+    int& depth;
+    explicit DepthGuard(int& d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+  } depthGuard(nativeDepth_);
+
+  CallFrame* frame;
+  const std::uint8_t* ip;
+  Value* slots;
+  Value* sp = stackTop_;
+  const Value* constants;
+  InlineCache* caches;
+  std::uint64_t executed = 0;
+
+#define LOAD_FRAME()                                 \
+  do {                                               \
+    frame = &frames_[frameCount_ - 1];               \
+    ip = frame->ip;                                  \
+    slots = frame->slots;                            \
+    constants = frame->proto->constants.data();      \
+    caches = frame->proto->caches.data();            \
+  } while (0)
+// Before anything that may allocate, throw or call out: publish ip and stack top.
+#define SYNC() (frame->ip = ip, stackTop_ = sp)
+#define READ_BYTE() (*ip++)
+#define READ_U16() (ip += 2, static_cast<std::uint16_t>(ip[-2] | (ip[-1] << 8)))
+
+  LOAD_FRAME();
+  for (;;) {
+    try {
+#if defined(__GNUC__)
+      static void* const dispatchTable[] = {
+#define KITH_OP_LABEL(name, operands, effect) &&op_##name,
+          KITH_OPCODES(KITH_OP_LABEL)
+#undef KITH_OP_LABEL
+      };
+#define DISPATCH()                     \
+  do {                                 \
+    ++executed;                        \
+    goto* dispatchTable[*ip++];        \
+  } while (0)
+#define CASE(name) op_##name:
+      DISPATCH();
+#else
+#define DISPATCH() continue
+#define CASE(name) case Op::name:
+      for (;;) {
+        ++executed;
+        switch (static_cast<Op>(*ip++)) {
+#endif
+
+      CASE(CONSTANT) { *sp++ = constants[READ_U16()]; DISPATCH(); }
+      CASE(NIL) { *sp++ = Value::nil(); DISPATCH(); }
+      CASE(TRUE) { *sp++ = Value::boolean(true); DISPATCH(); }
+      CASE(FALSE) { *sp++ = Value::boolean(false); DISPATCH(); }
+      CASE(SMALL_INT) { *sp++ = Value::integer(static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
+      CASE(POP) { --sp; DISPATCH(); }
+      CASE(GET_LOCAL) { *sp++ = slots[READ_BYTE()]; DISPATCH(); }
+      CASE(SET_LOCAL) { slots[READ_BYTE()] = sp[-1]; DISPATCH(); }
+      CASE(GET_GLOBAL) {
+        std::uint16_t slot = READ_U16();
+        Value v = globals_[slot];
+        if (v.isUndefined()) {
+          SYNC();
+          throwError("undefined variable '" + globalNames_[slot] + "'");
+        }
+        *sp++ = v;
+        DISPATCH();
+      }
+      CASE(SET_GLOBAL) {
+        std::uint16_t slot = READ_U16();
+        if (globals_[slot].isUndefined()) {
+          SYNC();
+          throwError("undefined variable '" + globalNames_[slot] + "'");
+        }
+        globals_[slot] = sp[-1];
+        DISPATCH();
+      }
+      CASE(DEFINE_GLOBAL) { globals_[READ_U16()] = *--sp; DISPATCH(); }
+      CASE(GET_UPVALUE) {
+        Value up = objectAt<ClosureObject>(frame->closure)->upvalues()[READ_BYTE()];
+        auto* u = objectAt<UpvalueObject>(up);
+        *sp++ = u->stackSlot ? *u->stackSlot : u->closed;
+        DISPATCH();
+      }
+      CASE(SET_UPVALUE) {
+        Value up = objectAt<ClosureObject>(frame->closure)->upvalues()[READ_BYTE()];
+        auto* u = objectAt<UpvalueObject>(up);
+        (u->stackSlot ? *u->stackSlot : u->closed) = sp[-1];
+        DISPATCH();
+      }
+      CASE(CLOSE_UPVALUE) {
+        closeUpvalues(sp - 1);
+        --sp;
+        DISPATCH();
+      }
+      CASE(GET_PROPERTY) {
+        std::uint16_t sym = READ_U16();
+        InlineCache* cache = &caches[READ_U16()];
+        Value receiver = sp[-1];
+        if (receiver.isObject() && receiver.as.handle->klass == cache->klass && cache->slot >= 0) {
+          sp[-1] = objectAt<InstanceObject>(receiver)->fields()[cache->slot];
+          DISPATCH();
+        }
+        SYNC();
+        sp[-1] = getProperty(receiver, sym, cache);
+        DISPATCH();
+      }
+      CASE(SET_PROPERTY) {
+        std::uint16_t sym = READ_U16();
+        InlineCache* cache = &caches[READ_U16()];
+        Value receiver = sp[-2];
+        Value value = sp[-1];
+        if (receiver.isObject() && receiver.as.handle->klass == cache->klass && cache->slot >= 0) {
+          objectAt<InstanceObject>(receiver)->fields()[cache->slot] = value;
+        } else {
+          SYNC();
+          setProperty(receiver, sym, value, cache);
+        }
+        sp[-2] = value;
+        --sp;
+        DISPATCH();
+      }
+      CASE(GET_INDEX) {
+        Value container = sp[-2], index = sp[-1];
+        if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array) {
+          auto* a = objectAt<ArrayObject>(container);
+          if (static_cast<std::uint64_t>(index.as.integer) < a->length) {
+            sp[-2] = a->elements()[index.as.integer];
+            --sp;
+            DISPATCH();
+          }
+        }
+        SYNC();
+        sp[-2] = getIndex(container, index);
+        --sp;
+        DISPATCH();
+      }
+      CASE(SET_INDEX) {
+        Value container = sp[-3], index = sp[-2], value = sp[-1];
+        if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array &&
+            static_cast<std::uint64_t>(index.as.integer) < objectAt<ArrayObject>(container)->length) {
+          objectAt<ArrayObject>(container)->elements()[index.as.integer] = value;
+        } else {
+          SYNC();
+          setIndex(container, index, value);
+        }
+        sp[-3] = value;
+        sp -= 2;
+        DISPATCH();
+      }
+      CASE(GET_SUPER) {
+        std::uint16_t classId = READ_U16();
+        std::uint16_t sym = READ_U16();
+        SYNC();
+        ClassInfo* super = classes_[classId]->superclass;
+        bool found;
+        Value bound = bindMethod(sp[-1], super, sym, &found);
+        if (!found) throwError("class " + super->name + " has no method '" + symbolName(sym) + "'");
+        sp[-1] = bound;
+        DISPATCH();
+      }
+      CASE(EQUAL) {
+        Value b = sp[-1], a = sp[-2];
+        bool eq = (a.isInt() && b.isInt()) ? a.as.integer == b.as.integer : valuesEqual(a, b);
+        sp[-2] = Value::boolean(eq);
+        --sp;
+        DISPATCH();
+      }
+      CASE(NOT_EQUAL) {
+        Value b = sp[-1], a = sp[-2];
+        bool eq = (a.isInt() && b.isInt()) ? a.as.integer == b.as.integer : valuesEqual(a, b);
+        sp[-2] = Value::boolean(!eq);
+        --sp;
+        DISPATCH();
+      }
+
+#define COMPARE(opName, symbolText, intExpr, lessArgs, negate, stringExpr)                          \
+  CASE(opName) {                                                                                     \
+    Value b = sp[-1], a = sp[-2];                                                                    \
+    bool r;                                                                                          \
+    if (a.isInt() && b.isInt()) {                                                                    \
+      r = intExpr;                                                                                   \
+    } else if (a.isNumber() && b.isNumber()) {                                                       \
+      /* any comparison with NaN is false */                                                         \
+      if ((a.isFloat() && std::isnan(a.as.floating)) || (b.isFloat() && std::isnan(b.as.floating))) \
+        r = false;                                                                                   \
+      else                                                                                           \
+        r = negate != numberLess lessArgs;                                                           \
+    } else if (isKind(a, ObjectKind::string) && isKind(b, ObjectKind::string)) {                     \
+      int c = objectAt<StringObject>(a)->view().compare(objectAt<StringObject>(b)->view());          \
+      r = stringExpr;                                                                                \
+    } else {                                                                                         \
+      SYNC();                                                                                        \
+      throwError(std::string("cannot compare ") + typeName(a) + " and " + typeName(b) + " with " symbolText); \
+    }                                                                                                \
+    sp[-2] = Value::boolean(r);                                                                      \
+    --sp;                                                                                            \
+    DISPATCH();                                                                                      \
+  }
+      COMPARE(LESS, "'<'", a.as.integer < b.as.integer, (a, b), false, c < 0)
+      COMPARE(LESS_EQUAL, "'<='", a.as.integer <= b.as.integer, (b, a), true, c <= 0)
+      COMPARE(GREATER, "'>'", a.as.integer > b.as.integer, (b, a), false, c > 0)
+      COMPARE(GREATER_EQUAL, "'>='", a.as.integer >= b.as.integer, (a, b), true, c >= 0)
+#undef COMPARE
+
+      CASE(ADD) {
+        Value b = sp[-1], a = sp[-2];
+        if (a.isInt() && b.isInt()) {
+          sp[-2].as.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) + static_cast<std::uint64_t>(b.as.integer));
+        } else if (a.isFloat() && b.isFloat()) {
+          sp[-2].as.floating = a.as.floating + b.as.floating;
+        } else {
+          SYNC();
+          sp[-2] = add(a, b);
+        }
+        --sp;
+        DISPATCH();
+      }
+#define ARITHMETIC(opName, symbolText, op)                                                              \
+  CASE(opName) {                                                                                        \
+    Value b = sp[-1], a = sp[-2];                                                                       \
+    if (a.isInt() && b.isInt()) {                                                                       \
+      sp[-2].as.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) op static_cast<std::uint64_t>(b.as.integer)); \
+    } else if (a.isNumber() && b.isNumber()) {                                                          \
+      sp[-2] = Value::floating(a.toDouble() op b.toDouble());                                           \
+    } else {                                                                                            \
+      SYNC();                                                                                           \
+      binaryTypeError(symbolText, a, b);                                                                \
+    }                                                                                                   \
+    --sp;                                                                                               \
+    DISPATCH();                                                                                         \
+  }
+      ARITHMETIC(SUBTRACT, "-", -)
+      ARITHMETIC(MULTIPLY, "*", *)
+#undef ARITHMETIC
+      CASE(DIVIDE) {
+        Value b = sp[-1], a = sp[-2];
+        if (a.isInt() && b.isInt()) {
+          if (b.as.integer == 0) {
+            SYNC();
+            throwError("division by zero");
+          }
+          // INT64_MIN / -1 overflows in C++; in Kith it wraps to INT64_MIN.
+          sp[-2].as.integer = b.as.integer == -1 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer))
+                                                 : a.as.integer / b.as.integer;
+        } else if (a.isNumber() && b.isNumber()) {
+          sp[-2] = Value::floating(a.toDouble() / b.toDouble());
+        } else {
+          SYNC();
+          binaryTypeError("/", a, b);
+        }
+        --sp;
+        DISPATCH();
+      }
+      CASE(MODULO) {
+        Value b = sp[-1], a = sp[-2];
+        if (a.isInt() && b.isInt()) {
+          if (b.as.integer == 0) {
+            SYNC();
+            throwError("division by zero");
+          }
+          sp[-2].as.integer = b.as.integer == -1 ? 0 : a.as.integer % b.as.integer;
+        } else if (a.isNumber() && b.isNumber()) {
+          sp[-2] = Value::floating(std::fmod(a.toDouble(), b.toDouble()));
+        } else {
+          SYNC();
+          binaryTypeError("%", a, b);
+        }
+        --sp;
+        DISPATCH();
+      }
+#define BITWISE(opName, symbolText, expr)                 \
+  CASE(opName) {                                          \
+    Value b = sp[-1], a = sp[-2];                         \
+    if (!a.isInt() || !b.isInt()) {                       \
+      SYNC();                                             \
+      binaryTypeError(symbolText, a, b);                  \
+    }                                                     \
+    std::uint64_t x = static_cast<std::uint64_t>(a.as.integer); \
+    std::uint64_t y = static_cast<std::uint64_t>(b.as.integer); \
+    (void)x; (void)y;                                     \
+    sp[-2].as.integer = static_cast<std::int64_t>(expr);  \
+    --sp;                                                 \
+    DISPATCH();                                           \
+  }
+      BITWISE(BIT_AND, "&", x & y)
+      BITWISE(BIT_OR, "|", x | y)
+      BITWISE(BIT_XOR, "^", x ^ y)
+      BITWISE(SHIFT_LEFT, "<<", x << (y & 63))
+      BITWISE(SHIFT_RIGHT, ">>", a.as.integer >> (y & 63))
+      BITWISE(SHIFT_RIGHT_LOGICAL, ">>>", x >> (y & 63))
+#undef BITWISE
+      CASE(NEGATE) {
+        Value a = sp[-1];
+        if (a.isInt()) sp[-1].as.integer = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer));
+        else if (a.isFloat()) sp[-1].as.floating = -a.as.floating;
+        else {
+          SYNC();
+          throwError("unsupported operand type for unary -: " + typeName(a));
+        }
+        DISPATCH();
+      }
+      CASE(NOT) { sp[-1] = Value::boolean(sp[-1].isFalsy()); DISPATCH(); }
+      CASE(BIT_NOT) {
+        if (!sp[-1].isInt()) {
+          SYNC();
+          throwError("unsupported operand type for ~: " + typeName(sp[-1]));
+        }
+        sp[-1].as.integer = ~sp[-1].as.integer;
+        DISPATCH();
+      }
+      CASE(JUMP) {
+        std::uint16_t offset = READ_U16();
+        ip += offset;
+        DISPATCH();
+      }
+      CASE(JUMP_IF_FALSE) {
+        std::uint16_t offset = READ_U16();
+        if (sp[-1].isFalsy()) ip += offset;
+        DISPATCH();
+      }
+      CASE(JUMP_IF_TRUE) {
+        std::uint16_t offset = READ_U16();
+        if (!sp[-1].isFalsy()) ip += offset;
+        DISPATCH();
+      }
+      CASE(POP_JUMP_IF_FALSE) {
+        std::uint16_t offset = READ_U16();
+        if ((--sp)->isFalsy()) ip += offset;
+        DISPATCH();
+      }
+      CASE(LOOP) {
+        std::uint16_t offset = READ_U16();
+        ip -= offset;
+        DISPATCH();
+      }
+      CASE(CALL) {
+        int argc = READ_BYTE();
+        Value callee = sp[-1 - argc];
+        if (callee.isObject() && callee.as.handle->klass->kind == ObjectKind::closure) {
+          // The common case inline: a script function with the right arity and room.
+          FunctionProto* proto = objectAt<ClosureObject>(callee)->proto;
+          Value* newSlots = sp - argc - 1;
+          if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
+            frame->ip = ip;
+            frame = &frames_[frameCount_++];
+            *frame = CallFrame{callee.as.handle, proto, proto->code.data(), newSlots};
+            ip = frame->ip;
+            slots = newSlots;
+            constants = proto->constants.data();
+            caches = proto->caches.data();
+            DISPATCH();
+          }
+        }
+        SYNC();
+        if (callValue(callee, argc)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(INVOKE) {
+        std::uint16_t sym = READ_U16();
+        int argc = READ_BYTE();
+        InlineCache* cache = &caches[READ_U16()];
+        Value receiver = sp[-1 - argc];
+        if (receiver.isObject() && receiver.as.handle->klass == cache->klass && cache->slot < 0) {
+          Handle* closure = cache->method.as.handle;
+          FunctionProto* proto = objectAt<ClosureObject>(closure)->proto;
+          Value* newSlots = sp - argc - 1;
+          if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
+            frame->ip = ip;
+            frame = &frames_[frameCount_++];
+            *frame = CallFrame{closure, proto, proto->code.data(), newSlots};
+            ip = frame->ip;
+            slots = newSlots;
+            constants = proto->constants.data();
+            caches = proto->caches.data();
+            DISPATCH();
+          }
+        }
+        SYNC();
+        if (invoke(sym, argc, cache)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(SUPER_INVOKE) {
+        std::uint16_t classId = READ_U16();
+        std::uint16_t sym = READ_U16();
+        int argc = READ_BYTE();
+        SYNC();
+        if (invokeFromClass(classes_[classId]->superclass, sym, argc)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(NEW) {
+        int argc = READ_BYTE();
+        SYNC();
+        if (newObjectInstance(argc)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(CLOSURE) {
+        FunctionProto* proto = frame->proto->functions[READ_U16()];
+        SYNC();
+        std::size_t count = static_cast<std::size_t>(proto->upvalueCount);
+        Handle* closure = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject) + count * sizeof(Value));
+        auto* c = objectAt<ClosureObject>(closure);
+        c->proto = proto;
+        c->upvalueCount = count;
+        for (std::size_t i = 0; i < count; ++i) c->upvalues()[i] = Value::nil();
+        *sp++ = Value::object(closure);  // on the stack (a root) while its upvalues are captured
+        stackTop_ = sp;
+        for (std::size_t i = 0; i < count; ++i) {
+          bool isLocal = READ_BYTE() != 0;
+          std::uint8_t index = READ_BYTE();
+          Handle* up = isLocal ? captureUpvalue(slots + index)
+                               : objectAt<ClosureObject>(frame->closure)->upvalues()[index].as.handle;
+          objectAt<ClosureObject>(closure)->upvalues()[i] = Value::object(up);  // re-read: capture allocates
+        }
+        DISPATCH();
+      }
+      CASE(RETURN) {
+        Value result = *--sp;
+        if (!openUpvalues_.empty()) closeUpvalues(slots);
+        while (!handlers_.empty() && handlers_.back().frameIndex >= frameCount_ - 1) handlers_.pop_back();
+        --frameCount_;
+        if (frameCount_ == entryFrame) {
+          stackTop_ = slots;
+          instructions_ += executed;
+          return result;
+        }
+        sp = slots;
+        *sp++ = result;
+        LOAD_FRAME();
+        DISPATCH();
+      }
+      CASE(CLASS) {
+        std::uint16_t classId = READ_U16();
+        bool hasSuper = READ_BYTE() != 0;
+        SYNC();
+        ClassInfo* klass = classes_[classId].get();
+        defineClass(klass, hasSuper ? sp[-1] : Value::nil(), hasSuper);
+        if (hasSuper) sp[-1] = Value::klassValue(klass);
+        else *sp++ = Value::klassValue(klass);
+        DISPATCH();
+      }
+      CASE(METHOD) {
+        int sym = READ_U16();
+        ClassInfo* klass = sp[-2].as.klass;
+        klass->methods[sym] = sp[-1];
+        if (sym == initSymbol_) klass->initializer = sp[-1];
+        --sp;
+        DISPATCH();
+      }
+      CASE(ARRAY) {
+        std::size_t count = READ_U16();
+        SYNC();
+        Value array = newArray(count, Value::nil());  // the elements stay on the stack meanwhile
+        if (count) std::memcpy(static_cast<void*>(objectAt<ArrayObject>(array)->elements()), sp - count, count * sizeof(Value));
+        sp -= count;
+        *sp++ = array;
+        DISPATCH();
+      }
+      CASE(FOR_IN) {
+        std::uint8_t slot = READ_BYTE();
+        std::uint16_t offset = READ_U16();
+        Value array = slots[slot];
+        if (!isKind(array, ObjectKind::array)) {
+          SYNC();
+          throwError("for-in needs an array, not " + typeName(array));
+        }
+        std::int64_t index = slots[slot + 1].as.integer;
+        auto* a = objectAt<ArrayObject>(array);
+        if (static_cast<std::uint64_t>(index) < a->length) {
+          *sp++ = a->elements()[index];
+          slots[slot + 1].as.integer = index + 1;
+        } else {
+          ip += offset;
+        }
+        DISPATCH();
+      }
+      CASE(THROW) {
+        Value thrown = *--sp;
+        SYNC();
+        throwValue(thrown);
+      }
+      CASE(TRY) {
+        std::uint16_t offset = READ_U16();
+        handlers_.push_back(TryHandler{frameCount_ - 1, sp, ip + offset});
+        DISPATCH();
+      }
+      CASE(END_TRY) {
+        handlers_.pop_back();
+        DISPATCH();
+      }
+#if !defined(__GNUC__)
+        }
+      }
+#endif
+    } catch (const KithThrow&) {
+      instructions_ += executed;
+      executed = 0;
+      frame->ip = ip;  // the top frame is this invocation's: inner ones have unwound
+      if (!traceCaptured_) captureTrace();
+      if (!handlers_.empty() && handlers_.back().frameIndex >= entryFrame) {
+        TryHandler handler = handlers_.back();
+        handlers_.pop_back();
+        closeUpvalues(handler.stackTop);
+        frameCount_ = handler.frameIndex + 1;
+        sp = handler.stackTop;
+        *sp++ = pendingException_;
+        stackTop_ = sp;
+        pendingException_ = Value::nil();
+        exceptionTrace_.clear();
+        traceCaptured_ = false;
+        LOAD_FRAME();
+        ip = handler.catchIp;
+        continue;
+      }
+      closeUpvalues(frames_[entryFrame].slots);
+      stackTop_ = frames_[entryFrame].slots;
+      frameCount_ = entryFrame;
+      throw;
+    } catch (...) {
+      instructions_ += executed;
+      throw;
+    }
+  }
+#undef LOAD_FRAME
+#undef SYNC
+#undef READ_BYTE
+#undef READ_U16
+#undef DISPATCH
+#undef CASE
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+}  // namespace kith::vm

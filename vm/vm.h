@@ -1,0 +1,281 @@
+// The virtual machine: the allocation gate, the object factories, the
+// interpreter loop, exceptions, and the root set a collector starts from.
+// See object.h for THE RULE about raw object addresses.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "heap/heap.h"
+#include "heap/trace.h"
+#include "vm/collector.h"
+#include "vm/handle_table.h"
+#include "vm/object.h"
+#include "vm/value.h"
+
+namespace kith::vm {
+
+// A Kith exception in flight (the thrown value is VM::pendingException()). A C++
+// exception so that natives, and natives calling back into script code, unwind
+// without checking return codes; the interpreter catches it at each entry.
+struct KithThrow {};
+// System.exit(code): unwinds everything, then the runner exits with `code`.
+struct ExitRequest {
+  int code;
+};
+
+struct CallFrame {
+  Handle* closure;
+  FunctionProto* proto;
+  const std::uint8_t* ip;
+  Value* slots;
+};
+
+struct TryHandler {
+  std::size_t frameIndex;  // the frame whose code holds the try block
+  Value* stackTop;         // the stack height at `try` (locals only)
+  const std::uint8_t* catchIp;
+};
+
+struct VMOptions {
+  std::size_t maxDepth = 10000;
+  std::vector<std::string> args;  // System.args
+  // For a heap without a fixed arena (`malloc`): the most block bytes in use at
+  // once, so every policy runs in the same --heap-size. 0: no limit.
+  std::size_t unboundedHeapLimit = 0;
+};
+
+class VM {
+ public:
+  VM(heap::Heap& heap, Collector& collector, VMOptions options = {});
+  ~VM();
+  VM(const VM&) = delete;
+  VM& operator=(const VM&) = delete;
+
+  // --- the allocation gate ------------------------------------------------------
+  // Every heap object is born here: heap.malloc (one virtual call per allocation
+  // through heap::Heap — a cost we measure), on failure the collector hook and one
+  // retry, then the catchable "out of memory: requested N bytes". Writes the header
+  // and gives the object its handle. Throws KithThrow on failure.
+  Handle* allocateObject(ClassInfo* klass, std::size_t bytes);
+  // Frees one object and its handle (for collectors).
+  void freeObject(Handle* handle);
+  // Runs the collector hook (System.gc(), and the gate on failure).
+  void collectGarbage();
+
+  // --- factories (each may allocate: see THE RULE) ------------------------------
+  Value newString(std::string_view text);  // `text` must not point into the heap
+  Handle* newStringUninitialized(std::size_t length);  // fill bytes, then finishString
+  void finishString(Handle* string);                   // computes the hash
+  Value newArray(std::size_t length, Value fill);
+  Value newInstance(ClassInfo* klass);
+  Value newBoundMethod(Value receiver, Value method);
+  Value newList();
+  Value newMap();
+  Value newStringBuilder();
+  Handle* newValueStorage(std::size_t length);  // filled with nil
+  Handle* newByteStorage(std::size_t capacity);
+
+  // --- classes, symbols, globals (method area) ---------------------------------
+  ClassInfo* builtinClass(ObjectKind kind) { return classes_[static_cast<std::size_t>(kind)].get(); }
+  ClassInfo* newClass(std::string name, ObjectKind kind = ObjectKind::instance);
+  ClassInfo* classById(std::size_t id) { return classes_[id].get(); }
+  // A user class compiled so far, by name (for compile-time field checks).
+  ClassInfo* compiledClass(std::string_view name);
+  ClassInfo* errorClass() const { return errorClass_; }
+  // Installs the class runtime errors are instances of (stdlib's prelude defines it).
+  void setErrorClass(ClassInfo* klass);
+  FunctionProto* newProto();
+
+  int symbol(std::string_view name);
+  const std::string& symbolName(int symbol) const { return symbolNames_[static_cast<std::size_t>(symbol)]; }
+  int globalSlot(std::string_view name);  // creates an undefined global on first use
+  void defineGlobal(std::string_view name, Value value);
+  Value global(std::string_view name);     // undefined() if absent
+  const std::string& globalName(std::size_t slot) const { return globalNames_[slot]; }
+  void defineNative(ClassInfo* klass, const NativeFunction* native);  // a method of a built-in class
+  void defineStatic(ClassInfo* klass, std::string_view name, Value value);
+
+  // --- running ------------------------------------------------------------------
+  // Runs a compiled script to the end. Returns normally, or throws KithThrow
+  // (uncaught exception: see pendingException / exceptionTrace) or ExitRequest.
+  void runScript(FunctionProto* script);
+  // Calls `callee` with `argc` arguments already pushed above it (push callee,
+  // then each argument) and returns the result, popping all of them. For natives
+  // that call back into script code (List.forEach, str() calling toString()).
+  Value call(int argc);
+  // Calls `method` (a closure or native) with the receiver and argc arguments
+  // already pushed (receiver first); returns the result, popping them all.
+  Value callMethod(Value method, int argc);
+  void push(Value v);
+  Value pop() { return *--stackTop_; }
+  Value peek(int distance = 0) const { return stackTop_[-1 - distance]; }
+
+  // --- errors ---------------------------------------------------------------------
+  [[noreturn]] void throwError(const std::string& message);  // a new Error(message)
+  [[noreturn]] void throwValue(Value value);
+  Value pendingException() const { return pendingException_; }
+  void clearException() { pendingException_ = Value::nil(); exceptionTrace_.clear(); traceCaptured_ = false; }
+  // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown.
+  const std::vector<std::string>& exceptionTrace() const { return exceptionTrace_; }
+  // The message an uncaught exception reports: an Error's message, else str(value).
+  std::string exceptionMessage(Value value);
+
+  // --- values -------------------------------------------------------------------
+  std::string toDisplayString(Value value);  // str(); may call toString() (script code)
+  Value toStringValue(Value value);           // the same, as a heap string
+  bool valuesEqual(Value a, Value b);
+  std::uint64_t hashValue(Value v);
+  std::string typeName(Value v);             // typeOf()
+  ObjectKind kindOf(Value v) const { return v.as.handle->klass->kind; }
+  bool isKind(Value v, ObjectKind kind) const { return v.isObject() && kindOf(v) == kind; }
+  std::string_view stringView(Value v) { return objectAt<StringObject>(v)->view(); }  // until the next allocation
+
+  // --- roots ----------------------------------------------------------------------
+  // Values native code holds across allocations: push them here (RootScope pops).
+  std::vector<Value>& pinnedRoots() { return pinned_; }
+  // Calls fn(Value&) for every root: the VM stack, each frame's closure, globals,
+  // open upvalues, constants of every function, class method tables and statics,
+  // values pinned by native code, the pending exception. A collector marks from these.
+  template <class Fn>
+  void forEachRoot(Fn&& fn);
+
+  // --- statistics ---------------------------------------------------------------
+  heap::Heap& heap() { return heap_; }
+  Collector& collector() { return collector_; }
+  HandleTable& handles() { return handles_; }
+  std::uint64_t instructionsExecuted() const { return instructions_; }
+  std::uint64_t objectsCreated() const { return objectsCreated_; }
+  // Records every allocation and free to `writer` (heap/trace.h), ids by object.
+  void setTraceWriter(heap::TraceWriter* writer) { trace_ = writer; }
+  std::size_t maxDepth() const { return maxDepth_; }
+  const std::vector<std::string>& args() const { return options_.args; }
+
+ private:
+  friend struct VMAccess;
+  static void relocateObject(void* context, void* from, void* to, std::size_t size);
+  void* mallocWithinBudget(std::size_t bytes);
+
+  // The interpreter loop: runs from frames_[entryFrame] until that frame returns.
+  Value run(std::size_t entryFrame);
+  // Calls `callee` with argc args on the stack. True: a script frame was pushed
+  // (run it); false: the call finished (a native) and its result is on the stack.
+  bool callValue(Value callee, int argc);
+  bool invoke(int symbol, int argc, InlineCache* cache);
+  bool invokeFromClass(ClassInfo* klass, int symbol, int argc);
+  void callClosure(Handle* closure, int argc);
+  void callNative(const NativeFunction* native, int argc);
+  Value getProperty(Value receiver, int symbol, InlineCache* cache);
+  void setProperty(Value receiver, int symbol, Value value, InlineCache* cache);
+  Value bindMethod(Value receiver, ClassInfo* klass, int symbol, bool* found);
+  Value getIndex(Value container, Value index);
+  void setIndex(Value container, Value index, Value value);
+  Value add(Value a, Value b);
+  [[noreturn]] void binaryTypeError(const char* op, Value a, Value b);
+  Handle* captureUpvalue(Value* slot);
+  void closeUpvalues(Value* last);
+  void defineClass(ClassInfo* klass, Value superclass, bool hasSuper);
+  bool newObjectInstance(int argc);  // OP_NEW; true when `init` runs as a new frame
+  void captureTrace();
+  void appendDisplay(std::string& out, Value value, int depth);
+  [[noreturn]] void throwOutOfMemory(std::size_t bytes);
+  [[noreturn]] void throwArity(int expected, int got);
+  void traceEvent(heap::TraceEventKind kind, const void* ptr, std::size_t size);
+
+  heap::Heap& heap_;
+  Collector& collector_;
+  VMOptions options_;
+  HandleTable handles_;
+
+  Value* stack_ = nullptr;  // fixed block: Values on it never move
+  Value* stackLimit_ = nullptr;
+  Value* stackTop_ = nullptr;
+  CallFrame* frames_ = nullptr;
+  std::size_t frameCount_ = 0;
+  std::size_t maxDepth_;
+  int nativeDepth_ = 0;  // nested run() invocations (C++ recursion)
+
+  std::vector<TryHandler> handlers_;
+  std::vector<Handle*> openUpvalues_;  // sorted by stack slot, ascending
+  std::vector<Value> pinned_;
+
+  std::vector<std::unique_ptr<ClassInfo>> classes_;
+  std::unordered_map<std::string, ClassInfo*> compiledClasses_;
+  std::vector<std::unique_ptr<FunctionProto>> protos_;
+  std::unordered_map<std::string, int> symbols_;
+  std::vector<std::string> symbolNames_;
+  std::unordered_map<std::string, int> globalSlots_;
+  std::vector<std::string> globalNames_;
+  std::vector<Value> globals_;
+  ClassInfo* errorClass_ = nullptr;
+  int messageSymbol_;
+  int toStringSymbol_;
+  int initSymbol_;
+  int lengthSymbol_;
+
+  Value pendingException_ = Value::nil();
+  std::vector<std::string> exceptionTrace_;
+  bool traceCaptured_ = false;
+  Value outOfMemoryError_ = Value::nil();  // preallocated, for when the message cannot be
+  Value outOfMemoryMessage_ = Value::nil();  // its message: a string rewritten in place
+  bool creatingError_ = false;
+
+  std::vector<Handle*> displayInProgress_;  // arrays being printed (cycle check)
+
+  std::size_t budgetLimit_ = 0;  // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
+  std::size_t budgetInUse_ = 0;
+  std::uint64_t instructions_ = 0;
+  std::uint64_t objectsCreated_ = 0;
+  heap::TraceWriter* trace_ = nullptr;
+  std::uint64_t traceTime_ = 0;
+  std::uint64_t traceNextId_ = 0;
+  std::unordered_map<const void*, std::uint64_t> traceIds_;
+};
+
+// Pops the pinned roots native code pushed, on scope exit (also when unwinding).
+class RootScope {
+ public:
+  explicit RootScope(VM& vm) : roots_(vm.pinnedRoots()), mark_(roots_.size()) {}
+  ~RootScope() { roots_.resize(mark_); }
+  void pin(Value v) { roots_.push_back(v); }
+  RootScope(const RootScope&) = delete;
+  RootScope& operator=(const RootScope&) = delete;
+
+ private:
+  std::vector<Value>& roots_;
+  std::size_t mark_;
+};
+
+template <class Fn>
+void VM::forEachRoot(Fn&& fn) {
+  for (Value* v = stack_; v < stackTop_; ++v) fn(*v);
+  for (std::size_t i = 0; i < frameCount_; ++i) {
+    if (frames_[i].closure) {
+      Value closure = Value::object(frames_[i].closure);
+      fn(closure);
+    }
+  }
+  for (Value& v : globals_) fn(v);
+  for (Handle* h : openUpvalues_) {
+    Value upvalue = Value::object(h);
+    fn(upvalue);
+  }
+  for (auto& proto : protos_)
+    for (Value& v : proto->constants) fn(v);
+  for (auto& klass : classes_) {
+    for (auto& [symbol, method] : klass->methods) fn(method);
+    for (auto& [symbol, value] : klass->statics) fn(value);
+    fn(klass->initializer);
+  }
+  for (Value& v : pinned_) fn(v);
+  fn(pendingException_);
+  fn(outOfMemoryError_);
+  fn(outOfMemoryMessage_);
+}
+
+}  // namespace kith::vm
