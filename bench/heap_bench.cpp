@@ -3,6 +3,10 @@
 //   jvm_like/POLICY      ns per malloc+free pair, JVM-like sizes (16-64 B mostly)
 //   fragmenting/POLICY   ns per pair, alternating tiny and mid-size blocks
 //   latency/POLICY       per-call latency through StatsHeap: p99 and worst case
+//   dispatch/{direct,virtual}/POLICY
+//                        the same jvm_like replay through StatsHeap<Policy> called
+//                        directly, and through the type-erased heap::Heap the VM
+//                        uses (one virtual call per malloc and per free)
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -10,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "heap/heap.h"
 #include "heap/policies.h"
 #include "heap/stats_heap.h"
 #include "heap/workload.h"
@@ -27,6 +32,12 @@ const std::vector<WorkloadStep>& workload(SizeMix mix) {
   static const auto jvm = kith::heap::makeWorkload(SizeMix::jvmLike, 1, kAllocations, kMaxLive);
   static const auto frag = kith::heap::makeWorkload(SizeMix::fragmenting, 2, kAllocations, kMaxLive);
   return mix == SizeMix::jvmLike ? jvm : frag;
+}
+
+// Seconds per malloc+free pair, shown with an SI prefix (e.g. 22.0ns).
+benchmark::Counter timePerPair() {
+  return benchmark::Counter(static_cast<double>(kAllocations),
+                            benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // Replays the steps once; every block is touched, as a constructor would.
@@ -54,9 +65,7 @@ void throughput(benchmark::State& state, SizeMix mix) {
   const auto& steps = workload(mix);
   std::vector<void*> slots(kMaxLive);
   for (auto _ : state) replay(*heap, steps, slots, state);
-  state.counters["time_per_pair"] = benchmark::Counter(
-      static_cast<double>(kAllocations), benchmark::Counter::kIsIterationInvariantRate |
-                                                    benchmark::Counter::kInvert);
+  state.counters["time_per_pair"] = timePerPair();
 }
 
 template <class Policy>
@@ -75,6 +84,22 @@ void latency(benchmark::State& state) {
   state.counters["free_max_ns"] = s.free_ns.max;
 }
 
+template <class Policy>
+void dispatchDirect(benchmark::State& state) {
+  auto heap = std::make_unique<kith::heap::StatsHeap<Policy>>(kHeapBytes);
+  heap->setTiming(false);
+  std::vector<void*> slots(kMaxLive);
+  for (auto _ : state) replay(*heap, workload(SizeMix::jvmLike), slots, state);
+  state.counters["time_per_pair"] = timePerPair();
+}
+
+void dispatchVirtual(benchmark::State& state, std::string policy) {
+  auto heap = kith::heap::makeHeap(policy, kHeapBytes, /*timeLatency=*/false);
+  std::vector<void*> slots(kMaxLive);
+  for (auto _ : state) replay(*heap, workload(SizeMix::jvmLike), slots, state);
+  state.counters["time_per_pair"] = timePerPair();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -86,6 +111,10 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("latency/" + n).c_str(), latency<P>)
         ->Unit(benchmark::kMillisecond)->Iterations(5);
+    benchmark::RegisterBenchmark(("dispatch/direct/" + n).c_str(), dispatchDirect<P>)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("dispatch/virtual/" + n).c_str(), dispatchVirtual, n)
+        ->Unit(benchmark::kMillisecond);
     return false;
   });
   benchmark::Initialize(&argc, argv);

@@ -1,44 +1,198 @@
 #include "gc/continuous_collector.h"
 
 #include <algorithm>
-#include <chrono>
+#include <cstdlib>
+#include <unordered_set>
 
+#include "gc/gc_log.h"
 #include "gc/object_references.h"
 
 namespace kith::gc {
 
 namespace {
 
-class PauseTimer {
- public:
-  explicit PauseTimer(heap::LatencyHistogram& into) : into_(into), begin_(std::chrono::steady_clock::now()) {}
-  ~PauseTimer() {
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin_);
-    into_.record(static_cast<std::uint64_t>(ns.count()));
-  }
+using Clock = std::chrono::steady_clock;
 
- private:
-  heap::LatencyHistogram& into_;
-  std::chrono::steady_clock::time_point begin_;
-};
+constexpr std::uint32_t kBothWhites = ContinuousCollector::kWhite0 | ContinuousCollector::kWhite1;
+
+std::uint64_t nanosBetween(Clock::time_point begin, Clock::time_point end) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
+  return ns > 0 ? static_cast<std::uint64_t>(ns) : 0;
+}
 
 }  // namespace
 
-ContinuousCollector::ContinuousCollector(ContinuousCollectorOptions options) : options_(options) {
-  if (options_.workPerStep == 0) options_.workPerStep = 1;
+ContinuousCollector::ContinuousCollector(ContinuousCollectorOptions options)
+    : options_(options), start_(Clock::now()), pauses_(start_) {
+  if (options_.workPerSlice == 0) options_.workPerSlice = 1;
+  allocationColour_ = white_;
+  allocationBudget_ = 0;  // the first allocation sets the trigger point
 }
 
 std::size_t ContinuousCollector::heapBytes(vm::VM& vm) const {
   return options_.heapBytes != 0 ? options_.heapBytes : vm.heap().arenaSize();
 }
 
-void ContinuousCollector::startCycle(vm::VM& vm) {
+void ContinuousCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
+  triggerSet_ = true;
+  std::size_t size = heapBytes(vm);
+  noTrigger_ = size == 0 || options_.startOccupancy >= 1;
+  if (noTrigger_) return;
+  auto threshold = static_cast<std::size_t>(options_.startOccupancy * static_cast<double>(size));
+  triggerBytes_ = threshold;
+  // A live set above the threshold: the next cycle waits for a quarter of the free
+  // space, not for the next allocation (cycles back to back would free nothing).
+  if (cycles_ > 0 && bytesInUse >= threshold && bytesInUse < size)
+    triggerBytes_ = bytesInUse + (size - bytesInUse) / 4;
+}
+
+void ContinuousCollector::resetBudgets() {
+  if (phase_ != Phase::idle) {
+    grantedBudget_ = allocationBudget_ = options_.stress ? 0 : sliceBytes_;
+    backEdgeBudget_ = kBackEdgesPerSlice;
+    return;
+  }
+  backEdgeBudget_ = kBackEdgesIdle;
+  allocationBudget_ = 0;  // the next allocation re-reads the occupancy (or, under stress, starts a cycle)
+}
+
+void ContinuousCollector::checkOccupancy(vm::VM& vm, std::size_t bytesRequested) {
+  if (options_.stress) {
+    startCycle(vm, GcCause::stress);
+    return;
+  }
+  std::size_t inUse = vm.heap().statistics().bytes_in_use;
+  if (!triggerSet_) setTriggerPoint(vm, inUse);
+  if (noTrigger_) {
+    allocationBudget_ = kNoBudget;  // cycles only on failure or System.gc()
+    return;
+  }
+  if (inUse + std::max(bytesRequested, kOccupancyGranularity) >= triggerBytes_) {
+    startCycle(vm, GcCause::heapOccupancy);
+    return;
+  }
+  std::size_t budget = (triggerBytes_ - inUse) / 2;
+  allocationBudget_ = budget > bytesRequested ? budget - bytesRequested : 0;
+}
+
+void ContinuousCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
+  if (phase_ == Phase::idle) {
+    checkOccupancy(vm, bytes);
+    return;
+  }
+  std::size_t debt = bytes - allocationBudget_;  // requested beyond the budget: paid by the next slices
+  cycleRequested_ += grantedBudget_ - allocationBudget_ + bytes;
+  if (!options_.stress && mutatorNeedsTime()) {
+    // Too soon after the last slice: let the mutator run, and look again shortly.
+    ++deferredSlices_;
+    grantedBudget_ = allocationBudget_ = std::max(kMinSliceBytes, sliceBytes_ / 4);
+    return;
+  }
+  slice(vm);
+  if (phase_ != Phase::idle && !options_.stress)
+    grantedBudget_ = allocationBudget_ = sliceBytes_ > debt ? sliceBytes_ - debt : 0;
+}
+
+// The time-based half of the pacing: after a slice of d ns the mutator gets at least
+// kMutatorShare * d ns before the next one, so that GC takes at most
+// 1 / (1 + kMutatorShare) of any stretch of time made of whole slices — unless the
+// cycle has used up its allocation allowance (the free space at its start times
+// kPacingNumerator / kPacingDivisor), when running behind would risk filling the
+// heap mid-cycle.
+bool ContinuousCollector::mutatorNeedsTime() const {
+  if (cycleRequested_ >= cycleAllowance_) return false;
+  auto sinceLast = Clock::now() - lastSliceEnd_;
+  return sinceLast < lastSliceDuration_ * kMutatorShare;
+}
+
+void ContinuousCollector::backEdgeBudgetSpent(vm::VM& vm) {
+  if (phase_ == Phase::idle) return;  // cycles start from the allocation gate only
+  if (mutatorNeedsTime()) return;
+  std::size_t budget = allocationBudget_;
+  slice(vm);
+  if (phase_ != Phase::idle) allocationBudget_ = budget;  // the allocation pacing is unchanged
+}
+
+void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   if (phase_ != Phase::idle) return;
+  std::size_t inUse = vm.heap().statistics().bytes_in_use;
+  Clock::time_point begin = Clock::now();
+  cycleCause_ = cause;
+  cycleBegin_ = begin;
+  cycleBytesBefore_ = inUse;
+  cycleSlices_ = cycleLongestSliceNs_ = cycleGcNs_ = 0;
+  cycleForced_ = false;
+
   phase_ = Phase::marking;
+  allocationColour_ = kBlack;
+  barrierActive_ = true;
   gray_.clear();
   vm.forEachRoot([&](vm::Value& root) {
     if (root.isObject() && root.as.handle) shade(root.as.handle);
   });
+
+  // Pacing (see the header): the cycle's work spread over half the free space.
+  std::size_t size = heapBytes(vm);
+  if (size == 0) {
+    sliceBytes_ = options_.fallbackSliceBytes;
+  } else {
+    std::size_t free = size > inUse ? size - inUse : 0;
+    // The slices this cycle will take: as many as the last one took (its live set
+    // is the best guess of this one's), or, for the first, every handle marked.
+    std::size_t slices = lastCycleSlices_ + lastCycleSlices_ / 8;
+    if (lastCycleSlices_ == 0) {
+      std::size_t markSlices = vm.handles().liveCount() / options_.workPerSlice;
+      std::size_t sweepSlices = vm.handles().capacity() / (kSweepSlotsPerWorkUnit * options_.workPerSlice);
+      slices = markSlices + sweepSlices;
+    }
+    slices += 2;  // the root scan, and the slice that ends the sweep
+    sliceBytes_ = std::max(kMinSliceBytes, free / kPacingDivisor * kPacingNumerator / slices);
+  }
+  cycleAllowance_ = size == 0 ? kNoBudget : (size > inUse ? size - inUse : 0) / kPacingDivisor * kPacingNumerator;
+  cycleRequested_ = 0;
+
+  Clock::time_point end = Clock::now();
+  pauses_.record(begin, end);
+  ++increments_;
+  ++cycleSlices_;
+  cycleGcNs_ += nanosBetween(begin, end);
+  cycleLongestSliceNs_ = std::max(cycleLongestSliceNs_, nanosBetween(begin, end));
+  resetBudgets();
+}
+
+void ContinuousCollector::slice(vm::VM& vm) {
+  Clock::time_point begin = Clock::now();
+  bool cycleDone = false;
+  if (phase_ == Phase::marking) {
+    if (markSome(options_.workPerSlice)) flipToSweep(vm);
+  } else if (phase_ == Phase::sweeping) {
+    cycleDone = sweepSome(vm, kSweepSlotsPerWorkUnit * options_.workPerSlice, true);
+  }
+  Clock::time_point end = Clock::now();
+  pauses_.record(begin, end);
+  lastSliceEnd_ = end;
+  lastSliceDuration_ = end - begin;
+  ++increments_;
+  ++cycleSlices_;
+  std::uint64_t ns = nanosBetween(begin, end);
+  cycleGcNs_ += ns;
+  cycleLongestSliceNs_ = std::max(cycleLongestSliceNs_, ns);
+  if (cycleDone) endCycle(vm);
+  resetBudgets();
+}
+
+void ContinuousCollector::step(vm::VM& vm) {
+  if (phase_ != Phase::idle) {
+    slice(vm);
+    return;
+  }
+  std::size_t size = heapBytes(vm);
+  if (options_.stress) {
+    startCycle(vm, GcCause::stress);
+  } else if (size != 0 && static_cast<double>(vm.heap().statistics().bytes_in_use) >=
+                              options_.startOccupancy * static_cast<double>(size)) {
+    startCycle(vm, GcCause::heapOccupancy);
+  }
 }
 
 bool ContinuousCollector::markSome(std::size_t budget) {
@@ -53,55 +207,71 @@ bool ContinuousCollector::markSome(std::size_t budget) {
   return gray_.empty();
 }
 
-// Marking is complete: every white object now is garbage.
+// Marking is complete: every object still white is garbage. The whites flip, so the
+// sweep can tell garbage (the old white) from objects born during the sweep.
 void ContinuousCollector::flipToSweep(vm::VM& vm) {
-  sweepList_.clear();
-  sweepList_.reserve(vm.handles().liveCount());
-  vm.handles().forEachLive([&](vm::Handle* h) { sweepList_.push_back(h); });
-  sweepCursor_ = 0;
+  if (options_.verifyMarking) verifyMarking(vm);
   phase_ = Phase::sweeping;
+  barrierActive_ = false;
+  white_ ^= kBothWhites;
+  allocationColour_ = white_;
+  sweepChunk_ = 0;
+  sweepSlot_ = 0;
 }
 
-bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget) {
+bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice) {
   std::uint64_t freed = 0;
   heap::Heap& heap = vm.heap();
-  while (sweepCursor_ < sweepList_.size() && budget-- > 0) {
-    vm::Handle* h = sweepList_[sweepCursor_++];
-    if (isWhite(h)) {
-      bytesFreed_ += heap.getSize(h->object);
-      vm.freeObject(h);
-      ++freed;
-    } else {
-      h->gcBits = 0;  // white again, for the next cycle
+  vm::HandleTable& handles = vm.handles();
+  // Chunks added during the sweep hold only objects born in it: walking them is harmless.
+  while (budget > 0 && sweepChunk_ < handles.chunkCount()) {
+    vm::Handle* chunk = handles.chunk(sweepChunk_);
+    for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
+      vm::Handle* h = &chunk[sweepSlot_];
+      if (!h->klass) continue;                 // a free slot
+      if (h->gcBits & kBlack) {
+        h->gcBits = white_;                    // survived: white for the next cycle
+      } else if (!(h->gcBits & white_)) {      // the old white (or never coloured): garbage
+        bytesFreed_ += heap.getSize(h->object);
+        vm.freeObject(h);
+        ++freed;
+        // A free costs a whole work unit (kSweepSlotsPerWorkUnit slot visits).
+        budget -= std::min(budget, kSweepSlotsPerWorkUnit - 1);
+        if (budget == 0) {
+          ++sweepSlot_;
+          break;
+        }
+      }                                         // else born during this sweep: keep
+    }
+    if (sweepSlot_ == vm::HandleTable::kHandlesPerChunk) {
+      ++sweepChunk_;
+      sweepSlot_ = 0;
     }
   }
   objectsFreed_ += freed;
-  largestBurst_ = std::max(largestBurst_, freed);
-  if (sweepCursor_ < sweepList_.size()) return false;
-  sweepList_.clear();
-  phase_ = Phase::idle;
-  ++cycles_;
-  return true;
+  if (isSlice) largestBurst_ = std::max(largestBurst_, freed);
+  return sweepChunk_ >= handles.chunkCount();
 }
 
-void ContinuousCollector::step(vm::VM& vm) {
-  PauseTimer timer(pauseNs_);
-  ++increments_;
-  switch (phase_) {
-    case Phase::idle: {
-      std::size_t size = heapBytes(vm);
-      if (size == 0) return;
-      double inUse = static_cast<double>(vm.heap().statistics().bytes_in_use);
-      if (inUse >= options_.startOccupancy * static_cast<double>(size)) startCycle(vm);
-      return;
-    }
-    case Phase::marking:
-      if (markSome(options_.workPerStep)) flipToSweep(vm);
-      return;
-    case Phase::sweeping:
-      sweepSome(vm, options_.workPerStep);
-      return;
-  }
+void ContinuousCollector::endCycle(vm::VM& vm) {
+  phase_ = Phase::idle;
+  if (!cycleForced_) lastCycleSlices_ = cycleSlices_;
+  std::size_t after = vm.heap().statistics().bytes_in_use;
+  IncrementalCycleLogEntry entry;
+  entry.uptimeSeconds = std::chrono::duration<double>(cycleBegin_ - start_).count();
+  entry.cycle = cycles_++;
+  entry.cause = cycleCause_;
+  entry.bytesBefore = cycleBytesBefore_;
+  entry.bytesAfter = after;
+  entry.heapBytes = heapBytes(vm);
+  entry.slices = cycleSlices_;
+  entry.slicesMs = static_cast<double>(cycleGcNs_) / 1e6;
+  entry.longestSliceMs = static_cast<double>(cycleLongestSliceNs_) / 1e6;
+  entry.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - cycleBegin_).count();
+  entry.forced = cycleForced_;
+  lastLogLine_ = formatIncrementalCycleLine(entry);
+  if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
+  setTriggerPoint(vm, after);
 }
 
 void ContinuousCollector::finishCycle(vm::VM& vm) {
@@ -109,14 +279,78 @@ void ContinuousCollector::finishCycle(vm::VM& vm) {
     markSome(std::numeric_limits<std::size_t>::max());
     flipToSweep(vm);
   }
-  if (phase_ == Phase::sweeping) sweepSome(vm, std::numeric_limits<std::size_t>::max());
+  if (phase_ == Phase::sweeping) {
+    sweepSome(vm, std::numeric_limits<std::size_t>::max());
+    endCycle(vm);
+  }
+  resetBudgets();
 }
 
-void ContinuousCollector::collect(vm::VM& vm, GcCause) {
-  PauseTimer timer(pauseNs_);
-  finishCycle(vm);  // its snapshot is old: it may leave garbage made since
-  startCycle(vm);
-  finishCycle(vm);
+void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
+  if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
+  collecting_ = true;
+  std::size_t before = vm.heap().statistics().bytes_in_use;
+  Clock::time_point begin = Clock::now();
+  if (phase_ != Phase::idle) {
+    // Its snapshot is old: finish it, then a whole cycle frees what died since.
+    if (cause == GcCause::allocationFailure) {
+      ++forcedCompletions_;
+      cycleForced_ = true;
+    }
+    finishCycle(vm);
+  }
+  // A whole cycle at once, logged as a full pause.
+  phase_ = Phase::marking;
+  allocationColour_ = kBlack;
+  barrierActive_ = true;
+  gray_.clear();
+  vm.forEachRoot([&](vm::Value& root) {
+    if (root.isObject() && root.as.handle) shade(root.as.handle);
+  });
+  markSome(std::numeric_limits<std::size_t>::max());
+  flipToSweep(vm);
+  sweepSome(vm, std::numeric_limits<std::size_t>::max());
+  phase_ = Phase::idle;
+  Clock::time_point end = Clock::now();
+  pauses_.record(begin, end);
+  std::size_t after = vm.heap().statistics().bytes_in_use;
+
+  GcLogEntry entry;
+  entry.uptimeSeconds = std::chrono::duration<double>(begin - start_).count();
+  entry.cycle = cycles_++;
+  entry.cause = cause;
+  entry.bytesBefore = before;
+  entry.bytesAfter = after;
+  entry.heapBytes = heapBytes(vm);
+  entry.pauseMs = static_cast<double>(nanosBetween(begin, end)) / 1e6;
+  lastLogLine_ = formatGcLogLine(entry);
+  if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
+  setTriggerPoint(vm, after);
+  resetBudgets();
+  collecting_ = false;
+}
+
+// The invariant at the end of marking: everything reachable from the roots is black.
+void ContinuousCollector::verifyMarking(vm::VM& vm) {
+  std::unordered_set<vm::Handle*> seen;
+  std::vector<vm::Handle*> pending;
+  auto visit = [&](vm::Value& v) {
+    if (!v.isObject() || !v.as.handle) return;
+    if (seen.insert(v.as.handle).second) pending.push_back(v.as.handle);
+  };
+  vm.forEachRoot(visit);
+  while (!pending.empty()) {
+    vm::Handle* h = pending.back();
+    pending.pop_back();
+    if (!isBlack(h)) {
+      std::fprintf(stderr,
+                   "kith: internal error: continuous collector: a reachable %s object is not black at the end of "
+                   "marking (a missing write barrier?)\n",
+                   h->klass ? vm::kindName(h->klass->kind) : "freed");
+      std::abort();
+    }
+    forEachReference(h, visit);
+  }
 }
 
 vm::CollectorStatistics ContinuousCollector::statistics() const {
@@ -124,11 +358,10 @@ vm::CollectorStatistics ContinuousCollector::statistics() const {
   s.cycles = cycles_;
   s.objectsFreed = objectsFreed_;
   s.bytesFreed = bytesFreed_;
-  heap::LatencySummary pauses = pauseNs_.summary();
-  s.pauseTotalMs = pauseNs_.mean() * static_cast<double>(pauseNs_.count()) / 1e6;
-  s.pauseMeanMs = pauses.mean / 1e6;
-  s.pauseP99Ms = pauses.p99 / 1e6;
-  s.pauseMaxMs = pauses.max / 1e6;
+  pauses_.fill(s, Clock::now());
+  s.forcedCompletions = static_cast<std::int64_t>(forcedCompletions_);
+  s.slices = static_cast<std::int64_t>(increments_);
+  s.deferredSlices = static_cast<std::int64_t>(deferredSlices_);
   return s;
 }
 

@@ -1,124 +1,206 @@
 // ContinuousCollector: an incremental tri-colour mark-sweep collector, the
 // "continuous collection" of the paper's §2.6: garbage goes back to the heap policy
 // in a trickle of small sweeps interleaved with allocation, not in one burst.
-// NOT WIRED INTO THE VM YET: it needs the allocation colour and the write barrier
-// at the VM's allocation gate and reference stores (/tmp/gc_needs_from_vm.txt);
-// until then `--gc=continuous` must not select it. The tests drive it by hand.
+// `--gc=continuous`. The VM drives it through vm::Collector's hooks: the allocation
+// gate (beforeAllocation, allocationColour), the write barrier at every reference
+// store, and loop back-edges (atBackEdge).
 //
-// Colours live in Handle::gcBits:
-//   white  neither bit set (0, what HandleTable gives a new handle): not reached;
+// Colours live in Handle::gcBits (two whites, as in Lua 5.4's lgc.h):
+//   white  the current white (kWhite0 or kWhite1; or 0, a handle no gate coloured):
+//          not reached (yet);
 //   gray   kGray: reached, on the gray stack, references not yet scanned;
 //   black  kBlack: reached and scanned, or allocated while marking.
-// The sweep works through the list of handles live when marking ended, so objects
-// allocated during the sweep are not on it and need no colour of their own (the
-// two alternating whites of Lua 5.4's lgc.h solve the same problem without that
-// list, at the price of one more bit; see /tmp/gc_needs_from_vm.txt).
+// When marking ends the current white flips: the old white now means garbage, and
+// objects allocated during the sweep get the new white, so the sweep — a cursor
+// walking the handle table chunk by chunk — frees exactly the old-white objects and
+// turns black ones new-white, in any order and without a list of handles.
 // THE INVARIANT (snapshot at the beginning, Yuasa): every object reachable when the
 // cycle's roots were scanned is marked by the end of marking. Kept by
 //   - scanning all roots atomically when the cycle starts;
 //   - allocating black while marking (new objects hold only snapshot-reachable or
 //     new references);
-//   - the deletion barrier: before the mutator overwrites a reference in a heap
-//     object while marking, the old referent is shaded gray (writeBarrier).
+//   - the deletion barrier (vm::Collector::writeBarrier, KITH_WRITE_BARRIER): before
+//     the mutator overwrites a reference in a heap object while marking, the old
+//     referent is shaded gray.
 // Roots (stack, globals, ...) need no barrier: they were scanned at the snapshot.
 //
-// Phases: idle -> marking (increments of `workPerStep` objects scanned) ->
-// sweeping (increments of `workPerStep` handles) -> idle. An increment runs each
-// time `stepBytes` have been allocated (beforeAllocation). A cycle starts when bytes
-// in use reach `startOccupancy` of the heap. collect() — the allocation gate's hook
-// on failure, and System.gc() — finishes the cycle in progress and then runs a
-// whole cycle at once, so it frees everything unreachable now.
+// Phases: idle -> marking (slices of `workPerSlice` objects scanned) -> sweeping
+// (slices of `workPerSlice` work units: a unit is one heap free, or
+// kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
+// rewritten, a free slot is skipped) -> idle. A cycle starts when the heap's
+// bytes in use reach `startOccupancy` of the heap (checked, as OccasionalCollector
+// does, each time an allocation budget of half the remaining gap is spent).
+// PACING, by allocation: when a cycle starts with H bytes of the heap free, a slice
+// runs every max(kMinSliceBytes, (H / 2) / (slices the cycle needs)) requested
+// bytes, where the slices needed are as many as the last cycle took (the first
+// cycle assumes every handle is marked): the cycle is done when half the free space
+// has been requested — at most all of it in blocks, even for a policy that rounds
+// requests up to twice their size (kingsley) — so it finishes before the heap fills
+// unless the estimate was short (forced completions count those times).
+// A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
+// progress. PACING, by time: a slice due less than kMutatorShare times the last
+// slice's length after it is deferred (the mutator runs on; the gate looks again
+// after a quarter of a slice's bytes), so GC takes at most about half of any stretch
+// of time — the minimum mutator utilization — until the cycle has used its
+// allocation allowance; then slices run as due. If the heap fills mid-cycle anyway,
+// the allocation gate's collect() finishes the cycle at once (a forced completion,
+// counted) and then runs a whole cycle, so an allocation fails only when nothing
+// unreachable is left.
+// collect() for System.gc() does the same (without counting).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "gc/gc_cause.h"
-#include "heap/latency_histogram.h"
+#include "gc/pause_recorder.h"
 #include "vm/collector.h"
 #include "vm/vm.h"
 
 namespace kith::gc {
 
+#ifdef NDEBUG
+inline constexpr bool kVerifyMarkingByDefault = false;
+#else
+inline constexpr bool kVerifyMarkingByDefault = true;
+#endif
+
 struct ContinuousCollectorOptions {
-  double startOccupancy = 0.5;         // fraction of the heap in use that starts a cycle
-  std::size_t heapBytes = 0;           // 0: the heap's arena size
-  std::size_t stepBytes = 16 << 10;    // bytes allocated between increments
-  std::size_t workPerStep = 512;       // objects scanned / handles swept per increment
+  static constexpr double kDefaultStartOccupancy = 0.5;
+  static constexpr std::size_t kDefaultWorkPerSlice = 1024;
+  double startOccupancy = kDefaultStartOccupancy;  // fraction of the heap in use that starts a cycle
+  std::size_t heapBytes = 0;                       // 0: the heap's arena size
+  std::size_t workPerSlice = kDefaultWorkPerSlice;  // objects scanned / handle slots swept per slice
+  // Without a heap size to pace by (malloc with heapBytes 0): a slice per this many bytes.
+  std::size_t fallbackSliceBytes = 16 << 10;
+  // --gc-stress: a slice at every allocation, and a new cycle as soon as one ends.
+  bool stress = false;
+  // At the end of marking, check that every object reachable from the roots is
+  // black (the invariant); a failure prints and aborts. On in builds with
+  // assertions (debug, asan), stress included: a cycle then spans at least
+  // (handle table slots / workPerSlice) allocations, so the check stays affordable.
+  bool verifyMarking = kVerifyMarkingByDefault;
+  std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
 };
 
 class ContinuousCollector final : public vm::Collector {
  public:
+  using Clock = std::chrono::steady_clock;
   enum class Phase : std::uint8_t { idle, marking, sweeping };
 
-  static constexpr std::uint32_t kGray = 1u << 1, kBlack = 1u << 2;  // white: neither
+  static constexpr std::uint32_t kGray = 1u << 1, kBlack = 1u << 2;
+  static constexpr std::uint32_t kWhite0 = 1u << 3, kWhite1 = 1u << 4;
+  static constexpr std::size_t kMinSliceBytes = 256;
+  static constexpr std::uint32_t kBackEdgesPerSlice = 4096;
+  static constexpr std::size_t kSweepSlotsPerWorkUnit = 8;
+  // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
+  // kPacingDivisor requested bytes: its allocation allowance.
+  static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;
+  // After a slice, the mutator runs at least this many times the slice's length
+  // before the next (while the cycle is within its allocation allowance).
+  static constexpr int kMutatorShare = 1;
 
   explicit ContinuousCollector(ContinuousCollectorOptions options = {});
 
-  void collect(vm::VM& vm) override { collect(vm, GcCause::allocationFailure); }
-  void collect(vm::VM& vm, GcCause cause);
+  // Finishes the cycle in progress (a forced completion when the cause is an
+  // allocation failure), then runs a whole cycle at once: everything unreachable
+  // now is freed.
+  void collect(vm::VM& vm, GcCause cause) override;
   std::string_view name() const override { return "continuous"; }
   vm::CollectorStatistics statistics() const override;
 
-  // The allocation gate, before heap.malloc: an increment each stepBytes.
-  void beforeAllocation(vm::VM& vm, std::size_t bytes) {
-    if (bytes < allocationBudget_) {
-      allocationBudget_ -= bytes;
-      return;
-    }
-    allocationBudget_ = options_.stepBytes;
-    step(vm);
-  }
-  // The gcBits a newly allocated handle must get (the gate sets them).
-  std::uint32_t allocationColour() const { return phase_ == Phase::marking ? kBlack : 0; }
-  // Before the mutator overwrites a reference slot of a heap object: shades the
-  // value being overwritten while marking (the deletion barrier).
-  void writeBarrier(vm::Value overwritten) {
-    if (phase_ == Phase::marking && overwritten.isObject()) shade(overwritten.as.handle);
-  }
-
-  // One increment of work (may start a cycle). Public for tests and a future
-  // background driver.
+  // One slice of work (may start a cycle when idle and the heap is full enough).
+  // Public for tests.
   void step(vm::VM& vm);
   // Starts a cycle now if idle (scans the roots).
-  void startCycle(vm::VM& vm);
+  void startCycle(vm::VM& vm, GcCause cause = GcCause::heapOccupancy);
   // Runs the cycle in progress to its end, at once.
   void finishCycle(vm::VM& vm);
 
+  void setStartTime(std::chrono::steady_clock::time_point start) {
+    start_ = start;
+    pauses_.setStartTime(start);
+  }
+  const ContinuousCollectorOptions& options() const { return options_; }
+  void setVerifyMarking(bool on) { options_.verifyMarking = on; }
   Phase phase() const { return phase_; }
   static bool isWhite(const vm::Handle* h) { return (h->gcBits & (kGray | kBlack)) == 0; }
   static bool isBlack(const vm::Handle* h) { return (h->gcBits & kBlack) != 0; }
   std::uint64_t incrementsRun() const { return increments_; }
-  // Most objects freed by one increment (the "trickle" the allocator sees).
+  std::uint64_t forcedCompletions() const { return forcedCompletions_; }
+  // Most objects freed by one slice (the "trickle" the allocator sees; collect()'s
+  // whole cycles are not slices and do not count).
   std::uint64_t largestSweepBurst() const { return largestBurst_; }
+  // Requested bytes between slices in the cycle in progress (or the last one).
+  std::size_t sliceBytes() const { return sliceBytes_; }
+  // The log line of the last cycle ("" before the first).
+  const std::string& lastLogLine() const { return lastLogLine_; }
 
  private:
+  static constexpr std::size_t kOccupancyGranularity = 4096;
+
+  void allocationBudgetSpent(vm::VM& vm, std::size_t bytes) override;
+  void shadeOverwritten(vm::Handle* h) override { shade(h); }
+  void backEdgeBudgetSpent(vm::VM& vm) override;
+  bool mutatorNeedsTime() const;
+
   void shade(vm::Handle* h) {
     if (!isWhite(h)) return;  // already gray or black
     h->gcBits = kGray;
     gray_.push_back(h);
   }
   std::size_t heapBytes(vm::VM& vm) const;
+  // Idle: start a cycle if the occupancy trigger is reached, else grant half the gap.
+  void checkOccupancy(vm::VM& vm, std::size_t bytesRequested);
+  // A slice of the cycle in progress, timed.
+  void slice(vm::VM& vm);
   // Scans up to `budget` gray objects; true when the gray stack is empty.
   bool markSome(std::size_t budget);
   void flipToSweep(vm::VM& vm);
-  // Sweeps up to `budget` handles; true when the sweep is done.
-  bool sweepSome(vm::VM& vm, std::size_t budget);
+  // Sweeps up to `budget` handle slots; true when the sweep is done.
+  bool sweepSome(vm::VM& vm, std::size_t budget, bool isSlice = false);
+  void endCycle(vm::VM& vm);
+  void verifyMarking(vm::VM& vm);
+  void setTriggerPoint(vm::VM& vm, std::size_t bytesInUse);
+  // Sets the budgets for the phase now in force.
+  void resetBudgets();
 
   ContinuousCollectorOptions options_;
+  std::chrono::steady_clock::time_point start_;
   Phase phase_ = Phase::idle;
-  std::size_t allocationBudget_ = 0;
+  std::uint32_t white_ = kWhite0;  // the current white; the other one is garbage while sweeping
   std::vector<vm::Handle*> gray_;
-  // The handles live when marking ended: the sweep's worklist (a handle the sweep
-  // frees is never revisited; handles allocated later are not on it).
-  std::vector<vm::Handle*> sweepList_;
-  std::size_t sweepCursor_ = 0;
+  std::size_t sweepChunk_ = 0, sweepSlot_ = 0;  // the sweep's cursor in the handle table
+  std::size_t sliceBytes_ = 0;
+  std::size_t triggerBytes_ = 0;
+  bool triggerSet_ = false;
+  bool noTrigger_ = false;
+  bool collecting_ = false;
+
+  // The cycle in progress.
+  GcCause cycleCause_ = GcCause::heapOccupancy;
+  std::chrono::steady_clock::time_point cycleBegin_;
+  std::size_t cycleBytesBefore_ = 0;
+  std::uint64_t cycleSlices_ = 0, cycleLongestSliceNs_ = 0, cycleGcNs_ = 0;
+  std::uint64_t lastCycleSlices_ = 0;  // slices the last incremental cycle took (pacing)
+  std::size_t cycleAllowance_ = 0;     // requested bytes the cycle is paced to finish within
+  std::size_t cycleRequested_ = 0;     // requested bytes since the cycle started (approximately)
+  std::size_t grantedBudget_ = 0;      // the allocation budget last granted
+  Clock::time_point lastSliceEnd_{};
+  Clock::duration lastSliceDuration_{};
+  std::uint64_t deferredSlices_ = 0;
+  bool cycleForced_ = false;
 
   std::uint64_t cycles_ = 0, increments_ = 0, objectsFreed_ = 0, bytesFreed_ = 0, largestBurst_ = 0;
-  heap::LatencyHistogram pauseNs_;  // one sample per increment or collect()
+  std::uint64_t forcedCompletions_ = 0;
+  PauseRecorder pauses_;
+  std::string lastLogLine_;
 };
 
 }  // namespace kith::gc

@@ -26,4 +26,21 @@ struct GcLogEntry {
 // 0M->0M(0M)). Values are truncated to the unit, like Java's.
 std::string formatGcLogLine(const GcLogEntry& entry);
 
+// One incremental cycle of the continuous collector, from its start to the end of
+// its sweep, in the same shape:
+//   [0.025s][info][gc] GC(3) Incremental Cycle (Heap Occupancy) 40M->22M(64M) 57 slices 1.234ms (longest 0.102ms) in 12.345ms
+// bytes in use when the cycle started -> when it ended, the slices' count and total
+// and longest time, and the cycle's wall time from start to end (mutator time
+// included); ", forced" when the heap filled and the rest ran at once.
+struct IncrementalCycleLogEntry {
+  double uptimeSeconds = 0;  // at the cycle's start
+  std::uint64_t cycle = 0;
+  GcCause cause = GcCause::heapOccupancy;
+  std::size_t bytesBefore = 0, bytesAfter = 0, heapBytes = 0;
+  std::uint64_t slices = 0;
+  double slicesMs = 0, longestSliceMs = 0, wallMs = 0;
+  bool forced = false;
+};
+std::string formatIncrementalCycleLine(const IncrementalCycleLogEntry& entry);
+
 }  // namespace kith::gc

@@ -94,7 +94,7 @@ class Verifier {
     if (handle == nullptr) return "null handle in an object Value";
     if (!vm_.handles().owns(handle)) return "not a slot of the handle table";
     if (handle->klass == nullptr) return "a freed handle is reachable";
-    if (options_.requireClearMarks && handle->gcBits != 0) return "mark bits left set after the sweep";
+    if (options_.requireClearMarks && (handle->gcBits & ~options_.allowedBits) != 0) return "mark bits left set after the sweep";
     auto* object = static_cast<std::byte*>(handle->object);
     if (object == nullptr) return "handle names no object";
     auto* header = reinterpret_cast<vm::ObjectHeader*>(object);

@@ -9,7 +9,8 @@
 namespace kith::gc {
 
 OccasionalCollector::OccasionalCollector(OccasionalCollectorOptions options)
-    : options_(options), start_(std::chrono::steady_clock::now()) {
+    : options_(options), start_(std::chrono::steady_clock::now()), pauses_(start_) {
+  allocationBudget_ = 0;  // the first allocation sets the trigger point
   if (options_.stress) options_.verify = false;
 }
 
@@ -20,8 +21,8 @@ std::size_t OccasionalCollector::heapBytes(vm::VM& vm) const {
 void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  auto begin = std::chrono::steady_clock::now();
   std::size_t before = vm.heap().statistics().bytes_in_use;
+  auto begin = std::chrono::steady_clock::now();
 
   markReachable(vm, markStack_);
   SweepTotals swept = sweepUnmarked(vm);
@@ -29,7 +30,7 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   auto end = std::chrono::steady_clock::now();
   std::size_t after = vm.heap().statistics().bytes_in_use;
   auto pauseNs = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
-  pauseNs_.record(static_cast<std::uint64_t>(pauseNs));
+  pauses_.record(begin, end);
   objectsFreed_ += swept.objectsFreed;
   bytesFreed_ += swept.bytesFreed;
 
@@ -114,11 +115,7 @@ vm::CollectorStatistics OccasionalCollector::statistics() const {
   s.cycles = cycles_;
   s.objectsFreed = objectsFreed_;
   s.bytesFreed = bytesFreed_;
-  heap::LatencySummary pauses = pauseNs_.summary();
-  s.pauseTotalMs = pauseNs_.mean() * static_cast<double>(pauseNs_.count()) / 1e6;
-  s.pauseMeanMs = pauses.mean / 1e6;
-  s.pauseP99Ms = pauses.p99 / 1e6;
-  s.pauseMaxMs = pauses.max / 1e6;
+  pauses_.fill(s, std::chrono::steady_clock::now());
   return s;
 }
 

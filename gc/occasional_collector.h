@@ -4,7 +4,8 @@
 // phases rather than a trickle of frees.
 //
 // A cycle runs when
-//   - an allocation fails (the VM's allocation gate calls collect(vm), then retries);
+//   - an allocation fails (the VM's allocation gate calls collect(vm,
+//     allocationFailure), then retries);
 //   - the script calls System.gc() (collect(vm, GcCause::systemGc));
 //   - heap occupancy passes the threshold (beforeAllocation, below);
 //   - with `stress`, before every allocation (--gc-stress).
@@ -16,7 +17,8 @@
 // The occupancy trigger. The threshold is a fraction of the heap (default 0.75;
 // --gc-threshold), measured as the heap statistics' bytes_in_use (block bytes).
 // Reading the statistics per allocation would be far too slow, so the allocation
-// gate pays one compare and one subtraction: the collector grants an allocation
+// gate pays one compare and one subtraction (vm::Collector::beforeAllocation): the
+// collector grants an allocation
 // budget of half the remaining gap to the trigger point, in requested bytes; a
 // block is at most about twice its request (power-of-two classes at worst), so
 // spending the budget lands at or below the trigger point. When it is spent the
@@ -39,7 +41,7 @@
 
 #include "gc/gc_cause.h"
 #include "gc/gc_log.h"
-#include "heap/latency_histogram.h"
+#include "gc/pause_recorder.h"
 #include "vm/collector.h"
 #include "vm/vm.h"
 
@@ -75,24 +77,16 @@ class OccasionalCollector final : public vm::Collector {
 
   explicit OccasionalCollector(OccasionalCollectorOptions options = {});
 
-  // A full cycle on allocation failure (the gate's hook).
-  void collect(vm::VM& vm) override { collect(vm, GcCause::allocationFailure); }
-  void collect(vm::VM& vm, GcCause cause);
+  // A full stop-the-world cycle.
+  void collect(vm::VM& vm, GcCause cause) override;
   std::string_view name() const override { return "occasional"; }
   vm::CollectorStatistics statistics() const override;
 
-  // The allocation gate's per-allocation check, before heap.malloc (when every
-  // live object is reachable from the roots): O(1) unless the budget is spent.
-  void beforeAllocation(vm::VM& vm, std::size_t bytes) {
-    if (bytes < allocationBudget_) {
-      allocationBudget_ -= bytes;
-      return;
-    }
-    allocationBudgetSpent(vm, bytes);
+  // The uptime origin of the log lines and of the MMU windows (default: construction).
+  void setStartTime(std::chrono::steady_clock::time_point start) {
+    start_ = start;
+    pauses_.setStartTime(start);
   }
-
-  // The uptime origin of the log lines (default: construction).
-  void setStartTime(std::chrono::steady_clock::time_point start) { start_ = start; }
   void setLog(std::FILE* log) { options_.log = log; }
   const OccasionalCollectorOptions& options() const { return options_; }
   // The log line of the last cycle ("" before the first).
@@ -103,7 +97,8 @@ class OccasionalCollector final : public vm::Collector {
  private:
   static constexpr std::size_t kNoTrigger = std::numeric_limits<std::size_t>::max();
 
-  void allocationBudgetSpent(vm::VM& vm, std::size_t bytes);
+  // The gate's budget is spent: re-read the occupancy; collect or grant a new budget.
+  void allocationBudgetSpent(vm::VM& vm, std::size_t bytes) override;
   std::size_t heapBytes(vm::VM& vm) const;
   // The occupancy at which the next cycle runs, from the bytes in use now.
   void setTriggerPoint(vm::VM& vm, std::size_t bytesInUse);
@@ -113,7 +108,6 @@ class OccasionalCollector final : public vm::Collector {
   OccasionalCollectorOptions options_;
   std::chrono::steady_clock::time_point start_;
   std::vector<vm::Handle*> markStack_;
-  std::size_t allocationBudget_ = 0;  // 0: the first allocation sets the trigger point
   std::size_t triggerBytes_ = kNoTrigger;
   bool triggerSet_ = false;
   bool collecting_ = false;
@@ -121,7 +115,7 @@ class OccasionalCollector final : public vm::Collector {
   std::uint64_t cycles_ = 0;
   std::uint64_t objectsFreed_ = 0;
   std::uint64_t bytesFreed_ = 0;
-  heap::LatencyHistogram pauseNs_;
+  PauseRecorder pauses_;
   std::string lastLogLine_;
 };
 

@@ -24,7 +24,7 @@ constexpr std::size_t alignUp(std::size_t n, std::size_t a = kAlignment) {
   return (n + a - 1) & ~(a - 1);
 }
 
-constexpr bool isAligned(const void* p, std::size_t a = kAlignment) {
+inline bool isAligned(const void* p, std::size_t a = kAlignment) {
   return (reinterpret_cast<std::uintptr_t>(p) & (a - 1)) == 0;
 }
 

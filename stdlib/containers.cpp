@@ -1,7 +1,9 @@
 // List, Map and StringBuilder. Each is a small fixed-size object plus a backing
 // storage object on the VM heap that is replaced (not resized) when it grows, so
 // allocation studies see the growth. THE RULE (object.h) applies throughout: after
-// any allocation, objects are re-read through their handles.
+// any allocation, objects are re-read through their handles. Every overwrite of a
+// reference slot goes through the write barrier (KITH_WRITE_BARRIER, vm/collector.h),
+// storage replacement included; filling a just-allocated storage needs none.
 #include <cstring>
 
 #include "stdlib/builtins.h"
@@ -45,10 +47,11 @@ Value list_add(VM& vm, Value* args, int) {
     auto* l = objectAt<ListObject>(list);
     if (size) std::memcpy(static_cast<void*>(objectAt<ArrayObject>(storage)->elements()),
                           objectAt<ArrayObject>(l->storage)->elements(), static_cast<std::size_t>(size) * sizeof(Value));
-    l->storage = Value::object(storage);  // the old storage becomes garbage
+    KITH_WRITE_BARRIER(vm.collector(), l->storage, Value::object(storage));  // the old storage becomes garbage
   }
   auto* l = objectAt<ListObject>(list);
-  objectAt<ArrayObject>(l->storage)->elements()[l->size++] = args[0];
+  KITH_WRITE_BARRIER(vm.collector(), objectAt<ArrayObject>(l->storage)->elements()[l->size], args[0]);
+  ++l->size;
   return Value::nil();
 }
 
@@ -66,7 +69,8 @@ Value list_get(VM& vm, Value* args, int) {
 
 Value list_set(VM& vm, Value* args, int) {
   std::int64_t i = listIndex(vm, args[-1], args[0]);
-  objectAt<ArrayObject>(objectAt<ListObject>(args[-1])->storage)->elements()[i] = args[1];
+  KITH_WRITE_BARRIER(vm.collector(), objectAt<ArrayObject>(objectAt<ListObject>(args[-1])->storage)->elements()[i],
+                     args[1]);
   return Value::nil();
 }
 
@@ -75,6 +79,7 @@ Value list_removeLast(VM& vm, Value* args, int) {
   if (l->size == 0) vm.throwError("removeLast() on an empty List");
   Value* slot = &objectAt<ArrayObject>(l->storage)->elements()[--l->size];
   Value v = *slot;
+  vm.collector().writeBarrier(v);
   *slot = Value::nil();
   return v;
 }
@@ -164,8 +169,8 @@ void growMap(VM& vm, Value map) {
       ++used;
     }
   }
-  m->entries = Value::object(entries);
-  m->index = Value::object(index);
+  KITH_WRITE_BARRIER(vm.collector(), m->entries, Value::object(entries));
+  KITH_WRITE_BARRIER(vm.collector(), m->index, Value::object(index));
   m->used = used;
   for (std::int64_t e = 0; e < used; ++e)
     insertIndex(vm, map, static_cast<std::int32_t>(e), vm.hashValue(to[2 * e]));
@@ -183,7 +188,7 @@ void mapPut(VM& vm, Value map, Value key, Value value) {
   std::uint64_t hash = vm.hashValue(key);
   std::int64_t e = findEntry(vm, map, key, hash);
   if (e >= 0) {
-    entrySlots(map)[2 * e + 1] = value;
+    KITH_WRITE_BARRIER(vm.collector(), entrySlots(map)[2 * e + 1], value);
     return;
   }
   auto* m = objectAt<MapObject>(map);
@@ -199,8 +204,8 @@ void mapPut(VM& vm, Value map, Value key, Value value) {
   std::int64_t entry = m->used++;
   ++m->count;
   Value* entries = entrySlots(map);
-  entries[2 * entry] = key;
-  entries[2 * entry + 1] = value;
+  KITH_WRITE_BARRIER(vm.collector(), entries[2 * entry], key);
+  KITH_WRITE_BARRIER(vm.collector(), entries[2 * entry + 1], value);
   insertIndex(vm, map, static_cast<std::int32_t>(entry), hash);
 }
 
@@ -243,8 +248,8 @@ Value map_remove(VM& vm, Value* args, int) {
     }
   Value* entries = entrySlots(map);
   Value removed = entries[2 * e + 1];
-  entries[2 * e] = Value::undefined();
-  entries[2 * e + 1] = Value::nil();
+  KITH_WRITE_BARRIER(vm.collector(), entries[2 * e], Value::undefined());
+  KITH_WRITE_BARRIER(vm.collector(), entries[2 * e + 1], Value::nil());
   --objectAt<MapObject>(map)->count;
   return removed;
 }
@@ -278,7 +283,7 @@ Value builder_append(VM& vm, Value* args, int) {
     Handle* buffer = vm.newByteStorage(grown);  // may move the builder
     b = objectAt<StringBuilderObject>(builder);
     if (length) std::memcpy(objectAt<ByteStorageObject>(buffer)->bytes(), objectAt<ByteStorageObject>(b->buffer)->bytes(), length);
-    b->buffer = Value::object(buffer);
+    KITH_WRITE_BARRIER(vm.collector(), b->buffer, Value::object(buffer));
   }
   if (!text.empty()) std::memcpy(objectAt<ByteStorageObject>(b->buffer)->bytes() + length, text.data(), text.size());
   b->length = static_cast<std::int64_t>(length + text.size());

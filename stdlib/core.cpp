@@ -9,6 +9,7 @@
 #include <string>
 
 #include "stdlib/builtins.h"
+#include "stdlib/ffi.h"
 #include "vm/compiler.h"
 
 namespace kith::stdlib {
@@ -155,6 +156,7 @@ void installBuiltins(VM& vm) {
   installSystem(vm);
   installStringMethods(vm);
   installContainers(vm);
+  installFfi(vm);
   vm::CompileResult prelude = vm::compile(vm, kPrelude, "<prelude>");
   if (!prelude.script) throw std::logic_error("the prelude does not compile: " + prelude.errors.front());
   vm.runScript(prelude.script);

@@ -12,7 +12,7 @@ using vm::VM;
 namespace {
 
 Value system_gc(VM& vm, Value*, int) {
-  vm.collectGarbage();
+  vm.collectGarbage(vm::GcCause::systemGc);
   return Value::nil();
 }
 

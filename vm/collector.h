@@ -1,42 +1,163 @@
-// The collector hook the allocation gate calls when the heap cannot satisfy a
-// request (and System.gc() calls on demand). Today only NoCollector exists;
-// gc/ will add collectors behind this interface. A collector finds the live
-// objects from VM::forEachRoot (vm.h) and frees the rest with VM::freeObject.
+// The collector hooks of the VM. A collector finds the live objects from
+// VM::forEachRoot (vm.h) and frees the rest with VM::freeObject; gc/ holds the
+// real ones (OccasionalCollector, ContinuousCollector). The VM calls:
+//   - beforeAllocation at the allocation gate, before every heap.malloc (one
+//     compare and one subtraction until the collector's budget is spent);
+//   - collect(vm, allocationFailure) when the heap cannot satisfy a request, and
+//     collect(vm, systemGc) for System.gc();
+//   - allocationColour() for the gcBits of every new handle;
+//   - writeBarrier(old) before every overwrite of a reference slot inside a heap
+//     object (see KITH_WRITE_BARRIER below);
+//   - atBackEdge at every loop back-edge (one decrement until its budget is spent).
+// Everything the VM calls per operation is non-virtual and inline here; the
+// collector is reached through a virtual call only when a budget is spent or the
+// barrier finds work to do.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
+
+#include "vm/handle_table.h"
+#include "vm/value.h"
 
 namespace kith::vm {
 
 class VM;
+
+// Why a collection ran: the cause the `--gc-log` line names, in the words of
+// Java's unified logging (`-Xlog:gc`).
+enum class GcCause : std::uint8_t {
+  allocationFailure,  // the heap could not satisfy a request (the allocation gate)
+  systemGc,           // the script called System.gc()
+  heapOccupancy,      // bytes in use passed the occupancy threshold (--gc-threshold)
+  stress,             // --gc-stress: before every allocation
+};
+
+constexpr const char* gcCauseName(GcCause cause) {
+  switch (cause) {
+    case GcCause::allocationFailure: return "Allocation Failure";
+    case GcCause::systemGc: return "System.gc()";
+    case GcCause::heapOccupancy: return "Heap Occupancy";
+    case GcCause::stress: return "GC Stress";
+  }
+  return "?";
+}
 
 struct CollectorStatistics {
   std::uint64_t cycles = 0;
   std::uint64_t objectsFreed = 0;
   std::uint64_t bytesFreed = 0;
   double pauseTotalMs = 0, pauseMeanMs = 0, pauseP99Ms = 0, pauseMaxMs = 0;
+  // Minimum mutator utilization (0..1) over windows of 1, 10 and 100 ms; < 0 when
+  // the collector does not measure it. A run shorter than a window counts as one
+  // window (its own length).
+  double mmu1ms = -1, mmu10ms = -1, mmu100ms = -1;
+  // Incremental collectors: cycles finished at once because the heap filled up
+  // mid-cycle, and the number of slices (increments) run. < 0: not incremental.
+  std::int64_t forcedCompletions = -1;
+  std::int64_t slices = -1;
+  std::int64_t deferredSlices = -1;  // slices put off to give the mutator its share of time
 };
 
 class Collector {
  public:
+  static constexpr std::size_t kNoBudget = std::numeric_limits<std::size_t>::max();
+
   virtual ~Collector() = default;
   // A full collection. Must not throw; may free objects (never move them itself —
   // moving is the heap's defragmenter's business).
-  virtual void collect(VM& vm) = 0;
+  virtual void collect(VM& vm, GcCause cause) = 0;
   virtual std::string_view name() const = 0;
   virtual CollectorStatistics statistics() const { return {}; }
+
+  // The allocation gate calls this before every heap.malloc, when every live
+  // object is reachable from the roots. One compare and one subtraction until the
+  // collector's budget is spent; then the collector decides (heap occupancy
+  // threshold, --gc-stress, an incremental slice) and may run collect().
+  void beforeAllocation(VM& vm, std::size_t bytes) {
+    if (bytes < allocationBudget_) {
+      allocationBudget_ -= bytes;
+      return;
+    }
+    allocationBudgetSpent(vm, bytes);
+  }
+
+  // The gcBits a newly allocated handle gets (the gate sets them).
+  std::uint32_t allocationColour() const { return allocationColour_; }
+
+  // THE WRITE BARRIER. Before the mutator overwrites a reference slot inside a heap
+  // object (instance field, array element, closed upvalue, List/Map/StringBuilder
+  // storage and the storage objects' slots), it passes the value being overwritten
+  // here. It is a deletion barrier (Yuasa, snapshot-at-the-beginning), the one
+  // gc::ContinuousCollector needs: while marking, a white object that loses a
+  // reference is shaded gray, so everything reachable when the cycle's roots were
+  // scanned gets marked. We chose it over Dijkstra's incremental-update (insertion)
+  // barrier because
+  //   - roots need no barrier and no rescan: the VM stack is written by nearly every
+  //     instruction, and an insertion barrier would have to rescan the stack,
+  //     globals and constants in a final stop-the-world pause whose length grows
+  //     with the program — SATB's only atomic step is the root scan at the start;
+  //   - marking terminates by construction (the snapshot plus black allocation is a
+  //     fixed amount of work), which is what lets the pacer promise the cycle ends
+  //     before the heap fills;
+  //   - the price, floating garbage (what dies during a cycle waits for the next),
+  //     is paid in heap headroom, which the pacer accounts for.
+  // Exempt, because the old value is always nil/undefined or the slot is a root:
+  // initialising stores into an object just allocated (factories, OP_CLOSURE,
+  // closeUpvalues filling `closed`), bulk copies into a just-allocated storage
+  // (the old storage is replaced through the barrier), and roots (VM stack, open
+  // upvalues' stack slots, pinned roots). Globals are roots too, but their stores
+  // go through the barrier anyway: it costs one test and keeps the invariant true
+  // should root scanning ever become incremental.
+  void writeBarrier(Value overwritten) {
+    if (barrierActive_ && overwritten.isObject()) shadeOverwritten(overwritten.as.handle);
+  }
+
+  // The interpreter calls this at every loop back-edge: a bounded slice of an
+  // incremental cycle in progress also runs in loops that do not allocate.
+  // Returns true when the collector wants a slice (the caller then publishes its
+  // stack top and calls backEdgeSlice).
+  bool atBackEdge() { return --backEdgeBudget_ == 0; }
+  void backEdgeSlice(VM& vm) {
+    backEdgeBudget_ = kBackEdgesIdle;
+    backEdgeBudgetSpent(vm);
+  }
+
+ protected:
+  static constexpr std::uint32_t kBackEdgesIdle = 1u << 30;
+
+  // The budget is spent: the collector decides, and sets a new budget.
+  virtual void allocationBudgetSpent(VM&, std::size_t) { allocationBudget_ = kNoBudget; }
+  // The barrier found a reference overwritten while it is active.
+  virtual void shadeOverwritten(Handle*) {}
+  virtual void backEdgeBudgetSpent(VM&) {}
+
+  std::size_t allocationBudget_ = 0;
+  std::uint32_t allocationColour_ = 0;
+  std::uint32_t backEdgeBudget_ = kBackEdgesIdle;
+  bool barrierActive_ = false;
 };
+
+// The write barrier at a store site: the old contents of `slot` go through the
+// barrier, then `value` is stored. `slot` is evaluated twice (read, then write):
+// pass an lvalue without side effects.
+#define KITH_WRITE_BARRIER(collector, slot, value) \
+  do {                                             \
+    (collector).writeBarrier(slot);                \
+    (slot) = (value);                              \
+  } while (0)
 
 // Frees nothing: every object lives until the run ends.
 class NoCollector final : public Collector {
  public:
   explicit NoCollector(std::string_view name = "none") : name_(name) {}
-  void collect(VM&) override {}
+  void collect(VM&, GcCause) override {}
   std::string_view name() const override { return name_; }
 
  private:
-  std::string_view name_;  // `occasional`/`continuous` run as `none` until gc/ lands
+  std::string_view name_;
 };
 
 }  // namespace kith::vm

@@ -959,7 +959,9 @@ class Compiler {
   }
 
   void dot(bool canAssign) {
-    consume(TokenType::identifier, "expected a property name after '.'");
+    // After '.', a keyword is a property name too: LANGUAGE.md's `lib.fn(...)`.
+    if (current_.type >= TokenType::kwLet && current_.type <= TokenType::kwNot) advance();
+    else consume(TokenType::identifier, "expected a property name after '.'");
     int sym = symbolFor(previous_.text);
     if (canAssign && match(TokenType::equal)) {
       expression();

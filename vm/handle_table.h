@@ -53,6 +53,9 @@ class HandleTable {
 
   std::size_t liveCount() const { return live_; }
   std::size_t chunkCount() const { return chunks_.size(); }
+  // The i-th chunk of kHandlesPerChunk slots (i < chunkCount()); free slots have
+  // klass == nullptr. For an incremental sweep that walks the table with a cursor.
+  Handle* chunk(std::size_t i) const { return chunks_[i]; }
   std::size_t capacity() const { return chunks_.size() * kHandlesPerChunk; }
   // System-allocator bytes held by handle chunks (reported apart from the heap).
   std::size_t bytesReserved() const { return chunks_.size() * kHandlesPerChunk * sizeof(Handle); }

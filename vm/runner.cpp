@@ -10,6 +10,8 @@
 #include <optional>
 #include <sstream>
 
+#include "gc/continuous_collector.h"
+#include "gc/occasional_collector.h"
 #include "heap/heap.h"
 #include "heap/trace.h"
 #include "stdlib/builtins.h"
@@ -103,7 +105,15 @@ std::string statsJson(const RunReport& r) {
   out += " \"gc\": {\"cycles\": " + n(r.gc.cycles) + ", \"objects_freed\": " + n(r.gc.objectsFreed) +
          ", \"bytes_freed\": " + n(r.gc.bytesFreed) + ", \"pause_ms\": {\"total\": " + jsonNumber(r.gc.pauseTotalMs) +
          ", \"mean\": " + jsonNumber(r.gc.pauseMeanMs) + ", \"p99\": " + jsonNumber(r.gc.pauseP99Ms) +
-         ", \"max\": " + jsonNumber(r.gc.pauseMaxMs) + "}},\n";
+         ", \"max\": " + jsonNumber(r.gc.pauseMaxMs) + "}";
+  if (r.gc.mmu1ms >= 0)
+    out += ",\n  \"mmu\": {\"1ms\": " + jsonNumber(r.gc.mmu1ms) + ", \"10ms\": " + jsonNumber(r.gc.mmu10ms) +
+           ", \"100ms\": " + jsonNumber(r.gc.mmu100ms) + "}";
+  if (r.gc.forcedCompletions >= 0)
+    out += ", \"forced_completions\": " + n(static_cast<std::uint64_t>(r.gc.forcedCompletions));
+  if (r.gc.slices >= 0) out += ", \"slices\": " + n(static_cast<std::uint64_t>(r.gc.slices));
+  if (r.gc.deferredSlices >= 0) out += ", \"deferred_slices\": " + n(static_cast<std::uint64_t>(r.gc.deferredSlices));
+  out += "},\n";
   out += " \"handle_table\": {\"bytes\": " + n(r.handleBytes) + ", \"chunks\": " + n(r.handleChunks) +
          ", \"live\": " + n(r.handlesLive) + "},\n";
   out += " \"vm\": {\"instructions\": " + n(r.instructions) + ", \"objects_created\": " + n(r.objectsCreated) +
@@ -125,6 +135,7 @@ std::string statsTable(const RunReport& r) {
                 "alloc ns            mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n"
                 "internal frag       %llu bytes\n"
                 "gc cycles           %llu (%llu objects, %llu bytes freed)\n"
+                "gc pauses ms        total %.3f, mean %.4f, p99 %.4f, max %.4f\n"
                 "handle table        %zu bytes in %zu chunks, %zu live (outside the heap)\n"
                 "instructions        %llu\n"
                 "objects created     %llu\n"
@@ -137,7 +148,8 @@ std::string statsTable(const RunReport& r) {
                 (unsigned long long)h.satisfied[2], (unsigned long long)h.satisfied[3],
                 (unsigned long long)h.satisfied[4], h.alloc_ns.mean, h.alloc_ns.p50, h.alloc_ns.p99, h.alloc_ns.max,
                 (unsigned long long)h.internal_bytes, (unsigned long long)r.gc.cycles,
-                (unsigned long long)r.gc.objectsFreed, (unsigned long long)r.gc.bytesFreed, r.handleBytes,
+                (unsigned long long)r.gc.objectsFreed, (unsigned long long)r.gc.bytesFreed, r.gc.pauseTotalMs,
+                r.gc.pauseMeanMs, r.gc.pauseP99Ms, r.gc.pauseMaxMs, r.handleBytes,
                 r.handleChunks, r.handlesLive, (unsigned long long)r.instructions,
                 (unsigned long long)r.objectsCreated, r.wallSeconds);
   return buf;
@@ -152,6 +164,33 @@ void reportUncaught(VM& vm) {
   for (const std::string& line : trace) std::fprintf(stderr, "%s\n", line.c_str());
 }
 
+// The collector --gc names, with its options (vm/runner.h, RunOptions).
+std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono::steady_clock::time_point start) {
+  std::FILE* log = options.gcLog ? stderr : nullptr;
+  if (options.collector == "occasional") {
+    gc::OccasionalCollectorOptions o;
+    if (options.gcThreshold > 0) o.occupancyThreshold = options.gcThreshold;
+    o.heapBytes = options.heapSize;
+    o.stress = options.gcStress;
+    o.log = log;
+    auto collector = std::make_unique<gc::OccasionalCollector>(o);
+    collector->setStartTime(start);
+    return collector;
+  }
+  if (options.collector == "continuous") {
+    gc::ContinuousCollectorOptions o;
+    if (options.gcThreshold > 0) o.startOccupancy = options.gcThreshold;
+    if (options.gcStep > 0) o.workPerSlice = options.gcStep;
+    o.heapBytes = options.heapSize;
+    o.stress = options.gcStress;
+    o.log = log;
+    auto collector = std::make_unique<gc::ContinuousCollector>(o);
+    collector->setStartTime(start);
+    return collector;
+  }
+  return std::make_unique<NoCollector>("none");
+}
+
 }  // namespace
 
 const std::vector<std::string>& collectorNames() {
@@ -161,6 +200,12 @@ const std::vector<std::string>& collectorNames() {
 
 int runScriptFile(const RunOptions& options) {
   auto start = std::chrono::steady_clock::now();
+  bool knownCollector = false;
+  for (const std::string& name : collectorNames()) knownCollector |= name == options.collector;
+  if (!knownCollector) {
+    std::fprintf(stderr, "kith: unknown collector '%s'; valid: occasional, continuous, none\n", options.collector.c_str());
+    return 64;
+  }
   std::string readError;
   std::optional<std::string> source = readFile(options.script, readError);
   if (!source) {
@@ -179,7 +224,8 @@ int runScriptFile(const RunOptions& options) {
                  heap::policyNames().c_str());
     return 64;
   }
-  NoCollector collector(options.collector);
+  std::unique_ptr<Collector> collectorOwner = makeCollector(options, start);
+  Collector& collector = *collectorOwner;
   std::unique_ptr<VM> vm;
   try {
     vm = std::make_unique<VM>(*heap, collector, VMOptions{options.maxDepth, options.args, options.heapSize});

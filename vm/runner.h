@@ -14,7 +14,16 @@ enum class StatsFormat { none, table, json };
 struct RunOptions {
   std::string heapPolicy = "estranged";
   std::size_t heapSize = std::size_t{64} << 20;
-  std::string collector = "occasional";  // today every name runs as `none`
+  std::string collector = "occasional";  // occasional, continuous or none
+  // --gc-threshold: the heap occupancy (fraction, (0, 1]) that triggers a cycle
+  // (occasional) or starts one (continuous); unset: the collector's default
+  // (0.75 occasional, 0.5 continuous).
+  double gcThreshold = 0;
+  // --gc-step: the continuous collector's work per slice, in units of an object
+  // marked, a block freed or 8 handle slots swept; 0: its default (1024).
+  std::size_t gcStep = 0;
+  bool gcLog = false;     // one line per cycle on stderr
+  bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
   std::size_t maxDepth = 10000;
   StatsFormat stats = StatsFormat::none;
   std::string statsFile;  // also write the JSON here

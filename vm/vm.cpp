@@ -90,15 +90,21 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   toStringSymbol_ = symbol("toString");
   initSymbol_ = symbol("init");
   lengthSymbol_ = symbol("length");
-  heap_.setRelocator(&VM::relocateObject, this);
+  // The relocator is installed only for the allocation gate's last retry (see
+  // allocateObject): a moving heap then defragments after a collection has freed
+  // what it could, never before (moving garbage would be wasted work).
+  canDefragment_ = heap_.setRelocator(&VM::relocateObject, this);
+  if (canDefragment_) heap_.setRelocator(nullptr, nullptr);
   if (!heap_.arenaBase()) budgetLimit_ = options_.unboundedHeapLimit;
 }
 
 VM::~VM() {
   heap_.setRelocator(nullptr, nullptr);
   // A policy over a fixed arena drops every object with the arena; the system
-  // allocator (`malloc`) has no arena, so its live objects go back one by one.
-  if (!heap_.arenaBase()) handles_.forEachLive([&](Handle* h) { heap_.free(h->object); });
+  // allocator (`malloc`) has no arena, so its live objects go back one by one
+  // (else LeakSanitizer reports them). Freed through freeObject so that the heap
+  // statistics and a trace see the frees too; no trace is attached by now.
+  if (!heap_.arenaBase()) handles_.forEachLive([&](Handle* h) { freeObject(h); });
   std::free(stack_);
   std::free(frames_);
 }
@@ -157,12 +163,19 @@ void* VM::mallocWithinBudget(std::size_t bytes) {
 
 Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   if (bytes > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(bytes);
+  collector_.beforeAllocation(*this, bytes);  // may collect (threshold, --gc-stress) or run a slice
   // One virtual call per allocation (heap::Heap), whose cost the studies measure.
-  void* object = budgetLimit_ ? mallocWithinBudget(bytes) : heap_.malloc(bytes);
+  void* object = tryMalloc(bytes);
   if (!object) {
+    // collect -> retry -> defragment (moving heaps) -> "out of memory".
     if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
-    collector_.collect(*this);
-    object = budgetLimit_ ? mallocWithinBudget(bytes) : heap_.malloc(bytes);
+    collector_.collect(*this, GcCause::allocationFailure);
+    object = tryMalloc(bytes);
+    if (!object && canDefragment_) {
+      heap_.setRelocator(&VM::relocateObject, this);
+      object = tryMalloc(bytes);
+      heap_.setRelocator(nullptr, nullptr);
+    }
     if (!object) {
       if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
       throwOutOfMemory(bytes);
@@ -177,6 +190,7 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   header->classId = klass->id;
   header->size = static_cast<std::uint32_t>(bytes);
   header->handle = handle;
+  handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
   ++objectsCreated_;
   if (trace_) traceEvent(heap::TraceEventKind::alloc, object, bytes);
   return handle;
@@ -189,7 +203,7 @@ void VM::freeObject(Handle* handle) {
   handles_.release(handle);
 }
 
-void VM::collectGarbage() { collector_.collect(*this); }
+void VM::collectGarbage(GcCause cause) { collector_.collect(*this, cause); }
 
 // The heap moved an object (defragmentation) and has already copied its bytes:
 // the header at the new address names the handle; the handle is all that changes.
@@ -352,7 +366,7 @@ int VM::globalSlot(std::string_view name) {
 }
 
 void VM::defineGlobal(std::string_view name, Value value) {
-  globals_[static_cast<std::size_t>(globalSlot(name))] = value;
+  KITH_WRITE_BARRIER(collector_, globals_[static_cast<std::size_t>(globalSlot(name))], value);
 }
 
 Value VM::global(std::string_view name) {
@@ -752,7 +766,7 @@ void VM::setProperty(Value receiver, int symbol, Value value, InlineCache* cache
     if (field == klass->fieldSlots.end())
       throwError(klass->name + " has no field '" + symbolName(symbol) + "'");
     if (cache) *cache = InlineCache{klass, field->second, Value::nil()};
-    objectAt<InstanceObject>(receiver)->fields()[field->second] = value;
+    KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[field->second], value);
     return;
   }
   throwError("cannot set property '" + symbolName(symbol) + "' on " + typeName(receiver));
@@ -787,7 +801,7 @@ void VM::setIndex(Value container, Value index, Value value) {
     auto* a = objectAt<ArrayObject>(container);
     std::int64_t i = index.as.integer;
     if (i < 0 || static_cast<std::uint64_t>(i) >= a->length) outOfBounds(*this, i, a->length);
-    a->elements()[i] = value;
+    KITH_WRITE_BARRIER(collector_, a->elements()[i], value);
     return;
   }
   if (isKind(container, ObjectKind::string)) throwError("strings are immutable");
@@ -999,10 +1013,14 @@ Value VM::run(std::size_t entryFrame) {
           SYNC();
           throwError("undefined variable '" + globalNames_[slot] + "'");
         }
-        globals_[slot] = sp[-1];
+        KITH_WRITE_BARRIER(collector_, globals_[slot], sp[-1]);
         DISPATCH();
       }
-      CASE(DEFINE_GLOBAL) { globals_[READ_U16()] = *--sp; DISPATCH(); }
+      CASE(DEFINE_GLOBAL) {
+        std::uint16_t slot = READ_U16();
+        KITH_WRITE_BARRIER(collector_, globals_[slot], *--sp);
+        DISPATCH();
+      }
       CASE(GET_UPVALUE) {
         Value up = objectAt<ClosureObject>(frame->closure)->upvalues()[READ_BYTE()];
         auto* u = objectAt<UpvalueObject>(up);
@@ -1012,7 +1030,8 @@ Value VM::run(std::size_t entryFrame) {
       CASE(SET_UPVALUE) {
         Value up = objectAt<ClosureObject>(frame->closure)->upvalues()[READ_BYTE()];
         auto* u = objectAt<UpvalueObject>(up);
-        (u->stackSlot ? *u->stackSlot : u->closed) = sp[-1];
+        if (u->stackSlot) *u->stackSlot = sp[-1];  // open: a stack slot, a root
+        else KITH_WRITE_BARRIER(collector_, u->closed, sp[-1]);
         DISPATCH();
       }
       CASE(CLOSE_UPVALUE) {
@@ -1038,7 +1057,7 @@ Value VM::run(std::size_t entryFrame) {
         Value receiver = sp[-2];
         Value value = sp[-1];
         if (receiver.isObject() && receiver.as.handle->klass == cache->klass && cache->slot >= 0) {
-          objectAt<InstanceObject>(receiver)->fields()[cache->slot] = value;
+          KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value);
         } else {
           SYNC();
           setProperty(receiver, sym, value, cache);
@@ -1066,7 +1085,7 @@ Value VM::run(std::size_t entryFrame) {
         Value container = sp[-3], index = sp[-2], value = sp[-1];
         if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array &&
             static_cast<std::uint64_t>(index.as.integer) < objectAt<ArrayObject>(container)->length) {
-          objectAt<ArrayObject>(container)->elements()[index.as.integer] = value;
+          KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.as.integer], value);
         } else {
           SYNC();
           setIndex(container, index, value);
@@ -1259,6 +1278,10 @@ Value VM::run(std::size_t entryFrame) {
       CASE(LOOP) {
         std::uint16_t offset = READ_U16();
         ip -= offset;
+        if (collector_.atBackEdge()) {  // an incremental slice also runs in loops that never allocate
+          SYNC();
+          collector_.backEdgeSlice(*this);
+        }
         DISPATCH();
       }
       CASE(CALL) {

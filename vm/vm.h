@@ -58,15 +58,20 @@ class VM {
   VM& operator=(const VM&) = delete;
 
   // --- the allocation gate ------------------------------------------------------
-  // Every heap object is born here: heap.malloc (one virtual call per allocation
-  // through heap::Heap — a cost we measure), on failure the collector hook and one
-  // retry, then the catchable "out of memory: requested N bytes". Writes the header
-  // and gives the object its handle. Throws KithThrow on failure.
+  // Every heap object is born here: the collector's per-allocation check
+  // (Collector::beforeAllocation: may run a collection or an incremental slice),
+  // heap.malloc (one virtual call per allocation through heap::Heap — a cost we
+  // measure). On failure, in this order: a full collection, a retry; then, on a
+  // policy that can move blocks (knuth, estranged), a retry with its defragmenter
+  // on; then the catchable "out of memory: requested N bytes". Writes the header,
+  // gives the object its handle and the collector's allocation colour. Throws
+  // KithThrow on failure.
   Handle* allocateObject(ClassInfo* klass, std::size_t bytes);
   // Frees one object and its handle (for collectors).
   void freeObject(Handle* handle);
-  // Runs the collector hook (System.gc(), and the gate on failure).
-  void collectGarbage();
+  // Runs a full collection (System.gc() passes systemGc; the gate calls the
+  // collector itself, with allocationFailure).
+  void collectGarbage(GcCause cause = GcCause::systemGc);
 
   // --- factories (each may allocate: see THE RULE) ------------------------------
   Value newString(std::string_view text);  // `text` must not point into the heap
@@ -160,6 +165,7 @@ class VM {
   friend struct VMAccess;
   static void relocateObject(void* context, void* from, void* to, std::size_t size);
   void* mallocWithinBudget(std::size_t bytes);
+  void* tryMalloc(std::size_t bytes) { return budgetLimit_ ? mallocWithinBudget(bytes) : heap_.malloc(bytes); }
 
   // The interpreter loop: runs from frames_[entryFrame] until that frame returns.
   Value run(std::size_t entryFrame);
@@ -227,6 +233,7 @@ class VM {
 
   std::vector<Handle*> displayInProgress_;  // arrays being printed (cycle check)
 
+  bool canDefragment_ = false;  // the heap accepted the relocator (knuth, estranged)
   std::size_t budgetLimit_ = 0;  // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
   std::size_t budgetInUse_ = 0;
   std::uint64_t instructions_ = 0;

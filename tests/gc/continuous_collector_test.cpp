@@ -1,6 +1,7 @@
-// The continuous (incremental tri-colour) collector, driven by hand: the tests
-// play the allocation gate (the allocation colour, beforeAllocation) and the
-// interpreter's reference stores (the write barrier), which the VM does not yet do.
+// The continuous (incremental tri-colour) collector. The VM's allocation gate colours
+// new objects and paces slices; the tests drive cycles by hand (startCycle, step)
+// and play the interpreter's reference stores (the write barrier) where they write
+// object slots directly.
 #include "gc/continuous_collector.h"
 
 #include <gtest/gtest.h>
@@ -17,13 +18,18 @@ using Phase = ContinuousCollector::Phase;
 
 struct ContinuousVm {
   ContinuousVm(std::string_view policy, std::size_t bytes, ContinuousCollectorOptions options = {})
-      : heap(heap::makeHeap(policy, bytes, false)), collector(options) {
+      : heap(heap::makeHeap(policy, bytes, false)), collector(withVerify(options)) {
     machine = std::make_unique<vm::VM>(*heap, collector);
   }
   vm::VM& vm() { return *machine; }
-  // What the allocation gate will do: colour the new object.
+  // The invariant check at the end of marking, in every build type.
+  static ContinuousCollectorOptions withVerify(ContinuousCollectorOptions options) {
+    options.verifyMarking = !options.stress;
+    return options;
+  }
+  // The allocation gate coloured the new object already: check it did.
   Value born(Value v) {
-    v.as.handle->gcBits = collector.allocationColour();
+    EXPECT_EQ(v.as.handle->gcBits, collector.allocationColour());
     return v;
   }
   // What a reference store will do: the barrier, then the store.
@@ -43,7 +49,7 @@ void runToIdle(ContinuousVm& t) {
 
 TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
   ContinuousCollectorOptions options;
-  options.workPerStep = 64;
+  options.workPerSlice = 64;
   ContinuousVm t("estranged", 4 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
@@ -54,8 +60,9 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
   runToIdle(t);
   EXPECT_EQ(vm.handles().liveCount(), 101u);
   EXPECT_EQ(t.collector.statistics().objectsFreed, 5000u);
-  EXPECT_LE(t.collector.largestSweepBurst(), 64u) << "never more than one increment's worth at once";
-  EXPECT_GT(t.collector.incrementsRun(), 5000u / 64);
+  EXPECT_LE(t.collector.largestSweepBurst(), ContinuousCollector::kSweepSlotsPerWorkUnit * 64)
+      << "never more than one slice's worth at once";
+  EXPECT_GT(t.collector.incrementsRun(), 5000u / (ContinuousCollector::kSweepSlotsPerWorkUnit * 64));
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
@@ -63,7 +70,7 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
 // reference to C from an unscanned object A into an already scanned (black) B.
 TEST(ContinuousCollector, DeletionBarrierKeepsAnObjectMovedBehindTheMarker) {
   ContinuousCollectorOptions options;
-  options.workPerStep = 1;
+  options.workPerSlice = 1;
   ContinuousVm t("knuth", 1 << 20, options);
   vm::VM& vm = t.vm();
   vm::ClassInfo* node = makeClass(vm, "Node", 1);
@@ -82,13 +89,14 @@ TEST(ContinuousCollector, DeletionBarrierKeepsAnObjectMovedBehindTheMarker) {
   runToIdle(t);
   ASSERT_TRUE(field(b, 0).isObject());
   EXPECT_EQ(vm.stringView(field(b, 0)), "C");
-  EXPECT_EQ(verifyHeap(vm), "");
+  EXPECT_EQ(verifyHeap(vm, betweenCycles()), "");
 }
 
 TEST(ContinuousCollector, WithoutTheBarrierTheVerifierCatchesTheLostObject) {
   ContinuousCollectorOptions options;
-  options.workPerStep = 1;
+  options.workPerSlice = 1;
   ContinuousVm t("knuth", 1 << 20, options);
+  t.collector.setVerifyMarking(false);  // it would abort at the end of marking
   vm::VM& vm = t.vm();
   vm::ClassInfo* node = makeClass(vm, "Node", 1);
   vm::RootScope roots(vm);
@@ -101,13 +109,14 @@ TEST(ContinuousCollector, WithoutTheBarrierTheVerifierCatchesTheLostObject) {
   field(b, 0) = field(a, 0);
   field(a, 0) = Value::nil();  // no barrier: C is never marked
   runToIdle(t);
-  EXPECT_NE(verifyHeap(vm).find("freed handle"), std::string::npos) << verifyHeap(vm);
+  EXPECT_NE(verifyHeap(vm, betweenCycles()).find("freed handle"), std::string::npos)
+      << verifyHeap(vm, betweenCycles());
   field(b, 0) = Value::nil();  // drop the dangling reference before teardown
 }
 
 TEST(ContinuousCollector, ObjectsAllocatedWhileMarkingOrSweepingSurvive) {
   ContinuousCollectorOptions options;
-  options.workPerStep = 4;
+  options.workPerSlice = 4;
   ContinuousVm t("estranged", 1 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
@@ -133,7 +142,7 @@ TEST(ContinuousCollector, ObjectsAllocatedWhileMarkingOrSweepingSurvive) {
 
 TEST(ContinuousCollector, CollectMidCycleFreesEverythingUnreachable) {
   ContinuousCollectorOptions options;
-  options.workPerStep = 2;
+  options.workPerSlice = 2;
   ContinuousVm t("tlsf", 1 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
@@ -156,21 +165,19 @@ class EveryPolicy : public ::testing::TestWithParam<std::string> {};
 TEST_P(EveryPolicy, AllocationPacedCyclesKeepTheHeapFromFilling) {
   ContinuousCollectorOptions options;
   options.startOccupancy = 0.3;
-  options.stepBytes = 4 << 10;
-  options.workPerStep = 256;
+  options.workPerSlice = 256;
   options.heapBytes = 1 << 20;  // `malloc` has no arena: give it a size to pace by
   ContinuousVm t(GetParam(), 1 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
   roots.pin(t.born(vm.newArray(64, Value::nil())));
   for (int i = 0; i < 50'000; ++i) {
-    t.collector.beforeAllocation(vm, 64);
     Value v = t.born(vm.newArray(2, Value::integer(i)));
     if (i % 1000 == 0) t.store(element(vm.pinnedRoots().back(), (i / 1000) % 64), v);
   }
   EXPECT_GT(t.collector.statistics().cycles, 1u);
   EXPECT_EQ(t.heap->statistics().failed_allocations, 0u);
-  EXPECT_LE(t.collector.largestSweepBurst(), 256u);
+  EXPECT_LE(t.collector.largestSweepBurst(), ContinuousCollector::kSweepSlotsPerWorkUnit * 256);
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
   vm.pinnedRoots().clear();

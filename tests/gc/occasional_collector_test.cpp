@@ -145,7 +145,7 @@ TEST(OccasionalCollector, CollectsOnAllocationFailureThroughTheGate) {
   EXPECT_EQ(vm.stringView(vm.pinnedRoots().back()), "survivor");
 }
 
-// The gate's check, as the VM will call it: beforeAllocation, then allocate.
+// The gate's check: the VM calls beforeAllocation before every allocation.
 TEST(OccasionalCollector, CollectsWhenOccupancyPassesTheThreshold) {
   OccasionalCollectorOptions options;
   options.occupancyThreshold = 0.5;
@@ -153,8 +153,6 @@ TEST(OccasionalCollector, CollectsWhenOccupancyPassesTheThreshold) {
   vm::VM& vm = t.vm();
   std::size_t peak = 0;
   for (int i = 0; i < 5'000; ++i) {
-    std::size_t bytes = sizeof(vm::ArrayObject) + 20 * sizeof(Value);
-    t.collector.beforeAllocation(vm, bytes);
     vm.newArray(20, Value::nil());
     peak = std::max<std::size_t>(peak, t.heap->statistics().bytes_in_use);
   }
@@ -173,12 +171,10 @@ TEST(OccasionalCollector, AboveThresholdLiveSetDoesNotCollectAtEveryAllocation) 
   vm::RootScope roots(vm);
   // About 40% of the heap stays live: more than the threshold.
   for (int i = 0; i < 100; ++i) {
-    t.collector.beforeAllocation(vm, 4096);
     roots.pin(vm.newArray((4096 - sizeof(vm::ArrayObject)) / sizeof(Value), Value::nil()));
   }
   std::uint64_t cyclesBefore = t.collector.statistics().cycles;
   for (int i = 0; i < 2'000; ++i) {
-    t.collector.beforeAllocation(vm, 48);
     vm.newArray(2, Value::nil());
   }
   // 2000 x 64-byte blocks = 128K; half of the ~600K free space is ~300K per cycle.
@@ -191,7 +187,6 @@ TEST(OccasionalCollector, StressCollectsBeforeEveryAllocation) {
   TestVm t("estranged", kSmallHeap, options);
   vm::VM& vm = t.vm();
   for (int i = 0; i < 50; ++i) {
-    t.collector.beforeAllocation(vm, 32);
     vm.newString("x");
   }
   EXPECT_EQ(t.collector.statistics().cycles, 50u);
