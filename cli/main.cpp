@@ -77,9 +77,10 @@ int usageError(const std::string& message) {
 
 // The heap policies first (tests/cli reads those lines), then the collectors.
 int listPolicies() {
-  for (const auto& p : kith::heap::policyList())
-    std::printf("%-10s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.description.size()),
-                p.description.data());
+  for (const auto* list : {&kith::heap::policyList(), &kith::heap::baselineList()})
+    for (const auto& p : *list)
+      std::printf("%-10s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.description.size()),
+                  p.description.data());
   std::printf("%-10s %s\n", "occasional", "collector: stop-the-world mark-sweep when occupancy passes --gc-threshold (default)");
   std::printf("%-10s %s\n", "continuous", "collector: incremental tri-colour mark-sweep, snapshot-at-the-beginning barrier");
   std::printf("%-10s %s\n", "none", "collector: frees nothing");

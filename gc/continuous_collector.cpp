@@ -82,7 +82,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
   }
   std::size_t debt = bytes - allocationBudget_;  // requested beyond the budget: paid by the next slices
   cycleRequested_ += grantedBudget_ - allocationBudget_ + bytes;
-  if (!options_.stress && mutatorNeedsTime()) {
+  if (!options_.stress && mutatorNeedsTime(vm)) {
     // Too soon after the last slice: let the mutator run, and look again shortly.
     ++deferredSlices_;
     grantedBudget_ = allocationBudget_ = std::max(kMinSliceBytes, sliceBytes_ / 4);
@@ -94,20 +94,38 @@ void ContinuousCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
 }
 
 // The time-based half of the pacing: after a slice of d ns the mutator gets at least
-// kMutatorShare * d ns before the next one, so that GC takes at most
-// 1 / (1 + kMutatorShare) of any stretch of time made of whole slices — unless the
-// cycle has used up its allocation allowance (the free space at its start times
-// kPacingNumerator / kPacingDivisor), when running behind would risk filling the
-// heap mid-cycle.
-bool ContinuousCollector::mutatorNeedsTime() const {
-  if (cycleRequested_ >= cycleAllowance_) return false;
+// kMutatorShareNum / kMutatorShareDen * d ns before the next one, so that GC takes at
+// most 1 / (1 + 3/2) = 40% of any stretch of time made of whole slices. Past the
+// cycle's allocation allowance (running behind: a program that allocates in bursts
+// gets its slices only in the bursts) the governor still holds while the heap has
+// room for the rest of the cycle at full speed — the real occupancy, which the
+// sweep lowers as it frees, not the requested bytes — and lets go only when the
+// heap is about to fill.
+bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
   auto sinceLast = Clock::now() - lastSliceEnd_;
-  return sinceLast < lastSliceDuration_ * kMutatorShare;
+  if (sinceLast * kMutatorShareDen >= lastSliceDuration_ * kMutatorShareNum) return false;
+  if (cycleRequested_ < cycleAllowance_) return true;
+  // Heap::statistics() is too dear to call at every decision: the verdict is
+  // re-read after every kOccupancyRecheckSlices slices' worth of requests, and the
+  // reserve covers what those may take.
+  if (cycleRequested_ >= nextOccupancyCheck_) {
+    std::size_t size = heapBytes(vm);
+    std::size_t inUse = vm.heap().statistics().bytes_in_use;
+    std::size_t free = size > inUse ? size - inUse : 0;
+    // The rest of the cycle at full speed: a slice per sliceBytes_ requested, each
+    // request taking at most twice its size in blocks (kingsley).
+    std::uint64_t remaining = cyclePlannedSlices_ > cycleSlices_ ? cyclePlannedSlices_ - cycleSlices_ : 0;
+    remaining = std::max(remaining, cyclePlannedSlices_ / 8) + kOccupancyRecheckSlices + 2;
+    std::size_t reserve = std::max(cycleReserve_, static_cast<std::size_t>(2 * remaining * sliceBytes_));
+    roomToDefer_ = size != 0 && free > reserve;
+    nextOccupancyCheck_ = cycleRequested_ + kOccupancyRecheckSlices * sliceBytes_;
+  }
+  return roomToDefer_;
 }
 
 void ContinuousCollector::backEdgeBudgetSpent(vm::VM& vm) {
   if (phase_ == Phase::idle) return;  // cycles start from the allocation gate only
-  if (mutatorNeedsTime()) return;
+  if (mutatorNeedsTime(vm)) return;
   std::size_t budget = allocationBudget_;
   slice(vm);
   if (phase_ != Phase::idle) allocationBudget_ = budget;  // the allocation pacing is unchanged
@@ -147,9 +165,12 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
     }
     slices += 2;  // the root scan, and the slice that ends the sweep
     sliceBytes_ = std::max(kMinSliceBytes, free / kPacingDivisor * kPacingNumerator / slices);
+    cyclePlannedSlices_ = slices;
   }
   cycleAllowance_ = size == 0 ? kNoBudget : (size > inUse ? size - inUse : 0) / kPacingDivisor * kPacingNumerator;
   cycleRequested_ = 0;
+  nextOccupancyCheck_ = cycleAllowance_;
+  cycleReserve_ = size > inUse ? (size - inUse) / kReserveDivisor : 0;
 
   Clock::time_point end = Clock::now();
   pauses_.record(begin, end);
@@ -171,7 +192,14 @@ void ContinuousCollector::slice(vm::VM& vm) {
   Clock::time_point end = Clock::now();
   pauses_.record(begin, end);
   lastSliceEnd_ = end;
-  lastSliceDuration_ = end - begin;
+  // The governor's measure of the slice: its length, but at most kSliceOutlierFactor
+  // times the typical slice (a running average): a slice the OS preempted for a
+  // scheduling quantum would otherwise stall the cycle for 1.5 quanta, long enough
+  // to spend its allocation allowance.
+  Clock::duration length = end - begin;
+  if (typicalSlice_ == Clock::duration::zero()) typicalSlice_ = length;
+  lastSliceDuration_ = std::min(length, typicalSlice_ * kSliceOutlierFactor);
+  typicalSlice_ += (lastSliceDuration_ - typicalSlice_) / 8;
   ++increments_;
   ++cycleSlices_;
   std::uint64_t ns = nanosBetween(begin, end);

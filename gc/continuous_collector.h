@@ -38,14 +38,20 @@
 // requests up to twice their size (kingsley) — so it finishes before the heap fills
 // unless the estimate was short (forced completions count those times).
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
-// progress. PACING, by time: a slice due less than kMutatorShare times the last
-// slice's length after it is deferred (the mutator runs on; the gate looks again
-// after a quarter of a slice's bytes), so GC takes at most about half of any stretch
-// of time — the minimum mutator utilization — until the cycle has used its
-// allocation allowance; then slices run as due. If the heap fills mid-cycle anyway,
-// the allocation gate's collect() finishes the cycle at once (a forced completion,
-// counted) and then runs a whole cycle, so an allocation fails only when nothing
-// unreachable is left.
+// progress. PACING, by time (a mutator-utilization governor): a slice due less than
+// 3/2 times the last slice's length after it is deferred (the mutator runs on; the
+// gate looks again after a quarter of a slice's bytes), so GC takes at most 40% of
+// any stretch of time made of whole slices — the minimum mutator utilization. The
+// length the governor uses is capped at kSliceOutlierFactor times the typical
+// slice, so that a slice the OS preempted does not stall the cycle. The governor
+// holds past the cycle's allocation allowance too (a program that allocates in
+// bursts gets its slices only in the bursts), as long as the heap's real
+// occupancy, re-read every kOccupancyRecheckSlices slices' worth of requests,
+// leaves more than an eighth of the free space at the cycle's start and room for
+// its remaining slices at full speed; then slices run as due. If the heap fills
+// mid-cycle anyway, the allocation gate's collect() finishes the cycle at once (a
+// forced completion, counted) and then runs a whole cycle, so an allocation fails
+// only when nothing unreachable is left.
 // collect() for System.gc() does the same (without counting).
 #pragma once
 
@@ -102,9 +108,15 @@ class ContinuousCollector final : public vm::Collector {
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
   static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;
-  // After a slice, the mutator runs at least this many times the slice's length
-  // before the next (while the cycle is within its allocation allowance).
-  static constexpr int kMutatorShare = 1;
+  // After a slice, the mutator runs at least kMutatorShareNum / kMutatorShareDen
+  // times the slice's length before the next (GC at most 40% of the time), while
+  // the heap has room for the rest of the cycle.
+  static constexpr int kMutatorShareNum = 3, kMutatorShareDen = 2;
+  // Past its allowance, a cycle keeps the mutator's share while more than the free
+  // space at its start / kReserveDivisor is left (and room for its remaining slices).
+  static constexpr std::size_t kReserveDivisor = 8;
+  static constexpr std::size_t kOccupancyRecheckSlices = 4;
+  static constexpr int kSliceOutlierFactor = 3;
 
   explicit ContinuousCollector(ContinuousCollectorOptions options = {});
 
@@ -148,7 +160,7 @@ class ContinuousCollector final : public vm::Collector {
   void allocationBudgetSpent(vm::VM& vm, std::size_t bytes) override;
   void shadeOverwritten(vm::Handle* h) override { shade(h); }
   void backEdgeBudgetSpent(vm::VM& vm) override;
-  bool mutatorNeedsTime() const;
+  bool mutatorNeedsTime(vm::VM& vm);
 
   void shade(vm::Handle* h) {
     if (!isWhite(h)) return;  // already gray or black
@@ -191,9 +203,14 @@ class ContinuousCollector final : public vm::Collector {
   std::uint64_t lastCycleSlices_ = 0;  // slices the last incremental cycle took (pacing)
   std::size_t cycleAllowance_ = 0;     // requested bytes the cycle is paced to finish within
   std::size_t cycleRequested_ = 0;     // requested bytes since the cycle started (approximately)
+  std::size_t cycleReserve_ = 0;       // free bytes the governor never defers below
+  std::uint64_t cyclePlannedSlices_ = 0;
+  std::size_t nextOccupancyCheck_ = 0;  // cycleRequested_ at which the heap's occupancy is re-read
+  bool roomToDefer_ = false;            // the last reading: room to keep deferring  // the slices the pacing planned for the cycle
   std::size_t grantedBudget_ = 0;      // the allocation budget last granted
   Clock::time_point lastSliceEnd_{};
-  Clock::duration lastSliceDuration_{};
+  Clock::duration lastSliceDuration_{};  // capped at kSliceOutlierFactor * typicalSlice_
+  Clock::duration typicalSlice_{};       // running average of the (capped) slice lengths
   std::uint64_t deferredSlices_ = 0;
   bool cycleForced_ = false;
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,6 +16,13 @@
 #include "heap/statistics.h"
 
 namespace kith::heap {
+
+// For a heap that finds garbage itself (`boehm`): at each collection it calls the
+// owner's RootScanFn, which reports every range of root words it keeps outside
+// the collected heap with push(begin, end). The ranges must stay valid until the
+// collection ends.
+using PushRootsFn = void (*)(void* begin, void* end);
+using RootScanFn = void (*)(void* context, PushRootsFn push);
 
 class Heap {
  public:
@@ -31,6 +39,15 @@ class Heap {
   // The fixed region the policy manages; nullptr / 0 for `malloc`, which has none.
   virtual std::byte* arenaBase() const = 0;
   virtual std::size_t arenaSize() const = 0;
+
+  // --- a heap that collects garbage itself (only `boehm`; the defaults: none) ----
+  // True when the heap reclaims unreachable blocks without free(): its owner must
+  // install a root scanner and never free, and no other collector may run.
+  virtual bool collectsGarbage() const { return false; }
+  // Installs (fn != nullptr) or removes the owner's roots; false if not accepted.
+  virtual bool setRootScanner(RootScanFn, void*) { return false; }
+  virtual void collect() {}                               // a full collection
+  virtual std::uint64_t collections() const { return 0; }  // so far
 };
 
 struct PolicyInfo {
@@ -38,8 +55,14 @@ struct PolicyInfo {
   std::string_view description;
 };
 
-// Every policy this build has, in the order `kith policies` lists them.
+// Every policy this build has, in the order `kith policies` lists them: the
+// studied allocators, which their owner frees into explicitly (heap and collector
+// tests run over each of them).
 const std::vector<PolicyInfo>& policyList();
+// Baselines that collect garbage themselves (`boehm`), apart from policyList
+// because explicit-free harnesses and the VM's collectors do not apply to them.
+// makeHeap, isPolicy and policyNames accept them too.
+const std::vector<PolicyInfo>& baselineList();
 bool isPolicy(std::string_view name);
 // "list, knuth, ..." for error messages.
 std::string policyNames();

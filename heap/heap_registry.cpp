@@ -1,5 +1,6 @@
 // The type-erased registry: the only place a policy is chosen by name.
 #include <memory>
+#include <utility>
 #include <string>
 
 #include "heap/heap.h"
@@ -20,7 +21,11 @@ class PolicyHeap final : public Heap {
   void* malloc(std::size_t size) override { return heap_.malloc(size); }
   void free(void* ptr) override { heap_.free(ptr); }
   std::size_t getSize(void* ptr) override { return heap_.getSize(ptr); }
-  HeapStatistics statistics() const override { return heap_.statistics(); }
+  HeapStatistics statistics() const override {
+    HeapStatistics s = heap_.statistics();
+    if constexpr (requires { heap_.boehmStatistics(s); }) heap_.boehmStatistics(s);
+    return s;
+  }
   bool setRelocator(RelocateFn fn, void* context) override {
     if constexpr (requires { heap_.setRelocator(fn, context); }) {
       heap_.setRelocator(fn, context);
@@ -40,6 +45,18 @@ class PolicyHeap final : public Heap {
   }
   std::size_t arenaSize() const override {
     if constexpr (requires { heap_.arenaSize(); }) return heap_.arenaSize();
+    else return 0;
+  }
+  bool collectsGarbage() const override { return requires { heap_.boehmStatistics(std::declval<HeapStatistics&>()); }; }
+  bool setRootScanner(RootScanFn fn, void* context) override {
+    if constexpr (requires { heap_.setRootScanner(fn, context); }) return heap_.setRootScanner(fn, context);
+    else return false;
+  }
+  void collect() override {
+    if constexpr (requires { heap_.collect(); }) heap_.collect();
+  }
+  std::uint64_t collections() const override {
+    if constexpr (requires { heap_.collections(); }) return heap_.collections();
     else return 0;
   }
 
@@ -62,28 +79,43 @@ const std::vector<PolicyInfo>& policyList() {
   return list;
 }
 
+const std::vector<PolicyInfo>& baselineList() {
+  static const std::vector<PolicyInfo> list = [] {
+    std::vector<PolicyInfo> v;
+    forEachBaseline([&]<class P>(std::string_view n, std::string_view d) {
+      v.push_back({n, d});
+      return false;
+    });
+    return v;
+  }();
+  return list;
+}
+
 bool isPolicy(std::string_view name) {
-  for (const auto& p : policyList())
-    if (p.name == name) return true;
+  for (const auto* list : {&policyList(), &baselineList()})
+    for (const auto& p : *list)
+      if (p.name == name) return true;
   return false;
 }
 
 std::string policyNames() {
   std::string out;
-  for (const auto& p : policyList()) {
-    if (!out.empty()) out += ", ";
-    out += p.name;
-  }
+  for (const auto* list : {&policyList(), &baselineList()})
+    for (const auto& p : *list) {
+      if (!out.empty()) out += ", ";
+      out += p.name;
+    }
   return out;
 }
 
 std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes, bool timeLatency) {
   std::unique_ptr<Heap> made;
-  forEachPolicy([&]<class P>(std::string_view n, std::string_view) {
+  auto make = [&]<class P>(std::string_view n, std::string_view) {
     if (n != name) return false;
     made = std::make_unique<PolicyHeap<P>>(n, heapBytes, timeLatency);
     return true;
-  });
+  };
+  forEachPolicy(make) || forEachBaseline(make);
   return made;
 }
 

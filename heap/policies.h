@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "heap/boehm_heap.h"
 #include "heap/buddy_defragmenter.h"
 #include "heap/coalesce_heap.h"
 #include "heap/coalesceable_heap.h"
@@ -63,6 +64,20 @@ bool forEachPolicy(Fn&& fn) {
       fn.template operator()<KingsleyPolicy>(std::string_view("kingsley"), std::string_view("power-of-two segregated fits, no coalescing (Kingsley/BSD)")) ||
       fn.template operator()<LeaPolicy>(std::string_view("lea"), std::string_view("Lea: exact-size quick lists for small, best-fit coalescing bins for medium and large (dlmalloc 2.7)")) ||
       fn.template operator()<MallocPolicy>(std::string_view("malloc"), std::string_view("the system allocator (glibc malloc), for comparison; not fixed-size"));
+}
+
+}  // namespace kith::heap
+
+namespace kith::heap {
+
+// --- baselines that collect garbage themselves --------------------------------
+// Listed apart (heap.h, baselineList): the explicit-free harnesses and the VM's
+// collectors do not apply to them. Same calling convention as forEachPolicy.
+using BoehmPolicy = BoehmHeap;
+
+template <class Fn>
+bool forEachBaseline(Fn&& fn) {
+  return fn.template operator()<BoehmPolicy>(std::string_view("boehm"), std::string_view("Boehm-Demers-Weiser conservative GC allocates and collects (baseline only)"));
 }
 
 }  // namespace kith::heap

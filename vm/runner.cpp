@@ -68,6 +68,7 @@ std::string jsonString(std::string_view s) {
 
 struct RunReport {
   const RunOptions* options;
+  std::string_view collector;  // what actually collected: --gc's choice, or boehm itself
   heap::HeapStatistics heap;
   CollectorStatistics gc;
   std::uint64_t instructions = 0, objectsCreated = 0;
@@ -94,7 +95,7 @@ std::string statsJson(const RunReport& r) {
   }
   auto n = [](std::uint64_t v) { return std::to_string(v); };
   std::string out = "{\"policy\": " + jsonString(r.options->heapPolicy) + ", \"collector\": " +
-                    jsonString(r.options->collector) + ", \"heap_size\": " + n(r.options->heapSize) + ",\n";
+                    jsonString(r.collector) + ", \"heap_size\": " + n(r.options->heapSize) + ",\n";
   out += " \"heap\": {\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
          ", \"bytes_requested\": " + n(h.bytes_requested) + ", \"bytes_allocated\": " + n(h.bytes_allocated) +
          ", \"bytes_in_use\": " + n(h.bytes_in_use) + ", \"peak_bytes_in_use\": " + n(h.peak_bytes_in_use) +
@@ -140,7 +141,7 @@ std::string statsTable(const RunReport& r) {
                 "instructions        %llu\n"
                 "objects created     %llu\n"
                 "wall time           %.3f s\n",
-                r.options->heapPolicy.c_str(), r.options->heapSize, r.options->collector.c_str(),
+                r.options->heapPolicy.c_str(), r.options->heapSize, std::string(r.collector).c_str(),
                 (unsigned long long)h.allocations, (unsigned long long)h.bytes_requested,
                 (unsigned long long)h.bytes_allocated, (unsigned long long)h.frees,
                 (unsigned long long)h.peak_bytes_in_use, (unsigned long long)h.failed_allocations,
@@ -163,6 +164,24 @@ void reportUncaught(VM& vm) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   for (const std::string& line : trace) std::fprintf(stderr, "%s\n", line.c_str());
 }
+
+// Under a heap that collects garbage itself (boehm) the VM's collectors stay off:
+// System.gc() and the statistics' cycles go to the heap's own collector.
+class HeapOwnCollector final : public Collector {
+ public:
+  explicit HeapOwnCollector(heap::Heap& heap) : heap_(heap), cyclesAtStart_(heap.collections()) {}
+  void collect(VM&, GcCause) override { heap_.collect(); }
+  std::string_view name() const override { return heap_.name(); }
+  CollectorStatistics statistics() const override {
+    CollectorStatistics s;
+    s.cycles = heap_.collections() - cyclesAtStart_;
+    return s;
+  }
+
+ private:
+  heap::Heap& heap_;
+  std::uint64_t cyclesAtStart_;
+};
 
 // The collector --gc names, with its options (vm/runner.h, RunOptions).
 std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono::steady_clock::time_point start) {
@@ -224,7 +243,17 @@ int runScriptFile(const RunOptions& options) {
                  heap::policyNames().c_str());
     return 64;
   }
-  std::unique_ptr<Collector> collectorOwner = makeCollector(options, start);
+  std::unique_ptr<Collector> collectorOwner;
+  if (heap->collectsGarbage()) {
+    // Only when a collector option was given: the default run's stderr stays clean.
+    if (options.collector != "occasional" || options.gcStress || options.gcLog || options.gcThreshold > 0 ||
+        options.gcStep > 0)
+      std::fprintf(stderr, "kith: note: --heap=%s collects garbage itself; --gc and its options are ignored\n",
+                   options.heapPolicy.c_str());
+    collectorOwner = std::make_unique<HeapOwnCollector>(*heap);
+  } else {
+    collectorOwner = makeCollector(options, start);
+  }
   Collector& collector = *collectorOwner;
   std::unique_ptr<VM> vm;
   try {
@@ -283,6 +312,7 @@ int runScriptFile(const RunOptions& options) {
   if (options.stats != StatsFormat::none || !options.statsFile.empty()) {
     RunReport report;
     report.options = &options;
+    report.collector = collector.name();
     report.heap = heap->statistics();
     report.gc = collector.statistics();
     report.instructions = vm->instructionsExecuted();

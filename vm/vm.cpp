@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include "vm/opcodes.h"
 
@@ -95,11 +96,15 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   // what it could, never before (moving garbage would be wasted work).
   canDefragment_ = heap_.setRelocator(&VM::relocateObject, this);
   if (canDefragment_) heap_.setRelocator(nullptr, nullptr);
-  if (!heap_.arenaBase()) budgetLimit_ = options_.unboundedHeapLimit;
+  heapCollects_ = heap_.collectsGarbage() && heap_.setRootScanner(&VM::pushCollectedHeapRoots, this);
+  if (heapCollects_) canDefragment_ = false;
+  // A collecting heap holds itself to its size; the budget counts explicit frees.
+  if (!heap_.arenaBase() && !heapCollects_) budgetLimit_ = options_.unboundedHeapLimit;
 }
 
 VM::~VM() {
   heap_.setRelocator(nullptr, nullptr);
+  if (heapCollects_) heap_.setRootScanner(nullptr, nullptr);  // its objects die with its heap
   // A policy over a fixed arena drops every object with the arena; the system
   // allocator (`malloc`) has no arena, so its live objects go back one by one
   // (else LeakSanitizer reports them). Freed through freeObject so that the heap
@@ -163,6 +168,7 @@ void* VM::mallocWithinBudget(std::size_t bytes) {
 
 Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   if (bytes > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(bytes);
+  if (heapCollects_) return allocateInCollectedHeap(klass, bytes);
   collector_.beforeAllocation(*this, bytes);  // may collect (threshold, --gc-stress) or run a slice
   // One virtual call per allocation (heap::Heap), whose cost the studies measure.
   void* object = tryMalloc(bytes);
@@ -196,6 +202,40 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   return handle;
 }
 
+// See vm.h (heapCollects_) for the layout and why. Boehm has already collected
+// before returning null; one more full collection, then "out of memory".
+Handle* VM::allocateInCollectedHeap(ClassInfo* klass, std::size_t bytes) {
+  void* block = heap_.malloc(kCollectedHandleBytes + bytes);
+  if (!block) {
+    if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
+    heap_.collect();
+    block = heap_.malloc(kCollectedHandleBytes + bytes);
+    if (!block) throwOutOfMemory(bytes);
+  }
+  void* object = static_cast<std::byte*>(block) + kCollectedHandleBytes;
+  auto* handle = new (block) Handle{object, klass, 0, 0};
+  auto* header = static_cast<ObjectHeader*>(object);
+  header->classId = klass->id;
+  header->size = static_cast<std::uint32_t>(bytes);
+  header->handle = handle;
+  ++objectsCreated_;
+  if (trace_) traceEvent(heap::TraceEventKind::alloc, object, bytes);  // frees are Boehm's, unseen
+  return handle;
+}
+
+void VM::pushCollectedHeapRoots(void* context, heap::PushRootsFn push) {
+  auto* vm = static_cast<VM*>(context);
+  std::vector<Handle*>& roots = vm->collectedHeapRoots_;
+  roots.clear();
+  vm->forEachRoot([&](Value& v) {
+    if (v.isObject()) roots.push_back(v.as.handle);
+  });
+  // Not roots for the VM's collectors (those run where no display is in progress
+  // without these arrays also on the stack), but cheap to keep certain.
+  for (Handle* h : vm->displayInProgress_) roots.push_back(h);
+  if (!roots.empty()) push(roots.data(), roots.data() + roots.size());
+}
+
 void VM::freeObject(Handle* handle) {
   if (trace_) traceEvent(heap::TraceEventKind::free, handle->object, 0);
   if (budgetLimit_) budgetInUse_ -= heap_.getSize(handle->object);
@@ -203,7 +243,10 @@ void VM::freeObject(Handle* handle) {
   handles_.release(handle);
 }
 
-void VM::collectGarbage(GcCause cause) { collector_.collect(*this, cause); }
+void VM::collectGarbage(GcCause cause) {
+  if (heapCollects_) heap_.collect();
+  else collector_.collect(*this, cause);
+}
 
 // The heap moved an object (defragmentation) and has already copied its bytes:
 // the header at the new address names the handle; the handle is all that changes.

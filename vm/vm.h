@@ -153,6 +153,8 @@ class VM {
   // --- statistics ---------------------------------------------------------------
   heap::Heap& heap() { return heap_; }
   Collector& collector() { return collector_; }
+  // The heap collects garbage itself (boehm): handles() is empty, freeObject unused.
+  bool heapCollectsGarbage() const { return heapCollects_; }
   HandleTable& handles() { return handles_; }
   std::uint64_t instructionsExecuted() const { return instructions_; }
   std::uint64_t objectsCreated() const { return objectsCreated_; }
@@ -164,6 +166,21 @@ class VM {
  private:
   friend struct VMAccess;
   static void relocateObject(void* context, void* from, void* to, std::size_t size);
+  // --- a heap that collects garbage itself (`--heap=boehm`, the baseline) ---------
+  // Such a heap reclaims what it cannot reach, but handles live in the system
+  // allocator (invisible to it), and a handle table scanned as a root would keep
+  // every object alive. So there each object's Handle is the first cell of the
+  // object's own block: [Handle, padded to kCollectedHandleBytes][object]. A Value
+  // holds the Handle*, which is the block's address, so whatever reaches a Value
+  // reaches the block, whose handle->object points into the same block; an
+  // unreachable handle and its object die together, with no finalizer and no entry
+  // in handles_. The roots in system-allocator memory (stack, frames, globals,
+  // constants, pinned, ...: forEachRoot) are reported at each collection by
+  // pushCollectedHeapRoots; C++ locals are on the thread stack, which Boehm scans.
+  // Objects never move there, and nothing is freed explicitly.
+  static constexpr std::size_t kCollectedHandleBytes = 32;  // sizeof(Handle) to 16
+  static void pushCollectedHeapRoots(void* context, heap::PushRootsFn push);
+  Handle* allocateInCollectedHeap(ClassInfo* klass, std::size_t bytes);
   void* mallocWithinBudget(std::size_t bytes);
   void* tryMalloc(std::size_t bytes) { return budgetLimit_ ? mallocWithinBudget(bytes) : heap_.malloc(bytes); }
 
@@ -233,6 +250,8 @@ class VM {
 
   std::vector<Handle*> displayInProgress_;  // arrays being printed (cycle check)
 
+  bool heapCollects_ = false;  // the heap collects garbage itself (see allocateInCollectedHeap)
+  std::vector<Handle*> collectedHeapRoots_;  // the roots pushCollectedHeapRoots reports
   bool canDefragment_ = false;  // the heap accepted the relocator (knuth, estranged)
   std::size_t budgetLimit_ = 0;  // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
   std::size_t budgetInUse_ = 0;
