@@ -243,13 +243,20 @@ int runScriptFile(const RunOptions& options) {
                  heap::policyNames().c_str());
     return 64;
   }
+  // Printed when the run ends, so a script's error stays the first line on stderr.
+  struct NoteAtExit {
+    std::string text;
+    ~NoteAtExit() {
+      if (!text.empty()) std::fprintf(stderr, "%s\n", text.c_str());
+    }
+  } ignoredGcNote;
   std::unique_ptr<Collector> collectorOwner;
   if (heap->collectsGarbage()) {
     // Only when a collector option was given: the default run's stderr stays clean.
     if (options.collector != "occasional" || options.gcStress || options.gcLog || options.gcThreshold > 0 ||
         options.gcStep > 0)
-      std::fprintf(stderr, "kith: note: --heap=%s collects garbage itself; --gc and its options are ignored\n",
-                   options.heapPolicy.c_str());
+      ignoredGcNote.text = "kith: note: --heap=" + options.heapPolicy +
+                           " collects garbage itself; --gc and its options were ignored";
     collectorOwner = std::make_unique<HeapOwnCollector>(*heap);
   } else {
     collectorOwner = makeCollector(options, start);
