@@ -211,6 +211,7 @@ class Compiler {
         case TokenType::kwClass: case TokenType::kwFn: case TokenType::kwLet: case TokenType::kwFor:
         case TokenType::kwIf: case TokenType::kwWhile: case TokenType::kwReturn: case TokenType::kwThrow:
         case TokenType::kwTry: case TokenType::kwBreak: case TokenType::kwContinue: case TokenType::rightBrace:
+        case TokenType::kwImport:
           return;
         default:
           advance();
@@ -585,7 +586,8 @@ class Compiler {
   }
 
   void statement() {
-    if (match(TokenType::kwIf)) ifStatement();
+    if (match(TokenType::kwImport)) importStatement();
+    else if (match(TokenType::kwIf)) ifStatement();
     else if (match(TokenType::kwWhile)) whileStatement();
     else if (match(TokenType::kwFor)) forStatement();
     else if (match(TokenType::kwReturn)) returnStatement();
@@ -779,6 +781,18 @@ class Compiler {
     fn_->stackDepth = depth;
   }
 
+  // import "path"; — CONSTANT path, IMPORT (runs the module's top-level code as a
+  // call, leaving its nil result, or nil when already imported), POP.
+  void importStatement() {
+    Token keyword = previous_;
+    if (!isGlobalScope()) semanticError(keyword, "'import' is only allowed at top level");
+    consume(TokenType::string, "expected a file path string after 'import'");
+    if (previous_.type == TokenType::string) stringLiteral();
+    consume(TokenType::semicolon, "expected ';' after the import");
+    emitOp(Op::IMPORT);
+    emitOp(Op::POP);
+  }
+
   void throwStatement() {
     expression();
     consume(TokenType::semicolon, "expected ';' after the thrown value");
@@ -960,7 +974,7 @@ class Compiler {
 
   void dot(bool canAssign) {
     // After '.', a keyword is a property name too: LANGUAGE.md's `lib.fn(...)`.
-    if (current_.type >= TokenType::kwLet && current_.type <= TokenType::kwNot) advance();
+    if (current_.type >= TokenType::kwLet && current_.type <= TokenType::kwImport) advance();
     else consume(TokenType::identifier, "expected a property name after '.'");
     int sym = symbolFor(previous_.text);
     if (canAssign && match(TokenType::equal)) {

@@ -9,7 +9,7 @@ const char* tokenTypeName(TokenType type) {
       "identifier", "string", "integer", "float",
       "let", "fn", "class", "field", "new", "this", "super", "return", "if", "else", "while",
       "for", "in", "break", "continue", "nil", "true", "false", "throw", "try", "catch",
-      "and", "or", "not", "error", "end of file"};
+      "and", "or", "not", "import", "error", "end of file"};
   return names[static_cast<int>(type)];
 }
 
@@ -126,6 +126,7 @@ Token Lexer::identifier() {
       {"nil", TokenType::kwNil},       {"true", TokenType::kwTrue},     {"false", TokenType::kwFalse},
       {"throw", TokenType::kwThrow},   {"try", TokenType::kwTry},       {"catch", TokenType::kwCatch},
       {"and", TokenType::kwAnd},       {"or", TokenType::kwOr},         {"not", TokenType::kwNot},
+      {"import", TokenType::kwImport},
   };
   for (const Keyword& k : keywords)
     if (k.word == text) return make(k.type);

@@ -19,7 +19,7 @@ enum class TokenType : std::uint8_t {
   // keywords
   kwLet, kwFn, kwClass, kwField, kwNew, kwThis, kwSuper, kwReturn, kwIf, kwElse, kwWhile,
   kwFor, kwIn, kwBreak, kwContinue, kwNil, kwTrue, kwFalse, kwThrow, kwTry, kwCatch,
-  kwAnd, kwOr, kwNot,
+  kwAnd, kwOr, kwNot, kwImport,
   error, eof,
 };
 

@@ -64,6 +64,7 @@ namespace kith::vm {
   X(METHOD, 2, -1)         /* u16 symbol: class closure -> class */          \
   X(ARRAY, 2, 1)           /* u16 count: elements -> array */                \
   X(FOR_IN, 3, 1)          /* u8 slot of (array, index), u16 exit offset: pushes the element */ \
+  X(IMPORT, 0, 0)          /* path -> nil (runs the module as a call) */     \
   X(THROW, 0, -1)                                                            \
   X(TRY, 2, 0)             /* u16 offset to the catch block */               \
   X(END_TRY, 0, 0)

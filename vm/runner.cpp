@@ -18,6 +18,7 @@
 #include "vm/collector.h"
 #include "vm/compiler.h"
 #include "vm/disassembler.h"
+#include "vm/source_file.h"
 #include "vm/vm.h"
 
 namespace kith::vm {
@@ -29,26 +30,6 @@ constexpr int kExitCompileError = 65;
 constexpr int kExitNoInput = 66;
 constexpr int kExitSoftware = 70;
 constexpr int kExitCantCreate = 73;
-
-std::optional<std::string> readFile(const std::string& path, std::string& error) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
-  std::string text;
-  char buffer[65536];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-  bool failed = std::ferror(f) != 0;
-  int readErrno = errno;
-  std::fclose(f);
-  if (failed) {
-    error = std::strerror(readErrno ? readErrno : EIO);
-    return std::nullopt;
-  }
-  return text;
-}
 
 std::string jsonNumber(double x) {
   if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return "0";
@@ -226,7 +207,7 @@ int runScriptFile(const RunOptions& options) {
     return 64;
   }
   std::string readError;
-  std::optional<std::string> source = readFile(options.script, readError);
+  std::optional<std::string> source = readSourceFile(options.script, readError);
   if (!source) {
     std::fprintf(stderr, "kith: cannot read '%s': %s\n", options.script.c_str(), readError.c_str());
     return kExitNoInput;
@@ -294,6 +275,10 @@ int runScriptFile(const RunOptions& options) {
       } catch (const KithThrow&) {
         reportUncaught(*vm);
         exitCode = kExitSoftware;
+      } catch (const ImportCompileError& e) {
+        std::fflush(stdout);
+        for (const std::string& line : e.errors) std::fprintf(stderr, "%s\n", line.c_str());
+        exitCode = kExitCompileError;
       }
     }
   } catch (const KithThrow&) {
@@ -345,7 +330,7 @@ int runScriptFile(const RunOptions& options) {
 
 int disassembleFile(const std::string& path) {
   std::string readError;
-  std::optional<std::string> source = readFile(path, readError);
+  std::optional<std::string> source = readSourceFile(path, readError);
   if (!source) {
     std::fprintf(stderr, "kith: cannot read '%s': %s\n", path.c_str(), readError.c_str());
     return kExitNoInput;

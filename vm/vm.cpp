@@ -404,6 +404,7 @@ int VM::globalSlot(std::string_view name) {
   if (inserted) {
     globalNames_.emplace_back(name);
     globals_.push_back(Value::undefined());
+    globalDeclared_.push_back(false);
   }
   return it->second;
 }
@@ -952,6 +953,7 @@ bool VM::newObjectInstance(int argc) {
 // --- running --------------------------------------------------------------------------------------------
 
 void VM::runScript(FunctionProto* script) {
+  modules_.noteMainScript(script->file);
   Handle* h = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject));
   auto* c = objectAt<ClosureObject>(h);
   c->proto = script;
@@ -1061,6 +1063,11 @@ Value VM::run(std::size_t entryFrame) {
       }
       CASE(DEFINE_GLOBAL) {
         std::uint16_t slot = READ_U16();
+        if (globalDeclared_[slot]) {  // declared at the top level of another file too
+          SYNC();
+          throwError("global '" + globalNames_[slot] + "' is already defined");
+        }
+        globalDeclared_[slot] = true;
         KITH_WRITE_BARRIER(collector_, globals_[slot], *--sp);
         DISPATCH();
       }
@@ -1469,6 +1476,25 @@ Value VM::run(std::size_t entryFrame) {
         } else {
           ip += offset;
         }
+        DISPATCH();
+      }
+      CASE(IMPORT) {
+        SYNC();  // the path stays on the stack (rooted) while the module compiles
+        std::string path(stringView(sp[-1]));
+        FunctionProto* module = modules_.load(*this, path, frame->proto->file);
+        if (!module) {
+          sp[-1] = Value::nil();
+          DISPATCH();
+        }
+        Handle* closure = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject));
+        auto* c = objectAt<ClosureObject>(closure);
+        c->proto = module;
+        c->upvalueCount = 0;
+        sp[-1] = Value::object(closure);
+        frame->ip = ip;
+        callClosure(closure, 0);  // the module's frame; its RETURN leaves nil in the path's slot
+        LOAD_FRAME();
+        sp = stackTop_;
         DISPATCH();
       }
       CASE(THROW) {

@@ -15,6 +15,7 @@
 #include "heap/trace.h"
 #include "vm/collector.h"
 #include "vm/handle_table.h"
+#include "vm/module_loader.h"
 #include "vm/object.h"
 #include "vm/value.h"
 
@@ -107,7 +108,7 @@ class VM {
   void defineStatic(ClassInfo* klass, std::string_view name, Value value);
 
   // --- running ------------------------------------------------------------------
-  // Runs a compiled script to the end. Returns normally, or throws KithThrow
+  // Runs a compiled script to the end (its file counts as imported: see ModuleLoader). Returns normally, or throws KithThrow
   // (uncaught exception: see pendingException / exceptionTrace) or ExitRequest.
   void runScript(FunctionProto* script);
   // Calls `callee` with `argc` arguments already pushed above it (push callee,
@@ -235,6 +236,8 @@ class VM {
   std::unordered_map<std::string, int> globalSlots_;
   std::vector<std::string> globalNames_;
   std::vector<Value> globals_;
+  std::vector<bool> globalDeclared_;  // by a top-level let/fn/class that has run (not built-ins)
+  ModuleLoader modules_;
   ClassInfo* errorClass_ = nullptr;
   int messageSymbol_;
   int toStringSymbol_;

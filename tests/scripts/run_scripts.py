@@ -17,7 +17,8 @@ The expectation format is LANGUAGE.md's ("Tests in this language"), read as
   // expect runtime error: MSG    stderr's first line is `error: MSG`, exit 70
   // expect compile error: MSG    MSG is part of stderr, exit 65, stdout empty
                                   (several such lines: each must appear)
-Otherwise the script must exit 0. A run over --timeout seconds (default 60) fails.
+Otherwise the script must exit 0. A file whose first line starts with `// module:` is
+a module that tests import, not a test itself, and is skipped when searching folders. A run over --timeout seconds (default 60) fails.
 
 Prints one line per failure and a closing `N passed, M failed` line; exit 1 on any
 failure, else 0.
@@ -115,13 +116,23 @@ def check(kith, path, flags, timeout):
     return first_difference(got, want.output)
 
 
+MODULE_MARKER = "// module:"
+
+
+def is_module(path):
+    """A file whose first line starts with `// module:` is imported by tests, not one."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.readline().startswith(MODULE_MARKER)
+
+
 def collect(paths):
     files = []
     for t in paths:
         if os.path.isdir(t):
             for root, dirs, names in os.walk(t):
                 dirs.sort()
-                files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".kith")]
+                files += [os.path.join(root, n) for n in sorted(names)
+                          if n.endswith(".kith") and not is_module(os.path.join(root, n))]
         elif os.path.isfile(t):
             files.append(t)
         else:

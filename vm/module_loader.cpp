@@ -1,0 +1,54 @@
+#include "vm/module_loader.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "vm/compiler.h"
+#include "vm/source_file.h"
+#include "vm/vm.h"
+
+namespace kith::vm {
+
+namespace {
+
+// Files are the same when their resolved paths are (symlinks and `..` followed).
+bool resolvedPath(const std::string& path, std::string& resolved, std::string& error) {
+  char buffer[PATH_MAX];
+  if (!::realpath(path.c_str(), buffer)) {
+    error = std::strerror(errno);
+    return false;
+  }
+  resolved = buffer;
+  return true;
+}
+
+}  // namespace
+
+void ModuleLoader::noteMainScript(const std::string& path) {
+  std::string resolved, error;
+  if (resolvedPath(path, resolved, error)) imported_.insert(resolved);
+}
+
+FunctionProto* ModuleLoader::load(VM& vm, const std::string& path, const std::string& importerFile) {
+  namespace fs = std::filesystem;
+  // Relative to the importing file's folder; shown to the user in that spelling.
+  fs::path written(path);
+  std::string located =
+      written.is_absolute() ? path : (fs::path(importerFile).parent_path() / written).lexically_normal().string();
+  std::string resolved, error;
+  if (path.empty()) error = "empty path";
+  else resolvedPath(located, resolved, error);
+  if (!error.empty()) vm.throwError("cannot import '" + path + "': " + error);
+  if (imported_.count(resolved)) return nullptr;
+  std::optional<std::string> source = readSourceFile(located, error);
+  if (!source) vm.throwError("cannot import '" + path + "': " + error);
+  imported_.insert(resolved);  // before its code runs: an import cycle ends here
+  CompileResult compiled = compile(vm, *source, located);
+  if (!compiled.script) throw ImportCompileError{std::move(compiled.errors)};
+  return compiled.script;
+}
+
+}  // namespace kith::vm

@@ -1,0 +1,36 @@
+// `import "path.kith";` (LANGUAGE.md, Modules): which files have been imported,
+// where an import's path points, and compiling the file it names. Running the
+// module's top-level code is the interpreter's part (OP_IMPORT calls it like a
+// function of no arguments, so its frames appear in stack traces).
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace kith::vm {
+
+class VM;
+struct FunctionProto;
+
+// Compile errors in an imported file: the runner prints them and exits 65, as
+// for the main script. Unwinds the interpreter like ExitRequest.
+struct ImportCompileError {
+  std::vector<std::string> errors;
+};
+
+class ModuleLoader {
+ public:
+  // The main script counts as imported, so a cycle back to it does nothing.
+  void noteMainScript(const std::string& path);
+  // The module `path` (as written) names, imported from a file at `importerFile`:
+  // its compiled top-level code, or nullptr when that file was imported already (or
+  // is being imported: a cycle). A missing or unreadable file throws the runtime
+  // error "cannot import 'PATH': REASON"; compile errors throw ImportCompileError.
+  FunctionProto* load(VM& vm, const std::string& path, const std::string& importerFile);
+
+ private:
+  std::unordered_set<std::string> imported_;  // resolved (real) paths
+};
+
+}  // namespace kith::vm
