@@ -1,33 +1,46 @@
-// LeaBinsHeap: the free structure of the Lea allocator (dlmalloc 2.7; paper §6.2):
-// free blocks segregated by size into 64 doubly-linked bins, with best fit.
+// LeaBinsHeap: the free structure of the Lea allocator (dlmalloc; paper §6.2):
+// free blocks segregated by size into 64 bins, best fit, found without a scan.
 //
-//   bins  0..30  exact sizes: blocks of 32, 48, ..., 512 bytes, one bin per 16
+//   bins  0..30  exact sizes: blocks of 32, 48, ..., 512 bytes, one bin per 16,
+//                each a LIFO list (any block of the bin fits its requests)
 //   bins 31..62  medium: four bins per power of two, for blocks of 528 bytes up
-//                to 128 KiB - 16 ([512,640), [640,768), ... [112 KiB,128 KiB))
+//                to 128 KiB - 16 ([512,640), [640,768), ... [112 KiB,128 KiB)),
+//                each a SizeTrie (size_trie.h; dlmalloc 2.8's treebins)
 //   bin  63      large: every block of 128 KiB or more (the initial arena block
-//                lives here), searched best fit
+//                lives here), a SizeTrie keyed on bits 47..4 (blocks < 256 TiB)
 //
-// malloc(n) needs a block of blockBytesFor(n) bytes: best fit within that size's
-// bin (an exact bin's head fits as it is; a ranged bin is walked for the smallest
-// block that fits), else the smallest block of the next non-empty larger bin. One
-// 64-bit word records which bins are non-empty, so finding that bin is a
-// count-trailing-zeros, not a scan of the bins. Bins are LIFO and unsorted, so
-// best fit within a ranged bin costs a walk of that bin (lastSteps counts it).
+// malloc(n) needs a block of blockBytesFor(n) bytes: the head of that size's exact
+// bin, or the best fit in its trie; else the smallest block of the next non-empty
+// larger bin (a head, or a trie's leftmost path). One 64-bit word records which
+// bins are non-empty, so finding that bin is a count-trailing-zeros, not a scan.
+//
+// Bounded time, in steps (a list or trie node looked at, or a link made or
+// unlinked; bitmap instructions not counted). A trie of bin b has paths of at most
+// P(b) = TopBit - 2 nodes: 4 to 11 for the medium bins, P = 45 for the large one.
+// Per trie operation: insert <= P + 1, remove <= P, best fit <= 2P - 1, smallest <= P.
+// Under CoalesceHeap, one malloc (search, unlink, file the split-off rest) costs at
+// most kMaxMallocSteps = 5P = 225 and one free (unlink both neighbours, file the
+// merged block) kMaxFreeSteps = 3P + 1 = 136, whatever the number of free blocks;
+// an exact-bin hit costs 2. stepCount() is the running total; the layer above
+// (QuickListHeap) turns it into per-call counts.
 //
 // It is a free structure for CoalesceHeap (coalesce_heap.h), which splits and
 // coalesces; the `lea` policy puts exact-size quick lists (QuickListHeap) above:
-//   QuickListHeap<64, 128 KiB, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>
-// Metadata: 64 bin heads, the bitmap and a byte total in this object (~1 KiB);
-// the links in the free blocks' payloads.
+//   QuickListHeap<64, 32, 128 KiB, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>
+// Metadata: 31 list heads, 33 trie roots, the bitmap and byte and step totals in
+// this object (~1.4 KiB); the links in the free blocks' payloads.
 #pragma once
 
+#include <array>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "heap/coalesceable_heap.h"
 #include "heap/free_block_list.h"
+#include "heap/size_trie.h"
 
 namespace kith::heap {
 
@@ -44,6 +57,10 @@ class LeaBinsHeap : public Super {
   static constexpr std::size_t kExactMaxBytes = 512;       // largest block of an exact bin
   static constexpr std::size_t kLargeBytes = 128 * 1024;   // smallest block of the large bin
   static constexpr unsigned kLargeBin = kBinCount - 1;
+  static constexpr unsigned kTrieCount = kBinCount - kExactBinCount;
+  // The large bin's trie keys bits 47..4: no block reaches 2^48 bytes (256 TiB).
+  static constexpr unsigned kLargeTopBit = 47;
+  static constexpr std::size_t kLargestBlockBytes = (std::size_t{1} << (kLargeTopBit + 1)) - kAlignment;
 
   // The bin of a block of `blockBytes` bytes (a multiple of 16, at least 32).
   static constexpr unsigned binOf(std::size_t blockBytes) {
@@ -61,95 +78,141 @@ class LeaBinsHeap : public Super {
     std::size_t lower = (std::size_t{4} + ranged % 4) << (log - 2);
     return lower == kExactMaxBytes ? kExactMaxBytes + kAlignment : lower;
   }
+  // The highest key bit of a trie bin: below the bits that chose the bin.
+  static constexpr unsigned trieTopBit(unsigned bin) {
+    if (bin == kLargeBin) return kLargeTopBit;
+    return 9 + (bin - kExactBinCount) / 4 - 3;
+  }
+  // Longest trie path of any bin (the large bin's), and the per-call bounds under
+  // CoalesceHeap (see the top of this file).
+  static constexpr std::size_t kPathNodes = SizeTrie::pathNodes(kLargeTopBit);
+  static constexpr std::size_t kMaxMallocSteps = (2 * kPathNodes - 1) + kPathNodes + kPathNodes + (kPathNodes + 1);
+  static constexpr std::size_t kMaxFreeSteps = 2 * kPathNodes + (kPathNodes + 1);
+  static_assert(sizeof(SizeTrie::Node) + 16 <= binLowerBound(kExactBinCount),
+                "a trie node must fit in the payload (after the 16-byte header) of the smallest block a trie holds");
 
   void* malloc(std::size_t size) {
-    steps_ = 0;
     if (size > Super::kMaxRequest) return Super::malloc(size);  // fails there
     std::size_t need = Super::blockBytesFor(size);
+    if (need > kLargestBlockBytes) return Super::malloc(size);  // no free block is that big
     unsigned bin = binOf(need);
     if (nonEmpty_ & (std::uint64_t{1} << bin)) {
-      if (void* block = bestFit(bin, need)) return take(block);
+      if (bin < kExactBinCount) return take(bin, exact_[bin].head());
+      if (void* block = trie(bin).bestFit(need, steps_)) return take(bin, block);
     }
     std::uint64_t larger = bin == kLargeBin ? 0 : nonEmpty_ & (~std::uint64_t{0} << (bin + 1));
-    if (larger) return take(bestFit(static_cast<unsigned>(std::countr_zero(larger)), need));
-    return Super::malloc(size);
+    if (larger == 0) return Super::malloc(size);
+    unsigned next = static_cast<unsigned>(std::countr_zero(larger));
+    if (next < kExactBinCount) return take(next, exact_[next].head());
+    return take(next, trie(next).smallest(steps_));
   }
 
   void free(void* block) {
-    unsigned bin = binOf(Super::blockBytes(block));
-    bins_[bin].pushFront(block);
+    std::size_t bytes = Super::blockBytes(block);
+    assert(bytes <= kLargestBlockBytes);
+    unsigned bin = binOf(bytes);
+    if (bin < kExactBinCount) {
+      ++steps_;
+      exact_[bin].pushFront(block);
+    } else {
+      trie(bin).insert(block, bytes, steps_);
+    }
     nonEmpty_ |= std::uint64_t{1} << bin;
     bytes_ += Super::getSize(block);
   }
 
-  void remove(void* block) {
-    unsigned bin = binOf(Super::blockBytes(block));
-    bins_[bin].remove(block);
-    if (bins_[bin].empty()) nonEmpty_ &= ~(std::uint64_t{1} << bin);
-    bytes_ -= Super::getSize(block);
-  }
+  void remove(void* block) { unlink(binOf(Super::blockBytes(block)), block); }
 
-  // Bin nodes the last malloc looked at (bitmap lookups not counted).
-  std::size_t lastSteps() const { return steps_; }
+  // Steps taken since construction (see the top of this file).
+  std::size_t stepCount() const { return steps_; }
   std::size_t freeBytes() const { return bytes_; }
-  std::size_t binBlockCount(unsigned bin) const { return bins_[bin].count(); }
+  std::size_t binBlockCount(unsigned bin) const {
+    return bin < kExactBinCount ? exact_[bin].count() : trie(bin).count();
+  }
   std::uint64_t nonEmptyBins() const { return nonEmpty_; }
   // The largest request malloc can serve now: the biggest block of the highest
-  // non-empty bin (walks that one bin).
+  // non-empty bin (its trie's rightmost path).
   std::size_t largestFreeBlock() const {
     if (nonEmpty_ == 0) return 0;
     unsigned top = static_cast<unsigned>(std::bit_width(nonEmpty_)) - 1;
-    std::size_t largest = 0;
-    for (FreeBlockList::Node* n = bins_[top].head(); n; n = n->next)
-      if (Super::getSize(n) > largest) largest = Super::getSize(n);
-    return largest;
+    void* largest = top < kExactBinCount ? exact_[top].head() : trie(top).largest();
+    return Super::getSize(largest);
   }
 
   template <class Fn>
   void forEachFreeBlock(Fn&& fn) const {
-    for (const FreeBlockList& bin : bins_)
+    for (const FreeBlockList& bin : exact_)
       for (FreeBlockList::Node* n = bin.head(); n; n = n->next) fn(static_cast<void*>(n));
+    for (const SizeTrie& t : tries_) t.forEach(fn);
   }
 
-  // Each bin's links hold together, its bitmap bit says whether it is non-empty,
-  // and each of its blocks belongs in it by size.
+  // Each bin's links (lists) or shape (tries) hold together, its bitmap bit says
+  // whether it is non-empty, and each of its blocks belongs in it by size.
   std::string checkFreeStructure() const {
     for (unsigned b = 0; b < kBinCount; ++b) {
       std::string bin = "bin " + std::to_string(b) + ": ";
-      if (std::string broken = bins_[b].checkLinks(); !broken.empty()) return bin + broken;
-      if (((nonEmpty_ >> b) & 1) != !bins_[b].empty())
-        return bin + "bitmap bit disagrees with the bin being " + (bins_[b].empty() ? "empty" : "non-empty");
-      for (FreeBlockList::Node* n = bins_[b].head(); n; n = n->next)
-        if (binOf(Super::blockBytes(n)) != b)
-          return bin + "holds a block of " + std::to_string(Super::blockBytes(n)) + " bytes";
+      bool isEmpty = b < kExactBinCount ? exact_[b].empty() : trie(b).empty();
+      if (b < kExactBinCount) {
+        if (std::string broken = exact_[b].checkLinks(); !broken.empty()) return bin + broken;
+      } else {
+        if (trie(b).topBit() != trieTopBit(b)) return bin + "trie keyed on the wrong bits";
+        if (std::string broken = trie(b).checkStructure(); !broken.empty()) return bin + broken;
+      }
+      if (((nonEmpty_ >> b) & 1) != !isEmpty)
+        return bin + "bitmap bit disagrees with the bin being " + (isEmpty ? "empty" : "non-empty");
+      std::string misfiled;
+      auto check = [&](void* n) {
+        if (misfiled.empty() && binOf(Super::blockBytes(n)) != b)
+          misfiled = bin + "holds a block of " + std::to_string(Super::blockBytes(n)) + " bytes";
+      };
+      if (b < kExactBinCount) {
+        for (FreeBlockList::Node* n = exact_[b].head(); n; n = n->next) check(n);
+      } else {
+        trie(b).forEach([&](void* n) {
+          check(n);
+          auto* node = static_cast<SizeTrie::Node*>(n);
+          if (misfiled.empty() && node->size != Super::blockBytes(n))
+            misfiled = bin + "trie node says " + std::to_string(node->size) + " bytes, the block " +
+                       std::to_string(Super::blockBytes(n));
+        });
+      }
+      if (!misfiled.empty()) return misfiled;
     }
     return "";
   }
 
  private:
-  // The smallest block of `bin` with at least `need` bytes, or nullptr. An exact
-  // bin holds one size, so its head answers.
-  void* bestFit(unsigned bin, std::size_t need) {
-    FreeBlockList::Node* best = nullptr;
-    std::size_t bestBytes = 0;
-    for (FreeBlockList::Node* n = bins_[bin].head(); n; n = n->next) {
+  static constexpr std::array<SizeTrie, kTrieCount> makeTries() {
+    std::array<SizeTrie, kTrieCount> tries{};
+    for (unsigned i = 0; i < kTrieCount; ++i) tries[i] = SizeTrie(trieTopBit(kExactBinCount + i));
+    return tries;
+  }
+  SizeTrie& trie(unsigned bin) { return tries_[bin - kExactBinCount]; }
+  const SizeTrie& trie(unsigned bin) const { return tries_[bin - kExactBinCount]; }
+
+  void unlink(unsigned bin, void* block) {
+    bool nowEmpty;
+    if (bin < kExactBinCount) {
       ++steps_;
-      std::size_t bytes = Super::blockBytes(n);
-      if (bytes >= need && (best == nullptr || bytes < bestBytes)) {
-        best = n;
-        bestBytes = bytes;
-        if (bytes == need || bin < kExactBinCount) break;
-      }
+      exact_[bin].remove(block);
+      nowEmpty = exact_[bin].empty();
+    } else {
+      trie(bin).remove(block, steps_);
+      nowEmpty = trie(bin).empty();
     }
-    return best;
+    if (nowEmpty) nonEmpty_ &= ~(std::uint64_t{1} << bin);
+    bytes_ -= Super::getSize(block);
   }
 
-  void* take(void* block) {
-    remove(block);
+  // Unlinks `block` of `bin` (an exact bin's head counts one step for the look).
+  void* take(unsigned bin, void* block) {
+    if (bin < kExactBinCount) ++steps_;
+    unlink(bin, block);
     return block;
   }
 
-  FreeBlockList bins_[kBinCount];
+  FreeBlockList exact_[kExactBinCount];
+  std::array<SizeTrie, kTrieCount> tries_ = makeTries();
   std::uint64_t nonEmpty_ = 0;
   std::size_t bytes_ = 0;
   std::size_t steps_ = 0;

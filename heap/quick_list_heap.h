@@ -6,11 +6,22 @@
 // list *as it is*: still in use as far as the coalescing heap below knows, so it
 // is neither coalesced nor split while cached. Everything else goes to Super.
 //
-// Cached blocks are memory the coalescing heap cannot reuse, so the lists are
-// consolidated — every cached block freed into Super, where it coalesces — before
-// a request of ConsolidateAt bytes or more, and whenever Super cannot serve a
+// Each list caches at most Capacity blocks (like glibc's tcache, unlike dlmalloc's
+// unbounded fastbins); a free that finds its list full goes to Super, where it
+// coalesces at once. Cached blocks are memory the coalescing heap cannot reuse, so
+// the lists are consolidated — every cached block freed into Super — before a
+// request of ConsolidateAt bytes or more, and whenever Super cannot serve a
 // request (then the request is retried once). So a fixed arena never fails while
-// the lists hold a block that would have made the difference.
+// the lists hold a block that would have made the difference, and because of the
+// capacity a consolidation frees at most kListCount x Capacity blocks: no request
+// walks everything freed since the last one.
+//
+// Bounded time, when Super counts steps (stepCount(), kMaxMallocSteps,
+// kMaxFreeSteps, as CoalesceHeap<LeaBinsHeap> does): a step is a quick list looked
+// at or pushed, a cached block consolidated, or a step of Super. lastSteps() (the
+// last malloc) <= maxMallocSteps() = 1 + kListCount x Capacity x (1 + Super's
+// free bound) + 2 x Super's malloc bound; lastFreeSteps() <= maxFreeSteps() =
+// max(1, Super's free bound).
 //
 // Each list is a FreelistHeap<NullHeap> (a miss answers nullptr, and the block
 // then comes from Super at the class's full size). Requirements on Super: getSize
@@ -20,6 +31,7 @@
 // cached blocks.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <string>
 
@@ -30,9 +42,18 @@
 
 namespace kith::heap {
 
-template <std::size_t MaxSmall, std::size_t ConsolidateAt, class Super>
+// Super counts its work: a running total and per-call bounds.
+template <class H>
+concept CountsSteps = requires(const H h) {
+  { h.stepCount() } -> std::convertible_to<std::size_t>;
+  { H::kMaxMallocSteps } -> std::convertible_to<std::size_t>;
+  { H::kMaxFreeSteps } -> std::convertible_to<std::size_t>;
+};
+
+template <std::size_t MaxSmall, std::size_t Capacity, std::size_t ConsolidateAt, class Super>
 class QuickListHeap : public Super {
   static_assert(MaxSmall >= kMinBlock && MaxSmall % kAlignment == 0, "classes are 16 bytes apart");
+  static_assert(Capacity >= 1, "a list that caches nothing is no list");
   static_assert(ConsolidateAt > MaxSmall);
   static_assert(SizedHeap<Super>, "QuickListHeap picks a freed block's list by Super::getSize");
   static_assert(ReportsOutcome<Super>, "QuickListHeap reports Super::lastOutcome for the requests Super serves");
@@ -48,37 +69,52 @@ class QuickListHeap : public Super {
   static constexpr std::size_t listRequestSize(unsigned list) { return (list + 1) * kAlignment; }
 
   void* malloc(std::size_t size) {
+    std::size_t before = superSteps();
+    ownSteps_ = 0;
+    void* block;
     if (size <= MaxSmall) {
       unsigned c = listFor(size);
-      if (void* block = lists_[c].malloc(0)) {
+      ++ownSteps_;
+      if ((block = lists_[c].malloc(0)) != nullptr) {
         --counts_[c];
         cachedBytes_ -= Super::getSize(block);
         outcome_ = Outcome::immediate;
-        return block;
+      } else {
+        block = fromSuper(listRequestSize(c));
       }
-      return fromSuper(listRequestSize(c));
+    } else {
+      if (size >= ConsolidateAt) consolidate();
+      block = fromSuper(size);
     }
-    if (size >= ConsolidateAt) consolidate();
-    return fromSuper(size);
+    mallocSteps_ = ownSteps_ + (superSteps() - before);
+    return block;
   }
 
   void free(void* ptr) {
-    if (ptr == nullptr) return;
+    if (ptr == nullptr) {
+      freeSteps_ = 0;
+      return;
+    }
     std::size_t usable = Super::getSize(ptr);
-    if (int c = cachingList(usable); c >= 0) {
+    if (int c = cachingList(usable); c >= 0 && counts_[c] < Capacity) {
       lists_[c].free(ptr);
       ++counts_[c];
       cachedBytes_ += usable;
+      freeSteps_ = 1;
       return;
     }
+    std::size_t before = superSteps();
     Super::free(ptr);
+    freeSteps_ = superSteps() - before;
   }
 
-  // Frees every cached block into Super. True if there was any.
+  // Frees every cached block into Super (at most kListCount x Capacity). True if
+  // there was any.
   bool consolidate() {
     bool any = false;
     for (unsigned c = 0; c < kListCount; ++c) {
       while (void* block = lists_[c].malloc(0)) {
+        ++ownSteps_;
         Super::free(block);
         any = true;
       }
@@ -86,6 +122,21 @@ class QuickListHeap : public Super {
     }
     cachedBytes_ = 0;
     return any;
+  }
+
+  // Steps of the last malloc and of the last free (0 until Super counts steps:
+  // then they include Super's), and their bounds.
+  std::size_t lastSteps() const { return mallocSteps_; }
+  std::size_t lastFreeSteps() const { return freeSteps_; }
+  static constexpr std::size_t maxMallocSteps()
+    requires CountsSteps<Super>
+  {
+    return 1 + kListCount * Capacity * (1 + Super::kMaxFreeSteps) + 2 * Super::kMaxMallocSteps;
+  }
+  static constexpr std::size_t maxFreeSteps()
+    requires CountsSteps<Super>
+  {
+    return Super::kMaxFreeSteps > 1 ? Super::kMaxFreeSteps : 1;
   }
 
   Outcome lastOutcome() const { return outcome_; }
@@ -141,6 +192,7 @@ class QuickListHeap : public Super {
         }
       });
       if (!ended && error.empty()) error = "list loops (a block freed twice?)";
+      if (error.empty() && count > Capacity) error = "more blocks than the capacity";
       if (error.empty() && count != counts_[c])
         error = std::to_string(count) + " blocks but " + std::to_string(counts_[c]) + " counted";
       if (!error.empty())
@@ -155,6 +207,14 @@ class QuickListHeap : public Super {
  private:
   // The list that caches a block of `usable` bytes: the largest class it serves
   // whole. -1 when it is too big (or too small) for every list.
+  std::size_t superSteps() const {
+    if constexpr (CountsSteps<Super>) {
+      return Super::stepCount();
+    } else {
+      return 0;
+    }
+  }
+
   static int cachingList(std::size_t usable) {
     std::size_t c = usable / kAlignment;
     return c >= 1 && c <= kListCount ? static_cast<int>(c - 1) : -1;
@@ -171,6 +231,7 @@ class QuickListHeap : public Super {
   std::size_t counts_[kListCount] = {};
   std::size_t cachedBytes_ = 0;
   Outcome outcome_ = Outcome::immediate;
+  std::size_t ownSteps_ = 0, mallocSteps_ = 0, freeSteps_ = 0;
 };
 
 }  // namespace kith::heap

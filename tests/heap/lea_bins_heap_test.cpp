@@ -1,21 +1,48 @@
-// LeaBinsHeap: Lea's 64 size-segregated bins with best fit and a non-empty
-// bitmap. Tested under CoalesceHeap without the quick lists, so every free lands
-// in a bin; lea_policy_test.cpp covers the whole `lea` policy.
+// LeaBinsHeap: Lea's 64 size-segregated bins (exact lists, then size-ordered
+// tries) with best fit and a non-empty bitmap. Tested under CoalesceHeap without
+// the quick lists, so every free lands in a bin; lea_policy_test.cpp covers the
+// whole `lea` policy. Step bounds are checked by counting (stepCount()).
 #include "heap/lea_bins_heap.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "heap/coalesce_heap.h"
 #include "heap/coalesceable_heap.h"
 #include "heap/fixed_arena.h"
+#include "heap/workload.h"
 
 namespace kith::heap {
 namespace {
 
 using Bins = CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>;
 using Layer = LeaBinsHeap<CoalesceableHeap<FixedArena>>;
+
+// The steps `call` costs the heap.
+template <class Call>
+std::size_t stepsOf(const Bins& h, Call&& call) {
+  std::size_t before = h.stepCount();
+  call();
+  return h.stepCount() - before;
+}
+
+TEST(LeaBinsHeap, StepBoundsFollowFromThePathLengths) {
+  EXPECT_EQ(Layer::trieTopBit(31), 6u);  // [528, 640): bits 6..4 tell its 8 sizes apart
+  EXPECT_EQ(Layer::trieTopBit(62), 13u);
+  EXPECT_EQ(Layer::trieTopBit(Layer::kLargeBin), 47u);
+  EXPECT_EQ(SizeTrie::pathNodes(Layer::trieTopBit(62)), 11u);
+  EXPECT_EQ(Layer::kPathNodes, 45u);
+  EXPECT_EQ(Layer::kMaxMallocSteps, 225u);
+  EXPECT_EQ(Layer::kMaxFreeSteps, 136u);
+  // Each ranged bin's sizes agree above the trie's top bit, so the key bits tell them apart.
+  for (unsigned b = Layer::kExactBinCount; b < Layer::kLargeBin; ++b) {
+    std::size_t lower = Layer::binLowerBound(b), upper = Layer::binLowerBound(b + 1) - 16;
+    unsigned top = Layer::trieTopBit(b);
+    EXPECT_EQ(lower >> (top + 1), upper >> (top + 1)) << b;
+  }
+}
 
 TEST(LeaBinsHeap, BinOfMapsExactThenFourPerPowerOfTwoThenLarge) {
   EXPECT_EQ(Layer::binOf(32), 0u);
@@ -56,8 +83,9 @@ TEST(LeaBinsHeap, ExactBinsAnswerWithTheirHead) {
   Holes f{40, 40, 40};  // three 48-byte blocks in bin 1
   EXPECT_EQ(f.h.binBlockCount(1), 3u);
   EXPECT_EQ(f.h.nonEmptyBins(), (std::uint64_t{1} << 1) | (std::uint64_t{1} << 63));
-  EXPECT_EQ(f.h.malloc(33), f.holes[2]);  // the most recently freed
-  EXPECT_EQ(f.h.lastSteps(), 1u);
+  void* p = nullptr;
+  EXPECT_EQ(stepsOf(f.h, [&] { p = f.h.malloc(33); }), 2u);  // look at the head, unlink it
+  EXPECT_EQ(p, f.holes[2]);  // the most recently freed
   EXPECT_EQ(f.h.lastOutcome(), Outcome::immediate);
   EXPECT_EQ(f.h.checkInvariants(), "");
 }
@@ -75,10 +103,12 @@ TEST(LeaBinsHeap, NextNonEmptyLargerBinComesFromTheBitmap) {
   Holes f{1000, 2000};  // blocks of 1008 (bin 34) and 2016 (bin 38) bytes
   ASSERT_EQ(f.h.binBlockCount(34), 1u);
   ASSERT_EQ(f.h.binBlockCount(38), 1u);
-  void* p = f.h.malloc(800);  // needs 816: bin 33 is empty, so bin 34's block, split
+  void* p = nullptr;
+  // Needs 816: bin 33 is empty, so bin 34's block, split. One node looked at
+  // (however many bins were empty), one unlink, the rest filed in an exact bin.
+  EXPECT_EQ(stepsOf(f.h, [&] { p = f.h.malloc(800); }), 3u);
   EXPECT_EQ(p, f.holes[0]);
   EXPECT_EQ(f.h.lastOutcome(), Outcome::split);
-  EXPECT_EQ(f.h.lastSteps(), 1u);  // one node looked at, however many bins were empty
   EXPECT_EQ(f.h.binBlockCount(38), 1u);  // the larger hole is untouched
   EXPECT_EQ(f.h.binBlockCount(Layer::binOf(1008 - 816)), 1u);  // the rest was filed
   EXPECT_EQ(f.h.checkInvariants(), "");
@@ -116,6 +146,113 @@ TEST(LeaBinsHeap, CheckFreeStructureCatchesABlockInTheWrongBin) {
   *sizeWord += 16;
   EXPECT_NE(f.h.checkFreeStructure(), "");
   *sizeWord -= 16;
+  EXPECT_EQ(f.h.checkInvariants(), "");
+}
+
+// The pathology of unsorted bins: many free blocks of one size share a bin, and a
+// request needs a slightly bigger block of the same bin. An unsorted bin is walked
+// whole; the trie finds the bigger block down one path.
+std::size_t stepsPastEqualBlocks(std::size_t n) {
+  Bins h(64 << 20);
+  std::vector<void*> holes;
+  for (std::size_t i = 0; i < n; ++i) {
+    holes.push_back(h.malloc(700));  // 720-byte blocks, bin 32 [640, 768)
+    h.malloc(16);                    // a guard, so they do not coalesce
+  }
+  void* bigger = h.malloc(740);  // 752 bytes, the same bin
+  h.malloc(16);
+  for (void* p : holes) h.free(p);
+  h.free(bigger);
+  EXPECT_EQ(h.binBlockCount(32), n + 1);
+  void* got = nullptr;
+  std::size_t steps = stepsOf(h, [&] { got = h.malloc(730); });  // needs 752
+  EXPECT_EQ(got, bigger);
+  EXPECT_EQ(h.checkInvariants(), "");
+  return steps;
+}
+
+TEST(LeaBinsHeap, ManyEqualFreeBlocksInOneBinDoNotLengthenASearch) {
+  std::size_t few = stepsPastEqualBlocks(10);
+  EXPECT_LE(few, SizeTrie::pathNodes(Layer::trieTopBit(32)) * 2 + 1);
+  EXPECT_EQ(stepsPastEqualBlocks(1000), few);
+  EXPECT_EQ(stepsPastEqualBlocks(50'000), few);
+}
+
+// Random malloc/free over the bins alone (every free coalesces and is filed):
+// each call's steps within kMaxMallocSteps / kMaxFreeSteps, invariants holding.
+void expectEveryCallWithinBounds(SizeMix mix, std::uint64_t seed, std::size_t arena) {
+  Bins h(arena);
+  std::vector<WorkloadStep> steps = makeWorkload(mix, seed, 100'000, 3000);
+  std::vector<void*> slots(3000);
+  std::size_t maxMalloc = 0, maxFree = 0, i = 0;
+  for (const WorkloadStep& s : steps) {
+    if (s.size) {
+      std::size_t n = stepsOf(h, [&] { slots[s.slot] = h.malloc(s.size); });
+      ASSERT_NE(slots[s.slot], nullptr);
+      maxMalloc = std::max(maxMalloc, n);
+    } else {
+      maxFree = std::max(maxFree, stepsOf(h, [&] { h.free(slots[s.slot]); }));
+    }
+    if (++i % 5000 == 0) {
+      ASSERT_EQ(h.checkInvariants(), "") << i;
+    }
+  }
+  EXPECT_LE(maxMalloc, Layer::kMaxMallocSteps);
+  EXPECT_LE(maxFree, Layer::kMaxFreeSteps);
+  // What these workloads reach (medium tries are at most 11 deep).
+  EXPECT_LE(maxMalloc, 60u);
+  EXPECT_LE(maxFree, 40u);
+  EXPECT_EQ(h.freeBytes(), arena - 40);
+}
+
+TEST(LeaBinsHeap, EveryCallWithinItsStepBoundJvmLike) {
+  expectEveryCallWithinBounds(SizeMix::jvmLike, 5, 32 << 20);
+}
+
+TEST(LeaBinsHeap, EveryCallWithinItsStepBoundFragmenting) {
+  expectEveryCallWithinBounds(SizeMix::fragmenting, 6, 8 << 20);
+}
+
+// Adversarial for the trie: every size of the widest medium bin free at once, each
+// several times, then requests for each size in turn, and frees that coalesce
+// neighbours out of the middle of the trie.
+TEST(LeaBinsHeap, AFullMediumBinStaysWithinTheBound) {
+  Bins h(256 << 20);
+  const unsigned bin = Layer::kLargeBin - 1;  // [112 KiB, 128 KiB): 1024 sizes
+  const std::size_t lower = Layer::binLowerBound(bin);
+  std::vector<void*> blocks;
+  for (int copy = 0; copy < 3; ++copy)
+    for (std::size_t bytes = lower; bytes < Layer::kLargeBytes; bytes += 16 * 7) {
+      blocks.push_back(h.malloc(bytes - 8));
+      h.malloc(16);
+    }
+  std::size_t maxFree = 0, maxMalloc = 0;
+  for (void* p : blocks) maxFree = std::max(maxFree, stepsOf(h, [&] { h.free(p); }));
+  ASSERT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(h.binBlockCount(bin), blocks.size());
+  const std::size_t path = SizeTrie::pathNodes(Layer::trieTopBit(bin));
+  EXPECT_LE(maxFree, path + 1);
+  for (std::size_t bytes = lower; bytes < Layer::kLargeBytes; bytes += 16 * 5) {
+    void* p = nullptr;
+    maxMalloc = std::max(maxMalloc, stepsOf(h, [&] { p = h.malloc(bytes - 8); }));
+    ASSERT_NE(p, nullptr);
+    EXPECT_GE(Layer::blockBytes(p), bytes);
+    EXPECT_LT(Layer::blockBytes(p), bytes + 16 * 7 + 32);  // best fit, split or not
+  }
+  // Search (2P - 1) + unlink (P) + the rest filed (its own trie's P + 1).
+  EXPECT_LE(maxMalloc, 2 * path - 1 + path + path + 1);
+  ASSERT_EQ(h.checkInvariants(), "");
+}
+
+TEST(LeaBinsHeap, LargestFreeBlockIsTheLargestRequestThatSucceeds) {
+  Holes f{300 * 1024, 150 * 1024, 2000};
+  std::size_t largest = f.h.largestFreeBlock();
+  void* p = f.h.malloc(largest);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(f.h.malloc(f.h.largestFreeBlock() + 1), nullptr);
+  f.h.free(p);
+  EXPECT_EQ(f.h.largestFreeBlock(), largest);
+  EXPECT_EQ(f.h.malloc(largest + 1), nullptr);
   EXPECT_EQ(f.h.checkInvariants(), "");
 }
 

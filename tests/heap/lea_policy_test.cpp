@@ -2,10 +2,13 @@
 // coalescing for medium and large ones, all in one arena.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "heap/policies.h"
+#include "heap/workload.h"
 #include "tests/heap/policy_test_support.h"
 
 namespace kith::heap {
@@ -71,7 +74,8 @@ TEST(LeaPolicy, BestFitNotFirstFit) {
 }
 
 // Donahue et al. Fig. 8 on lea: the larger request finds its bin through the
-// bitmap, however many holes the arena has.
+// bitmap, however many holes the arena has (one node looked at, unlinked, the
+// rest filed back).
 std::size_t figure8Steps(std::size_t n, std::size_t blockRequest) {
   LeaPolicy h(8 << 20);
   std::vector<void*> blocks;
@@ -85,8 +89,8 @@ std::size_t figure8Steps(std::size_t n, std::size_t blockRequest) {
 
 TEST(LeaPolicy, Figure8SearchDoesNotGrowWithTheNumberOfHoles) {
   for (std::size_t n : {100, 1000, 20000}) {
-    EXPECT_EQ(figure8Steps(n, 32), 1u) << n;   // holes in the quick lists
-    EXPECT_EQ(figure8Steps(n, 100), 1u) << n;  // holes in an exact bin
+    EXPECT_EQ(figure8Steps(n, 32), 3u) << n;   // holes in the quick lists and an exact bin
+    EXPECT_EQ(figure8Steps(n, 100), 3u) << n;  // holes in an exact bin
   }
 }
 
@@ -142,6 +146,133 @@ TEST(LeaPolicy, ShadowModelFragmentingInASmallArena) {
   EXPECT_GT(r.failures, 0u);
   h.consolidate();
   EXPECT_EQ(h.freeBytes(), (1u << 20) - kWholeOverhead);
+}
+
+TEST(LeaPolicy, StepBoundsAreStated) {
+  // Quick lists: 4 lists x 32 blocks consolidated at most, each filed in Lea's bins.
+  EXPECT_EQ(LeaPolicy::maxMallocSteps(), 1 + 4 * 32 * (1 + 136) + 2 * 225);
+  EXPECT_EQ(LeaPolicy::maxFreeSteps(), 136u);
+}
+
+// Replays a workload on lea, checking every call's steps against the bounds, and
+// returns the largest seen.
+struct MaxSteps {
+  std::size_t malloc = 0, free = 0;
+};
+MaxSteps replayCheckingSteps(LeaPolicy& h, const std::vector<WorkloadStep>& steps, std::size_t slotCount) {
+  std::vector<void*> slots(slotCount);
+  MaxSteps most;
+  std::size_t i = 0;
+  for (const WorkloadStep& s : steps) {
+    if (s.size) {
+      slots[s.slot] = h.malloc(s.size);
+      EXPECT_NE(slots[s.slot], nullptr);
+      most.malloc = std::max(most.malloc, h.lastSteps());
+    } else {
+      h.free(slots[s.slot]);
+      most.free = std::max(most.free, h.lastFreeSteps());
+    }
+    if (++i % 20'000 == 0) EXPECT_EQ(h.checkInvariants(), "") << i;
+  }
+  EXPECT_LE(most.malloc, LeaPolicy::maxMallocSteps());
+  EXPECT_LE(most.free, LeaPolicy::maxFreeSteps());
+  return most;
+}
+
+TEST(LeaPolicy, EveryCallWithinItsStepBoundOnRandomWorkloads) {
+  for (auto [mix, seed] : {std::pair{SizeMix::jvmLike, 1}, std::pair{SizeMix::fragmenting, 2}}) {
+    LeaPolicy h(64 << 20);
+    MaxSteps most = replayCheckingSteps(h, makeWorkload(mix, seed, 200'000, 4000), 4000);
+    // In practice far below the bounds: no walk of a bin, no unbounded consolidation.
+    EXPECT_LE(most.malloc, 400u) << static_cast<int>(mix);
+    EXPECT_LE(most.free, 40u) << static_cast<int>(mix);
+    h.consolidate();
+    EXPECT_EQ(h.freeBytes(), (64u << 20) - kWholeOverhead);
+  }
+}
+
+// AWFY Storage's shape: trees of arrays of random lengths (1-10 elements), built,
+// dropped a whole tree at a time (as a collection frees them), many at once.
+std::vector<WorkloadStep> storageLike(std::size_t trees) {
+  SeededRandom rng(74755);
+  std::vector<WorkloadStep> steps;
+  std::vector<std::uint32_t> live;
+  std::uint32_t next = 0;
+  for (std::size_t t = 0; t < trees; ++t) {
+    std::vector<std::uint32_t> tree;
+    for (int node = 0; node < 1365; ++node) {  // depth 6 of 4-ary arrays
+      tree.push_back(next);
+      steps.push_back({next++, 88});
+    }
+    for (int leaf = 0; leaf < 4096; ++leaf) {
+      tree.push_back(next);
+      steps.push_back({next++, static_cast<std::uint32_t>(24 + 16 * rng.between(1, 10))});
+    }
+    if (t % 4 == 3) {  // a collection: every tree but the newest, in address-ish order
+      for (std::uint32_t slot : live) steps.push_back({slot, 0});
+      live.clear();
+    }
+    live.insert(live.end(), tree.begin(), tree.end());
+  }
+  for (std::uint32_t slot : live) steps.push_back({slot, 0});
+  return steps;
+}
+
+TEST(LeaPolicy, StorageLikeTreesStayWithinTheBound) {
+  LeaPolicy h(32 << 20);
+  auto steps = storageLike(40);
+  MaxSteps most = replayCheckingSteps(h, steps, 40 * 5461);
+  EXPECT_LE(most.malloc, 400u);
+  EXPECT_LE(most.free, 40u);
+}
+
+// Many equal-size free chunks in one bin, then requests that only a slightly
+// larger chunk of that bin can meet: the steps do not grow with the chunks.
+std::size_t equalChunksSteps(std::size_t n) {
+  LeaPolicy h(64 << 20);
+  std::vector<void*> holes;
+  for (std::size_t i = 0; i < n; ++i) {
+    holes.push_back(h.malloc(2000));  // 2016-byte blocks: bin [1792, 2048)
+    EXPECT_NE(h.malloc(100), nullptr);
+  }
+  void* bigger = h.malloc(2030);
+  h.malloc(100);
+  for (void* p : holes) h.free(p);
+  h.free(bigger);
+  EXPECT_EQ(h.malloc(2020), bigger);
+  EXPECT_EQ(h.checkInvariants(), "");
+  return h.lastSteps();
+}
+
+TEST(LeaPolicy, ManyEqualChunksInOneBinDoNotLengthenARequest) {
+  std::size_t few = equalChunksSteps(10);
+  EXPECT_LE(few, 10u);
+  EXPECT_EQ(equalChunksSteps(10'000), few);
+  EXPECT_EQ(equalChunksSteps(25'000), few);  // 53 MB of holes and guards
+}
+
+// A consolidation storm: a million small objects freed (as a sweep does), then a
+// 128 KiB request, which consolidates the quick lists: at most 4 x 32 blocks.
+std::size_t stormSteps(std::size_t n) {
+  LeaPolicy h(64 << 20);
+  std::vector<void*> small;
+  for (std::size_t i = 0; i < n; ++i) {
+    small.push_back(h.malloc(16 * (1 + i % 4)));
+    h.malloc(80);  // not cached (above 64 B), so the small blocks cannot coalesce
+  }
+  for (void* p : small) h.free(p);
+  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, 4 * 32));
+  EXPECT_NE(h.malloc(128 * 1024), nullptr);
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_EQ(h.checkInvariants(), "");
+  return h.lastSteps();
+}
+
+TEST(LeaPolicy, AConsolidationStormIsBoundedByTheListCapacity) {
+  std::size_t full = stormSteps(1000);
+  EXPECT_LE(full, LeaPolicy::maxMallocSteps());
+  EXPECT_GE(full, 128u * 2);  // 128 blocks popped and filed
+  EXPECT_EQ(stormSteps(200'000), full);
 }
 
 }  // namespace

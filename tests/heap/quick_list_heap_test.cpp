@@ -1,5 +1,6 @@
-// QuickListHeap over the coalescing heaps: exact-size caching, no coalescing
-// while cached, consolidation before large requests and on failure.
+// QuickListHeap over the coalescing heaps: exact-size caching up to a capacity, no
+// coalescing while cached, consolidation before large requests and on failure,
+// and step counts that include the heap below.
 #include "heap/quick_list_heap.h"
 
 #include <gtest/gtest.h>
@@ -15,9 +16,15 @@
 namespace kith::heap {
 namespace {
 
-using Quick = QuickListHeap<64, 4096, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using Quick = QuickListHeap<64, 1000, 4096, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
 // The layer is not tied to Lea's bins: any coalescing heap with getSize and lastOutcome.
-using QuickOverList = QuickListHeap<32, 1024, CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>>;
+using QuickOverList = QuickListHeap<32, 1000, 1024, CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>>;
+// A small capacity: four blocks per list.
+using Capped = QuickListHeap<64, 4, 4096, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using Bins = CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>;
+
+static_assert(CountsSteps<Bins>);
+static_assert(!CountsSteps<CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>>);
 
 TEST(QuickListHeap, ListsAreSixteenBytesApart) {
   EXPECT_EQ(Quick::kListCount, 4u);
@@ -120,6 +127,68 @@ TEST(QuickListHeap, WorksOverTheUnstructuredList) {
   EXPECT_NE(h.malloc(2000), nullptr);  // ConsolidateAt 1024
   EXPECT_EQ(h.cachedBlocks(), 0u);
   EXPECT_EQ(h.checkInvariants(), "");
+}
+
+TEST(QuickListHeap, AFullListSendsTheFreeToTheCoalescingHeap) {
+  Capped h(1 << 16);
+  std::vector<void*> blocks;
+  for (int i = 0; i < 6; ++i) {
+    blocks.push_back(h.malloc(40));
+    h.malloc(200);  // guards: nothing coalesces
+  }
+  for (void* p : blocks) h.free(p);
+  EXPECT_EQ(h.cachedBlocks(2), 4u);  // the capacity
+  EXPECT_FALSE(Capped::isFree(blocks[3]));
+  EXPECT_TRUE(Capped::isFree(blocks[4]));  // filed in Lea's bins
+  EXPECT_TRUE(Capped::isFree(blocks[5]));
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(h.malloc(40), blocks[3]);  // the lists still answer first
+  EXPECT_EQ(h.lastSteps(), 1u);
+}
+
+TEST(QuickListHeap, StepsCountTheListAndTheHeapBelow) {
+  Capped h(1 << 16);
+  void* a = h.malloc(40);
+  // The empty list looked at; the arena's block found, unlinked, its rest filed.
+  EXPECT_EQ(h.lastSteps(), 1u + 3u);
+  h.malloc(200);
+  h.free(a);
+  EXPECT_EQ(h.lastFreeSteps(), 1u);  // pushed on its list
+  void* big = h.malloc(1000);
+  h.free(big);
+  EXPECT_EQ(h.lastFreeSteps(), 2u);  // coalesced with the arena's rest: one unlink, one filing
+  h.free(nullptr);
+  EXPECT_EQ(h.lastFreeSteps(), 0u);
+  EXPECT_EQ(Capped::maxMallocSteps(),
+            1 + Capped::kListCount * 4 * (1 + Bins::kMaxFreeSteps) + 2 * Bins::kMaxMallocSteps);
+  EXPECT_EQ(Capped::maxFreeSteps(), Bins::kMaxFreeSteps);
+}
+
+// A consolidation storm: many small blocks freed, then a request that consolidates.
+// With the capacity, consolidation frees at most kListCount x Capacity blocks, so
+// the request costs the same however many blocks were freed before it.
+std::size_t stormSteps(std::size_t n) {
+  Capped h(64 << 20);
+  std::vector<void*> small;
+  for (std::size_t i = 0; i < n; ++i) {
+    small.push_back(h.malloc(16 + 16 * (i % 4)));
+    h.malloc(100);  // guards, so every consolidated block is filed on its own
+  }
+  for (void* p : small) h.free(p);
+  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, Capped::kListCount * 4));
+  void* big = h.malloc(5000);
+  EXPECT_NE(big, nullptr) << n;
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_LE(h.lastSteps(), Capped::maxMallocSteps());
+  return h.lastSteps();
+}
+
+TEST(QuickListHeap, AConsolidationStormIsBoundedByTheCapacity) {
+  std::size_t full = stormSteps(100);
+  EXPECT_GE(full, 16u * 2);  // sixteen blocks popped and filed
+  EXPECT_EQ(stormSteps(10'000), full);
+  EXPECT_EQ(stormSteps(100'000), full);
 }
 
 }  // namespace
