@@ -151,9 +151,8 @@ void growMap(VM& vm, Value map) {
   std::size_t capacity = 8;
   while (capacity * 2 / 3 < static_cast<std::size_t>(count + 1) * 2) capacity *= 2;
   std::size_t entryCapacity = capacity * 2 / 3;
-  vm::RootScope roots(vm);
-  Handle* entries = vm.newValueStorage(2 * entryCapacity);
-  roots.pin(Value::object(entries));
+  vm::RootScope roots(vm);  // `map` is rooted by the caller
+  Handle* entries = roots.root(Value::object(vm.newValueStorage(2 * entryCapacity))).as.handle;
   Handle* index = vm.newByteStorage(capacity * sizeof(std::int32_t));
   std::memset(objectAt<ByteStorageObject>(index)->bytes(), 0xff, capacity * sizeof(std::int32_t));  // all kEmpty
   // Copy the live entries in order.
@@ -195,9 +194,9 @@ void mapPut(VM& vm, Value map, Value key, Value value) {
   std::size_t entryCapacity = m->entries.isNil() ? 0 : objectAt<ArrayObject>(m->entries)->length / 2;
   if (static_cast<std::size_t>(m->used) == entryCapacity) {
     vm::RootScope roots(vm);  // key and value may live only in this C++ frame
-    roots.pin(key);
-    roots.pin(value);
-    roots.pin(map);
+    key = roots.root(key);
+    value = roots.root(value);
+    map = roots.root(map);
     growMap(vm, map);
   }
   m = objectAt<MapObject>(map);

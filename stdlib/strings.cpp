@@ -70,8 +70,7 @@ Value split(VM& vm, Value* args, int) {
     start = at + separator.size();
   }
   vm::RootScope roots(vm);
-  Value array = vm.newArray(pieces.size(), Value::nil());
-  roots.pin(array);
+  Value& array = roots.root(vm.newArray(pieces.size(), Value::nil()));
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     Value piece = substringOf(vm, args[-1].as.handle, pieces[i].first, pieces[i].second);
     objectAt<vm::ArrayObject>(array)->elements()[i] = piece;

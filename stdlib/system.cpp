@@ -23,18 +23,25 @@ Value system_exit(VM& vm, Value* args, int) {
 }
 
 // A Map of the live statistics: the heap's counters, the handle table, the VM's.
+// Counts are read first (a snapshot from before the Map's own allocations).
 Value system_heapStats(VM& vm, Value*, int) {
   heap::HeapStatistics s = vm.heap().statistics();
+  std::string policy(vm.heap().name());
+  std::uint64_t handlesLive = vm.handles().liveCount(), handleBytes = vm.handles().bytesReserved();
+  std::uint64_t objectsCreated = vm.objectsCreated(), cycles = vm.collector().statistics().cycles;
   vm::RootScope roots(vm);
-  Value map = vm.newMap();
-  roots.pin(map);
-  auto put = [&](const char* key, Value value) {
-    Value k = vm.newString(key);
-    roots.pin(k);
-    mapPut(vm, map, k, value);
+  Value& map = roots.root(vm.newMap());
+  auto put = [&](const char* key, Value value) {  // value: an int, or a rooted string
+    vm::RootScope entry(vm);
+    Value& v = entry.root(value);
+    Value& k = entry.root(vm.newString(key));
+    mapPut(vm, map, k, v);
   };
   auto count = [](std::uint64_t n) { return Value::integer(static_cast<std::int64_t>(n)); };
-  put("policy", vm.newString(vm.heap().name()));
+  {
+    vm::RootScope entry(vm);
+    put("policy", entry.root(vm.newString(policy)));
+  }
   put("heap_size", count(vm.heap().arenaSize()));
   put("allocations", count(s.allocations));
   put("frees", count(s.frees));
@@ -44,10 +51,10 @@ Value system_heapStats(VM& vm, Value*, int) {
   put("peak_bytes_in_use", count(s.peak_bytes_in_use));
   put("failed_allocations", count(s.failed_allocations));
   put("internal_bytes", count(s.internal_bytes));
-  put("handles_live", count(vm.handles().liveCount()));
-  put("handle_table_bytes", count(vm.handles().bytesReserved()));
-  put("objects_created", count(vm.objectsCreated()));
-  put("gc_cycles", count(vm.collector().statistics().cycles));
+  put("handles_live", count(handlesLive));
+  put("handle_table_bytes", count(handleBytes));
+  put("objects_created", count(objectsCreated));
+  put("gc_cycles", count(cycles));
   return map;
 }
 
@@ -63,14 +70,15 @@ void installSystem(VM& vm) {
   system->defined = true;
   for (const NativeFunction* f : {&kGc, &kExit, &kHeapStats}) vm.defineStatic(system, f->name, Value::nativeValue(f));
   vm.defineGlobal("System", Value::klassValue(system));
-  // System.args: built element by element; the array is a static (a root) throughout.
+  // System.args: built element by element into a rooted array.
   const auto& args = vm.args();
-  Value array = vm.newArray(args.size(), Value::nil());
-  vm.defineStatic(system, "args", array);
+  vm::RootScope roots(vm);
+  Value& array = roots.root(vm.newArray(args.size(), Value::nil()));
   for (std::size_t i = 0; i < args.size(); ++i) {
-    Value s = vm.newString(args[i]);
+    Value s = vm.newString(args[i]);  // stored at once, before anything else allocates
     vm::objectAt<vm::ArrayObject>(array)->elements()[i] = s;
   }
+  vm.defineStatic(system, "args", array);
 }
 
 }  // namespace kith::stdlib

@@ -107,6 +107,14 @@ struct ClassState {
   bool hasSuperclass;
 };
 
+// LANGUAGE.md: source nested deeper than 1,000 levels (parentheses, brackets, blocks,
+// statement bodies, unary operators, function literals, in any mix) is the compile
+// error "nesting too deep". The parser is recursive descent, so this bounds its C++
+// stack; kMaxRecursion bounds what nests without a level of its own (a = b = c ...).
+constexpr int kMaxNesting = 1000;
+constexpr int kMaxRecursion = 4 * kMaxNesting;
+struct NestingTooDeep {};  // abandons the compilation: the error is already recorded
+
 constexpr std::size_t kMaxLocals = 256;
 constexpr std::size_t kMaxUpvalues = 256;
 constexpr int kMaxArgs = 255;
@@ -117,11 +125,15 @@ class Compiler {
       : vm_(vm), lexer_(source), file_(file), zone_(zone), topLevelNames_(ZoneAllocator<std::string_view>(&zone)) {}
 
   CompileResult compileScript() {
-    FunctionState script = newFunctionState(FunctionKind::script, "<script>");
-    beginFunction(script);
-    advance();
-    while (!check(TokenType::eof)) declaration();
-    FunctionProto* proto = endFunction();
+    FunctionProto* proto = nullptr;
+    try {
+      FunctionState script = newFunctionState(FunctionKind::script, "<script>");
+      beginFunction(script);
+      advance();
+      while (!check(TokenType::eof)) declaration();
+      proto = endFunction();
+    } catch (const NestingTooDeep&) {
+    }
     CompileResult result;
     result.errors = std::move(errors_);
     if (result.errors.empty()) result.script = proto;
@@ -172,6 +184,28 @@ class Compiler {
       return;
     }
     errorAtCurrent(message);
+  }
+
+  // --- nesting ---------------------------------------------------------------------------
+  // One level of nesting while it lives (see kMaxNesting). `counter` is nesting_ for
+  // a syntactic level, recursion_ for any recursive parse.
+  class Level {
+   public:
+    Level(Compiler& c, int& counter, int limit) : counter_(counter) {
+      if (++counter_ > limit) c.tooDeep();
+    }
+    ~Level() { --counter_; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+
+   private:
+    int& counter_;
+  };
+  Level nestedLevel() { return Level(*this, nesting_, kMaxNesting); }
+  [[noreturn]] void tooDeep() {
+    errors_.push_back(std::string(file_) + ":" + std::to_string(current_.line) + ":" +
+                      std::to_string(current_.column) + ": error: nesting too deep");
+    throw NestingTooDeep{};
   }
 
   // --- errors ------------------------------------------------------------------------
@@ -341,6 +375,7 @@ class Compiler {
   }
 
   void function(FunctionKind kind, std::string name) {
+    auto level = nestedLevel();
     FunctionState state = newFunctionState(kind, std::move(name));
     state.enclosing = fn_;
     beginFunction(state);
@@ -586,6 +621,7 @@ class Compiler {
   }
 
   void statement() {
+    Level recursion(*this, recursion_, kMaxRecursion);
     if (match(TokenType::kwImport)) importStatement();
     else if (match(TokenType::kwIf)) ifStatement();
     else if (match(TokenType::kwWhile)) whileStatement();
@@ -596,6 +632,7 @@ class Compiler {
     else if (match(TokenType::kwThrow)) throwStatement();
     else if (match(TokenType::kwTry)) tryStatement();
     else if (match(TokenType::leftBrace)) {
+      auto level = nestedLevel();
       beginScope();
       block();
       endScope();
@@ -611,6 +648,7 @@ class Compiler {
 
   // The body of if/else/while/for: any statement, in a scope of its own.
   void body() {
+    auto level = nestedLevel();
     beginScope();
     if (check(TokenType::kwLet) || check(TokenType::kwClass) ||
         (check(TokenType::kwFn) && peekNext().type == TokenType::identifier))
@@ -850,6 +888,7 @@ class Compiler {
   }
 
   void parsePrecedence(Precedence precedence) {
+    Level recursion(*this, recursion_, kMaxRecursion);
     advance();
     bool canAssign = precedence <= Precedence::assignment;
     if (!prefix(previous_.type, canAssign)) {
@@ -870,11 +909,14 @@ class Compiler {
 
   bool prefix(TokenType type, bool canAssign) {
     switch (type) {
-      case TokenType::leftParen:
+      case TokenType::leftParen: {
+        auto level = nestedLevel();
         expression();
         consume(TokenType::rightParen, "expected ')' after the expression");
         return true;
+      }
       case TokenType::minus: case TokenType::bang: case TokenType::kwNot: case TokenType::tilde: {
+        auto level = nestedLevel();
         parsePrecedence(Precedence::unary);
         emitOp(type == TokenType::minus ? Op::NEGATE : type == TokenType::tilde ? Op::BIT_NOT : Op::NOT);
         return true;
@@ -891,7 +933,11 @@ class Compiler {
         else namedVariable(previous_, false);
         return true;
       case TokenType::kwSuper: superExpression(); return true;
-      case TokenType::leftBracket: arrayLiteral(); return true;
+      case TokenType::leftBracket: {
+        auto level = nestedLevel();
+        arrayLiteral();
+        return true;
+      }
       case TokenType::kwFn: function(FunctionKind::function, "<anonymous>"); return true;
       case TokenType::kwNew: newExpression(); return true;
       default: return false;
@@ -901,6 +947,7 @@ class Compiler {
   void infix(TokenType type, bool canAssign) {
     switch (type) {
       case TokenType::leftParen: {
+        auto level = nestedLevel();
         int argc = argumentList();
         emitOpU8(Op::CALL, argc);
         adjustStack(-argc);
@@ -908,6 +955,7 @@ class Compiler {
       }
       case TokenType::dot: dot(canAssign); return;
       case TokenType::leftBracket: {
+        auto level = nestedLevel();
         expression();
         consume(TokenType::rightBracket, "expected ']' after the index");
         if (canAssign && match(TokenType::equal)) {
@@ -1151,6 +1199,8 @@ class Compiler {
   Token current_, previous_, lookahead_;
   bool hasLookahead_ = false;
   bool panic_ = false;
+  int nesting_ = 0;    // syntactic levels open (kMaxNesting)
+  int recursion_ = 0;  // recursive parse calls open (kMaxRecursion)
   std::vector<std::string> errors_;
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;

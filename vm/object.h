@@ -181,7 +181,8 @@ struct ClassInfo {
   bool isErrorClass = false;  // Error or a subclass
   std::vector<int> ownFieldSymbols;  // declared by this class
   std::vector<int> fieldSymbols;     // the layout: superclass fields first
-  std::unordered_map<int, int> fieldSlots;    // symbol -> slot
+  using FieldSlots = std::unordered_map<int, int>;
+  FieldSlots fieldSlots;                      // symbol -> slot
   std::unordered_map<int, Value> methods;     // symbol -> closure or native (inherited copied down)
   std::unordered_map<int, Value> statics;     // Math.PI, System.args, Math.sqrt ...
   const NativeFunction* constructor = nullptr;  // built-in classes: `new List()` ...

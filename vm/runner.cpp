@@ -10,6 +10,8 @@
 #include <optional>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include "gc/continuous_collector.h"
 #include "gc/occasional_collector.h"
 #include "heap/heap.h"
@@ -45,6 +47,20 @@ std::string jsonString(std::string_view s) {
     out += c;
   }
   return out + "\"";
+}
+
+// The interpreter recurses in C++ only where script code re-enters it from native
+// code (toString() inside str(), List.forEach ...), at most kMaxNativeDepth times
+// (vm.cpp), and the compiler as deep as the source nests (at most 1,000 levels).
+// A sanitizer build's frames are several times larger, so give the main thread's
+// stack room: Linux grows it on demand up to the soft limit in force at the fault,
+// so raising the limit now is enough.
+void reserveNativeStack() {
+  constexpr rlim_t kWanted = rlim_t{256} << 20;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= kWanted) return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? kWanted : std::min(kWanted, limit.rlim_max);
+  setrlimit(RLIMIT_STACK, &limit);
 }
 
 struct RunReport {
@@ -200,6 +216,7 @@ const std::vector<std::string>& collectorNames() {
 
 int runScriptFile(const RunOptions& options) {
   auto start = std::chrono::steady_clock::now();
+  reserveNativeStack();
   bool knownCollector = false;
   for (const std::string& name : collectorNames()) knownCollector |= name == options.collector;
   if (!knownCollector) {

@@ -12,8 +12,8 @@ namespace kith::vm {
 
 namespace {
 
-constexpr int kMaxNativeDepth = 200;     // nested interpreter entries (C++ recursion)
-constexpr int kMaxDisplayDepth = 1000;   // nesting str() follows into arrays and toString()
+constexpr int kMaxNativeDepth = 1000;     // nested interpreter entries (C++ recursion)
+constexpr std::size_t kMaxDisplayDepth = 1000;  // arrays nested inside one str() (LANGUAGE.md)
 constexpr std::size_t kStackSlotsPerFrame = 64;
 constexpr std::size_t kFallbackMessageCapacity = 96;  // > "out of memory: requested <2^128> bytes"
 
@@ -117,21 +117,19 @@ VM::~VM() {
 void VM::setErrorClass(ClassInfo* klass) {
   errorClass_ = klass;
   klass->isErrorClass = true;
-  // Preallocated so that even a heap too full for an error object can report one:
-  // an Error whose message string has room for any "out of memory: requested N
-  // bytes" (rewritten in place when used; see throwError).
+  // Preallocated so that even a heap too full for an error object can report one
+  // (LANGUAGE.md: "the VM may throw a preallocated one"). Its message is a fixed
+  // string that is never rewritten; the exact text of the failure is kept in C++
+  // (fallbackMessage_) for the uncaught-error report.
   try {
-    Handle* text = newStringUninitialized(kFallbackMessageCapacity);
-    objectAt<StringObject>(text)->length = 0;
-    pinned_.push_back(Value::object(text));
+    RootScope roots(*this);
+    Value& text = roots.root(newString("out of memory"));
     Value error = newInstance(klass);
-    pinned_.pop_back();
     auto slot = klass->fieldSlots.find(messageSymbol_);
-    if (slot != klass->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = Value::object(text);
+    if (slot != klass->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = text;
     outOfMemoryError_ = error;
-    outOfMemoryMessage_ = Value::object(text);
+    outOfMemoryMessage_ = text;
   } catch (const KithThrow&) {
-    pinned_.clear();
     clearException();
   }
 }
@@ -230,9 +228,6 @@ void VM::pushCollectedHeapRoots(void* context, heap::PushRootsFn push) {
   vm->forEachRoot([&](Value& v) {
     if (v.isObject()) roots.push_back(v.as.handle);
   });
-  // Not roots for the VM's collectors (those run where no display is in progress
-  // without these arrays also on the stack), but cheap to keep certain.
-  for (Handle* h : vm->displayInProgress_) roots.push_back(h);
   if (!roots.empty()) push(roots.data(), roots.data() + roots.size());
 }
 
@@ -335,12 +330,12 @@ Value VM::newInstance(ClassInfo* klass) {
 
 Value VM::newBoundMethod(Value receiver, Value method) {
   RootScope roots(*this);
-  roots.pin(receiver);
-  roots.pin(method);
+  Value& r = roots.root(receiver);
+  Value& m = roots.root(method);
   Handle* h = allocateObject(builtinClass(ObjectKind::boundMethod), sizeof(BoundMethodObject));
   auto* b = objectAt<BoundMethodObject>(h);
-  b->receiver = receiver;
-  b->method = method;
+  b->receiver = r;
+  b->method = m;
   return Value::object(h);
 }
 
@@ -429,6 +424,7 @@ void VM::defineStatic(ClassInfo* klass, std::string_view name, Value value) {
 // --- errors -------------------------------------------------------------------------------------
 
 void VM::throwValue(Value value) {
+  fallbackInFlight_ = false;
   pendingException_ = value;
   exceptionTrace_.clear();
   traceCaptured_ = false;
@@ -438,13 +434,12 @@ void VM::throwValue(Value value) {
 void VM::throwError(const std::string& message) {
   Value error = Value::nil();
   bool made = false;
-  if (!creatingError_) {
+  if (!creatingError_) {  // an error while making an error: use the preallocated one
     creatingError_ = true;
-    std::size_t pinnedMark = pinned_.size();
     try {
-      Value text = newString(message);
+      RootScope roots(*this);
+      Value& text = roots.root(newString(message));
       if (errorClass_) {
-        pinned_.push_back(text);
         error = newInstance(errorClass_);
         auto slot = errorClass_->fieldSlots.find(messageSymbol_);
         if (slot != errorClass_->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = text;
@@ -454,19 +449,17 @@ void VM::throwError(const std::string& message) {
       made = true;
     } catch (const KithThrow&) {
     }
-    pinned_.resize(pinnedMark);
     creatingError_ = false;
   }
   if (!made) {
-    error = outOfMemoryError_;
-    if (outOfMemoryMessage_.isObject()) {
-      auto* text = objectAt<StringObject>(outOfMemoryMessage_);
-      std::size_t n = std::min(message.size(), kFallbackMessageCapacity);
-      std::memcpy(text->bytes(), message.data(), n);
-      text->bytes()[n] = '\0';
-      text->length = n;
-      finishString(outOfMemoryMessage_.as.handle);
-    }
+    // The preallocated error, untouched (a script may hold it and even have set its
+    // message); the exact words go to the uncaught report through fallbackMessage_.
+    fallbackMessage_ = message;
+    pendingException_ = outOfMemoryError_;
+    exceptionTrace_.clear();
+    traceCaptured_ = false;
+    fallbackInFlight_ = true;
+    throw KithThrow{};
   }
   throwValue(error);
 }
@@ -487,16 +480,19 @@ void VM::captureTrace() {
 }
 
 std::string VM::exceptionMessage(Value value) {
+  RootScope roots(*this);
+  Value& thrown = roots.root(value);  // str() below may run toString(), which allocates
+  bool isError = isKind(thrown, ObjectKind::instance) && thrown.as.handle->klass->isErrorClass;
+  auto slot = isError ? thrown.as.handle->klass->fieldSlots.find(messageSymbol_) : ClassInfo::FieldSlots::iterator{};
+  bool hasMessage = isError && slot != thrown.as.handle->klass->fieldSlots.end();
+  Value& message = roots.root(hasMessage ? objectAt<InstanceObject>(thrown)->fields()[slot->second] : thrown);
+  if (fallbackInFlight_ && thrown.isObject() && thrown.as.handle == outOfMemoryError_.as.handle)
+    return fallbackMessage_;  // the preallocated error, as the VM threw it: the failure's exact words
   try {
-    if (isKind(value, ObjectKind::instance) && value.as.handle->klass->isErrorClass) {
-      auto slot = value.as.handle->klass->fieldSlots.find(messageSymbol_);
-      if (slot != value.as.handle->klass->fieldSlots.end())
-        return toDisplayString(objectAt<InstanceObject>(value)->fields()[slot->second]);
-    }
-    return toDisplayString(value);
+    return toDisplayString(message);
   } catch (const KithThrow&) {
     clearException();
-    return "<" + typeName(value) + " (its toString() threw)>";
+    return "<" + typeName(message) + " (its toString() threw)>";
   }
 }
 
@@ -570,7 +566,7 @@ std::string VM::toDisplayString(Value value) {
   std::string out;
   std::size_t mark = displayInProgress_.size();
   try {
-    appendDisplay(out, value, 0);
+    appendDisplay(out, value);
   } catch (...) {
     displayInProgress_.resize(mark);
     throw;
@@ -583,8 +579,50 @@ Value VM::toStringValue(Value value) {
   return newString(toDisplayString(value));
 }
 
-void VM::appendDisplay(std::string& out, Value value, int depth) {
-  if (depth > kMaxDisplayDepth) throwError("stack overflow");
+// str() of `value`, appended to `out`. Arrays are walked with an explicit stack:
+// displayInProgress_ holds the open arrays (roots: an element's toString() may drop
+// every other reference to them), `next` the index to show next in each, so nesting
+// costs no C++ stack. Only toString() recurses (through the interpreter, which bounds
+// its own re-entry: kMaxNativeDepth).
+void VM::appendDisplay(std::string& out, Value value) {
+  std::size_t base = displayInProgress_.size();
+  std::vector<std::uint64_t> next;
+  Value item = value;  // rooted by the caller or in an open array's slot, until shown
+  for (;;) {
+    if (isKind(item, ObjectKind::array)) {
+      bool open = false;
+      for (const Value& a : displayInProgress_) open |= a.as.handle == item.as.handle;
+      if (open) {
+        out += "[...]";  // an array that contains itself
+      } else {
+        if (next.size() >= kMaxDisplayDepth) throwError("stack overflow");
+        displayInProgress_.push_back(item);
+        next.push_back(0);
+        out += '[';
+      }
+    } else {
+      appendScalar(out, item);
+    }
+    // Move on to the next element of the innermost open array, closing finished ones.
+    for (;;) {
+      if (displayInProgress_.size() == base) return;
+      Handle* array = displayInProgress_.back().as.handle;
+      std::uint64_t i = next.back();
+      if (i < objectAt<ArrayObject>(array)->length) {
+        if (i) out += ", ";
+        next.back() = i + 1;
+        item = objectAt<ArrayObject>(array)->elements()[i];
+        break;
+      }
+      out += ']';
+      displayInProgress_.pop_back();
+      next.pop_back();
+    }
+  }
+}
+
+// str() of anything but an array; an instance's toString() must return a string.
+void VM::appendScalar(std::string& out, Value value) {
   switch (value.type) {
     case ValueType::nil: out += "nil"; return;
     case ValueType::boolean: out += value.as.boolean ? "true" : "false"; return;
@@ -598,23 +636,6 @@ void VM::appendDisplay(std::string& out, Value value, int depth) {
   Handle* h = value.as.handle;
   switch (h->klass->kind) {
     case ObjectKind::string: out += objectAt<StringObject>(h)->view(); return;
-    case ObjectKind::array: {
-      for (Handle* open : displayInProgress_)
-        if (open == h) {
-          out += "[...]";  // an array that contains itself
-          return;
-        }
-      displayInProgress_.push_back(h);
-      out += '[';
-      std::uint64_t length = objectAt<ArrayObject>(h)->length;
-      for (std::uint64_t i = 0; i < length; ++i) {
-        if (i) out += ", ";
-        appendDisplay(out, objectAt<ArrayObject>(h)->elements()[i], depth + 1);  // re-read: may allocate
-      }
-      out += ']';
-      displayInProgress_.pop_back();
-      return;
-    }
     case ObjectKind::closure: out += "<fn " + objectAt<ClosureObject>(h)->proto->name + ">"; return;
     case ObjectKind::boundMethod: {
       Value m = objectAt<BoundMethodObject>(h)->method;
@@ -629,10 +650,11 @@ void VM::appendDisplay(std::string& out, Value value, int depth) {
     out += "<" + h->klass->name + " instance>";
     return;
   }
-  push(value);
-  Value result = callMethod(method->second, 0);
-  if (isKind(result, ObjectKind::string)) out += objectAt<StringObject>(result)->view();
-  else appendDisplay(out, result, depth + 1);
+  push(value);  // the receiver, on the VM stack: a root for the call
+  RootScope roots(*this);
+  Value& result = roots.root(callMethod(method->second, 0));
+  if (!isKind(result, ObjectKind::string)) throwError("toString() must return a string, got " + typeName(result));
+  out += objectAt<StringObject>(result)->view();
 }
 
 // --- calls ---------------------------------------------------------------------------------------
@@ -864,6 +886,9 @@ Value VM::add(Value a, Value b) {
   if (a.isNumber() && b.isNumber()) return Value::floating(a.toDouble() + b.toDouble());
   bool aString = isKind(a, ObjectKind::string), bString = isKind(b, ObjectKind::string);
   if (!aString && !bString) binaryTypeError("+", a, b);
+  RootScope roots(*this);
+  a = roots.root(a);  // kept alive while the other operand's toString() runs
+  b = roots.root(b);
   // str() of the other operand first (it may run toString()), then one allocation,
   // then copy the string operands through their handles (they may have moved).
   std::string aText = aString ? std::string() : toDisplayString(a);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -126,7 +127,12 @@ class VM {
   [[noreturn]] void throwError(const std::string& message);  // a new Error(message)
   [[noreturn]] void throwValue(Value value);
   Value pendingException() const { return pendingException_; }
-  void clearException() { pendingException_ = Value::nil(); exceptionTrace_.clear(); traceCaptured_ = false; }
+  void clearException() {
+    pendingException_ = Value::nil();
+    exceptionTrace_.clear();
+    traceCaptured_ = false;
+    fallbackInFlight_ = false;
+  }
   // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown.
   const std::vector<std::string>& exceptionTrace() const { return exceptionTrace_; }
   // The message an uncaught exception reports: an Error's message, else str(value).
@@ -143,8 +149,10 @@ class VM {
   std::string_view stringView(Value v) { return objectAt<StringObject>(v)->view(); }  // until the next allocation
 
   // --- roots ----------------------------------------------------------------------
-  // Values native code holds across allocations: push them here (RootScope pops).
-  std::vector<Value>& pinnedRoots() { return pinned_; }
+  // Values native code holds across allocations (THE ROOTING RULE, object.h): a
+  // RootScope puts them here. A deque: its elements never move as it grows or
+  // shrinks at the end, so a slot's address stays good while its scope lives.
+  std::deque<Value>& rootStack() { return rootStack_; }
   // Calls fn(Value&) for every root: the VM stack, each frame's closure, globals,
   // open upvalues, constants of every function, class method tables and statics,
   // values pinned by native code, the pending exception. A collector marks from these.
@@ -206,7 +214,8 @@ class VM {
   void defineClass(ClassInfo* klass, Value superclass, bool hasSuper);
   bool newObjectInstance(int argc);  // OP_NEW; true when `init` runs as a new frame
   void captureTrace();
-  void appendDisplay(std::string& out, Value value, int depth);
+  void appendDisplay(std::string& out, Value value);
+  void appendScalar(std::string& out, Value value);
   [[noreturn]] void throwOutOfMemory(std::size_t bytes);
   [[noreturn]] void throwArity(int expected, int got);
   void traceEvent(heap::TraceEventKind kind, const void* ptr, std::size_t size);
@@ -226,7 +235,7 @@ class VM {
 
   std::vector<TryHandler> handlers_;
   std::vector<Handle*> openUpvalues_;  // sorted by stack slot, ascending
-  std::vector<Value> pinned_;
+  std::deque<Value> rootStack_;
 
   std::vector<std::unique_ptr<ClassInfo>> classes_;
   std::unordered_map<std::string, ClassInfo*> compiledClasses_;
@@ -247,11 +256,13 @@ class VM {
   Value pendingException_ = Value::nil();
   std::vector<std::string> exceptionTrace_;
   bool traceCaptured_ = false;
-  Value outOfMemoryError_ = Value::nil();  // preallocated, for when the message cannot be
-  Value outOfMemoryMessage_ = Value::nil();  // its message: a string rewritten in place
+  Value outOfMemoryError_ = Value::nil();    // preallocated, for when no error object fits
+  Value outOfMemoryMessage_ = Value::nil();  // its message, "out of memory" (never rewritten)
+  std::string fallbackMessage_;              // the exact words of its last use (uncaught report)
+  bool fallbackInFlight_ = false;            // the pending exception is that use (not a rethrow)
   bool creatingError_ = false;
 
-  std::vector<Handle*> displayInProgress_;  // arrays being printed (cycle check)
+  std::vector<Value> displayInProgress_;  // arrays being shown by str() (roots; cycle check)
 
   bool heapCollects_ = false;  // the heap collects garbage itself (see allocateInCollectedHeap)
   std::vector<Handle*> collectedHeapRoots_;  // the roots pushCollectedHeapRoots reports
@@ -266,17 +277,25 @@ class VM {
   std::unordered_map<const void*, std::uint64_t> traceIds_;
 };
 
-// Pops the pinned roots native code pushed, on scope exit (also when unwinding).
+// THE ROOTING RULE's one mechanism (object.h): native code that holds a heap Value
+// across anything that may allocate keeps it in a slot of a RootScope,
+//   RootScope roots(vm);
+//   Value& map = roots.root(vm.newMap());   // a root until `roots` ends
+// and uses the slot (never a copy) from then on. Slots are popped when the scope
+// ends, also when an exception unwinds it. Like V8's HandleScope.
 class RootScope {
  public:
-  explicit RootScope(VM& vm) : roots_(vm.pinnedRoots()), mark_(roots_.size()) {}
+  explicit RootScope(VM& vm) : roots_(vm.rootStack()), mark_(roots_.size()) {}
   ~RootScope() { roots_.resize(mark_); }
-  void pin(Value v) { roots_.push_back(v); }
+  Value& root(Value v) {
+    roots_.push_back(v);
+    return roots_.back();
+  }
   RootScope(const RootScope&) = delete;
   RootScope& operator=(const RootScope&) = delete;
 
  private:
-  std::vector<Value>& roots_;
+  std::deque<Value>& roots_;
   std::size_t mark_;
 };
 
@@ -301,7 +320,8 @@ void VM::forEachRoot(Fn&& fn) {
     for (auto& [symbol, value] : klass->statics) fn(value);
     fn(klass->initializer);
   }
-  for (Value& v : pinned_) fn(v);
+  for (Value& v : rootStack_) fn(v);
+  for (Value& v : displayInProgress_) fn(v);
   fn(pendingException_);
   fn(outOfMemoryError_);
   fn(outOfMemoryMessage_);

@@ -26,7 +26,7 @@ struct Expected {
 
 void expectIntact(vm::VM& vm, const std::vector<Expected>& survivors) {
   for (const Expected& e : survivors) {
-    Value v = vm.pinnedRoots()[e.pinnedIndex];
+    Value v = vm.rootStack()[e.pinnedIndex];
     ASSERT_TRUE(v.isObject());
     if (e.isString) {
       ASSERT_EQ(vm.stringView(v), "id:" + std::to_string(e.id));
@@ -56,14 +56,14 @@ TEST_P(MovingPolicy, SurvivorsStayReadableAcrossCollectionsAndDefragmentation) {
     std::vector<Expected> made;
     while (t.heap->statistics().bytes_in_use < kHeap * 9 / 10) {
       std::int64_t id = nextId++;
-      Expected e{vm.pinnedRoots().size(), id, random() % 3 == 0, 0};
+      Expected e{vm.rootStack().size(), id, random() % 3 == 0, 0};
       if (e.isString) {
-        roots.pin(vm.newString("id:" + std::to_string(id)));
+        roots.root(vm.newString("id:" + std::to_string(id)));
       } else {
         e.length = random() % 12;
         Value a = vm.newArray(e.length, Value::nil());
         for (std::size_t i = 0; i < e.length; ++i) element(a, i) = Value::integer(id * 3 + static_cast<std::int64_t>(i));
-        roots.pin(a);
+        roots.root(a);
       }
       made.push_back(e);
     }
@@ -72,11 +72,11 @@ TEST_P(MovingPolicy, SurvivorsStayReadableAcrossCollectionsAndDefragmentation) {
     std::vector<Expected> kept;
     for (const Expected& e : survivors) {
       if (random() % 2 == 0) kept.push_back(e);
-      else vm.pinnedRoots()[e.pinnedIndex] = Value::nil();
+      else vm.rootStack()[e.pinnedIndex] = Value::nil();
     }
     for (const Expected& e : made) {
       if (random() % 4 == 0) kept.push_back(e);
-      else vm.pinnedRoots()[e.pinnedIndex] = Value::nil();
+      else vm.rootStack()[e.pinnedIndex] = Value::nil();
     }
     survivors = std::move(kept);
     t.collector.collect(vm, GcCause::systemGc);
@@ -92,7 +92,7 @@ TEST_P(MovingPolicy, SurvivorsStayReadableAcrossCollectionsAndDefragmentation) {
   }
   EXPECT_GT(t.heap->statistics().satisfied[static_cast<std::size_t>(heap::Outcome::defrag)], 0u)
       << "the test must have made the heap move objects";
-  vm.pinnedRoots().clear();
+  vm.rootStack().clear();
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(vm.handles().liveCount(), 0u);
   EXPECT_EQ(t.heap->checkInvariants(), "");

@@ -53,8 +53,8 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
   ContinuousVm t("estranged", 4 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
-  roots.pin(t.born(vm.newArray(100, Value::nil())));
-  for (int i = 0; i < 100; ++i) element(vm.pinnedRoots().back(), i) = t.born(vm.newString("live"));
+  roots.root(t.born(vm.newArray(100, Value::nil())));
+  for (int i = 0; i < 100; ++i) element(vm.rootStack().back(), i) = t.born(vm.newString("live"));
   for (int i = 0; i < 5000; ++i) t.born(vm.newArray(3, Value::nil()));  // garbage
   t.collector.startCycle(vm);
   runToIdle(t);
@@ -75,9 +75,9 @@ TEST(ContinuousCollector, DeletionBarrierKeepsAnObjectMovedBehindTheMarker) {
   vm::VM& vm = t.vm();
   vm::ClassInfo* node = makeClass(vm, "Node", 1);
   vm::RootScope roots(vm);
-  roots.pin(t.born(vm.newInstance(node)));  // A
-  roots.pin(t.born(vm.newInstance(node)));  // B
-  Value a = vm.pinnedRoots()[vm.pinnedRoots().size() - 2], b = vm.pinnedRoots().back();
+  roots.root(t.born(vm.newInstance(node)));  // A
+  roots.root(t.born(vm.newInstance(node)));  // B
+  Value a = vm.rootStack()[vm.rootStack().size() - 2], b = vm.rootStack().back();
   Value c = t.born(vm.newString("C"));
   field(a, 0) = c;
   t.collector.startCycle(vm);  // A and B gray; B is on top of the gray stack
@@ -100,9 +100,9 @@ TEST(ContinuousCollector, WithoutTheBarrierTheVerifierCatchesTheLostObject) {
   vm::VM& vm = t.vm();
   vm::ClassInfo* node = makeClass(vm, "Node", 1);
   vm::RootScope roots(vm);
-  roots.pin(t.born(vm.newInstance(node)));
-  roots.pin(t.born(vm.newInstance(node)));
-  Value a = vm.pinnedRoots()[vm.pinnedRoots().size() - 2], b = vm.pinnedRoots().back();
+  roots.root(t.born(vm.newInstance(node)));
+  roots.root(t.born(vm.newInstance(node)));
+  Value a = vm.rootStack()[vm.rootStack().size() - 2], b = vm.rootStack().back();
   field(a, 0) = t.born(vm.newString("C"));
   t.collector.startCycle(vm);
   t.collector.step(vm);
@@ -120,20 +120,20 @@ TEST(ContinuousCollector, ObjectsAllocatedWhileMarkingOrSweepingSurvive) {
   ContinuousVm t("estranged", 1 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
-  for (int i = 0; i < 40; ++i) roots.pin(t.born(vm.newArray(2, Value::nil())));
+  for (int i = 0; i < 40; ++i) roots.root(t.born(vm.newArray(2, Value::nil())));
   for (int i = 0; i < 400; ++i) t.born(vm.newArray(2, Value::nil()));  // garbage
   t.collector.startCycle(vm);
   t.collector.step(vm);
   ASSERT_EQ(t.collector.phase(), Phase::marking);
-  roots.pin(t.born(vm.newString("born while marking")));  // a new root: no barrier needed
+  roots.root(t.born(vm.newString("born while marking")));  // a new root: no barrier needed
   while (t.collector.phase() == Phase::marking) t.collector.step(vm);
   ASSERT_EQ(t.collector.phase(), Phase::sweeping);
-  roots.pin(t.born(vm.newString("born while sweeping")));
+  roots.root(t.born(vm.newString("born while sweeping")));
   Value floating = t.born(vm.newString("garbage born while sweeping"));
   (void)floating;
   runToIdle(t);
-  EXPECT_EQ(vm.stringView(vm.pinnedRoots()[vm.pinnedRoots().size() - 2]), "born while marking");
-  EXPECT_EQ(vm.stringView(vm.pinnedRoots().back()), "born while sweeping");
+  EXPECT_EQ(vm.stringView(vm.rootStack()[vm.rootStack().size() - 2]), "born while marking");
+  EXPECT_EQ(vm.stringView(vm.rootStack().back()), "born while sweeping");
   EXPECT_EQ(vm.handles().liveCount(), 43u) << "the floating garbage waits for the next cycle";
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(vm.handles().liveCount(), 42u);
@@ -146,13 +146,13 @@ TEST(ContinuousCollector, CollectMidCycleFreesEverythingUnreachable) {
   ContinuousVm t("tlsf", 1 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
-  roots.pin(t.born(vm.newArray(10, Value::nil())));
-  for (int i = 0; i < 10; ++i) element(vm.pinnedRoots().back(), i) = t.born(vm.newString("x"));
+  roots.root(t.born(vm.newArray(10, Value::nil())));
+  for (int i = 0; i < 10; ++i) element(vm.rootStack().back(), i) = t.born(vm.newString("x"));
   t.collector.startCycle(vm);
   t.collector.step(vm);
   // Drop half the live strings mid-cycle (with the barrier): the snapshot keeps
   // them this cycle, the full collection that follows frees them.
-  for (int i = 0; i < 5; ++i) t.store(element(vm.pinnedRoots().back(), i), Value::nil());
+  for (int i = 0; i < 5; ++i) t.store(element(vm.rootStack().back(), i), Value::nil());
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(t.collector.phase(), Phase::idle);
   EXPECT_EQ(vm.handles().liveCount(), 6u);
@@ -170,17 +170,17 @@ TEST_P(EveryPolicy, AllocationPacedCyclesKeepTheHeapFromFilling) {
   ContinuousVm t(GetParam(), 1 << 20, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
-  roots.pin(t.born(vm.newArray(64, Value::nil())));
+  roots.root(t.born(vm.newArray(64, Value::nil())));
   for (int i = 0; i < 50'000; ++i) {
     Value v = t.born(vm.newArray(2, Value::integer(i)));
-    if (i % 1000 == 0) t.store(element(vm.pinnedRoots().back(), (i / 1000) % 64), v);
+    if (i % 1000 == 0) t.store(element(vm.rootStack().back(), (i / 1000) % 64), v);
   }
   EXPECT_GT(t.collector.statistics().cycles, 1u);
   EXPECT_EQ(t.heap->statistics().failed_allocations, 0u);
   EXPECT_LE(t.collector.largestSweepBurst(), ContinuousCollector::kSweepSlotsPerWorkUnit * 256);
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
-  vm.pinnedRoots().clear();
+  vm.rootStack().clear();
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(vm.handles().liveCount(), 0u);
 }

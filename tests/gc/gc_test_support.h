@@ -64,14 +64,14 @@ inline vm::Value& element(vm::Value array, std::size_t i) {
 // closeUpvalues leave behind). Only the closure refers to the upvalue.
 inline vm::Value makeClosureCapturing(vm::VM& vm, vm::Value captured) {
   vm::RootScope roots(vm);
-  roots.pin(captured);
+  roots.root(captured);
   vm::Handle* closure = vm.allocateObject(vm.builtinClass(vm::ObjectKind::closure),
                                           sizeof(vm::ClosureObject) + sizeof(vm::Value));
   auto* c = vm::objectAt<vm::ClosureObject>(closure);
   c->proto = vm.newProto();
   c->upvalueCount = 1;
   c->upvalues()[0] = vm::Value::nil();
-  roots.pin(vm::Value::object(closure));
+  roots.root(vm::Value::object(closure));
   vm::Handle* upvalue = vm.allocateObject(vm.builtinClass(vm::ObjectKind::upvalue), sizeof(vm::UpvalueObject));
   auto* u = vm::objectAt<vm::UpvalueObject>(upvalue);
   u->stackSlot = nullptr;

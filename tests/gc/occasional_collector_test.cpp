@@ -24,7 +24,7 @@ TEST(OccasionalCollector, FreesAnUnreachableCycle) {
   {
     vm::RootScope roots(vm);
     Value a = vm.newInstance(node);
-    roots.pin(a);
+    roots.root(a);
     Value b = vm.newInstance(node);
     field(a, 0) = b;
     field(b, 0) = a;
@@ -47,8 +47,8 @@ TEST(OccasionalCollector, MarksAMillionNodeListWithoutRecursionThenFreesIt) {
   vm::ClassInfo* node = makeClass(vm, "Node", 2);
   {
     vm::RootScope roots(vm);
-    roots.pin(Value::nil());
-    Value& head = vm.pinnedRoots().back();
+    roots.root(Value::nil());
+    Value& head = vm.rootStack().back();
     for (int i = 0; i < kNodes; ++i) {
       Value n = vm.newInstance(node);
       field(n, 0) = head;
@@ -74,9 +74,9 @@ TEST(OccasionalCollector, KeepsWhatOnlyAClosureUpvalueReaches) {
   {
     vm::RootScope roots(vm);
     Value array = vm.newArray(3, Value::integer(7));
-    roots.pin(array);
+    roots.root(array);
     Value closure = makeClosureCapturing(vm, array);
-    vm.pinnedRoots().back() = closure;  // now only the closure's upvalue reaches the array
+    vm.rootStack().back() = closure;  // now only the closure's upvalue reaches the array
     t.collector.collect(vm, GcCause::systemGc);
     EXPECT_EQ(vm.handles().liveCount(), 3u) << "closure, upvalue, array";
     auto* up = vm::objectAt<vm::UpvalueObject>(vm::objectAt<vm::ClosureObject>(closure)->upvalues()[0]);
@@ -94,7 +94,7 @@ TEST(OccasionalCollector, KeepsWhatNativeCodePinsAndFreesItAfterwards) {
   {
     vm::RootScope roots(vm);
     Value s = vm.newString("held by a native");
-    roots.pin(s);
+    roots.root(s);
     vm.newString("garbage");
     t.collector.collect(vm, GcCause::systemGc);
     EXPECT_EQ(vm.handles().liveCount(), 1u);
@@ -138,11 +138,11 @@ TEST(OccasionalCollector, CollectsOnAllocationFailureThroughTheGate) {
   TestVm t("estranged", 256 << 10, options);
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
-  roots.pin(vm.newString("survivor"));
+  roots.root(vm.newString("survivor"));
   for (int i = 0; i < 10'000; ++i) vm.newArray(30, Value::integer(i));  // ~5 MB of garbage
   EXPECT_GT(t.collector.statistics().cycles, 0u);
   EXPECT_NE(t.collector.lastLogLine().find("(Allocation Failure)"), std::string::npos) << t.collector.lastLogLine();
-  EXPECT_EQ(vm.stringView(vm.pinnedRoots().back()), "survivor");
+  EXPECT_EQ(vm.stringView(vm.rootStack().back()), "survivor");
 }
 
 // The gate's check: the VM calls beforeAllocation before every allocation.
@@ -171,7 +171,7 @@ TEST(OccasionalCollector, AboveThresholdLiveSetDoesNotCollectAtEveryAllocation) 
   vm::RootScope roots(vm);
   // About 40% of the heap stays live: more than the threshold.
   for (int i = 0; i < 100; ++i) {
-    roots.pin(vm.newArray((4096 - sizeof(vm::ArrayObject)) / sizeof(Value), Value::nil()));
+    roots.root(vm.newArray((4096 - sizeof(vm::ArrayObject)) / sizeof(Value), Value::nil()));
   }
   std::uint64_t cyclesBefore = t.collector.statistics().cycles;
   for (int i = 0; i < 2'000; ++i) {
@@ -238,11 +238,11 @@ TEST(HeapVerifier, ReportsAFreedHandleThatIsStillReachable) {
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
   Value s = vm.newString("doomed");
-  roots.pin(s);
+  roots.root(s);
   EXPECT_EQ(verifyHeap(vm), "");
   vm.freeObject(s.as.handle);  // what a collector bug would do
   EXPECT_NE(verifyHeap(vm).find("freed handle"), std::string::npos) << verifyHeap(vm);
-  vm.pinnedRoots().clear();
+  vm.rootStack().clear();
 }
 
 TEST(HeapVerifier, ReportsMarksLeftSetAndSurvivingGarbage) {
@@ -250,7 +250,7 @@ TEST(HeapVerifier, ReportsMarksLeftSetAndSurvivingGarbage) {
   vm::VM& vm = t.vm();
   vm::RootScope roots(vm);
   Value s = vm.newString("marked");
-  roots.pin(s);
+  roots.root(s);
   s.as.handle->gcBits = kMarked;
   EXPECT_NE(verifyHeap(vm).find("mark bits"), std::string::npos);
   s.as.handle->gcBits = 0;
@@ -273,8 +273,8 @@ TEST_P(EveryPolicy, RandomGraphsSurviveExactlyAsReachable) {
   std::mt19937 random(12345);
   vm::RootScope roots(vm);
   constexpr int kRoots = 8, kSlots = 16;
-  for (int r = 0; r < kRoots; ++r) roots.pin(vm.newArray(kSlots, Value::nil()));
-  std::size_t firstRoot = vm.pinnedRoots().size() - kRoots;
+  for (int r = 0; r < kRoots; ++r) roots.root(vm.newArray(kSlots, Value::nil()));
+  std::size_t firstRoot = vm.rootStack().size() - kRoots;
   std::vector<Value> made;  // every object made this round (holds handles only)
   for (int round = 0; round < 5; ++round) {
     made.clear();
@@ -286,7 +286,7 @@ TEST_P(EveryPolicy, RandomGraphsSurviveExactlyAsReachable) {
         default: v = vm.newInstance(pair); field(v, 1) = Value::integer(i); break;
       }
       // Link it from an earlier object (or a root) so graphs, chains and cycles form.
-      Value holder = made.empty() || random() % 4 == 0 ? vm.pinnedRoots()[firstRoot + random() % kRoots]
+      Value holder = made.empty() || random() % 4 == 0 ? vm.rootStack()[firstRoot + random() % kRoots]
                                                       : made[random() % made.size()];
       if (vm.isKind(holder, vm::ObjectKind::array)) {
         auto* a = vm::objectAt<vm::ArrayObject>(holder);
@@ -296,11 +296,11 @@ TEST_P(EveryPolicy, RandomGraphsSurviveExactlyAsReachable) {
       }
       made.push_back(v);
     }
-    vm.pinnedRoots()[firstRoot + random() % kRoots] = vm.newArray(kSlots, Value::nil());  // drop one root
+    vm.rootStack()[firstRoot + random() % kRoots] = vm.newArray(kSlots, Value::nil());  // drop one root
     t.collector.collect(vm, GcCause::systemGc);
     ASSERT_EQ(verifyAfterFullCycle(vm), "") << "round " << round;
   }
-  vm.pinnedRoots().resize(firstRoot);
+  vm.rootStack().resize(firstRoot);
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(vm.handles().liveCount(), 0u);
   EXPECT_EQ(t.heap->statistics().bytes_in_use, 0u);

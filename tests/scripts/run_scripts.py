@@ -17,10 +17,15 @@ The expectation format is LANGUAGE.md's ("Tests in this language"), read as
   // expect runtime error: MSG    stderr's first line is `error: MSG`, exit 70
   // expect compile error: MSG    MSG is part of stderr, exit 65, stdout empty
                                   (several such lines: each must appear)
+  // kith-flags: FLAGS              run flags this script needs (e.g. --heap-size=256K),
+                                  added after the configuration's
+  // kith-needs-collector           skipped under --gc=none (the script relies on
+                                  collections to fit its heap)
 Otherwise the script must exit 0. A file whose first line starts with `// module:` is
 a module that tests import, not a test itself, and is skipped when searching folders. A run over --timeout seconds (default 60) fails.
 
-Prints one line per failure and a closing `N passed, M failed` line; exit 1 on any
+Prints one line per failure and a closing `N passed, M failed` line (`, K skipped`
+when some were); exit 1 on any
 failure, else 0.
 
 --self-test runs the fixture scripts (default: ../scripts_fixtures next to this file).
@@ -42,6 +47,9 @@ EXIT_SKIPPED = 77
 EXPECT_OUTPUT = re.compile(r"// expect: ?(.*)$")
 EXPECT_RUNTIME_ERROR = re.compile(r"// expect runtime error: (.+)$")
 EXPECT_COMPILE_ERROR = re.compile(r"// expect compile error: (.+)$")
+SCRIPT_FLAGS = re.compile(r"^// kith-flags: (.+)$")
+NEEDS_COLLECTOR = "// kith-needs-collector"
+SKIPPED = "skipped"
 
 # Names `kith policies` may print that are collectors, not heap policies.
 COLLECTOR_NAMES = {"occasional", "continuous", "none"}
@@ -51,9 +59,18 @@ FALLBACK_POLICIES = ["list", "knuth", "estranged", "tlsf", "kingsley", "lea", "m
 class Expectation:
     def __init__(self, path):
         self.output, self.runtime_error, self.compile_errors = [], None, []
+        self.flags = []  # `// kith-flags: --heap-size=256K ...`: run flags this script needs
+        self.needs_collector = False  # skipped under --gc=none (it fills a small heap)
         with open(path, encoding="utf-8") as f:
             for line in f:
                 line = line.rstrip("\n")
+                if line.startswith(NEEDS_COLLECTOR):
+                    self.needs_collector = True
+                    continue
+                m = SCRIPT_FLAGS.search(line)
+                if m:
+                    self.flags += m.group(1).split()
+                    continue
                 m = EXPECT_OUTPUT.search(line)
                 if m:
                     self.output.append(m.group(1))
@@ -83,8 +100,10 @@ def check(kith, path, flags, timeout):
         want = Expectation(path)
     except (OSError, UnicodeDecodeError) as e:
         return f"cannot read script: {e}"
+    if want.needs_collector and "--gc=none" in flags:
+        return SKIPPED
     try:
-        p = subprocess.run([kith, "run", *flags, path], capture_output=True, timeout=timeout)
+        p = subprocess.run([kith, "run", *flags, *want.flags, path], capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return f"timeout after {timeout} s"
     except OSError as e:
@@ -164,18 +183,20 @@ def listed_policies(kith):
 
 
 def run_all(kith, files, configs, jobs, timeout):
-    passed = failed = 0
+    passed = failed = skipped = 0
     work = [(f, flags) for flags in configs for f in files]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(check, kith, f, flags, timeout) for f, flags in work]
         for (f, flags), fut in zip(work, futures):
             err = fut.result()
-            if err:
+            if err == SKIPPED:
+                skipped += 1
+            elif err:
                 failed += 1
                 print(f"FAIL {f} [{' '.join(flags)}]: {err}", flush=True)
             else:
                 passed += 1
-    return passed, failed
+    return passed, failed, skipped
 
 
 def self_test(kith, fixture_dir, timeout):
@@ -262,8 +283,8 @@ def main(argv):
         heaps = available or FALLBACK_POLICIES
     configs = [[f"--heap={h}"] + ([f"--gc={g}"] if g else []) + extra
                for h in heaps for g in (gcs or [None])]
-    passed, failed = run_all(kith, files, configs, jobs, timeout)
-    print(f"{passed} passed, {failed} failed")
+    passed, failed, skipped = run_all(kith, files, configs, jobs, timeout)
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed else 0
 
 

@@ -23,7 +23,7 @@ TEST(Relocation, DefragmentationMovesObjectsAndHandlesFollow) {
   for (std::size_t i = 0;; ++i) {
     try {
       Value s = vm.newString(expectedText(i));
-      roots.pin(s);
+      roots.root(s);
       strings.push_back(s.as.handle);
     } catch (const KithThrow&) {
       vm.clearException();
@@ -46,7 +46,7 @@ TEST(Relocation, DefragmentationMovesObjectsAndHandlesFollow) {
   // An array (984 bytes: a 1024-byte block) that only defragmentation can place;
   // it refers to some survivors, so references are checked through it too.
   Value array = vm.newArray(60, Value::nil());
-  roots.pin(array);
+  roots.root(array);
   for (std::size_t k = 0; k < 60; ++k) objectAt<ArrayObject>(array)->elements()[k] = Value::object(strings[survivors[k]]);
   EXPECT_GT(t.heap().statistics().satisfied[static_cast<int>(heap::Outcome::defrag)], defragsBefore);
 
@@ -76,7 +76,7 @@ TEST(Relocation, ScriptStateSurvivesMoves) {
   for (int i = 0;; ++i) {
     try {
       Value s = vm.newString("g" + std::to_string(i));
-      roots.pin(s);
+      roots.root(s);
       garbage.push_back(s.as.handle);
     } catch (const KithThrow&) {
       vm.clearException();

@@ -79,7 +79,7 @@ TEST(Roots, EnumerationCoversGlobalsStackAndPinned) {
   ASSERT_TRUE(vm.isKind(global, ObjectKind::string));
   RootScope roots(vm);
   Value pinned = vm.newString("pinned");
-  roots.pin(pinned);
+  roots.root(pinned);
   vm.push(vm.newString("on the stack"));
   std::set<Handle*> seen;
   vm.forEachRoot([&](Value& v) {
