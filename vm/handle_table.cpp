@@ -29,10 +29,28 @@ Handle* HandleTable::allocate(void* object, ClassInfo* klass) {
   return h;
 }
 
-void HandleTable::release(Handle* handle) {
+void HandleTable::pushFree(Handle* handle) {
   *handle = Handle{freeList_, nullptr, 0, 0};
   freeList_ = handle;
+}
+
+void HandleTable::release(Handle* handle) {
   --live_;
+  if (quarantineCount_ == 0) {
+    pushFree(handle);
+    return;
+  }
+  *handle = Handle{poisonedObject_, nullptr, 0, 0};
+  quarantine_.push_back(handle);
+  if (quarantine_.size() > quarantineCount_) {
+    pushFree(quarantine_.front());
+    quarantine_.pop_front();
+  }
+}
+
+void HandleTable::setQuarantine(std::size_t count, void* poisonedObject) {
+  quarantineCount_ = count;
+  poisonedObject_ = poisonedObject;
 }
 
 bool HandleTable::owns(const Handle* p) const {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace kith::vm {
@@ -40,8 +41,15 @@ class HandleTable {
   // A fresh handle for `object` of class `klass`; reuses a released one first.
   // Returns nullptr only when the system allocator fails.
   Handle* allocate(void* object, ClassInfo* klass);
-  // Puts the handle on the free list; the object it named must be gone.
+  // Puts the handle on the free list; the object it named must be gone. With a
+  // quarantine, the handle waits there first (see setQuarantine).
   void release(Handle* handle);
+
+  // Makes use-after-free loud (debug and sanitizer builds, --gc-stress): released
+  // handles wait through `count` later releases before reuse, and meanwhile name
+  // `poisonedObject` (an inaccessible page: any read of the freed object faults
+  // there) with klass nullptr, so a stale Value cannot reach another object.
+  void setQuarantine(std::size_t count, void* poisonedObject);
 
   // Calls fn(Handle*) for every handle in use, chunk by chunk.
   template <class Fn>
@@ -65,8 +73,13 @@ class HandleTable {
  private:
   bool addChunk();
 
+  void pushFree(Handle* handle);
+
   std::vector<Handle*> chunks_;
   Handle* freeList_ = nullptr;
+  std::deque<Handle*> quarantine_;
+  std::size_t quarantineCount_ = 0;
+  void* poisonedObject_ = nullptr;
   std::size_t live_ = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <new>
 
+#include "vm/freed_object_guard.h"
 #include "vm/opcodes.h"
 
 namespace kith::vm {
@@ -15,7 +16,8 @@ namespace {
 constexpr int kMaxNativeDepth = 1000;     // nested interpreter entries (C++ recursion)
 constexpr std::size_t kMaxDisplayDepth = 1000;  // arrays nested inside one str() (LANGUAGE.md)
 constexpr std::size_t kStackSlotsPerFrame = 64;
-constexpr std::size_t kFallbackMessageCapacity = 96;  // > "out of memory: requested <2^128> bytes"
+constexpr std::size_t kHandleQuarantine = 1 << 16;  // released handles that wait before reuse
+constexpr std::size_t kMovesPerAllocation = 8;     // --gc-stress=move: objects moved per allocation
 
 std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
   x ^= x >> 30;
@@ -98,6 +100,16 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   if (canDefragment_) heap_.setRelocator(nullptr, nullptr);
   heapCollects_ = heap_.collectsGarbage() && heap_.setRootScanner(&VM::pushCollectedHeapRoots, this);
   if (heapCollects_) canDefragment_ = false;
+#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
+  options_.checkFreedObjects = true;
+#endif
+  if (options_.moveObjects) options_.checkFreedObjects = true;
+  if (options_.checkFreedObjects && !heapCollects_) {
+    checkFreedObjects_ = true;
+    handles_.setQuarantine(kHandleQuarantine, poisonedObjectPage());
+    installFreedObjectFaultHandler();
+  }
+  stressActions_ = (options_.moveObjects && !heapCollects_) || options_.failAllocation || options_.failAllocationEvery;
   // A collecting heap holds itself to its size; the budget counts explicit frees.
   if (!heap_.arenaBase() && !heapCollects_) budgetLimit_ = options_.unboundedHeapLimit;
 }
@@ -166,6 +178,10 @@ void* VM::mallocWithinBudget(std::size_t bytes) {
 
 Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   if (bytes > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(bytes);
+  if (stressActions_) {
+    if (injectedFailure()) throwOutOfMemory(bytes);
+    if (options_.moveObjects && !heapCollects_) moveObjectsForStress();
+  }
   if (heapCollects_) return allocateInCollectedHeap(klass, bytes);
   collector_.beforeAllocation(*this, bytes);  // may collect (threshold, --gc-stress) or run a slice
   // One virtual call per allocation (heap::Heap), whose cost the studies measure.
@@ -233,9 +249,42 @@ void VM::pushCollectedHeapRoots(void* context, heap::PushRootsFn push) {
 
 void VM::freeObject(Handle* handle) {
   if (trace_) traceEvent(heap::TraceEventKind::free, handle->object, 0);
-  if (budgetLimit_) budgetInUse_ -= heap_.getSize(handle->object);
-  heap_.free(handle->object);
+  releaseBlock(handle->object);
   handles_.release(handle);
+}
+
+void VM::releaseBlock(void* object) {
+  if (budgetLimit_) budgetInUse_ -= heap_.getSize(object);
+  if (checkFreedObjects_) std::memset(object, kFreedObjectByte, static_cast<ObjectHeader*>(object)->size);
+  heap_.free(object);
+}
+
+bool VM::injectedFailure() {
+  ++allocationRequests_;
+  return allocationRequests_ == options_.failAllocation ||
+         (options_.failAllocationEvery && allocationRequests_ % options_.failAllocationEvery == 0);
+}
+
+// Moves the next kMovesPerAllocation live objects (a cursor over the handle table)
+// to fresh blocks of the same size, as a moving collector would: copy, point the
+// handle at the copy, poison and free the old block. Uses the heap directly (no
+// collection); an object that finds no block stays where it is.
+void VM::moveObjectsForStress() {
+  std::size_t capacity = handles_.capacity();
+  if (capacity == 0 || trace_) return;  // a trace records the program's own allocations only
+  for (std::size_t moved = 0, looked = 0; moved < kMovesPerAllocation && looked < capacity; ++looked) {
+    moveCursor_ = (moveCursor_ + 1) % capacity;
+    Handle* h = &handles_.chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
+    if (!h->klass) continue;
+    std::size_t size = static_cast<ObjectHeader*>(h->object)->size;
+    void* to = tryMalloc(size);
+    if (!to) return;
+    std::memcpy(to, h->object, size);
+    void* from = h->object;
+    h->object = to;
+    releaseBlock(from);
+    ++moved;
+  }
 }
 
 void VM::collectGarbage(GcCause cause) {

@@ -50,6 +50,17 @@ struct VMOptions {
   // For a heap without a fixed arena (`malloc`): the most block bytes in use at
   // once, so every policy runs in the same --heap-size. 0: no limit.
   std::size_t unboundedHeapLimit = 0;
+  // Testing aids (README, Reliability). Freed objects poisoned and handles
+  // quarantined: always in debug and sanitizer builds; here for --gc-stress.
+  bool checkFreedObjects = false;
+  // --gc-stress=move: before every allocation, move a rotating share of the live
+  // objects to new blocks (every policy), so a raw object address held across an
+  // allocation reads a poisoned block.
+  bool moveObjects = false;
+  // --fail-alloc=N / --fail-alloc-every=N: the N-th allocation request (once), or
+  // every N-th, fails as if the heap were exhausted. 0: off.
+  std::uint64_t failAllocation = 0;
+  std::uint64_t failAllocationEvery = 0;
 };
 
 class VM {
@@ -219,6 +230,9 @@ class VM {
   [[noreturn]] void throwOutOfMemory(std::size_t bytes);
   [[noreturn]] void throwArity(int expected, int got);
   void traceEvent(heap::TraceEventKind kind, const void* ptr, std::size_t size);
+  void releaseBlock(void* object);  // back to the heap (poisoned first when checking)
+  bool injectedFailure();           // --fail-alloc: this request fails
+  void moveObjectsForStress();      // --gc-stress=move
 
   heap::Heap& heap_;
   Collector& collector_;
@@ -267,6 +281,10 @@ class VM {
   bool heapCollects_ = false;  // the heap collects garbage itself (see allocateInCollectedHeap)
   std::vector<Handle*> collectedHeapRoots_;  // the roots pushCollectedHeapRoots reports
   bool canDefragment_ = false;  // the heap accepted the relocator (knuth, estranged)
+  bool checkFreedObjects_ = false;  // poison freed objects (VMOptions::checkFreedObjects)
+  bool stressActions_ = false;      // moveObjects or a failure injection is on
+  std::uint64_t allocationRequests_ = 0;
+  std::size_t moveCursor_ = 0;      // the handle slot moveObjectsForStress looks at next
   std::size_t budgetLimit_ = 0;  // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
   std::size_t budgetInUse_ = 0;
   std::uint64_t instructions_ = 0;
@@ -274,7 +292,7 @@ class VM {
   heap::TraceWriter* trace_ = nullptr;
   std::uint64_t traceTime_ = 0;
   std::uint64_t traceNextId_ = 0;
-  std::unordered_map<const void*, std::uint64_t> traceIds_;
+  heap::TraceIdMap traceIds_;  // block -> trace id (heap/trace_id_map.h)
 };
 
 // THE ROOTING RULE's one mechanism (object.h): native code that holds a heap Value

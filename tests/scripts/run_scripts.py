@@ -21,6 +21,7 @@ The expectation format is LANGUAGE.md's ("Tests in this language"), read as
                                   added after the configuration's
   // kith-needs-collector           skipped under --gc=none (the script relies on
                                   collections to fit its heap)
+  // kith-not-on: POLICY ...        skipped on these heap policies (say why beside it)
 Otherwise the script must exit 0. A file whose first line starts with `// module:` is
 a module that tests import, not a test itself, and is skipped when searching folders. A run over --timeout seconds (default 60) fails.
 
@@ -49,6 +50,7 @@ EXPECT_RUNTIME_ERROR = re.compile(r"// expect runtime error: (.+)$")
 EXPECT_COMPILE_ERROR = re.compile(r"// expect compile error: (.+)$")
 SCRIPT_FLAGS = re.compile(r"^// kith-flags: (.+)$")
 NEEDS_COLLECTOR = "// kith-needs-collector"
+NOT_ON = re.compile(r"^// kith-not-on: (.+)$")
 SKIPPED = "skipped"
 
 # Names `kith policies` may print that are collectors, not heap policies.
@@ -61,11 +63,16 @@ class Expectation:
         self.output, self.runtime_error, self.compile_errors = [], None, []
         self.flags = []  # `// kith-flags: --heap-size=256K ...`: run flags this script needs
         self.needs_collector = False  # skipped under --gc=none (it fills a small heap)
+        self.not_on = []  # heap policies the script is skipped on
         with open(path, encoding="utf-8") as f:
             for line in f:
                 line = line.rstrip("\n")
                 if line.startswith(NEEDS_COLLECTOR):
                     self.needs_collector = True
+                    continue
+                m = NOT_ON.search(line)
+                if m:
+                    self.not_on += m.group(1).split()
                     continue
                 m = SCRIPT_FLAGS.search(line)
                 if m:
@@ -101,6 +108,8 @@ def check(kith, path, flags, timeout):
     except (OSError, UnicodeDecodeError) as e:
         return f"cannot read script: {e}"
     if want.needs_collector and "--gc=none" in flags:
+        return SKIPPED
+    if any(f"--heap={policy}" in flags for policy in want.not_on):
         return SKIPPED
     try:
         p = subprocess.run([kith, "run", *flags, *want.flags, path], capture_output=True, timeout=timeout)
