@@ -8,29 +8,36 @@
 //                each a SizeTrie (size_trie.h; dlmalloc 2.8's treebins)
 //   bin  63      large: every block of 128 KiB or more (the initial arena block
 //                lives here), a SizeTrie keyed on bits 47..4 (blocks < 256 TiB)
+//   victim       one free block kept out of the bins (dlmalloc 2.8's "designated
+//                victim"): the rest of the last block split for a small request
 //
-// malloc(n) needs a block of blockBytesFor(n) bytes: the head of that size's exact
-// bin, or the best fit in its trie; else the smallest block of the next non-empty
-// larger bin (a head, or a trie's leftmost path). One 64-bit word records which
-// bins are non-empty, so finding that bin is a count-trailing-zeros, not a scan.
+// malloc(n) needs a block of blockBytesFor(n) bytes. A small one (<= 512 B): the
+// head of its exact bin; else the victim, if big enough; else the smallest block
+// of the next non-empty larger bin, whose rest becomes the victim. So a run of
+// small requests carves one block in address order, one step each. A medium or
+// large one: the best fit in its trie, else the smallest block of the next
+// non-empty larger bin, or the victim if it fits more closely. One 64-bit word
+// records which bins are non-empty, so finding a bin is a count-trailing-zeros.
 //
-// Bounded time, in steps (a list or trie node looked at, or a link made or
-// unlinked; bitmap instructions not counted). A trie of bin b has paths of at most
-// P(b) = TopBit - 2 nodes: 4 to 11 for the medium bins, P = 45 for the large one.
-// Per trie operation: insert <= P + 1, remove <= P, best fit <= 2P - 1, smallest <= P.
-// Under CoalesceHeap, one malloc (search, unlink, file the split-off rest) costs at
-// most kMaxMallocSteps = 5P = 225 and one free (unlink both neighbours, file the
-// merged block) kMaxFreeSteps = 3P + 1 = 136, whatever the number of free blocks;
-// an exact-bin hit costs 2. stepCount() is the running total; the layer above
-// (QuickListHeap) turns it into per-call counts.
+// Bounded time, in steps (a list or trie node or the victim looked at, or a link
+// made or unlinked; bitmap instructions not counted). A trie of bin b has paths of
+// at most P(b) = TopBit - 2 nodes: 4 to 11 for the medium bins, P = 45 for the
+// large one. Per trie operation: insert <= P + 1, remove <= P, best fit <= 2P - 1,
+// smallest <= P. Under CoalesceHeap, one malloc (search, unlink, file the split-off
+// rest) costs at most kMaxMallocSteps = 5P + 1 = 226 and one free (unlink both
+// neighbours, file the merged block) kMaxFreeSteps = 3P + 1 = 136, whatever the
+// number of free blocks; an exact-bin hit costs 2, a carve from the victim 2.
+// stepCount() is the running total; the layer above (QuickListHeap) turns it into
+// per-call counts.
 //
 // It is a free structure for CoalesceHeap (coalesce_heap.h), which splits and
 // coalesces; the `lea` policy puts exact-size quick lists (QuickListHeap) above:
 //   QuickListHeap<64, 32, 128 KiB, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>
-// Metadata: 31 list heads, 33 trie roots, the bitmap and byte and step totals in
-// this object (~1.4 KiB); the links in the free blocks' payloads.
+// Metadata: 31 list heads, 33 trie roots, the victim, the bitmap and byte and step
+// totals in this object (~1.4 KiB); the links in the free blocks' payloads.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cassert>
@@ -86,42 +93,73 @@ class LeaBinsHeap : public Super {
   // Longest trie path of any bin (the large bin's), and the per-call bounds under
   // CoalesceHeap (see the top of this file).
   static constexpr std::size_t kPathNodes = SizeTrie::pathNodes(kLargeTopBit);
-  static constexpr std::size_t kMaxMallocSteps = (2 * kPathNodes - 1) + kPathNodes + kPathNodes + (kPathNodes + 1);
+  // Worst malloc: best fit in its trie, the smallest of a bigger one, a look at the
+  // victim, the unlink, the rest filed in a trie.
+  static constexpr std::size_t kMaxMallocSteps =
+      (2 * kPathNodes - 1) + kPathNodes + 1 + kPathNodes + (kPathNodes + 1);
+  // Worst free: both neighbours unlinked, the merged block filed.
   static constexpr std::size_t kMaxFreeSteps = 2 * kPathNodes + (kPathNodes + 1);
   static_assert(sizeof(SizeTrie::Node) + 16 <= binLowerBound(kExactBinCount),
                 "a trie node must fit in the payload (after the 16-byte header) of the smallest block a trie holds");
 
   void* malloc(std::size_t size) {
+    victimRest_ = nullptr;
     if (size > Super::kMaxRequest) return Super::malloc(size);  // fails there
     std::size_t need = Super::blockBytesFor(size);
     if (need > kLargestBlockBytes) return Super::malloc(size);  // no free block is that big
     unsigned bin = binOf(need);
-    if (nonEmpty_ & (std::uint64_t{1} << bin)) {
-      if (bin < kExactBinCount) return take(bin, exact_[bin].head());
-      if (void* block = trie(bin).bestFit(need, steps_)) return take(bin, block);
-    }
     std::uint64_t larger = bin == kLargeBin ? 0 : nonEmpty_ & (~std::uint64_t{0} << (bin + 1));
-    if (larger == 0) return Super::malloc(size);
-    unsigned next = static_cast<unsigned>(std::countr_zero(larger));
-    if (next < kExactBinCount) return take(next, exact_[next].head());
-    return take(next, trie(next).smallest(steps_));
+    if (bin < kExactBinCount) {  // small: exact fit, else the victim, else carve a bigger block
+      if (nonEmpty_ & (std::uint64_t{1} << bin)) return take(bin, exact_[bin].head());
+      if (victim_ != nullptr && (++steps_, Super::blockBytes(victim_) >= need)) return takeVictim(need);
+      if (larger == 0) return Super::malloc(size);
+      unsigned next = static_cast<unsigned>(std::countr_zero(larger));
+      void* block = take(next, next < kExactBinCount ? exact_[next].head() : trie(next).smallest(steps_));
+      if (Super::blockBytes(block) - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
+      return block;
+    }
+    // Medium and large: best fit in its trie, else the smallest of a bigger bin;
+    // the victim instead when it is a closer fit.
+    void* best = nullptr;
+    unsigned from = bin;
+    if (nonEmpty_ & (std::uint64_t{1} << bin)) best = trie(bin).bestFit(need, steps_);
+    if (best == nullptr && larger != 0) {
+      from = static_cast<unsigned>(std::countr_zero(larger));
+      best = from < kExactBinCount ? (++steps_, exact_[from].head()) : trie(from).smallest(steps_);
+    }
+    if (victim_ != nullptr) {
+      ++steps_;
+      std::size_t victimBytes = Super::blockBytes(victim_);
+      if (victimBytes >= need && (best == nullptr || victimBytes < Super::blockBytes(best))) return takeVictim(need);
+    }
+    if (best == nullptr) return Super::malloc(size);
+    unlink(from, best);
+    return best;
   }
 
   void free(void* block) {
-    std::size_t bytes = Super::blockBytes(block);
-    assert(bytes <= kLargestBlockBytes);
-    unsigned bin = binOf(bytes);
-    if (bin < kExactBinCount) {
+    if (block == victimRest_ || victimMerged_) {  // the victim's successor
+      victimRest_ = nullptr;
+      victimMerged_ = false;
       ++steps_;
-      exact_[bin].pushFront(block);
+      if (victim_ != nullptr) file(victim_);
+      victim_ = block;
     } else {
-      trie(bin).insert(block, bytes, steps_);
+      file(block);
     }
-    nonEmpty_ |= std::uint64_t{1} << bin;
     bytes_ += Super::getSize(block);
   }
 
-  void remove(void* block) { unlink(binOf(Super::blockBytes(block)), block); }
+  void remove(void* block) {
+    if (block == victim_) {  // a neighbour being coalesced: the merged block becomes the victim
+      ++steps_;
+      victim_ = nullptr;
+      victimMerged_ = true;
+      bytes_ -= Super::getSize(block);
+      return;
+    }
+    unlink(binOf(Super::blockBytes(block)), block);
+  }
 
   // Steps taken since construction (see the top of this file).
   std::size_t stepCount() const { return steps_; }
@@ -130,17 +168,21 @@ class LeaBinsHeap : public Super {
     return bin < kExactBinCount ? exact_[bin].count() : trie(bin).count();
   }
   std::uint64_t nonEmptyBins() const { return nonEmpty_; }
-  // The largest request malloc can serve now: the biggest block of the highest
-  // non-empty bin (its trie's rightmost path).
+  // The free block kept out of the bins for small requests (nullptr if none).
+  void* victim() const { return victim_; }
+  // The largest request malloc can serve now: the bigger of the victim and the
+  // biggest block of the highest non-empty bin (its trie's rightmost path).
   std::size_t largestFreeBlock() const {
-    if (nonEmpty_ == 0) return 0;
+    std::size_t largest = victim_ ? Super::getSize(victim_) : 0;
+    if (nonEmpty_ == 0) return largest;
     unsigned top = static_cast<unsigned>(std::bit_width(nonEmpty_)) - 1;
-    void* largest = top < kExactBinCount ? exact_[top].head() : trie(top).largest();
-    return Super::getSize(largest);
+    void* block = top < kExactBinCount ? exact_[top].head() : trie(top).largest();
+    return std::max(largest, Super::getSize(block));
   }
 
   template <class Fn>
   void forEachFreeBlock(Fn&& fn) const {
+    if (victim_) fn(victim_);
     for (const FreeBlockList& bin : exact_)
       for (FreeBlockList::Node* n = bin.head(); n; n = n->next) fn(static_cast<void*>(n));
     for (const SizeTrie& t : tries_) t.forEach(fn);
@@ -149,6 +191,8 @@ class LeaBinsHeap : public Super {
   // Each bin's links (lists) or shape (tries) hold together, its bitmap bit says
   // whether it is non-empty, and each of its blocks belongs in it by size.
   std::string checkFreeStructure() const {
+    if (victim_ != nullptr && !Super::isFree(victim_)) return "the victim is not a free block";
+    if (victimRest_ != nullptr || victimMerged_) return "a victim hand-over left pending";
     for (unsigned b = 0; b < kBinCount; ++b) {
       std::string bin = "bin " + std::to_string(b) + ": ";
       bool isEmpty = b < kExactBinCount ? exact_[b].empty() : trie(b).empty();
@@ -190,6 +234,30 @@ class LeaBinsHeap : public Super {
   SizeTrie& trie(unsigned bin) { return tries_[bin - kExactBinCount]; }
   const SizeTrie& trie(unsigned bin) const { return tries_[bin - kExactBinCount]; }
 
+  // Files a free block in its bin (bytes_ is the caller's).
+  void file(void* block) {
+    std::size_t bytes = Super::blockBytes(block);
+    assert(bytes <= kLargestBlockBytes);
+    unsigned bin = binOf(bytes);
+    if (bin < kExactBinCount) {
+      ++steps_;
+      exact_[bin].pushFront(block);
+    } else {
+      trie(bin).insert(block, bytes, steps_);
+    }
+    nonEmpty_ |= std::uint64_t{1} << bin;
+  }
+
+  // Hands out the victim (already looked at); when CoalesceHeap will split it, the
+  // rest it files back becomes the next victim.
+  void* takeVictim(std::size_t need) {
+    void* block = victim_;
+    victim_ = nullptr;
+    bytes_ -= Super::getSize(block);
+    if (Super::blockBytes(block) - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
+    return block;
+  }
+
   void unlink(unsigned bin, void* block) {
     bool nowEmpty;
     if (bin < kExactBinCount) {
@@ -206,13 +274,20 @@ class LeaBinsHeap : public Super {
 
   // Unlinks `block` of `bin` (an exact bin's head counts one step for the look).
   void* take(unsigned bin, void* block) {
-    if (bin < kExactBinCount) ++steps_;
+    if (bin < kExactBinCount) ++steps_;  // the head looked at
     unlink(bin, block);
     return block;
   }
 
   FreeBlockList exact_[kExactBinCount];
   std::array<SizeTrie, kTrieCount> tries_ = makeTries();
+  // The designated victim (dlmalloc 2.8's "dv"): the rest of the last block split
+  // for a small request, kept out of the bins, so a run of small requests carves
+  // one block in address order at one step each instead of a trie removal and
+  // insertion each. It is free, so it coalesces like any other free block.
+  void* victim_ = nullptr;
+  void* victimRest_ = nullptr;  // the rest malloc's caller will file back: the next victim
+  bool victimMerged_ = false;   // the victim was coalesced away: the merged block succeeds it
   std::uint64_t nonEmpty_ = 0;
   std::size_t bytes_ = 0;
   std::size_t steps_ = 0;

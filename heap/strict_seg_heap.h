@@ -13,6 +13,12 @@
 //
 // The bins' cached blocks are dropped with the bins when the heap is destroyed
 // (they go to NullHeap): right for a FixedArena, which unmaps everything at once.
+//
+// Bounded time, in steps (a bin looked at, or a call to Super): malloc at most
+// kMaxMallocSteps = 2 (its bin, then Super on a miss), free kMaxFreeSteps = 1,
+// whatever the bins hold — provided the bins and Super are O(1) themselves, as
+// FreelistHeap<NullHeap> and SizeHeap<FixedArena> are (kingsley). lastSteps() and
+// lastFreeSteps() report the last calls.
 #pragma once
 
 #include <algorithm>
@@ -36,21 +42,30 @@ class StrictSegHeap : public Super {
  public:
   using Super::Super;
 
+  static constexpr std::size_t kMaxMallocSteps = 2;
+  static constexpr std::size_t kMaxFreeSteps = 1;
+
   void* malloc(std::size_t size) {
     int c = SizeClass(size);
-    if (c >= NumBins) return Super::malloc(size);  // bigger than every class
+    if (c >= NumBins) {  // bigger than every class
+      mallocSteps_ = 1;
+      return Super::malloc(size);
+    }
     std::size_t classSize = ClassMaxSize(c);
     if (void* p = bins_[c].malloc(classSize)) {
       --cached_[c];
       outcome_ = Outcome::immediate;
+      mallocSteps_ = 1;
       return p;
     }
     void* p = Super::malloc(classSize);  // bin empty: a fresh block of the class's full size
     outcome_ = p ? Outcome::split : Outcome::failed;  // carved from the arena's untouched rest
+    mallocSteps_ = 2;
     return p;
   }
 
   void free(void* ptr) {
+    freeSteps_ = ptr ? 1 : 0;
     if (!ptr) return;
     int bin = binOf(Super::getSize(ptr));
     if (bin < 0) {
@@ -65,6 +80,8 @@ class StrictSegHeap : public Super {
   // bin, split when carved fresh from Super, failed. (Requests above the last
   // class leave it unchanged.)
   Outcome lastOutcome() const { return outcome_; }
+  std::size_t lastSteps() const { return mallocSteps_; }
+  std::size_t lastFreeSteps() const { return freeSteps_; }
 
   // Bytes cached in the bins plus what Super has never handed out, when Super
   // can tell (FixedArena::remaining). A cached block only serves its own class.
@@ -129,6 +146,7 @@ class StrictSegHeap : public Super {
   LittleHeap bins_[NumBins];
   std::size_t cached_[NumBins] = {};  // blocks in each bin, for freeBytes
   Outcome outcome_ = Outcome::failed;
+  std::size_t mallocSteps_ = 0, freeSteps_ = 0;
 };
 
 }  // namespace kith::heap

@@ -1,11 +1,13 @@
 // The kingsley policy (policies.h): power-of-two segregated fits over one arena.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "heap/policies.h"
+#include "heap/workload.h"
 #include "tests/heap/shadow_model.h"
 
 namespace kith::heap {
@@ -119,6 +121,52 @@ TEST(KingsleyPolicy, RandomMallocAndFreeAgainstTheShadowModel) {
     EXPECT_EQ(r.failures, 0u);
     EXPECT_GT(r.mallocs, 80'000u);
     EXPECT_EQ(r.mallocs, r.frees);
+  }
+}
+
+// Bounded time: a malloc looks at its bin and, on a miss, asks the arena once; a
+// free pushes. However many blocks a bin holds.
+TEST(KingsleyPolicy, StepsAreConstantHoweverManyBlocksABinHolds) {
+  EXPECT_EQ(KingsleyPolicy::kMaxMallocSteps, 2u);
+  EXPECT_EQ(KingsleyPolicy::kMaxFreeSteps, 1u);
+  for (std::size_t n : {10, 10'000, 200'000}) {
+    KingsleyPolicy heap(64u << 20);
+    std::vector<void*> blocks;
+    for (std::size_t i = 0; i < n; ++i) {
+      blocks.push_back(heap.malloc(100));  // all class 128
+      ASSERT_EQ(heap.lastSteps(), 2u);     // missed the empty bin, carved fresh
+    }
+    for (void* p : blocks) {
+      heap.free(p);
+      ASSERT_EQ(heap.lastFreeSteps(), 1u);
+    }
+    EXPECT_EQ(heap.malloc(65), blocks.back());
+    EXPECT_EQ(heap.lastSteps(), 1u) << n;
+    EXPECT_NE(heap.malloc(200), nullptr);  // another class: its own empty bin, then the arena
+    EXPECT_EQ(heap.lastSteps(), 2u) << n;
+    heap.free(nullptr);
+    EXPECT_EQ(heap.lastFreeSteps(), 0u);
+  }
+}
+
+TEST(KingsleyPolicy, EveryCallWithinItsStepBoundOnRandomWorkloads) {
+  for (auto mix : {SizeMix::jvmLike, SizeMix::fragmenting}) {
+    KingsleyPolicy heap(64u << 20);
+    std::vector<void*> slots(4000);
+    std::size_t maxMalloc = 0, maxFree = 0;
+    for (const WorkloadStep& s : makeWorkload(mix, 3, 100'000, 4000)) {
+      if (s.size) {
+        slots[s.slot] = heap.malloc(s.size);
+        ASSERT_NE(slots[s.slot], nullptr);
+        maxMalloc = std::max(maxMalloc, heap.lastSteps());
+      } else {
+        heap.free(slots[s.slot]);
+        maxFree = std::max(maxFree, heap.lastFreeSteps());
+      }
+    }
+    EXPECT_EQ(maxMalloc, KingsleyPolicy::kMaxMallocSteps);
+    EXPECT_EQ(maxFree, KingsleyPolicy::kMaxFreeSteps);
+    EXPECT_EQ(heap.checkInvariants(), "");
   }
 }
 

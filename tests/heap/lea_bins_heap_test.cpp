@@ -34,7 +34,7 @@ TEST(LeaBinsHeap, StepBoundsFollowFromThePathLengths) {
   EXPECT_EQ(Layer::trieTopBit(Layer::kLargeBin), 47u);
   EXPECT_EQ(SizeTrie::pathNodes(Layer::trieTopBit(62)), 11u);
   EXPECT_EQ(Layer::kPathNodes, 45u);
-  EXPECT_EQ(Layer::kMaxMallocSteps, 225u);
+  EXPECT_EQ(Layer::kMaxMallocSteps, 226u);
   EXPECT_EQ(Layer::kMaxFreeSteps, 136u);
   // Each ranged bin's sizes agree above the trie's top bit, so the key bits tell them apart.
   for (unsigned b = Layer::kExactBinCount; b < Layer::kLargeBin; ++b) {
@@ -82,7 +82,8 @@ struct Holes {
 TEST(LeaBinsHeap, ExactBinsAnswerWithTheirHead) {
   Holes f{40, 40, 40};  // three 48-byte blocks in bin 1
   EXPECT_EQ(f.h.binBlockCount(1), 3u);
-  EXPECT_EQ(f.h.nonEmptyBins(), (std::uint64_t{1} << 1) | (std::uint64_t{1} << 63));
+  EXPECT_EQ(f.h.nonEmptyBins(), std::uint64_t{1} << 1);  // the arena's rest is the victim
+  EXPECT_NE(f.h.victim(), nullptr);
   void* p = nullptr;
   EXPECT_EQ(stepsOf(f.h, [&] { p = f.h.malloc(33); }), 2u);  // look at the head, unlink it
   EXPECT_EQ(p, f.holes[2]);  // the most recently freed
@@ -105,8 +106,9 @@ TEST(LeaBinsHeap, NextNonEmptyLargerBinComesFromTheBitmap) {
   ASSERT_EQ(f.h.binBlockCount(38), 1u);
   void* p = nullptr;
   // Needs 816: bin 33 is empty, so bin 34's block, split. One node looked at
-  // (however many bins were empty), one unlink, the rest filed in an exact bin.
-  EXPECT_EQ(stepsOf(f.h, [&] { p = f.h.malloc(800); }), 3u);
+  // (however many bins were empty), the victim looked at (a worse fit), one
+  // unlink, the rest filed in an exact bin.
+  EXPECT_EQ(stepsOf(f.h, [&] { p = f.h.malloc(800); }), 4u);
   EXPECT_EQ(p, f.holes[0]);
   EXPECT_EQ(f.h.lastOutcome(), Outcome::split);
   EXPECT_EQ(f.h.binBlockCount(38), 1u);  // the larger hole is untouched
@@ -116,7 +118,7 @@ TEST(LeaBinsHeap, NextNonEmptyLargerBinComesFromTheBitmap) {
 
 TEST(LeaBinsHeap, LargeRequestsTakeTheBestFitOfTheLargeBin) {
   Holes f{300 * 1024, 150 * 1024};
-  ASSERT_EQ(f.h.binBlockCount(Layer::kLargeBin), 3u);  // both holes and the arena's rest
+  ASSERT_EQ(f.h.binBlockCount(Layer::kLargeBin), 2u);  // both holes; the arena's rest is the victim
   EXPECT_EQ(f.h.malloc(140 * 1024), f.holes[1]);
   EXPECT_EQ(f.h.lastOutcome(), Outcome::split);
   EXPECT_EQ(f.h.malloc(200 * 1024), f.holes[0]);
@@ -147,6 +149,41 @@ TEST(LeaBinsHeap, CheckFreeStructureCatchesABlockInTheWrongBin) {
   EXPECT_NE(f.h.checkFreeStructure(), "");
   *sizeWord -= 16;
   EXPECT_EQ(f.h.checkInvariants(), "");
+}
+
+TEST(LeaBinsHeap, SmallRequestsCarveTheVictimInAddressOrder) {
+  Bins h(1 << 20);
+  void* a = h.malloc(100);  // the arena block split: its rest becomes the victim
+  ASSERT_NE(h.victim(), nullptr);
+  EXPECT_EQ(h.victim(), static_cast<std::byte*>(a) + 112);
+  EXPECT_EQ(h.nonEmptyBins(), 0u);
+  void* b = nullptr;
+  EXPECT_EQ(stepsOf(h, [&] { b = h.malloc(40); }), 2u);  // look at the victim; its rest succeeds it
+  EXPECT_EQ(b, static_cast<std::byte*>(a) + 112);
+  void* c = h.malloc(200);
+  EXPECT_EQ(c, static_cast<std::byte*>(b) + 48);
+  EXPECT_EQ(h.checkInvariants(), "");
+  // An exact fit still comes first.
+  h.free(b);
+  EXPECT_EQ(h.binBlockCount(Layer::binOf(48)), 1u);
+  EXPECT_EQ(h.malloc(33), b);
+  // Freeing the block next to the victim coalesces with it; the result is the victim.
+  h.free(c);
+  EXPECT_EQ(h.victim(), c);
+  EXPECT_EQ(h.nonEmptyBins(), 0u);
+  EXPECT_EQ(h.largestFreeBlock(), h.freeBytes());
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
+TEST(LeaBinsHeap, AMediumRequestTakesTheVictimOnlyWhenItFitsMoreClosely) {
+  Bins h(1 << 20);
+  void* hole = h.malloc(2000);
+  h.malloc(16);  // the rest of the arena is now the victim
+  h.free(hole);
+  EXPECT_EQ(h.malloc(1500), hole);  // the hole fits more closely than the victim
+  void* fromVictim = h.malloc(1500);
+  EXPECT_GT(fromVictim, hole);
+  EXPECT_EQ(h.checkInvariants(), "");
 }
 
 // The pathology of unsorted bins: many free blocks of one size share a bin, and a

@@ -364,6 +364,33 @@ TEST(TlsfHeap, StepsStayWithinTheBoundAndMallocSucceedsExactlyUpToLargestFreeBlo
   EXPECT_GT(failures, 0u);
 }
 
+// Adversarial: many free blocks of one size share a list, and the request needs
+// the next list up. Good fit never walks a list: the steps are those of any other
+// request, however long the list.
+std::size_t stepsPastEqualBlocks(std::size_t n) {
+  Tlsf h(64 * kMiB);
+  std::vector<void*> holes;
+  for (std::size_t i = 0; i < n; ++i) {
+    holes.push_back(h.malloc(1000));  // 1008-byte blocks, one list
+    h.malloc(16);                     // guards: nothing coalesces
+  }
+  void* bigger = h.malloc(1200);
+  h.malloc(16);
+  for (void* p : holes) h.free(p);
+  h.free(bigger);
+  void* p = h.malloc(1010);  // rounds up past the 1008-byte list
+  EXPECT_EQ(p, bigger);
+  EXPECT_LE(h.lastSteps(), Tlsf::kMaxMallocSteps);
+  EXPECT_EQ(h.checkInvariants(), "");
+  return h.lastSteps();
+}
+
+TEST(TlsfHeap, ManyEqualFreeBlocksDoNotLengthenARequest) {
+  std::size_t few = stepsPastEqualBlocks(10);
+  EXPECT_EQ(stepsPastEqualBlocks(10'000), few);
+  EXPECT_EQ(stepsPastEqualBlocks(50'000), few);
+}
+
 // --- the shared shadow model -----------------------------------------------------
 
 TEST(TlsfHeap, ShadowModelMillionOperations) {
