@@ -2,25 +2,48 @@
 // sequences (heap/workload.h). Prints numbers; it is not a test.
 //   jvm_like/POLICY      ns per malloc+free pair, JVM-like sizes (16-64 B mostly)
 //   fragmenting/POLICY   ns per pair, alternating tiny and mid-size blocks
+//   storage/POLICY       ns per pair, AWFY Storage's shape: trees of arrays of
+//                        random lengths, dropped many trees at a time
 //   latency/POLICY       per-call latency through StatsHeap: p99 and worst case
 //   dispatch/{direct,virtual}/POLICY
 //                        the same jvm_like replay through StatsHeap<Policy> called
 //                        directly, and through the type-erased heap::Heap the VM
 //                        uses (one virtual call per malloc and per free)
+//   composition/SEQUENCE/ALLOCATOR
+//                        the Heap Layers paper's comparison (§6): each composed
+//                        policy against the allocator it models, on the same
+//                        sequence — lea against glibc malloc (dlmalloc's
+//                        descendant), kingsley against a hand-written Kingsley
+//                        (heap_bench_reference.h). time_per_pair is the mean ns per
+//                        malloc+free, untimed calls; a second, timed pass gives
+//                        malloc_p99_ns, malloc_max_ns, free_max_ns. SEQUENCE is
+//                        jvm_like, fragmenting, storage, or a recorded trace:
+//   --replay=NAME=PATH   (repeatable, before the benchmark flags) adds the trace
+//                        at PATH (`kith run --trace=PATH ...`, heap/trace.h) as
+//                        sequence NAME; objects live at its end are freed after it
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "bench/heap_bench_reference.h"
 #include "heap/heap.h"
+#include "heap/latency_histogram.h"
 #include "heap/policies.h"
 #include "heap/stats_heap.h"
+#include "heap/trace.h"
 #include "heap/workload.h"
 
 namespace {
 
+using kith::heap::alignUp;
 using kith::heap::SizeMix;
 using kith::heap::WorkloadStep;
 
@@ -34,9 +57,114 @@ const std::vector<WorkloadStep>& workload(SizeMix mix) {
   return mix == SizeMix::jvmLike ? jvm : frag;
 }
 
+// AWFY Storage's allocation shape: each tree is 1365 arrays of 4 (88 B in Kith)
+// over 4096 leaf arrays of 1-10 elements (40-184 B), like `buildTreeDepth(7)`; a
+// collection every `treesPerCollection` trees frees every tree but the newest, in
+// allocation order (a sweep's address order, roughly).
+std::vector<WorkloadStep> makeStorageLike(std::size_t trees, std::size_t treesPerCollection, std::size_t& slots) {
+  kith::heap::SeededRandom rng(74755);
+  std::vector<WorkloadStep> steps;
+  std::vector<std::uint32_t> live, freeSlots;
+  std::uint32_t next = 0;
+  auto slot = [&] {
+    if (freeSlots.empty()) return next++;
+    std::uint32_t s = freeSlots.back();
+    freeSlots.pop_back();
+    return s;
+  };
+  for (std::size_t t = 0; t < trees; ++t) {
+    std::vector<std::uint32_t> tree;
+    for (int i = 0; i < 1365 + 4096; ++i) {
+      std::uint32_t size = i < 1365 ? 88 : static_cast<std::uint32_t>(24 + 16 * rng.between(1, 10));
+      tree.push_back(slot());
+      steps.push_back({tree.back(), size});
+    }
+    if (t % treesPerCollection == treesPerCollection - 1) {
+      for (std::uint32_t s : live) steps.push_back({s, 0});
+      freeSlots.insert(freeSlots.end(), live.rbegin(), live.rend());
+      live.clear();
+    }
+    live.insert(live.end(), tree.begin(), tree.end());
+  }
+  for (std::uint32_t s : live) steps.push_back({s, 0});
+  slots = next;
+  return steps;
+}
+
+// A named allocation sequence every allocator of a comparison replays.
+struct Sequence {
+  std::string name;
+  std::vector<WorkloadStep> steps;
+  std::size_t slots = 0;
+  std::size_t allocations = 0;
+  std::size_t heapBytes = 0;  // the fixed heap each allocator gets
+};
+
+// The heap: 64 MiB, or four times the peak of live bytes if that is more (room
+// for kingsley, which rounds every block up to a power of two, never coalesces).
+Sequence fromWorkload(std::string name, std::vector<WorkloadStep> steps, std::size_t slots) {
+  Sequence q{std::move(name), std::move(steps), slots, 0, 0};
+  std::vector<std::uint32_t> sizeOf(slots);
+  std::size_t live = 0, peak = 0;
+  for (const WorkloadStep& s : q.steps) {
+    if (s.size) {
+      ++q.allocations;
+      sizeOf[s.slot] = s.size;
+      peak = std::max(peak, live += s.size);
+    } else {
+      live -= sizeOf[s.slot];
+    }
+  }
+  q.heapBytes = std::max(kHeapBytes, alignUp(4 * peak, std::size_t{1} << 20));
+  return q;
+}
+
+// A recorded trace as a sequence: object ids become reusable slots, failed
+// requests are left out, and what is live at the end is freed after it, so each
+// benchmark iteration starts from an empty heap.
+bool readTraceSequence(const std::string& name, const std::string& path, Sequence& out) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "heap_bench: cannot open %s\n", path.c_str());
+    return false;
+  }
+  std::string error;
+  std::vector<kith::heap::TraceEvent> events = kith::heap::readTrace(in, &error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "heap_bench: %s: %s\n", path.c_str(), error.c_str());
+    return false;
+  }
+  std::unordered_map<std::uint64_t, std::uint32_t> slotOf;
+  std::vector<std::uint32_t> freeSlots;
+  std::vector<WorkloadStep> steps;
+  std::uint32_t next = 0;
+  for (const kith::heap::TraceEvent& e : events) {
+    if (e.kind == kith::heap::TraceEventKind::alloc) {
+      std::uint32_t s = next;
+      if (freeSlots.empty()) ++next;
+      else s = freeSlots.back(), freeSlots.pop_back();
+      slotOf.emplace(e.id, s);
+      steps.push_back({s, static_cast<std::uint32_t>(e.size == 0 ? 1 : e.size)});
+    } else if (e.kind == kith::heap::TraceEventKind::free) {
+      auto it = slotOf.find(e.id);
+      steps.push_back({it->second, 0});
+      freeSlots.push_back(it->second);
+      slotOf.erase(it);
+    }
+  }
+  for (auto [id, s] : slotOf) steps.push_back({s, 0});
+  out = fromWorkload(name, std::move(steps), next);
+  return true;
+}
+
+std::vector<Sequence>& sequences() {
+  static std::vector<Sequence> all;
+  return all;
+}
+
 // Seconds per malloc+free pair, shown with an SI prefix (e.g. 22.0ns).
-benchmark::Counter timePerPair() {
-  return benchmark::Counter(static_cast<double>(kAllocations),
+benchmark::Counter timePerPair(std::size_t pairs = kAllocations) {
+  return benchmark::Counter(static_cast<double>(pairs),
                             benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
@@ -57,6 +185,57 @@ void replay(Heap& heap, const std::vector<WorkloadStep>& steps, std::vector<void
       heap.free(slots[s.slot]);
     }
   }
+}
+
+template <class Heap>
+void replay(Heap& heap, const Sequence& q, std::vector<void*>& slots, benchmark::State& state) {
+  replay(heap, q.steps, slots, state);
+}
+
+// The same replay with every call timed: per-call p99 and max.
+template <class Heap>
+bool replayTimed(Heap& heap, const Sequence& q, std::vector<void*>& slots, kith::heap::LatencyHistogram& mallocs,
+                 kith::heap::LatencyHistogram& frees) {
+  using Clock = std::chrono::steady_clock;
+  for (const WorkloadStep& s : q.steps) {
+    auto start = Clock::now();
+    if (s.size) {
+      void* p = heap.malloc(s.size);
+      mallocs.record(static_cast<std::uint64_t>((Clock::now() - start).count()));
+      if (!p) return false;
+      *static_cast<char*>(p) = 1;
+      slots[s.slot] = p;
+    } else {
+      heap.free(slots[s.slot]);
+      frees.record(static_cast<std::uint64_t>((Clock::now() - start).count()));
+    }
+  }
+  return true;
+}
+
+// The allocators of the paper's comparison, composed and original.
+template <class Allocator>
+void composition(benchmark::State& state, const Sequence* q) {
+  auto heap = std::make_unique<Allocator>(q->heapBytes);
+  std::vector<void*> slots(q->slots);
+  for (auto _ : state) replay(*heap, *q, slots, state);
+  state.counters["time_per_pair"] = timePerPair(q->allocations);
+  kith::heap::LatencyHistogram mallocs, frees;
+  if (!replayTimed(*heap, *q, slots, mallocs, frees)) {
+    state.SkipWithError("heap exhausted");
+    return;
+  }
+  state.counters["malloc_p99_ns"] = mallocs.valueAtQuantile(0.99);
+  state.counters["malloc_max_ns"] = static_cast<double>(mallocs.max());
+  state.counters["free_max_ns"] = static_cast<double>(frees.max());
+}
+
+template <class Policy>
+void sequenceThroughput(benchmark::State& state, const Sequence* q) {
+  auto heap = std::make_unique<Policy>(q->heapBytes);
+  std::vector<void*> slots(q->slots);
+  for (auto _ : state) replay(*heap, *q, slots, state);
+  state.counters["time_per_pair"] = timePerPair(q->allocations);
 }
 
 template <class Policy>
@@ -103,11 +282,43 @@ void dispatchVirtual(benchmark::State& state, std::string policy) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --replay=NAME=PATH flags are ours; the rest go to Google Benchmark.
+  std::vector<std::pair<std::string, std::string>> traces;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--replay=", 0) == 0) {
+      std::string spec = arg.substr(9);
+      std::size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "heap_bench: --replay wants NAME=PATH, not %s\n", spec.c_str());
+        return 1;
+      }
+      traces.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+
+  std::size_t storageSlots = 0;
+  auto storage = makeStorageLike(200, 32, storageSlots);
+  sequences().push_back(fromWorkload("jvm_like", workload(SizeMix::jvmLike), kMaxLive));
+  sequences().push_back(fromWorkload("fragmenting", workload(SizeMix::fragmenting), kMaxLive));
+  sequences().push_back(fromWorkload("storage", std::move(storage), storageSlots));
+  for (auto& [name, path] : traces) {
+    Sequence q;
+    if (!readTraceSequence(name, path, q)) return 1;
+    sequences().push_back(std::move(q));
+  }
+
   kith::heap::forEachPolicy([]<class P>(std::string_view name, std::string_view) {
     std::string n(name);
     benchmark::RegisterBenchmark(("jvm_like/" + n).c_str(), throughput<P>, SizeMix::jvmLike)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("fragmenting/" + n).c_str(), throughput<P>, SizeMix::fragmenting)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("storage/" + n).c_str(), sequenceThroughput<P>, &sequences()[2])
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("latency/" + n).c_str(), latency<P>)
         ->Unit(benchmark::kMillisecond)->Iterations(5);
@@ -117,6 +328,16 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond);
     return false;
   });
+  for (const Sequence& q : sequences()) {
+    auto add = [&]<class A>(const char* allocator) {
+      benchmark::RegisterBenchmark(("composition/" + q.name + "/" + allocator).c_str(), composition<A>, &q)
+          ->Unit(benchmark::kMillisecond);
+    };
+    add.template operator()<kith::heap::LeaPolicy>("lea");
+    add.template operator()<kith::heap::MallocPolicy>("glibc");
+    add.template operator()<kith::heap::KingsleyPolicy>("kingsley");
+    add.template operator()<kith::bench::KingsleyReference>("kingsley_reference");
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

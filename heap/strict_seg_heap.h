@@ -15,10 +15,11 @@
 // (they go to NullHeap): right for a FixedArena, which unmaps everything at once.
 //
 // Bounded time, in steps (a bin looked at, or a call to Super): malloc at most
-// kMaxMallocSteps = 2 (its bin, then Super on a miss), free kMaxFreeSteps = 1,
-// whatever the bins hold — provided the bins and Super are O(1) themselves, as
-// FreelistHeap<NullHeap> and SizeHeap<FixedArena> are (kingsley). lastSteps() and
-// lastFreeSteps() report the last calls.
+// kMaxMallocSteps = 2 (its bin, then Super on a miss), free kMaxFreeSteps = 1 (one
+// push, or one call to Super), whatever the bins hold — provided the bins and
+// Super are O(1) themselves, as FreelistHeap<NullHeap> and SizeHeap<FixedArena>
+// are (kingsley). lastSteps() reads the last class-sized malloc's count off its
+// outcome (immediate: 1; from Super: 2), so counting costs the hot path nothing.
 #pragma once
 
 #include <algorithm>
@@ -47,25 +48,19 @@ class StrictSegHeap : public Super {
 
   void* malloc(std::size_t size) {
     int c = SizeClass(size);
-    if (c >= NumBins) {  // bigger than every class
-      mallocSteps_ = 1;
-      return Super::malloc(size);
-    }
+    if (c >= NumBins) return Super::malloc(size);  // bigger than every class
     std::size_t classSize = ClassMaxSize(c);
     if (void* p = bins_[c].malloc(classSize)) {
       --cached_[c];
       outcome_ = Outcome::immediate;
-      mallocSteps_ = 1;
       return p;
     }
     void* p = Super::malloc(classSize);  // bin empty: a fresh block of the class's full size
     outcome_ = p ? Outcome::split : Outcome::failed;  // carved from the arena's untouched rest
-    mallocSteps_ = 2;
     return p;
   }
 
   void free(void* ptr) {
-    freeSteps_ = ptr ? 1 : 0;
     if (!ptr) return;
     int bin = binOf(Super::getSize(ptr));
     if (bin < 0) {
@@ -80,8 +75,8 @@ class StrictSegHeap : public Super {
   // bin, split when carved fresh from Super, failed. (Requests above the last
   // class leave it unchanged.)
   Outcome lastOutcome() const { return outcome_; }
-  std::size_t lastSteps() const { return mallocSteps_; }
-  std::size_t lastFreeSteps() const { return freeSteps_; }
+  // Steps of the last class-sized malloc: its bin, and Super when the bin was empty.
+  std::size_t lastSteps() const { return outcome_ == Outcome::immediate ? 1 : 2; }
 
   // Bytes cached in the bins plus what Super has never handed out, when Super
   // can tell (FixedArena::remaining). A cached block only serves its own class.
@@ -146,7 +141,6 @@ class StrictSegHeap : public Super {
   LittleHeap bins_[NumBins];
   std::size_t cached_[NumBins] = {};  // blocks in each bin, for freeBytes
   Outcome outcome_ = Outcome::failed;
-  std::size_t mallocSteps_ = 0, freeSteps_ = 0;
 };
 
 }  // namespace kith::heap

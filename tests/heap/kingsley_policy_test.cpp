@@ -125,7 +125,8 @@ TEST(KingsleyPolicy, RandomMallocAndFreeAgainstTheShadowModel) {
 }
 
 // Bounded time: a malloc looks at its bin and, on a miss, asks the arena once; a
-// free pushes. However many blocks a bin holds.
+// free pushes on its bin (kMaxFreeSteps = 1: nothing to count). However many
+// blocks a bin holds.
 TEST(KingsleyPolicy, StepsAreConstantHoweverManyBlocksABinHolds) {
   EXPECT_EQ(KingsleyPolicy::kMaxMallocSteps, 2u);
   EXPECT_EQ(KingsleyPolicy::kMaxFreeSteps, 1u);
@@ -136,16 +137,12 @@ TEST(KingsleyPolicy, StepsAreConstantHoweverManyBlocksABinHolds) {
       blocks.push_back(heap.malloc(100));  // all class 128
       ASSERT_EQ(heap.lastSteps(), 2u);     // missed the empty bin, carved fresh
     }
-    for (void* p : blocks) {
-      heap.free(p);
-      ASSERT_EQ(heap.lastFreeSteps(), 1u);
-    }
-    EXPECT_EQ(heap.malloc(65), blocks.back());
+    for (void* p : blocks) heap.free(p);
+    EXPECT_EQ(heap.freeBytes(), heap.remaining() + n * 128);
+    EXPECT_EQ(heap.malloc(65), blocks.back());  // the last freed: at the head
     EXPECT_EQ(heap.lastSteps(), 1u) << n;
     EXPECT_NE(heap.malloc(200), nullptr);  // another class: its own empty bin, then the arena
     EXPECT_EQ(heap.lastSteps(), 2u) << n;
-    heap.free(nullptr);
-    EXPECT_EQ(heap.lastFreeSteps(), 0u);
   }
 }
 
@@ -153,19 +150,19 @@ TEST(KingsleyPolicy, EveryCallWithinItsStepBoundOnRandomWorkloads) {
   for (auto mix : {SizeMix::jvmLike, SizeMix::fragmenting}) {
     KingsleyPolicy heap(64u << 20);
     std::vector<void*> slots(4000);
-    std::size_t maxMalloc = 0, maxFree = 0;
+    std::size_t maxMalloc = 0, hits = 0;
     for (const WorkloadStep& s : makeWorkload(mix, 3, 100'000, 4000)) {
       if (s.size) {
         slots[s.slot] = heap.malloc(s.size);
         ASSERT_NE(slots[s.slot], nullptr);
         maxMalloc = std::max(maxMalloc, heap.lastSteps());
+        hits += heap.lastSteps() == 1;
       } else {
         heap.free(slots[s.slot]);
-        maxFree = std::max(maxFree, heap.lastFreeSteps());
       }
     }
     EXPECT_EQ(maxMalloc, KingsleyPolicy::kMaxMallocSteps);
-    EXPECT_EQ(maxFree, KingsleyPolicy::kMaxFreeSteps);
+    EXPECT_GT(hits, 90'000u);  // nearly every request met by its bin
     EXPECT_EQ(heap.checkInvariants(), "");
   }
 }
