@@ -11,6 +11,7 @@
 
 #include "cli/byte_size.h"
 #include "cli/contrived_bench.h"
+#include "cli/study_command.h"
 #include "heap/heap.h"
 #include "vm/runner.h"
 
@@ -36,6 +37,11 @@ constexpr const char* kUsage =
     "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N]\n"
     "                                the paper's Figure 8 worst-case request experiment\n"
     "                                on list, knuth, estranged and tlsf (default heap 64M)\n"
+    "  kith study [--workloads=a,b|all] [--policies=...] [--collectors=...] [--repeat=N]\n"
+    "             [--jobs=N] [--out=DIR] [--quick] [--resume] [--plan] [--merge DIR...]\n"
+    "                                the workload suite across policies x collectors: raw\n"
+    "                                results, summary, figures and report.md in DIR\n"
+    "                                (kith study --help for every option)\n"
     "  kith --help | --version\n"
     "\n"
     "options of run:\n"
@@ -54,6 +60,12 @@ constexpr const char* kUsage =
     "                      units; a unit is an object marked, a block freed or 8\n"
     "                      handle slots swept. Slices are paced by allocation so a\n"
     "                      cycle ends before the heap fills\n"
+    "  --gc-pacing=MODE    continuous: time (default): also defer a slice that comes\n"
+    "                      too soon after the last (mutator utilization) and slice at\n"
+    "                      loop back-edges; work: slices by allocation volume alone,\n"
+    "                      so every count in the statistics is identical run to run\n"
+    "  --gc-pauses-file=PATH  write every GC pause to PATH, one 'START_NS DURATION_NS'\n"
+    "                      line each (ns since the run's start)\n"
     "  --gc-log            one line per cycle on stderr, like Java's -Xlog:gc\n"
     "  --gc-stress         occasional: a full collection before every allocation;\n"
     "                      continuous: a slice at every allocation, cycles back to\n"
@@ -68,7 +80,7 @@ constexpr const char* kUsage =
     "SIZE is bytes or a number with K, M or G (binary units), e.g. 512K, 16M, 1G.\n"
     "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
     "70 uncaught runtime error (or System.exit's code).\n"
-    "Not in this build yet: replay, study.\n";
+    "Not in this build yet: replay.\n";
 
 int usageError(const std::string& message) {
   std::fprintf(stderr, "kith: %s\n(see kith --help)\n", message.c_str());
@@ -172,6 +184,12 @@ int runCommand(const std::vector<std::string_view>& args) {
       if (v.empty() || *end || n < 1 || n > 1000000)
         return usageError("--gc-step wants a number from 1 to 1000000; got '" + v + "'");
       options.gcStep = static_cast<std::size_t>(n);
+    } else if (a.starts_with("--gc-pacing=")) {
+      options.gcPacing = value("--gc-pacing=");
+      if (options.gcPacing != "time" && options.gcPacing != "work")
+        return usageError("--gc-pacing wants time or work; got '" + options.gcPacing + "'");
+    } else if (a.starts_with("--gc-pauses-file=") && a.size() > 17) {
+      options.gcPausesFile = value("--gc-pauses-file=");
     } else if (a == "--gc-log") {
       options.gcLog = true;
     } else if (a == "--gc-stress") {
@@ -214,7 +232,8 @@ int main(int argc, char** argv) {
     if (args.size() != 2) return usageError("'disasm' takes one script: kith disasm FILE.kith");
     return kith::vm::disassembleFile(std::string(args[1]));
   }
-  if (command == "replay" || command == "study")
+  if (command == "study") return kith::cli::runStudyCommand({args.begin() + 1, args.end()});
+  if (command == "replay")
     return usageError("'" + std::string(command) + "' is not in this build yet");
   if (command.ends_with(".kith") || command.starts_with("--")) return runCommand(args);  // `run` implied
   return usageError("unknown command '" + std::string(command) + "'");

@@ -49,7 +49,9 @@ void ContinuousCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
 void ContinuousCollector::resetBudgets() {
   if (phase_ != Phase::idle) {
     grantedBudget_ = allocationBudget_ = options_.stress ? 0 : sliceBytes_;
-    backEdgeBudget_ = kBackEdgesPerSlice;
+    // Work pacing: no slices at back-edges (how many loop iterations run between
+    // two allocations is the program's business, not the allocation volume's).
+    backEdgeBudget_ = options_.pacing == GcPacing::work ? kBackEdgesIdle : kBackEdgesPerSlice;
     return;
   }
   backEdgeBudget_ = kBackEdgesIdle;
@@ -102,6 +104,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
 // sweep lowers as it frees, not the requested bytes — and lets go only when the
 // heap is about to fill.
 bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
+  if (options_.pacing == GcPacing::work) return false;  // slices by allocation volume alone
   auto sinceLast = Clock::now() - lastSliceEnd_;
   if (sinceLast * kMutatorShareDen >= lastSliceDuration_ * kMutatorShareNum) return false;
   if (cycleRequested_ < cycleAllowance_) return true;
@@ -125,6 +128,7 @@ bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
 
 void ContinuousCollector::backEdgeBudgetSpent(vm::VM& vm) {
   if (phase_ == Phase::idle) return;  // cycles start from the allocation gate only
+  if (options_.pacing == GcPacing::work) return;  // (resetBudgets never arms it then)
   if (mutatorNeedsTime(vm)) return;
   std::size_t budget = allocationBudget_;
   slice(vm);
@@ -139,6 +143,7 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   cycleBegin_ = begin;
   cycleBytesBefore_ = inUse;
   cycleSlices_ = cycleLongestSliceNs_ = cycleGcNs_ = 0;
+  cycleLiveBytes_ = 0;
   cycleForced_ = false;
 
   phase_ = Phase::marking;
@@ -227,6 +232,7 @@ bool ContinuousCollector::markSome(std::size_t budget) {
   while (!gray_.empty() && budget-- > 0) {
     vm::Handle* h = gray_.back();
     gray_.pop_back();
+    cycleLiveBytes_ += static_cast<const vm::ObjectHeader*>(h->object)->size;
     forEachReference(h, [&](vm::Value& field) {
       if (field.isObject() && field.as.handle) shade(field.as.handle);
     });
@@ -239,6 +245,7 @@ bool ContinuousCollector::markSome(std::size_t budget) {
 // sweep can tell garbage (the old white) from objects born during the sweep.
 void ContinuousCollector::flipToSweep(vm::VM& vm) {
   if (options_.verifyMarking) verifyMarking(vm);
+  peakLiveBytes_ = std::max(peakLiveBytes_, cycleLiveBytes_);
   phase_ = Phase::sweeping;
   barrierActive_ = false;
   white_ ^= kBothWhites;
@@ -329,6 +336,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   }
   // A whole cycle at once, logged as a full pause.
   phase_ = Phase::marking;
+  cycleLiveBytes_ = 0;
   allocationColour_ = kBlack;
   barrierActive_ = true;
   gray_.clear();
@@ -390,6 +398,7 @@ vm::CollectorStatistics ContinuousCollector::statistics() const {
   s.forcedCompletions = static_cast<std::int64_t>(forcedCompletions_);
   s.slices = static_cast<std::int64_t>(increments_);
   s.deferredSlices = static_cast<std::int64_t>(deferredSlices_);
+  s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
   return s;
 }
 

@@ -53,6 +53,12 @@
 // forced completion, counted) and then runs a whole cycle, so an allocation fails
 // only when nothing unreachable is left.
 // collect() for System.gc() does the same (without counting).
+// PACING MODES (`--gc-pacing`). `time` (the default) is all of the above. `work`
+// schedules slices by allocation volume alone: no governor (no slice is ever
+// deferred) and no back-edge slices, so when a slice runs — and hence every count
+// the run reports (cycles, slices, frees, how requests were satisfied, peak bytes)
+// — is a function of the program's allocation sequence only, identical run to run.
+// The study uses `work` for its count figures and `time` for pauses and MMU.
 #pragma once
 
 #include <chrono>
@@ -77,12 +83,19 @@ inline constexpr bool kVerifyMarkingByDefault = false;
 inline constexpr bool kVerifyMarkingByDefault = true;
 #endif
 
+// When slices run (see PACING MODES above).
+enum class GcPacing : std::uint8_t {
+  time,  // allocation pacing plus the mutator-utilization governor and back-edge slices
+  work,  // allocation volume alone: deterministic counts
+};
+
 struct ContinuousCollectorOptions {
   static constexpr double kDefaultStartOccupancy = 0.5;
   static constexpr std::size_t kDefaultWorkPerSlice = 1024;
   double startOccupancy = kDefaultStartOccupancy;  // fraction of the heap in use that starts a cycle
   std::size_t heapBytes = 0;                       // 0: the heap's arena size
   std::size_t workPerSlice = kDefaultWorkPerSlice;  // objects scanned / handle slots swept per slice
+  GcPacing pacing = GcPacing::time;
   // Without a heap size to pace by (malloc with heapBytes 0): a slice per this many bytes.
   std::size_t fallbackSliceBytes = 16 << 10;
   // --gc-stress: a slice at every allocation, and a new cycle as soon as one ends.
@@ -153,6 +166,10 @@ class ContinuousCollector final : public vm::Collector {
   std::size_t sliceBytes() const { return sliceBytes_; }
   // The log line of the last cycle ("" before the first).
   const std::string& lastLogLine() const { return lastLogLine_; }
+  // Every pause so far (a slice, a root scan, a whole cycle); keepAll() for the list.
+  PauseRecorder& pauseRecorder() { return pauses_; }
+  // The most bytes (requested sizes) found reachable by any cycle's marking.
+  std::uint64_t peakLiveBytes() const { return peakLiveBytes_; }
 
  private:
   static constexpr std::size_t kOccupancyGranularity = 4096;
@@ -206,7 +223,7 @@ class ContinuousCollector final : public vm::Collector {
   std::size_t cycleReserve_ = 0;       // free bytes the governor never defers below
   std::uint64_t cyclePlannedSlices_ = 0;
   std::size_t nextOccupancyCheck_ = 0;  // cycleRequested_ at which the heap's occupancy is re-read
-  bool roomToDefer_ = false;            // the last reading: room to keep deferring  // the slices the pacing planned for the cycle
+  bool roomToDefer_ = false;            // the last reading: room to keep deferring
   std::size_t grantedBudget_ = 0;      // the allocation budget last granted
   Clock::time_point lastSliceEnd_{};
   Clock::duration lastSliceDuration_{};  // capped at kSliceOutlierFactor * typicalSlice_
@@ -216,6 +233,7 @@ class ContinuousCollector final : public vm::Collector {
 
   std::uint64_t cycles_ = 0, increments_ = 0, objectsFreed_ = 0, bytesFreed_ = 0, largestBurst_ = 0;
   std::uint64_t forcedCompletions_ = 0;
+  std::uint64_t cycleLiveBytes_ = 0, peakLiveBytes_ = 0;  // bytes of the objects marked (scanned)
   PauseRecorder pauses_;
   std::string lastLogLine_;
 };

@@ -18,15 +18,18 @@ inline void markValue(const vm::Value& value, std::vector<vm::Handle*>& markStac
 
 }  // namespace
 
-std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack) {
+std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes) {
   std::size_t marked = 0;
+  std::uint64_t bytes = 0;
   markStack.clear();
   vm.forEachRoot([&](vm::Value& root) { markValue(root, markStack, marked); });
   while (!markStack.empty()) {
     vm::Handle* handle = markStack.back();
     markStack.pop_back();
+    bytes += static_cast<const vm::ObjectHeader*>(handle->object)->size;  // scanning reads the object anyway
     forEachReference(handle, [&](vm::Value& field) { markValue(field, markStack, marked); });
   }
+  if (markedBytes) *markedBytes += bytes;
   return marked;
 }
 

@@ -23,8 +23,9 @@ inline constexpr std::uint32_t kMarked = 1u;
 
 // Marks every object reachable from VM::forEachRoot. `markStack` is scratch (kept
 // by the caller so its capacity is reused across cycles). Returns the number of
-// objects marked.
-std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack);
+// objects marked; adds their sizes (as requested, from the object headers) to
+// `*markedBytes` when given.
+std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes = nullptr);
 
 struct SweepTotals {
   std::uint64_t objectsFreed = 0;

@@ -24,7 +24,9 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   std::size_t before = vm.heap().statistics().bytes_in_use;
   auto begin = std::chrono::steady_clock::now();
 
-  markReachable(vm, markStack_);
+  std::uint64_t liveBytes = 0;
+  markReachable(vm, markStack_, &liveBytes);
+  peakLiveBytes_ = std::max(peakLiveBytes_, liveBytes);
   SweepTotals swept = sweepUnmarked(vm);
 
   auto end = std::chrono::steady_clock::now();
@@ -115,6 +117,7 @@ vm::CollectorStatistics OccasionalCollector::statistics() const {
   s.cycles = cycles_;
   s.objectsFreed = objectsFreed_;
   s.bytesFreed = bytesFreed_;
+  s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
   pauses_.fill(s, std::chrono::steady_clock::now());
   return s;
 }

@@ -93,6 +93,8 @@ class OccasionalCollector final : public vm::Collector {
   const std::string& lastLogLine() const { return lastLogLine_; }
   // Heap bytes in use at which the occupancy trigger fires next; SIZE_MAX when off.
   std::size_t occupancyTriggerBytes() const { return triggerBytes_; }
+  // Every pause so far; keepAll() for the whole list (kith run --gc-pauses-file).
+  PauseRecorder& pauseRecorder() { return pauses_; }
 
  private:
   static constexpr std::size_t kNoTrigger = std::numeric_limits<std::size_t>::max();
@@ -115,6 +117,7 @@ class OccasionalCollector final : public vm::Collector {
   std::uint64_t cycles_ = 0;
   std::uint64_t objectsFreed_ = 0;
   std::uint64_t bytesFreed_ = 0;
+  std::uint64_t peakLiveBytes_ = 0;  // the most bytes any cycle found reachable
   PauseRecorder pauses_;
   std::string lastLogLine_;
 };

@@ -10,13 +10,20 @@
 // at each pause's end — kept online with a queue of the pauses that overlap it —
 // and at the run's first window; pauses arrive in time order and never overlap.
 // A run shorter than w counts as one window of its own length.
+//
+// With keepAll(), every pause is also kept (16 bytes each) so that the run can write
+// the whole list (`kith run --gc-pauses-file`, writePauseList below) for pause
+// distributions and MMU curves over any window (`kith study`).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
+#include <string_view>
+#include <vector>
 
 #include "heap/latency_histogram.h"
 #include "vm/collector.h"
@@ -38,9 +45,31 @@ class PauseRecorder {
     b = std::max(b, lastEnd_);  // clock granularity: never overlap the previous pause
     e = std::max(e, b);
     lastEnd_ = e;
+    if (keepAll_) all_.push_back({b, e});
     histogram_.record(e - b);
     totalNs_ += e - b;
     for (std::size_t i = 0; i < kWindowsNs.size(); ++i) windows_[i].add(b, e, kWindowsNs[i]);
+  }
+
+  struct Interval {
+    std::uint64_t begin, end;  // ns since the start time
+  };
+
+  // Keep every pause from now on (for writePauseList).
+  void keepAll() { keepAll_ = true; }
+  const std::vector<Interval>& pauses() const { return all_; }
+
+  // The kept pauses as text: a `# kith-gc-pauses 1` line, `# collector NAME`,
+  // `# run_ns N` (the run's length, from the start time to `end`), then one pause per
+  // line, `START_NS DURATION_NS`, in time order. Returns false on a write error.
+  bool writePauseList(std::FILE* out, std::string_view collector, Clock::time_point end) const {
+    std::fprintf(out, "# kith-gc-pauses 1\n# collector %.*s\n# run_ns %llu\n# start_ns duration_ns\n",
+                 static_cast<int>(collector.size()), collector.data(),
+                 static_cast<unsigned long long>(std::max(sinceStart(end), lastEnd_)));
+    for (const Interval& p : all_)
+      std::fprintf(out, "%llu %llu\n", static_cast<unsigned long long>(p.begin),
+                   static_cast<unsigned long long>(p.end - p.begin));
+    return std::ferror(out) == 0;
   }
 
   const heap::LatencyHistogram& histogram() const { return histogram_; }
@@ -70,9 +99,6 @@ class PauseRecorder {
   }
 
  private:
-  struct Interval {
-    std::uint64_t begin, end;
-  };
   struct Window {
     std::deque<Interval> pauses;  // the pauses overlapping (last end - w, last end]
     std::uint64_t gcNs = 0;       // their whole lengths
@@ -105,6 +131,8 @@ class PauseRecorder {
   std::uint64_t totalNs_ = 0;
   std::uint64_t lastEnd_ = 0;
   std::array<Window, 3> windows_;
+  bool keepAll_ = false;
+  std::vector<Interval> all_;
 };
 
 }  // namespace kith::gc

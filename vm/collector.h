@@ -59,6 +59,9 @@ struct CollectorStatistics {
   std::int64_t forcedCompletions = -1;
   std::int64_t slices = -1;
   std::int64_t deferredSlices = -1;  // slices put off to give the mutator its share of time
+  // The most bytes (objects' requested sizes) any cycle's marking found reachable:
+  // the peak live data as seen at collections; < 0 when not measured.
+  std::int64_t peakLiveBytes = -1;
 };
 
 class Collector {

@@ -111,6 +111,8 @@ std::string statsJson(const RunReport& r) {
     out += ", \"forced_completions\": " + n(static_cast<std::uint64_t>(r.gc.forcedCompletions));
   if (r.gc.slices >= 0) out += ", \"slices\": " + n(static_cast<std::uint64_t>(r.gc.slices));
   if (r.gc.deferredSlices >= 0) out += ", \"deferred_slices\": " + n(static_cast<std::uint64_t>(r.gc.deferredSlices));
+  if (r.gc.peakLiveBytes >= 0) out += ", \"peak_live_bytes\": " + n(static_cast<std::uint64_t>(r.gc.peakLiveBytes));
+  if (r.collector == "continuous") out += ", \"pacing\": " + jsonString(r.options->gcPacing);
   out += "},\n";
   out += " \"handle_table\": {\"bytes\": " + n(r.handleBytes) + ", \"chunks\": " + n(r.handleChunks) +
          ", \"live\": " + n(r.handlesLive) + "},\n";
@@ -180,8 +182,11 @@ class HeapOwnCollector final : public Collector {
   std::uint64_t cyclesAtStart_;
 };
 
-// The collector --gc names, with its options (vm/runner.h, RunOptions).
-std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono::steady_clock::time_point start) {
+// The collector --gc names, with its options (vm/runner.h, RunOptions). `pauses` is
+// set to its pause recorder (none for `none`).
+std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono::steady_clock::time_point start,
+                                         gc::PauseRecorder*& pauses) {
+  pauses = nullptr;
   std::FILE* log = options.gcLog ? stderr : nullptr;
   if (options.collector == "occasional") {
     gc::OccasionalCollectorOptions o;
@@ -191,6 +196,7 @@ std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono:
     o.log = log;
     auto collector = std::make_unique<gc::OccasionalCollector>(o);
     collector->setStartTime(start);
+    pauses = &collector->pauseRecorder();
     return collector;
   }
   if (options.collector == "continuous") {
@@ -199,9 +205,11 @@ std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono:
     if (options.gcStep > 0) o.workPerSlice = options.gcStep;
     o.heapBytes = options.heapSize;
     o.stress = options.gcStress;
+    o.pacing = options.gcPacing == "work" ? gc::GcPacing::work : gc::GcPacing::time;
     o.log = log;
     auto collector = std::make_unique<gc::ContinuousCollector>(o);
     collector->setStartTime(start);
+    pauses = &collector->pauseRecorder();
     return collector;
   }
   return std::make_unique<NoCollector>("none");
@@ -249,15 +257,17 @@ int runScriptFile(const RunOptions& options) {
     }
   } ignoredGcNote;
   std::unique_ptr<Collector> collectorOwner;
+  gc::PauseRecorder* pauses = nullptr;  // the VM's collectors' (not boehm's, not none's)
   if (heap->collectsGarbage()) {
     // Only when a collector option was given: the default run's stderr stays clean.
     if (options.collector != "occasional" || options.gcStress || options.gcLog || options.gcThreshold > 0 ||
-        options.gcStep > 0)
+        options.gcStep > 0 || options.gcPacing != "time")
       ignoredGcNote.text = "kith: note: --heap=" + options.heapPolicy +
                            " collects garbage itself; --gc and its options were ignored";
     collectorOwner = std::make_unique<HeapOwnCollector>(*heap);
   } else {
-    collectorOwner = makeCollector(options, start);
+    collectorOwner = makeCollector(options, start, pauses);
+    if (pauses && !options.gcPausesFile.empty()) pauses->keepAll();
   }
   Collector& collector = *collectorOwner;
   std::unique_ptr<VM> vm;
@@ -315,6 +325,26 @@ int runScriptFile(const RunOptions& options) {
     trace.reset();
     if (std::fclose(traceFile) != 0 || !ok) {
       std::fprintf(stderr, "kith: writing trace '%s' failed\n", options.tracePath.c_str());
+      if (exitCode == kExitOk) exitCode = kExitCantCreate;
+    }
+  }
+  if (!options.gcPausesFile.empty()) {
+    // Every pause, for distributions and MMU over any window (kith study). Without
+    // a collector of the VM's own (none, boehm) the list is empty.
+    std::FILE* out = std::fopen(options.gcPausesFile.c_str(), "w");
+    bool ok = out != nullptr;
+    if (out) {
+      if (pauses) {
+        ok = pauses->writePauseList(out, collector.name(), std::chrono::steady_clock::now());
+      } else {
+        auto runNs = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+        ok = std::fprintf(out, "# kith-gc-pauses 1\n# collector %s\n# run_ns %lld\n# start_ns duration_ns\n",
+                          std::string(collector.name()).c_str(), static_cast<long long>(runNs.count())) > 0;
+      }
+      ok = std::fclose(out) == 0 && ok;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "kith: cannot write GC pauses to '%s'\n", options.gcPausesFile.c_str());
       if (exitCode == kExitOk) exitCode = kExitCantCreate;
     }
   }

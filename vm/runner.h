@@ -22,6 +22,13 @@ struct RunOptions {
   // --gc-step: the continuous collector's work per slice, in units of an object
   // marked, a block freed or 8 handle slots swept; 0: its default (1024).
   std::size_t gcStep = 0;
+  // --gc-pacing: when the continuous collector's slices run. "time" (default): by
+  // allocation, with the mutator-utilization governor; "work": by allocation volume
+  // alone, so every count in the statistics is identical run to run.
+  std::string gcPacing = "time";
+  // --gc-pauses-file: write every GC pause here (start and duration, ns since the
+  // run's start; gc/pause_recorder.h, writePauseList).
+  std::string gcPausesFile;
   bool gcLog = false;     // one line per cycle on stderr
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
   std::size_t maxDepth = 10000;

@@ -1,0 +1,328 @@
+"""The study's arithmetic, in one place and without dependencies (standard library only).
+
+- Confidence intervals after Georges, Buytaert and Eeckhout, "Statistically rigorous Java
+  performance evaluation" (OOPSLA 2007): the 95% interval of a mean from n runs uses
+  Student's t with n - 1 degrees of freedom for n < 30 and the normal distribution from
+  n >= 30 (their §3.2); two alternatives are compared through the interval of their
+  ratio (Fieller's theorem with Welch's degrees of freedom), never by overlap alone.
+- Minimum mutator utilization (Cheng and Blelloch, PLDI 2001) from a list of pauses, for
+  any window; the same definition as gc/pause_recorder.h.
+- The minimum-heap search: a bracketing search on heap size, pure (it only proposes
+  sizes and reads verdicts), so it is tested on synthetic verdicts.
+- Flattening the statistics JSON into CSV columns.
+"""
+
+import bisect
+import math
+import statistics
+
+CONFIDENCE = 0.95
+
+
+# --- Student's t ------------------------------------------------------------------------
+
+def _betacf(a, b, x):
+    """Continued fraction of the regularized incomplete beta (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a, b, x):
+    """Regularized incomplete beta I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    front = math.exp(lbeta + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1 - x) / b
+
+
+def t_cdf(t, df):
+    """P(T <= t) for Student's t with df (> 0, not necessarily whole) degrees of freedom."""
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2.0, 0.5, x)
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(p, df):
+    """The p-quantile of Student's t with df degrees of freedom (bisection on t_cdf)."""
+    if not 0 < p < 1:
+        raise ValueError("p must be in (0, 1)")
+    if p < 0.5:
+        return -t_quantile(1 - p, df)
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, hi):
+            break
+    return (lo + hi) / 2
+
+
+def critical_value(n, confidence=CONFIDENCE, df=None):
+    """Two-sided critical value for a mean of n samples: t (n - 1 df) below 30, z from 30."""
+    p = 1 - (1 - confidence) / 2
+    if df is None:
+        df = n - 1
+    if n >= 30:
+        return statistics.NormalDist().inv_cdf(p)
+    return t_quantile(p, df)
+
+
+# --- summaries --------------------------------------------------------------------------
+
+def median(xs):
+    return statistics.median(xs) if xs else None
+
+
+def mean_ci(xs, confidence=CONFIDENCE):
+    """(mean, low, high): the confidence interval of the mean (Georges et al. 2007).
+    With one sample the interval is unknown: (x, None, None)."""
+    xs = list(xs)
+    if not xs:
+        return None, None, None
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, None, None
+    s = statistics.stdev(xs)
+    half = critical_value(len(xs), confidence) * s / math.sqrt(len(xs))
+    return m, m - half, m + half
+
+
+def welch_df(va, na, vb, nb):
+    """Welch–Satterthwaite degrees of freedom; va, vb are the variances of the means."""
+    num = (va + vb) ** 2
+    den = 0.0
+    if va > 0:
+        den += va * va / (na - 1)
+    if vb > 0:
+        den += vb * vb / (nb - 1)
+    return num / den if den > 0 else float("inf")
+
+
+def ratio_ci(a, b, confidence=CONFIDENCE):
+    """(mean(a) / mean(b), low, high) by Fieller's theorem for two independent samples.
+
+    With va, vb the variances of the two means, q the ratio and t the critical value at
+    Welch's degrees of freedom, g = t^2 vb / mean(b)^2 and the bounds are
+        (q -+ (t / mean(b)) sqrt((1 - g) va + q^2 vb)) / (1 - g).
+    g >= 1 (the denominator is not known to be nonzero) gives unbounded (None) limits,
+    as does a sample of one."""
+    a, b = list(a), list(b)
+    if not a or not b:
+        return None, None, None
+    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    if mb == 0:
+        return None, None, None
+    q = ma / mb
+    if len(a) < 2 or len(b) < 2:
+        return q, None, None
+    va = statistics.variance(a) / len(a)
+    vb = statistics.variance(b) / len(b)
+    if va == 0 and vb == 0:
+        return q, q, q
+    df = welch_df(va, len(a), vb, len(b))
+    n = min(len(a), len(b)) if math.isfinite(df) else 30
+    p = 1 - (1 - confidence) / 2
+    t = statistics.NormalDist().inv_cdf(p) if n >= 30 or not math.isfinite(df) else t_quantile(p, df)
+    g = t * t * vb / (mb * mb)
+    if g >= 1:
+        return q, None, None
+    root = math.sqrt((1 - g) * va + q * q * vb)
+    lo = (q - t / abs(mb) * root) / (1 - g)
+    hi = (q + t / abs(mb) * root) / (1 - g)
+    return q, lo, hi
+
+
+def power_law_fit(xs, ys):
+    """Least-squares fit of y = c * x^alpha on log-log axes: (alpha, c)."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if x > 0 and y > 0]
+    if len(pts) < 2:
+        return None, None
+    mx = statistics.fmean(p[0] for p in pts)
+    my = statistics.fmean(p[1] for p in pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if sxx == 0:
+        return None, None
+    alpha = sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+    return alpha, math.exp(my - alpha * mx)
+
+
+def log_fit(xs, ys):
+    """Least-squares fit of y = a + b * log2(x): (a, b)."""
+    pts = [(math.log2(x), y) for x, y in zip(xs, ys) if x > 0]
+    if len(pts) < 2:
+        return None, None
+    mx = statistics.fmean(p[0] for p in pts)
+    my = statistics.fmean(p[1] for p in pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if sxx == 0:
+        return None, None
+    b = sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+    return my - b * mx, b
+
+
+# --- MMU --------------------------------------------------------------------------------
+
+class PauseList:
+    """Pauses (begin_ns, duration_ns) in time order, not overlapping, in a run of run_ns."""
+
+    def __init__(self, pauses, run_ns):
+        self.begins, self.ends, self.cum = [], [], [0]
+        last_end = 0
+        for begin, duration in pauses:
+            b = max(int(begin), last_end)  # as PauseRecorder: never overlap the previous pause
+            e = max(int(begin) + int(duration), b)
+            self.begins.append(b)
+            self.ends.append(e)
+            self.cum.append(self.cum[-1] + e - b)
+            last_end = e
+        self.run_ns = max(int(run_ns), last_end, 1)
+        self.total = self.cum[-1]
+
+    def gc_between(self, x, y):
+        """GC time inside [x, y]."""
+        i = bisect.bisect_right(self.ends, x)  # first pause ending after x
+        j = bisect.bisect_left(self.begins, y) - 1  # last pause beginning before y
+        if j < i:
+            return 0
+        total = self.cum[j + 1] - self.cum[i]
+        if self.begins[i] < x:
+            total -= x - self.begins[i]
+        if self.ends[j] > y:
+            total -= self.ends[j] - y
+        return max(total, 0)
+
+    def mmu(self, window_ns):
+        """Minimum mutator utilization over windows of window_ns (a run shorter than the
+        window counts as one window of its own length, as in gc/pause_recorder.h)."""
+        w = int(window_ns)
+        if self.run_ns <= w:
+            return 1.0 - min(self.total, self.run_ns) / self.run_ns
+        worst = self.gc_between(0, w)
+        last_start = self.run_ns - w
+        for b, e in zip(self.begins, self.ends):
+            for start in (min(b, last_start), max(0, min(e - w, last_start))):
+                worst = max(worst, self.gc_between(start, start + w))
+        return 1.0 - min(worst, w) / w
+
+
+def read_pause_file(path):
+    """A `kith run --gc-pauses-file` file: (collector, run_ns, [(begin_ns, duration_ns)])."""
+    collector, run_ns, pauses = "", 0, []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("#"):
+                parts = line[1:].split()
+                if len(parts) == 2 and parts[0] == "collector":
+                    collector = parts[1]
+                elif len(parts) == 2 and parts[0] == "run_ns":
+                    run_ns = int(parts[1])
+                continue
+            b, d = line.split()
+            pauses.append((int(b), int(d)))
+    return collector, run_ns, pauses
+
+
+MMU_WINDOWS_MS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+
+
+# --- minimum heap -----------------------------------------------------------------------
+
+def next_probes(low, high, precision=0.02, probes=1, granularity=1024):
+    """The heap sizes to try next in a search for the smallest heap that works.
+
+    `low` is a size known (or assumed) too small, `high` one known to work; the answer is
+    found when high <= low * (1 + precision). Returns [] then, else `probes` sizes that
+    split [low, high] into equal ratios (geometric: a bisection in log space), rounded up
+    to `granularity` bytes and strictly between low and high."""
+    if high <= low * (1 + precision) or high - low <= granularity:
+        return []
+    ratio = (high / low) ** (1.0 / (probes + 1))
+    sizes = []
+    for k in range(1, probes + 1):
+        s = int(math.ceil(low * ratio ** k / granularity) * granularity)
+        if low < s < high and s not in sizes:
+            sizes.append(s)
+    if not sizes:
+        return []
+    return sizes
+
+
+def narrow(low, high, verdicts):
+    """New (low, high) from {size: works?} verdicts of probes inside (low, high)."""
+    for size in sorted(verdicts):
+        if not low < size < high:
+            continue
+        if verdicts[size]:
+            high = min(high, size)
+        else:
+            low = max(low, size)
+    return low, high
+
+
+def search_min_heap(works, low, high, precision=0.02, probes=1, granularity=1024):
+    """Runs the whole search with a verdict function (tests, and a batch of rounds
+    done at once): returns (smallest working size found, last too-small size, probes run)."""
+    count = 0
+    while True:
+        sizes = next_probes(low, high, precision, probes, granularity)
+        if not sizes:
+            return high, low, count
+        verdicts = {s: works(s) for s in sizes}
+        count += len(sizes)
+        low, high = narrow(low, high, verdicts)
+
+
+# --- flattening -------------------------------------------------------------------------
+
+def flatten(obj, prefix=""):
+    """{"heap": {"alloc_ns": {"mean": 1}}} -> {"heap.alloc_ns.mean": 1}."""
+    out = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            key = f"{prefix}.{k}" if prefix else str(k)
+            out.update(flatten(v, key))
+    else:
+        out[prefix] = obj
+    return out
+
+
+def column_order(keys):
+    """Flattened statistics columns in a stable order: numeric histogram keys by value."""
+    def key(k):
+        parts = k.split(".")
+        return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
+    return sorted(keys, key=key)

@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""A stand-in for the kith binary with known answers, for testing the study driver
+(study/kith_study.py --kith=fake_kith.py) fast and exactly.
+
+`run` succeeds iff --heap-size is at least MIN_HEAP[script name] * FACTOR[policy], else
+prints "error: out of memory: ..." and exits 70, like kith. It writes a statistics JSON
+(CLI.md's keys) whose wall time depends only on policy, collector and heap size, whose
+peak_live_bytes is LIVE[script name], and, with --gc-pauses-file, a pause list.
+`bench contrived --json`, `policies` and `--version` answer as kith does."""
+
+import json
+import os
+import sys
+
+MIN_HEAP = {"alpha": 3_000_000, "beta": 700_000}
+LIVE = {"alpha": 2_000_000, "beta": 400_000}
+FACTOR = {"list": 1.0, "knuth": 1.5, "estranged": 1.5, "tlsf": 1.1, "kingsley": 2.0, "lea": 1.05, "malloc": 0.0}
+SPEED = {"list": 1.0, "knuth": 0.9, "estranged": 0.8, "tlsf": 0.85, "kingsley": 0.7, "lea": 0.95, "malloc": 1.2}
+
+
+def stats_json(policy, collector, heap, workload, wall):
+    return {"policy": policy, "collector": collector, "heap_size": heap,
+            "heap": {"allocations": 1000, "frees": 900, "bytes_requested": 48000, "bytes_allocated": 64000,
+                     "bytes_in_use": 6400, "peak_bytes_in_use": min(heap, 2 * LIVE[workload]),
+                     "failed_allocations": 0, "size_histogram": {"32": 300, "64": 600, "4096": 100},
+                     "satisfied": {"immediate": 900 if policy == "estranged" else 500,
+                                   "split": 100 if policy == "estranged" else 500, "glue": 0, "defrag": 0,
+                                   "failed": 0},
+                     "alloc_ns": {"mean": 20.0, "p50": 18, "p99": 40, "max": 900},
+                     "free_ns": {"mean": 15.0, "p50": 14, "p99": 30, "max": 700},
+                     "fragmentation": {"internal_bytes": 16000, "external_at_failure": 0}},
+            "gc": {"cycles": 10, "objects_freed": 900, "bytes_freed": 57600,
+                   "pause_ms": {"total": 12.5, "mean": 1.25, "p99": 2.0, "max": 2.0},
+                   "mmu": {"1ms": 0, "10ms": 0.5, "100ms": 0.9}, "peak_live_bytes": LIVE[workload]},
+            "handle_table": {"bytes": 4096, "chunks": 1, "live": 100},
+            "vm": {"instructions": 123456, "objects_created": 1000, "wall_s": wall}}
+
+
+def run(args):
+    opts = {"--heap": "estranged", "--gc": "occasional", "--heap-size": str(64 << 20)}
+    i = 0
+    while i < len(args) and args[i].startswith("--"):
+        k, _, v = args[i].partition("=")
+        opts[k] = v
+        i += 1
+    script = args[i]
+    workload = os.path.splitext(os.path.basename(script))[0]
+    heap = int(opts["--heap-size"])
+    policy, collector = opts["--heap"], opts["--gc"]
+    ok = heap >= MIN_HEAP[workload] * FACTOR[policy]
+    wall = SPEED[policy] * (1.0 + (0.5 if collector == "continuous" else 0.0)) * (1 + 1_000_000 / heap)
+    print(f"{workload} {' '.join(args[i + 1:])}")
+    if "--stats-file" in opts:
+        with open(opts["--stats-file"], "w") as f:
+            json.dump(stats_json(policy, collector, heap, workload, wall), f)
+    if "--gc-pauses-file" in opts:
+        with open(opts["--gc-pauses-file"], "w") as f:
+            f.write(f"# kith-gc-pauses 1\n# collector {collector}\n# run_ns 100000000\n# start_ns duration_ns\n")
+            for k in range(10):
+                f.write(f"{k * 10_000_000} {1_000_000 if collector == 'occasional' else 100_000}\n")
+    if not ok:
+        print(f"error: out of memory: requested 64 bytes", file=sys.stderr)
+        return 70
+    return 0
+
+
+def main(argv):
+    if argv[:1] == ["--version"]:
+        print("kith 0.0.0-fake")
+        return 0
+    if argv[:1] == ["policies"]:
+        for p in FACTOR:
+            print(f"{p:<10} a policy")
+        for c in ("occasional", "continuous", "none"):
+            print(f"{c:<10} collector: a collector")
+        return 0
+    if argv[:2] == ["bench", "contrived"]:
+        heap = int([a for a in argv if a.startswith("--heap-size=")][0].split("=")[1])
+        print(json.dumps({"n": heap // 64, "object_bytes": 32, "request_bytes": 1024, "repetitions": 5,
+                          "list_ns": heap / 100, "knuth_ns": 1000.0, "estranged_ns": 900.0, "tlsf_ns": 500.0}))
+        return 0
+    if argv[:1] == ["run"]:
+        return run(argv[1:])
+    print(f"fake kith: unexpected {argv}", file=sys.stderr)
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

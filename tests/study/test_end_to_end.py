@@ -1,0 +1,109 @@
+"""`kith study` end to end with the real kith: two tiny workloads (workloads/suite.tsv
+here), two policies, one collector, two repeats. Checks the exit code, the columns of
+results.csv (every statistic of CLI.md's JSON, flattened, plus the run's identity),
+summary.csv, that every run exited 0, that counts are identical across repeats, that
+the MMU computed from the pause list agrees with the run's own, that report.md names
+the machine, the commands and the commit, and that every figure is a valid PNG and SVG.
+Usage: test_end_to_end.py KITH WORK_DIR. Exits non-zero on failure. CTest: study.end_to_end."""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from figure_files import figure_problems  # noqa: E402
+
+kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+out = os.path.join(work, "study")
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+cmd = [kith, "study", f"--suite={os.path.join(HERE, 'workloads', 'suite.tsv')}", "--workloads=tiny_trees,tiny_mix",
+       "--policies=list,estranged", "--collectors=continuous", "--repeat=2", "--jobs=2",
+       "--contrived-sizes=1M,2M", "--heap-multiples=1.5,3", f"--out={out}"]
+r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+print(r.stderr[-3000:])
+check(r.returncode == 0, f"kith study exit {r.returncode}")
+
+rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
+cols = rows[0].keys() if rows else []
+cli_keys = ["heap.allocations", "heap.frees", "heap.bytes_requested", "heap.bytes_allocated", "heap.peak_bytes_in_use",
+            "heap.failed_allocations", "heap.satisfied.immediate", "heap.satisfied.split", "heap.satisfied.glue",
+            "heap.satisfied.defrag", "heap.satisfied.failed", "heap.alloc_ns.mean", "heap.alloc_ns.p50",
+            "heap.alloc_ns.p99", "heap.alloc_ns.max", "heap.free_ns.mean", "heap.free_ns.p50", "heap.free_ns.p99",
+            "heap.free_ns.max", "heap.fragmentation.internal_bytes", "heap.fragmentation.external_at_failure",
+            "gc.cycles", "gc.objects_freed", "gc.bytes_freed", "gc.pause_ms.total", "gc.pause_ms.mean",
+            "gc.pause_ms.p99", "gc.pause_ms.max", "gc.peak_live_bytes", "vm.instructions", "vm.objects_created",
+            "vm.wall_s"]
+identity = ["run_id", "kind", "workload", "args", "policy", "collector", "pacing", "heap_size", "repeat", "exit_code"]
+for c in identity + cli_keys:
+    check(c in cols, f"results.csv has column {c}")
+check(any(c.startswith("heap.size_histogram.") for c in cols), "results.csv has the size histogram")
+kinds = {r["kind"] for r in rows}
+check(kinds == {"main", "pauses", "minheap", "tradeoff"}, f"kinds of run: {kinds}")
+main = [r for r in rows if r["kind"] == "main"]
+check(len(main) == 2 * 2 * 2, f"main runs: {len(main)} (2 workloads x 2 policies x 2 repeats)")
+check(all(r["exit_code"] == "0" for r in main + [r for r in rows if r["kind"] == "pauses"]),
+      "every main and pause run exited 0")
+check({r["pacing"] for r in main} == {"work"}, "main runs use --gc-pacing=work")
+check({r["pacing"] for r in rows if r["kind"] == "pauses"} == {"time"}, "pause runs use --gc-pacing=time")
+results_json = json.load(open(os.path.join(out, "results.json")))
+check(len(results_json) == len(rows), "results.json has a row per run")
+
+count_keys = [k for k in cli_keys if not k.endswith(("_ns.mean", "_ns.p50", "_ns.p99", "_ns.max", "wall_s"))
+              and not k.startswith("gc.pause_ms")]
+for w in ("tiny_trees", "tiny_mix"):
+    for p in ("list", "estranged"):
+        reps = [r for r in main if r["workload"] == w and r["policy"] == p]
+        check(len(reps) == 2 and all(reps[0][k] == reps[1][k] for k in count_keys),
+              f"{w}/{p}: counts identical across repeats")
+        check(int(reps[0]["gc.cycles"] or 0) > 0, f"{w}/{p}: the main runs collect (heap at 2x the minimum)")
+
+summary = list(csv.DictReader(open(os.path.join(out, "summary.csv"))))
+for c in ("kind", "workload", "policy", "collector", "heap_size", "runs", "wall_s_median", "wall_s_ci_low",
+          "wall_s_ci_high", "gc_ms_median", "gc_ms_ci_low", "alloc_ns_median", "free_ns_median", "free_ns_ci_high"):
+    check(c in summary[0], f"summary.csv has column {c}")
+for s in summary:
+    if s["kind"] == "main":
+        check(s["runs"] == "2" and s["wall_s_ci_low"] != "" and float(s["wall_s_ci_low"]) <= float(s["wall_s_mean"])
+              <= float(s["wall_s_ci_high"]), f"summary interval of {s['workload']}/{s['policy']}")
+
+# MMU from the pause list against the run's own (windows shorter than the run).
+mmu = list(csv.DictReader(open(os.path.join(out, "mmu.csv"))))
+for r in rows:
+    if r["kind"] != "pauses":
+        continue
+    for window, key in ((1, "gc.mmu.1ms"), (10, "gc.mmu.10ms")):
+        m = [x for x in mmu if x["workload"] == r["workload"] and float(x["window_ms"]) == window]
+        if m and r.get(key) not in (None, "") and float(m[0]["run_ms"]) > 2 * window:
+            check(abs(float(m[0]["mmu"]) - float(r[key])) < 0.02,
+                  f"{r['workload']}: MMU {window} ms from pauses {m[0]['mmu']} vs the run's {r[key]}")
+
+for name in ("workloads.csv", "contrived.csv", "contrived_summary.csv", "speedup.csv", "satisfied.csv", "sizes.csv",
+             "pauses.csv", "mmu.csv", "minheap.csv", "fragmentation.csv", "commands.txt", "study.json"):
+    check(os.path.exists(os.path.join(out, name)), f"{name} written")
+minheap = list(csv.DictReader(open(os.path.join(out, "minheap.csv"))))
+check(len(minheap) == 4 and all(m["status"] == "found" for m in minheap), "every minimum-heap search finished")
+report = open(os.path.join(out, "report.md")).read()
+for text in ("## Machine and build", "git commit", "kith study", "--suite=", "kith run --heap=", "cores",
+             "figures/fig9-fragmentation.png"):
+    check(text in report, f"report.md mentions {text!r}")
+for p in figure_problems(out):
+    check(False, p)
+
+if failures:
+    print(f"{len(failures)} checks failed")
+    sys.exit(1)
+print("kith study end to end: all checks passed")

@@ -1,0 +1,177 @@
+"""study/stats.py against hand-computed cases: t quantiles, the confidence interval of a
+mean (Georges et al. 2007), Fieller's interval of a ratio, MMU, flattening, the search.
+Run: /usr/bin/python3 -m unittest test_stats (CTest: study.stats)."""
+
+import math
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "study"))
+import stats  # noqa: E402
+
+
+class StudentT(unittest.TestCase):
+    def test_quantiles_match_the_tables(self):
+        # Two-sided 95% critical values from any t table.
+        for df, t in [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (10, 2.2281), (29, 2.0452)]:
+            self.assertAlmostEqual(stats.t_quantile(0.975, df), t, places=3, msg=f"df={df}")
+
+    def test_cdf_is_symmetric(self):
+        self.assertAlmostEqual(stats.t_cdf(0, 5), 0.5)
+        self.assertAlmostEqual(stats.t_cdf(-2, 7) + stats.t_cdf(2, 7), 1.0)
+
+    def test_critical_value_switches_to_normal_at_30(self):
+        self.assertAlmostEqual(stats.critical_value(29), stats.t_quantile(0.975, 28))
+        self.assertAlmostEqual(stats.critical_value(30), 1.959964, places=5)
+
+
+class MeanInterval(unittest.TestCase):
+    def test_five_samples(self):
+        # mean 3, s = sqrt(2.5) = 1.58114, t(0.975, 4) = 2.776445:
+        # half-width = 2.776445 * 1.58114 / sqrt(5) = 1.963243
+        m, lo, hi = stats.mean_ci([1, 2, 3, 4, 5])
+        self.assertEqual(m, 3)
+        self.assertAlmostEqual(lo, 1.036757, places=5)
+        self.assertAlmostEqual(hi, 4.963243, places=5)
+
+    def test_two_samples(self):
+        # mean 11, s = sqrt(2), t(0.975, 1) = 12.706205: half = 12.706205 * sqrt(2) / sqrt(2) = 12.706205
+        m, lo, hi = stats.mean_ci([10, 12])
+        self.assertAlmostEqual(lo, 11 - 12.706205, places=4)
+        self.assertAlmostEqual(hi, 11 + 12.706205, places=4)
+
+    def test_thirty_samples_use_z(self):
+        xs = [float(i % 2) for i in range(30)]  # mean 0.5, s = sqrt(30 * 0.25 / 29)
+        s = math.sqrt(7.5 / 29)
+        m, lo, hi = stats.mean_ci(xs)
+        self.assertAlmostEqual(hi - m, 1.959964 * s / math.sqrt(30), places=5)
+
+    def test_one_sample_has_no_interval(self):
+        self.assertEqual(stats.mean_ci([4.0]), (4.0, None, None))
+        self.assertEqual(stats.mean_ci([]), (None, None, None))
+
+    def test_median(self):
+        self.assertEqual(stats.median([3, 1, 2]), 2)
+        self.assertEqual(stats.median([4, 1, 2, 3]), 2.5)
+        self.assertIsNone(stats.median([]))
+
+
+class RatioInterval(unittest.TestCase):
+    def test_constant_denominator_is_a_scaled_t_interval(self):
+        # b has no variance: g = 0, df = n_a - 1 = 2, t = 4.302653; va = 4 / 3;
+        # bounds = 12/5 -+ 4.302653 / 5 * sqrt(4/3) = 2.4 -+ 0.993654
+        q, lo, hi = stats.ratio_ci([10, 12, 14], [5, 5, 5])
+        self.assertAlmostEqual(q, 2.4)
+        self.assertAlmostEqual(lo, 1.406346, places=5)
+        self.assertAlmostEqual(hi, 3.393654, places=5)
+
+    def test_both_vary(self):
+        # a = [9, 10, 11]: mean 10, va = 1/3; b = [4, 5, 6]: mean 5, vb = 1/3.
+        # Welch df = (2/3)^2 / (2 * (1/9) / 2) = 4, t = 2.776445; q = 2;
+        # g = t^2 vb / 25 = 7.708647 / 75 = 0.102782;
+        # root = sqrt((1 - g) / 3 + 4 / 3) = sqrt(1.632406) = 1.277657;
+        # bounds = (2 -+ 2.776445 / 5 * 1.277657) / 0.897218 = (2 -+ 0.709477) / 0.897218
+        q, lo, hi = stats.ratio_ci([9, 10, 11], [4, 5, 6])
+        self.assertAlmostEqual(q, 2.0)
+        self.assertAlmostEqual(lo, 1.290523 / 0.897218, places=4)
+        self.assertAlmostEqual(hi, 2.709477 / 0.897218, places=4)
+
+    def test_unbounded_when_the_denominator_may_be_zero(self):
+        q, lo, hi = stats.ratio_ci([1, 2, 3], [-1, 1, 3])
+        self.assertIsNone(lo)
+        self.assertIsNone(hi)
+
+    def test_identical_samples(self):
+        self.assertEqual(stats.ratio_ci([2, 2], [1, 1]), (2.0, 2.0, 2.0))
+
+
+class Fits(unittest.TestCase):
+    def test_power_law(self):
+        alpha, c = stats.power_law_fit([1, 2, 4, 8], [3, 6, 12, 24])
+        self.assertAlmostEqual(alpha, 1.0)
+        self.assertAlmostEqual(c, 3.0)
+
+    def test_log_fit(self):
+        a, b = stats.log_fit([1, 2, 4, 8], [10, 15, 20, 25])
+        self.assertAlmostEqual(a, 10)
+        self.assertAlmostEqual(b, 5)
+
+
+class MinimumMutatorUtilization(unittest.TestCase):
+    MS = 1_000_000
+
+    def test_one_pause(self):
+        p = stats.PauseList([(0, self.MS)], 10 * self.MS)
+        self.assertAlmostEqual(p.mmu(self.MS), 0.0)
+        self.assertAlmostEqual(p.mmu(2 * self.MS), 0.5)
+        self.assertAlmostEqual(p.mmu(10 * self.MS), 0.9)
+        self.assertAlmostEqual(p.mmu(20 * self.MS), 0.9)  # longer than the run: the run itself
+
+    def test_worst_window_spans_two_pauses(self):
+        # pauses [2, 3) and [4, 5) ms in a 10 ms run: a 3 ms window [2, 5) holds 2 ms.
+        p = stats.PauseList([(2 * self.MS, self.MS), (4 * self.MS, self.MS)], 10 * self.MS)
+        self.assertAlmostEqual(p.mmu(3 * self.MS), 1 / 3)
+        self.assertAlmostEqual(p.mmu(self.MS), 0.0)
+        # a 0.5 ms window inside a pause
+        self.assertAlmostEqual(p.mmu(self.MS // 2), 0.0)
+
+    def test_partial_overlaps(self):
+        p = stats.PauseList([(0, 4), (10, 4)], 100)
+        self.assertEqual(p.gc_between(2, 12), 2 + 2)
+        self.assertEqual(p.gc_between(4, 10), 0)
+        self.assertEqual(p.gc_between(0, 100), 8)
+
+    def test_no_pauses(self):
+        self.assertEqual(stats.PauseList([], 1000).mmu(100), 1.0)
+
+    def test_overlapping_input_is_clamped_as_the_recorder_does(self):
+        p = stats.PauseList([(0, 10), (5, 10)], 100)  # second begins inside the first
+        self.assertEqual(p.total, 10 + 5)
+
+
+class MinimumHeapSearch(unittest.TestCase):
+    def test_bisection_finds_a_known_threshold_within_two_percent(self):
+        for answer in (16 << 10, 100_000, 3_000_000, 5 << 20, 123_456_789):
+            found, low, probes = stats.search_min_heap(lambda s: s >= answer, 16383, 1 << 30)
+            self.assertGreaterEqual(found, answer)
+            self.assertLess(low, answer)
+            self.assertLessEqual(found, max(low * 1.02, low + 1024) + 1)
+            self.assertLessEqual(probes, 20)
+
+    def test_more_probes_per_round_take_fewer_rounds(self):
+        rounds = {}
+        for k in (1, 3, 7):
+            low, high, n = 16383, 1 << 30, 0
+            while True:
+                sizes = stats.next_probes(low, high, 0.02, k)
+                if not sizes:
+                    break
+                n += 1
+                low, high = stats.narrow(low, high, {s: s >= 777_777 for s in sizes})
+            self.assertGreaterEqual(high, 777_777)
+            self.assertLessEqual(high, low * 1.02 + 1024)
+            rounds[k] = n
+        self.assertLess(rounds[7], rounds[3])
+        self.assertLess(rounds[3], rounds[1])
+
+    def test_probes_lie_strictly_inside(self):
+        for s in stats.next_probes(100_000, 200_000, 0.02, 5):
+            self.assertTrue(100_000 < s < 200_000)
+            self.assertEqual(s % 1024, 0)
+        self.assertEqual(stats.next_probes(100_000, 101_000), [])
+
+
+class Flatten(unittest.TestCase):
+    def test_nested(self):
+        flat = stats.flatten({"heap": {"alloc_ns": {"mean": 1.5}, "size_histogram": {"16": 3, "128": 1}}, "x": 2})
+        self.assertEqual(flat, {"heap.alloc_ns.mean": 1.5, "heap.size_histogram.16": 3,
+                                "heap.size_histogram.128": 1, "x": 2})
+
+    def test_column_order_sorts_sizes_numerically(self):
+        cols = stats.column_order(["h.size_histogram.128", "h.size_histogram.16", "h.allocations"])
+        self.assertEqual(cols, ["h.allocations", "h.size_histogram.16", "h.size_histogram.128"])
+
+
+if __name__ == "__main__":
+    unittest.main()
