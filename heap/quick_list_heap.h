@@ -69,23 +69,23 @@ class QuickListHeap : public Super {
   static constexpr std::size_t listRequestSize(unsigned list) { return (list + 1) * kAlignment; }
 
   void* malloc(std::size_t size) {
-    std::size_t before = superSteps();
-    ownSteps_ = 0;
-    void* block;
+    std::size_t list = 0;
     if (size <= MaxSmall) {
       unsigned c = listFor(size);
-      ++ownSteps_;
-      if ((block = lists_[c].malloc(0)) != nullptr) {
+      if (void* block = lists_[c].malloc(0)) {
         --counts_[c];
         cachedBytes_ -= Super::getSize(block);
         outcome_ = Outcome::immediate;
-      } else {
-        block = fromSuper(listRequestSize(c));
+        mallocSteps_ = 1;
+        return block;
       }
-    } else {
-      if (size >= ConsolidateAt) consolidate();
-      block = fromSuper(size);
+      list = 1;  // the empty list looked at
+      size = listRequestSize(c);
     }
+    std::size_t before = superSteps();
+    ownSteps_ = list;
+    if (size >= ConsolidateAt) consolidate();
+    void* block = fromSuper(size);
     mallocSteps_ = ownSteps_ + (superSteps() - before);
     return block;
   }
