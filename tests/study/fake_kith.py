@@ -59,7 +59,7 @@ def run(args):
             for k in range(10):
                 f.write(f"{k * 10_000_000} {1_000_000 if collector == 'occasional' else 100_000}\n")
     if not ok:
-        print(f"error: out of memory: requested 64 bytes", file=sys.stderr)
+        print("error: out of memory: requested 64 bytes", file=sys.stderr)
         return 70
     return 0
 

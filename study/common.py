@@ -1,0 +1,93 @@
+"""Constants and small helpers shared by the study's modules (kith_study.py is the driver)."""
+
+import csv
+import math
+import os
+import re
+import sys
+
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLOT_SCRIPT = os.path.join(SOURCE_DIR, "study", "plot_study.py")
+PYTHON = "/usr/bin/python3"
+
+DEFAULT_POLICIES = ["list", "knuth", "estranged", "tlsf", "kingsley", "lea", "malloc"]
+DEFAULT_COLLECTORS = ["occasional", "continuous"]
+NOT_FIXED_SIZE = {"malloc", "boehm"}  # no minimum heap: the heap size only paces the collector
+FULL_MULTIPLES = [1.25, 1.5, 2, 3, 4, 6]
+QUICK_MULTIPLES = [1.5, 3]
+FULL_CONTRIVED = ["1M", "2M", "4M", "8M", "16M", "32M", "64M", "128M", "256M"]
+QUICK_CONTRIVED = ["1M", "4M", "16M"]
+QUICK_WORKLOADS = 3
+KINDS = ["contrived", "main", "pauses", "minheap", "tradeoff"]
+TIMEOUT_EXIT = 124  # as timeout(1)
+FALLBACK_ROW = {"name": "binary_trees", "script": "examples/binary_trees.kith", "default_args": "16",
+                "small_args": "10", "heap_size": "64M", "stresses": "short-lived binary trees (fallback row)"}
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+def parse_size(text):
+    """'64M' -> 67108864 (binary units, as kith's --heap-size)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)B?\s*", str(text), re.I)
+    if not m:
+        raise ValueError(f"not a size: {text!r} (like 512K, 64M, 1G)")
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2).upper()]
+
+
+def format_size(n):
+    if n is None or n == "":
+        return ""
+    n = int(n)
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):.2f}M"
+    if n >= 1 << 10:
+        return f"{n / (1 << 10):.1f}K"
+    return str(n)
+
+
+def format_duration(seconds):
+    seconds = int(max(seconds, 0))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+def safe_name(name):
+    s = re.sub(r"[^A-Za-z0-9.-]+", "_", name)
+    return re.sub(r"_+", "_", s).strip("_") or "w"
+
+
+def fmt(x, digits=3):
+    if x is None or x == "":
+        return ""
+    if isinstance(x, float):
+        if math.isnan(x) or math.isinf(x):
+            return ""
+        return f"{x:.{digits}g}" if abs(x) < 1e6 else f"{x:.0f}"
+    return str(x)
+
+
+def write_csv(path, rows, columns):
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for r in rows:
+            w.writerow(["" if r.get(c) is None else r.get(c) for c in columns])
+    os.replace(tmp, path)
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def warn(message):
+    print(f"kith study: {message}", file=sys.stderr)

@@ -1,0 +1,317 @@
+"""The runs of a study and which of them can run now.
+
+A run is one process; its id (kind__workload__argset__policy__collector__h<heap>__r<repeat>
+[__m<multiple>]) names everything the results need, and its files live under
+DIR/runs/<kind>/<id>.{json,log,pauses,rc}; it is done once its .rc (exit code) exists.
+Study.plan() looks at what is done and returns what can run now: the worst-case request
+runs and the minimum-heap probes at once, a workload's main, pause and trade-off runs
+once its minimum heap is known (their heap sizes are multiples of it)."""
+
+import json
+import math
+import os
+import shlex
+
+import stats
+from common import KINDS, NOT_FIXED_SIZE
+
+class Run:
+    """One process of the study. Its id names everything the results need."""
+
+    def __init__(self, kind, workload="-", argset="-", policy="-", collector="-", heap=0, repeat=0,
+                 multiple=None):
+        self.kind, self.workload, self.argset = kind, workload, argset
+        self.policy, self.collector, self.heap, self.repeat = policy, collector, int(heap), int(repeat)
+        self.multiple = multiple
+        self.timeout = None
+        self.script, self.args = None, []
+
+    @property
+    def id(self):
+        parts = [self.kind, self.workload, self.argset, self.policy, self.collector, f"h{self.heap}",
+                 f"r{self.repeat}"]
+        if self.multiple is not None:
+            parts.append(f"m{self.multiple:g}")
+        return "__".join(parts)
+
+    @staticmethod
+    def parse(run_id):
+        parts = run_id.split("__")
+        if len(parts) not in (7, 8) or parts[0] not in KINDS:
+            return None
+        try:
+            r = Run(parts[0], parts[1], parts[2], parts[3], parts[4], int(parts[5][1:]), int(parts[6][1:]))
+            if len(parts) == 8:
+                r.multiple = float(parts[7][1:])
+        except ValueError:
+            return None
+        return r
+
+    @property
+    def timing(self):
+        return self.kind != "minheap"  # probes only ask "does it fit?"
+
+    @property
+    def pacing(self):
+        if self.collector != "continuous":
+            return ""
+        return "time" if self.kind == "pauses" else "work"
+
+    def path(self, ext):
+        return os.path.join("runs", self.kind, f"{self.id}.{ext}")
+
+    def argv(self, kith):
+        if self.kind == "contrived":
+            return [kith, "bench", "contrived", "--json", f"--heap-size={self.heap}"]
+        argv = [kith, "run", f"--heap={self.policy}", f"--gc={self.collector}", f"--heap-size={self.heap}"]
+        if self.collector == "continuous":
+            argv.append(f"--gc-pacing={self.pacing}")
+        if self.kind == "pauses":
+            argv.append(f"--gc-pauses-file={self.path('pauses')}")
+        argv.append(f"--stats-file={self.path('json')}")
+        return argv + [self.script] + list(self.args)
+
+    def shell_command(self, kith):
+        """One self-contained line: run it in any directory, then --merge that directory."""
+        q = shlex.quote
+        timeout = f"timeout {int(self.timeout)} " if self.timeout else ""
+        argv = " ".join(q(a) for a in self.argv(kith))
+        if self.kind == "contrived":
+            redirect = f">{q(self.path('json'))} 2>{q(self.path('log'))}"
+        else:
+            redirect = f">{q(self.path('log'))} 2>&1"
+        return (f"mkdir -p runs/{self.kind} && {timeout}{argv} {redirect}; "
+                f"echo $? >{q(self.path('rc'))}")
+
+
+def run_files(out_dir):
+    """{run id: exit code} of every finished run under out_dir/runs."""
+    done = {}
+    runs_dir = os.path.join(out_dir, "runs")
+    if not os.path.isdir(runs_dir):
+        return done
+    for kind in os.listdir(runs_dir):
+        d = os.path.join(runs_dir, kind)
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            if name.endswith(".rc"):
+                try:
+                    with open(os.path.join(d, name)) as f:
+                        done[name[:-3]] = int(f.read().strip() or "-1")
+                except (OSError, ValueError):
+                    pass
+    return done
+
+
+def load_stats(out_dir, run):
+    path = os.path.join(out_dir, run.path("json"))
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+# --- the plan ---------------------------------------------------------------------------
+
+class Study:
+    def __init__(self, config, workloads, kith):
+        self.config = config
+        self.workloads = workloads
+        self.by_name = {w.name: w for w in workloads}
+        self.kith = kith
+        self.argset = config["argset"]
+
+    def make(self, kind, w, policy="-", collector="-", heap=0, repeat=0, multiple=None):
+        r = Run(kind, w.name if w else "-", self.argset if w else "-", policy, collector, heap, repeat, multiple)
+        if w:
+            r.script, r.args = w.script, w.args(self.argset)
+        r.timeout = self.config["timeout"]
+        return r
+
+    def minheap_policies(self):
+        return [p for p in self.config["policies"] if p not in NOT_FIXED_SIZE]
+
+    def searching(self):
+        """Whether the study searches minimum heaps (and so sizes heaps from them)."""
+        return "minheap" in self.config["experiments"] and bool(self.minheap_policies())
+
+    def refresh(self, out_dir):
+        """Reads what is done in out_dir: exit codes, the probes of each search, and the
+        most live bytes any run of each workload saw at a collection (a lower bound on its
+        peak live data, hence on its minimum heap). Statistics files are read once."""
+        self.out = out_dir
+        self.done = run_files(out_dir)
+        self.probes = {}
+        self.live_floor = {}
+        if not hasattr(self, "stats_cache"):
+            self.stats_cache = {}
+        for run_id, rc in self.done.items():
+            r = Run.parse(run_id)
+            if not r or r.kind == "contrived" or r.argset != self.argset:
+                continue
+            if r.kind == "minheap":
+                self.probes.setdefault((r.workload, r.policy, r.collector), {})[r.heap] = rc
+            if run_id not in self.stats_cache:
+                self.stats_cache[run_id] = load_stats(out_dir, r)
+            s = self.stats_cache[run_id]
+            if s:
+                live = int(s.get("gc", {}).get("peak_live_bytes", 0) or 0)
+                self.live_floor[r.workload] = max(self.live_floor.get(r.workload, 0), live)
+        return self.done
+
+    def out_of_memory(self, run):
+        try:
+            with open(os.path.join(self.out, run.path("log")), errors="replace") as f:
+                return "out of memory" in f.read()
+        except OSError:
+            return False
+
+    def minheap_state(self, w, policy):
+        """The search for the smallest heap w completes in on `policy`, from the probes
+        done: (status, low, high, wall). It starts with a probe at the suite's heap size
+        (whose wall time sets the later probes' timeout), doubles while nothing works,
+        then bisects between the largest size that failed (or the peak live bytes) and
+        the smallest that worked. status: 'searching', 'found', 'none' (nothing up to
+        the cap works) or 'error' (the first probe failed, and not for want of memory)."""
+        col = self.config["minheap_collector"]
+        probes = self.probes.get((w.name, policy, col), {})
+        first = self.make("minheap", w, policy, col, w.heap_size, 0)
+        if w.heap_size not in probes:
+            return "searching", None, None, None
+        s = self.stats_cache.get(first.id)
+        wall = float(s["vm"]["wall_s"]) if s and "vm" in s else None
+        if probes[w.heap_size] != 0 and not self.out_of_memory(first):
+            return "error", None, None, wall
+        works = [h for h, rc in probes.items() if rc == 0]
+        fails = [h for h, rc in probes.items() if rc != 0]
+        floor = max(self.live_floor.get(w.name, 0), 16 << 10)
+        if not works:
+            top = max(fails)
+            if top >= self.config["heap_cap"]:
+                return "none", top, None, wall
+            return "searching", top, None, wall
+        high = min(works)
+        low = max([h for h in fails if h < high] + [floor - 1])
+        if not stats.next_probes(low, high, self.config["precision"], 1):
+            return "found", low, high, wall
+        return "searching", low, high, wall
+
+    def minheap_runs(self):
+        runs = []
+        for w in self.workloads:
+            for p in self.minheap_policies():
+                status, low, high, wall = self.minheap_state(w, p)
+                if status != "searching":
+                    continue
+                timeout = self.config["timeout"]
+                if low is None:
+                    sizes = [w.heap_size]
+                elif high is None:
+                    sizes = [min(low * 2, self.config["heap_cap"])]  # nothing works yet: double
+                else:
+                    sizes = stats.next_probes(low, high, self.config["precision"], self.config["probes"])
+                if wall is not None:
+                    timeout = min(timeout, max(self.config["probe_timeout_min"],
+                                               self.config["probe_timeout_factor"] * wall))
+                for h in sizes:
+                    r = self.make("minheap", w, p, self.config["minheap_collector"], h, 0)
+                    r.timeout = int(math.ceil(timeout))
+                    if r.id not in self.done:
+                        runs.append(r)
+        return runs
+
+    def min_heap_base(self, w):
+        """(ready, base): the workload's minimum heap, the smallest over the fixed-size
+        policies; ready is False while a search is unfinished, base None when none was
+        found (or the study does not search)."""
+        if not self.searching():
+            return True, None
+        found = []
+        for p in self.minheap_policies():
+            status, _, high, _ = self.minheap_state(w, p)
+            if status == "searching":
+                return False, None
+            if status == "found":
+                found.append(high)
+        return True, (min(found) if found else None)
+
+    def sized(self, base, multiple):
+        return int(math.ceil(base * multiple / 1024) * 1024)
+
+    def main_heap(self, w, base):
+        """The heap of the main and pause runs: --main-heap times the minimum heap, or the
+        suite's heap_size (--main-heap=suite, or no minimum heap known)."""
+        factor = self.config["main_heap"]
+        if factor == "suite" or base is None:
+            return w.heap_size
+        return self.sized(base, float(factor))
+
+    def sized_runs(self):
+        """Main, pause and trade-off runs of the workloads whose heap sizes are known."""
+        c = self.config
+        ready = {}
+        for w in self.workloads:
+            ok, base = self.min_heap_base(w)
+            if ok:
+                ready[w.name] = base
+        runs = []
+        for rep in range(c["repeat"]):
+            for w in self.workloads:
+                if w.name not in ready:
+                    continue
+                heap = self.main_heap(w, ready[w.name])
+                for col in c["collectors"]:
+                    for p in c["policies"]:
+                        runs.append(self.make("main", w, p, col, heap, rep))
+        for rep in range(c["pause_repeat"]):
+            for w in self.workloads:
+                if w.name not in ready:
+                    continue
+                heap = self.main_heap(w, ready[w.name])
+                for col in c["collectors"]:
+                    if col != "none":
+                        runs.append(self.make("pauses", w, c["pause_policy"], col, heap, rep))
+        for rep in range(c["tradeoff_repeat"]):
+            for m in c["multiples"]:
+                for w in self.workloads:
+                    if ready.get(w.name) is None:
+                        continue
+                    heap = self.sized(ready[w.name], m)
+                    for col in c["collectors"]:
+                        for p in c["policies"]:
+                            runs.append(self.make("tradeoff", w, p, col, heap, rep, multiple=m))
+        return runs
+
+    def plan(self, out_dir):
+        """The runs not done yet that can run now: the contrived runs and the minimum-heap
+        probes at once, the rest of a workload's runs once its minimum heap is known."""
+        self.refresh(out_dir)
+        c = self.config
+        runs = []
+        for rep in range(c["contrived_repeat"]):
+            for size in c["contrived_sizes"]:
+                runs.append(self.make("contrived", None, heap=size, repeat=rep))
+        if self.searching():
+            runs += self.minheap_runs()
+        runs += self.sized_runs()
+        return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
+
+    def estimate_remaining(self, planned):
+        """Runs still to come after `planned` (later rounds of the searches, and the runs
+        that wait for them), roughly."""
+        c = self.config
+        have = {}
+        for k in list(self.done) + [r.id for r in planned]:
+            kind = k.split("__", 1)[0]
+            have[kind] = have.get(kind, 0) + 1
+        w, pol, col = len(self.workloads), len(c["policies"]), len(c["collectors"])
+        expected = {"main": c["repeat"] * w * pol * col,
+                    "pauses": c["pause_repeat"] * w * len([x for x in c["collectors"] if x != "none"]),
+                    "tradeoff": c["tradeoff_repeat"] * len(c["multiples"]) * w * pol * col if self.searching() else 0,
+                    "minheap": 0}
+        if self.searching():
+            rounds = 1 + math.ceil(math.log2(max(math.log(4096) / math.log1p(c["precision"]), 2)))
+            expected["minheap"] = w * len(self.minheap_policies()) * rounds
+        return sum(max(expected[k] - have.get(k, 0), 0) for k in expected if k in c["experiments"])

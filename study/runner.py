@@ -1,0 +1,133 @@
+"""Running a list of runs as separate processes, N at a time, with a progress line."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from common import TIMEOUT_EXIT, format_duration, warn
+
+class Progress:
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.start = time.monotonic()
+        self.done = 0
+        self.durations = {}
+        self.last = 0
+
+    def finished(self, run, seconds):
+        self.done += 1
+        self.durations.setdefault(run.kind, []).append(seconds)
+
+    def mean(self, kind):
+        d = self.durations.get(kind) or [x for v in self.durations.values() for x in v]
+        return sum(d) / len(d) if d else None
+
+    def show(self, pending, running, extra, jobs, label):
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.last < 0.2 and pending:
+            return
+        self.last = now
+        work = 0.0
+        known = True
+        for r in list(pending) + list(running):
+            m = self.mean(r.kind)
+            if m is None:
+                known = False
+                break
+            work += m
+        m = self.mean("minheap") or self.mean("main")
+        if m is not None:
+            work += extra * m
+        total = self.done + len(pending) + len(running) + extra
+        eta = f"ETA ~{format_duration(work / max(jobs, 1))}" if known and self.done else "ETA ?"
+        line = (f"[{self.done:>5}/{total:<5}] {100 * self.done // max(total, 1):>3}%  "
+                f"elapsed {format_duration(now - self.start)}  {eta}  {label}")
+        cols = shutil.get_terminal_size((100, 20)).columns
+        sys.stderr.write("\r\x1b[K" + line[:cols - 1])
+        sys.stderr.flush()
+
+    def end(self):
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
+    """Runs `runs` in order, `jobs` at a time; a timing run never runs beside more than
+    timing_jobs - 1 others. Each run's exit code goes to its .rc file last."""
+    pending = list(runs)
+    running = []  # (run, process, start, log file)
+    failures = []
+    for kind in {r.kind for r in runs}:
+        os.makedirs(os.path.join(out_dir, "runs", kind), exist_ok=True)
+
+    def can_start(r):
+        n = len(running)
+        if n >= jobs:
+            return False
+        if r.timing or any(x[0].timing for x in running):
+            return n < timing_jobs
+        return True
+
+    def finish(item, rc):
+        r, proc, start, logf = item
+        logf.close()
+        seconds = time.monotonic() - start
+        with open(os.path.join(out_dir, r.path("rc")), "w") as f:
+            f.write(f"{rc}\n")
+        progress.finished(r, seconds)
+        if rc != 0 and r.kind in ("main", "pauses", "contrived"):
+            failures.append((r, rc))
+            progress.end()
+            warn(f"{r.id} exited {rc} (see {os.path.join(out_dir, r.path('log'))})")
+        log.append(r)
+
+    try:
+        while pending or running:
+            while pending and can_start(pending[0]):
+                r = pending.pop(0)
+                for ext in ("json", "pauses", "log"):
+                    try:
+                        os.remove(os.path.join(out_dir, r.path(ext)))
+                    except FileNotFoundError:
+                        pass
+                if r.kind == "contrived":
+                    logf = open(os.path.join(out_dir, r.path("json")), "w")
+                    errf = open(os.path.join(out_dir, r.path("log")), "w")
+                else:
+                    logf = open(os.path.join(out_dir, r.path("log")), "w")
+                    errf = subprocess.STDOUT
+                proc = subprocess.Popen(r.argv(kith), cwd=out_dir, stdout=logf, stderr=errf,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+                if errf is not subprocess.STDOUT:
+                    errf.close()
+                running.append((r, proc, time.monotonic(), logf))
+            label = f"{running[-1][0].kind} {running[-1][0].workload} {running[-1][0].policy}/" \
+                    f"{running[-1][0].collector}" if running else ""
+            progress.show(pending, [x[0] for x in running], extra, jobs, label)
+            time.sleep(0.02)
+            for item in list(running):
+                r, proc, start, _ = item
+                rc = proc.poll()
+                if rc is None and r.timeout and time.monotonic() - start > r.timeout:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    rc = TIMEOUT_EXIT
+                if rc is not None:
+                    running.remove(item)
+                    finish(item, rc if rc >= 0 else 128 - rc)
+    except KeyboardInterrupt:
+        for r, proc, _, logf in running:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            logf.close()
+        progress.end()
+        warn("interrupted; finished runs are kept (continue with --resume)")
+        raise
+    progress.end()
+    return failures
