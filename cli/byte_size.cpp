@@ -12,6 +12,7 @@ std::optional<std::size_t> parseByteSize(std::string_view text) {
     case 'K': shift = 10; break;
     case 'M': shift = 20; break;
     case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
     default: break;
   }
   if (shift) text.remove_suffix(1);

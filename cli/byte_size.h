@@ -1,4 +1,4 @@
-// Parses the CLI's SIZE arguments: "65536", "512K", "16M", "1G" (binary units).
+// Parses the CLI's SIZE arguments: "65536", "512K", "16M", "1G", "1T" (binary units).
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,7 @@
 // The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
 // `disasm`, vm/runner.h) and the heap side (`policies`, `bench contrived`).
 // `replay` and `study` come later.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -70,6 +71,14 @@ constexpr const char* kUsage =
     "  --gc-stress         occasional: a full collection before every allocation;\n"
     "                      continuous: a slice at every allocation, cycles back to\n"
     "                      back (testing; slow)\n"
+    "  --gc-stress=move    as --gc-stress, and before every allocation move the next\n"
+    "                      8 live objects to new blocks (any policy), so a raw object\n"
+    "                      address held across an allocation is caught (testing)\n"
+    "  --check-freed       poison freed objects and quarantine their handles, so a\n"
+    "                      stale reference fails at once with a clear message (on in\n"
+    "                      debug and sanitizer builds and with --gc-stress)\n"
+    "  --fail-alloc=N      the N-th allocation request fails as if the heap were full,\n"
+    "                      once; --fail-alloc-every=N: every N-th (testing)\n"
     "  --max-depth=N       call-depth limit, 1 to 1000000 (default 10000)\n"
     "  --stats             a statistics table on stderr after the run\n"
     "  --stats=json        the statistics as one JSON object on stderr\n"
@@ -147,8 +156,10 @@ int runCommand(const std::vector<std::string_view>& args) {
         return usageError("unknown heap policy '" + options.heapPolicy + "'; valid: " + kith::heap::policyNames());
     } else if (a.starts_with("--heap-size=")) {
       auto size = kith::cli::parseByteSize(a.substr(12));
-      if (!size || *size < (16u << 10))
-        return usageError("--heap-size wants a size of at least 16K, like 64M; got '" + value("--heap-size=") + "'");
+      if (!size)
+        return usageError("--heap-size wants a size like 512K, 64M, 2G or 1T; got '" + value("--heap-size=") + "'");
+      if (*size < (16u << 10))
+        return usageError("--heap-size must be at least 16K; got '" + value("--heap-size=") + "'");
       options.heapSize = *size;
     } else if (a.starts_with("--gc=")) {
       options.collector = value("--gc=");
@@ -194,6 +205,21 @@ int runCommand(const std::vector<std::string_view>& args) {
       options.gcLog = true;
     } else if (a == "--gc-stress") {
       options.gcStress = true;
+    } else if (a == "--gc-stress=move") {
+      options.gcStress = true;
+      options.moveObjects = true;
+    } else if (a == "--check-freed") {
+      options.checkFreed = true;
+    } else if (a.starts_with("--fail-alloc=") || a.starts_with("--fail-alloc-every=")) {
+      bool every = a.starts_with("--fail-alloc-every=");
+      std::string v(a.substr(a.find('=') + 1));
+      char* end = nullptr;
+      errno = 0;
+      unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end || errno || n == 0 || v[0] == '-')
+        return usageError(std::string(every ? "--fail-alloc-every" : "--fail-alloc") +
+                          " wants a count of at least 1; got '" + v + "'");
+      (every ? options.failAllocationEvery : options.failAllocation) = n;
     } else {
       return usageError("unknown option for 'run': " + std::string(a));
     }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 
 #include "gc/continuous_collector.h"
 #include "gc/occasional_collector.h"
@@ -241,8 +242,19 @@ int runScriptFile(const RunOptions& options) {
   try {
     heap = heap::makeHeap(options.heapPolicy, options.heapSize, options.stats != StatsFormat::none || !options.statsFile.empty());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "kith: cannot reserve a heap of %zu bytes\n", options.heapSize);
-    return kExitSoftware;
+    // The size parsed; the system would not map it. Say why, with what the machine has.
+    struct sysinfo info {};
+    unsigned long long memory = 0, swap = 0;
+    if (sysinfo(&info) == 0) {
+      memory = static_cast<unsigned long long>(info.totalram) * info.mem_unit;
+      swap = static_cast<unsigned long long>(info.totalswap) * info.mem_unit;
+    }
+    std::fprintf(stderr,
+                 "kith: --heap-size: cannot reserve a heap of %zu bytes: the system refused the mapping (this "
+                 "machine has %.1f GiB of memory and %.1f GiB of swap, and the heap is mapped and populated "
+                 "up front); try a smaller --heap-size\n",
+                 options.heapSize, memory / 1073741824.0, swap / 1073741824.0);
+    return 64;
   }
   if (!heap) {
     std::fprintf(stderr, "kith: unknown heap policy '%s'; valid: %s\n", options.heapPolicy.c_str(),
@@ -272,7 +284,12 @@ int runScriptFile(const RunOptions& options) {
   Collector& collector = *collectorOwner;
   std::unique_ptr<VM> vm;
   try {
-    vm = std::make_unique<VM>(*heap, collector, VMOptions{options.maxDepth, options.args, options.heapSize});
+    VMOptions vmOptions{options.maxDepth, options.args, options.heapSize};
+    vmOptions.checkFreedObjects = options.checkFreed || options.gcStress;
+    vmOptions.moveObjects = options.moveObjects;
+    vmOptions.failAllocation = options.failAllocation;
+    vmOptions.failAllocationEvery = options.failAllocationEvery;
+    vm = std::make_unique<VM>(*heap, collector, vmOptions);
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "kith: cannot reserve the VM stack for --max-depth=%zu\n", options.maxDepth);
     return kExitSoftware;

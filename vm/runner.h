@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct RunOptions {
   std::string gcPausesFile;
   bool gcLog = false;     // one line per cycle on stderr
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
+  bool moveObjects = false;  // --gc-stress=move (VMOptions::moveObjects)
+  bool checkFreed = false;   // --check-freed (VMOptions::checkFreedObjects; implied by --gc-stress)
+  std::uint64_t failAllocation = 0;       // --fail-alloc=N
+  std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N
   std::size_t maxDepth = 10000;
   StatsFormat stats = StatsFormat::none;
   std::string statsFile;  // also write the JSON here
