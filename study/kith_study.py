@@ -157,7 +157,7 @@ def build_config(a, kith):
         "minheap_collector": mh_col, "precision": a.min_heap_precision, "probes": max(1, a.probes_per_round),
         "multiples": multiples, "tradeoff_repeat": a.tradeoff_repeat if a.tradeoff_repeat is not None else 1,
         "contrived_sizes": sizes, "contrived_repeat": repeat, "timeout": a.timeout, "heap_cap": 4 << 30,
-        "probe_timeout_min": 30, "probe_timeout_factor": 20, "suite": os.path.abspath(a.suite),
+        "probe_timeout_min": 5 if a.quick else 30, "probe_timeout_factor": 20, "suite": os.path.abspath(a.suite),
         "workloads": a.workloads, "main_heap": a.main_heap,
     }
 

@@ -107,8 +107,11 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
                 if errf is not subprocess.STDOUT:
                     errf.close()
                 running.append((r, proc, time.monotonic(), logf))
-            label = f"{running[-1][0].kind} {running[-1][0].workload} {running[-1][0].policy}/" \
-                    f"{running[-1][0].collector}" if running else ""
+            label = ""
+            if running:
+                last = running[-1][0]
+                label = (f"{last.kind} {last.heap >> 20}M" if last.kind == "contrived" else
+                         f"{last.kind} {last.workload} {last.policy}/{last.collector}")
             progress.show(pending, [x[0] for x in running], extra, jobs, label)
             time.sleep(0.02)
             for item in list(running):
