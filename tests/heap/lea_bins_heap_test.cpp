@@ -175,6 +175,18 @@ TEST(LeaBinsHeap, SmallRequestsCarveTheVictimInAddressOrder) {
   EXPECT_EQ(h.checkInvariants(), "");
 }
 
+TEST(LeaBinsHeap, CheckFreeStructureCatchesAVictimThatIsNotFree) {
+  Bins h(1 << 16);
+  h.malloc(100);
+  void* victim = h.victim();
+  ASSERT_NE(victim, nullptr);
+  ASSERT_EQ(h.checkInvariants(), "");
+  Layer::markInUse(victim);
+  EXPECT_NE(h.checkFreeStructure(), "");
+  Layer::markFree(victim);
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
 TEST(LeaBinsHeap, AMediumRequestTakesTheVictimOnlyWhenItFitsMoreClosely) {
   Bins h(1 << 20);
   void* hole = h.malloc(2000);
