@@ -181,8 +181,10 @@ def fig_speedup(out_dir):
         ax.set_xticklabels(workloads, rotation=30, ha="right")
         ax.set_ylabel("speedup over list")
         ax.set_title(f"collector: {col}")
-        ax.legend(ncol=len(policies), fontsize=7)
+    h, lab = axes[0][0].get_legend_handles_labels()
     fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.legend(h, lab, ncol=len(policies), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.955))
     save(fig, out_dir, name)
 
 
@@ -323,10 +325,11 @@ def fig_tradeoff(out_dir):
                 if i == len(workloads) - 1:
                     ax.set_xlabel("heap / minimum heap")
     h, lab = axes[0][0].get_legend_handles_labels()
+    top = 1 - 0.5 / (2.5 * len(workloads))
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0, 1, top))
     if h:
-        fig.legend(h, lab, ncol=len(policies), loc="upper center", bbox_to_anchor=(0.5, 1.0 + 0.15 / len(workloads)))
-    fig.suptitle(title, y=1.0 + 0.3 / len(workloads))
-    fig.tight_layout()
+        fig.legend(h, lab, ncol=len(policies), loc="upper center", bbox_to_anchor=(0.5, top + 0.2 / (2.5 * len(workloads))))
     save(fig, out_dir, name)
 
 
@@ -353,8 +356,9 @@ def grouped_bars(out_dir, name, title, rows, value, ylabel, log=False, line=None
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels(workloads, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
-    ax.legend(ncol=len(policies), fontsize=7)
+    ax.legend(ncol=len(policies), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3))
     ax.set_title(title)
+    fig.tight_layout()
     save(fig, out_dir, name)
 
 
