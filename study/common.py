@@ -42,7 +42,7 @@ def format_size(n):
         if n >= 1 << shift and n % (1 << shift) == 0:
             return f"{n >> shift}{unit}"
     if n >= 1 << 20:
-        return f"{n / (1 << 20):.2f}M"
+        return f"{n / (1 << 20):.1f}M"
     if n >= 1 << 10:
         return f"{n / (1 << 10):.1f}K"
     return str(n)

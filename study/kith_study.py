@@ -59,7 +59,7 @@ def parse_args(argv):
                "prints nothing. See the README.")
     ap.add_argument("--kith", required=True, help=argparse.SUPPRESS)
     ap.add_argument("--kith-build", default="", help=argparse.SUPPRESS)
-    ap.add_argument("--workloads", default="all", help="comma-separated names from the suite, or all (default)")
+    ap.add_argument("--workloads", default=None, help="comma-separated names from the suite, or all (default)")
     ap.add_argument("--policies", default=None,
                     help=f"comma-separated heap policies (default {','.join(DEFAULT_POLICIES)})")
     ap.add_argument("--collectors", default=None,
@@ -69,7 +69,7 @@ def parse_args(argv):
     ap.add_argument("--timing-jobs", type=int, default=None,
                     help="processes at a time while a timing run is running (default --jobs; 1 for quiet timings)")
     ap.add_argument("--out", default="build/study", help="results directory (default build/study)")
-    ap.add_argument("--quick", action="store_true",
+    ap.add_argument("--quick", action="store_true", default=None,
                     help=f"small arguments, 1 repeat, {QUICK_WORKLOADS} workloads, heap multiples "
                          f"{','.join(f'{x:g}' for x in QUICK_MULTIPLES)}, contrived up to 16M: a few minutes")
     ap.add_argument("--resume", action="store_true", help="keep the runs already in --out and do the rest")
@@ -77,20 +77,20 @@ def parse_args(argv):
                     help="print the runs that can run now as shell commands, one per line, and exit")
     ap.add_argument("--merge", nargs="+", metavar="DIR",
                     help="fold the run files found under DIR... into --out, then write results and figures")
-    ap.add_argument("--suite", default=os.path.join(SOURCE_DIR, "workloads", "suite.tsv"),
+    ap.add_argument("--suite", default=None,
                     help="the workload suite file (default workloads/suite.tsv)")
-    ap.add_argument("--experiments", default=",".join(KINDS),
+    ap.add_argument("--experiments", default=None,
                     help=f"which kinds of run (default all: {','.join(KINDS)})")
-    ap.add_argument("--main-heap", default="2",
+    ap.add_argument("--main-heap", default=None,
                     help="heap of the main and pause runs: this multiple of the workload's minimum heap "
                          "(default 2), or 'suite' for the suite's heap_size column")
     ap.add_argument("--pause-policy", default=None,
                     help="policy of the pause/MMU runs (default estranged, else the first policy)")
     ap.add_argument("--min-heap-collector", default=None,
                     help="collector of the minimum-heap search (default occasional, else the first collector)")
-    ap.add_argument("--min-heap-precision", type=float, default=0.02,
+    ap.add_argument("--min-heap-precision", type=float, default=None,
                     help="stop the search when the bracket is within this fraction (default 0.02)")
-    ap.add_argument("--probes-per-round", type=int, default=1,
+    ap.add_argument("--probes-per-round", type=int, default=None,
                     help="heap sizes tried at once per search (1: bisection; more: fewer rounds in batch)")
     ap.add_argument("--heap-multiples", default=None,
                     help=f"trade-off heap sizes, multiples of the minimum heap "
@@ -98,9 +98,32 @@ def parse_args(argv):
     ap.add_argument("--tradeoff-repeat", type=int, default=None, help="repeats of the trade-off runs (default 1)")
     ap.add_argument("--contrived-sizes", default=None,
                     help=f"heap sizes of the worst-case request (default {','.join(FULL_CONTRIVED)})")
-    ap.add_argument("--timeout", type=int, default=3600, help="seconds before a run is killed (default 3600)")
+    ap.add_argument("--timeout", type=int, default=None, help="seconds before a run is killed (default 3600)")
     ap.add_argument("--no-figures", action="store_true", help="write the CSVs and report without figures")
     return ap.parse_args(argv)
+
+
+# The options that shape a study: --resume, --merge and --plan take those not given from the
+# directory's study.json, so they continue the study that is there; then these defaults.
+STUDY_OPTIONS = {"workloads": "all", "policies": None, "collectors": None, "repeat": None, "jobs": None,
+                 "timing_jobs": None, "quick": False, "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"),
+                 "experiments": ",".join(KINDS), "main_heap": "2", "pause_policy": None,
+                 "min_heap_collector": None, "min_heap_precision": 0.02, "probes_per_round": 1,
+                 "heap_multiples": None, "tradeoff_repeat": None, "contrived_sizes": None, "timeout": 3600}
+
+
+def fill_options(a, previous):
+    """Options not given: from the previous study (when continuing one), else the defaults."""
+    before = previous.get("options", {}) if (a.resume or a.merge or a.plan) else {}
+    given = {}
+    for name, default in STUDY_OPTIONS.items():
+        if getattr(a, name) is None:
+            setattr(a, name, before.get(name, default))
+        given[name] = getattr(a, name)
+    if a.suite:
+        a.suite = os.path.abspath(a.suite)
+        given["suite"] = a.suite
+    return given
 
 
 def kith_policies(kith):
@@ -210,6 +233,7 @@ def main(argv):
                 previous = json.load(f)
         except (OSError, ValueError):
             previous = {}
+    options = fill_options(a, previous)
     config = build_config(a, kith)
     all_workloads, fallback = read_suite(config["suite"])
     workloads = select_workloads(all_workloads, a.workloads, a.quick)
@@ -227,7 +251,7 @@ def main(argv):
 
     def save_state():
         with open(state_path + ".tmp", "w") as f:
-            json.dump({"config": config, "invocations": invocations, "load_start": load_start,
+            json.dump({"options": options, "config": config, "invocations": invocations, "load_start": load_start,
                        "fallback_row": fallback}, f, indent=1)
         os.replace(state_path + ".tmp", state_path)
 

@@ -1,6 +1,7 @@
 """report.md: the machine, the build, the exact commands, and every figure with its
 numbers as tables, all from the CSVs analysis.py wrote."""
 
+import math
 import os
 import platform
 import subprocess
@@ -218,6 +219,18 @@ def write_report(study, out_dir, tables, info, figures_ok):
     L.append(pivot(sp, "workload", "collector", "policy", lambda r: ci_text(r["speedup"], r["ci_low"], r["ci_high"]),
                    [p for p in c["policies"] if p != "list"]))
     L.append("")
+    geo = []
+    for col in c["collectors"]:
+        for p in c["policies"]:
+            xs = [r["speedup"] for r in sp if r["collector"] == col and r["policy"] == p and r["speedup"]]
+            if xs and p != "list":
+                geo.append({"collector": col, "policy": p,
+                            "g": f"{math.exp(sum(math.log(x) for x in xs) / len(xs)):.3f} ({len(xs)})"})
+    if geo:
+        L.append("Geometric mean of the speedups over the workloads (number of workloads):")
+        L.append("")
+        L.append(pivot(geo, "collector", None, "policy", lambda r: r["g"], [p for p in c["policies"] if p != "list"]))
+        L.append("")
 
     figure(3)
     sat, _ = tables["satisfied"]
@@ -231,6 +244,18 @@ def write_report(study, out_dir, tables, info, figures_ok):
                       {"requests": lambda x: f"{x:,.0f}", "immediate_pct": pct, "split_pct": pct, "glue_pct": pct,
                        "defrag_pct": pct, "failed_pct": pct}))
     L.append("")
+    means = []
+    for col in c["collectors"]:
+        for p in c["policies"]:
+            xs = [r["immediate_pct"] for r in sat if r["collector"] == col and r["policy"] == p
+                  and r["immediate_pct"] is not None]
+            if xs:
+                means.append({"collector": col, "policy": p, "m": f"{sum(xs) / len(xs):.1f}% ({len(xs)})"})
+    if means:
+        L.append("Requests met immediately, mean over the workloads (number of workloads):")
+        L.append("")
+        L.append(pivot(means, "collector", None, "policy", lambda r: r["m"], c["policies"]))
+        L.append("")
 
     figure(4)
     sizes, _ = tables["sizes"]

@@ -91,6 +91,15 @@ try:
     for a, b in zip(local_rows, batch_rows):
         check(int(b["min_heap_bytes"]) <= int(a["min_heap_bytes"]) * 1.02 + 1024, "batch agrees with local")
 
+    # --merge without the options continues the study that is there (its study.json).
+    m = subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", f"--out={batch}", "--merge", remote],
+                       capture_output=True, text=True)
+    check(m.returncode == 0, f"bare --merge exit {m.returncode}: {m.stderr[-2000:]}")
+    check_answers(batch, "bare merge")
+    p = subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", f"--out={batch}", "--plan"], capture_output=True,
+                       text=True)
+    check(p.returncode == 0 and p.stdout.strip() == "", f"bare --plan on a finished study prints nothing: {p.stdout}")
+
     # --resume does nothing more on a finished study; a fresh one starts over.
     r = study(local, "--resume")
     check("running" not in r.stderr, f"--resume on a finished study runs nothing: {r.stderr[-500:]}")
