@@ -1,9 +1,10 @@
 // BuddyBlockTable: the state the buddy heaps share. It holds the arena's geometry
 // (its maximal power-of-two blocks, and a block's buddy and parent), a side table
 // with each block's size level and state, the list display (two free lists per
-// level), and the free-byte counts. It also has the walk that checks all of these.
-// The policies (KnuthBuddyHeap, EstrangedBuddyHeap) decide which lists a free block
-// goes on. BuddyDefragmenter moves blocks through the same table.
+// level), the free-byte counts, and the live-granule summary (buddy_live_summary.h).
+// It also has the walk that checks all of these. The policies (KnuthBuddyHeap,
+// EstrangedBuddyHeap) decide which lists a free block goes on. BuddyDefragmenter
+// moves blocks through the same table.
 //
 // Levels and offsets. A block of level k is 16 << k bytes (level 0 = the 16-byte
 // minimum). Offsets count from the arena base. A block's buddy is its offset with
@@ -15,9 +16,10 @@
 // Where the metadata lives, and why a side table and not a header. The table has
 // one byte per 16-byte granule and lives outside the arena: M/16 bytes, 6.25% of the
 // arena (1 MiB for a 16 MiB heap). The layer object also holds the list display
-// (2 x 32 list heads) and 32 per-level free counts, about 800 bytes. The byte at a
-// block's first granule holds its level (5 bits) and state (3 bits). Every other byte
-// is 0, so free() can tell a block start from any other address.
+// (2 x 32 list heads) and 32 per-level free counts, about 800 bytes, and the live
+// summary, about M/205 bytes (0.49%). The byte at a block's first granule holds its
+// level (5 bits) and state (3 bits). Every other byte is 0, so free() can tell a
+// block start from any other address.
 // A header inside the block needs only a byte, but the payload must stay 16-byte
 // aligned, so in practice it costs 16 bytes. The VM's objects are exactly 16, 32 or
 // 64 bytes; with a header they would need blocks of 32, 64 or 128 bytes. Half of
@@ -39,6 +41,7 @@
 #include <vector>
 
 #include "heap/buddy_free_list.h"
+#include "heap/buddy_live_summary.h"
 #include "heap/layer.h"
 
 namespace kith::heap {
@@ -52,13 +55,15 @@ concept WholeArenaHeap = HeapLayer<H> && requires(H h) {
 // What a block's side-table byte says about it.
 enum class BuddyState : std::uint8_t {
   none = 0,     // not the first granule of a block
-  busy = 1,     // handed out, or held by the defragmenter while it builds a block
+  busy = 1,     // handed out: a live block
   listedA = 2,  // free, on list A of its level (Knuth: the free list; estranged: buddy-busy)
   listedB = 3,  // free, on list B of its level (estranged: buddy-free)
   implied = 4,  // free and on no list: its buddy is on buddy-free (estranged)
+  held = 5,     // neither free nor live: taken by the defragmenter while it empties a
+                // region; never seen outside one malloc
 };
 
-constexpr bool isFreeState(BuddyState s) { return s >= BuddyState::listedA; }
+constexpr bool isFreeState(BuddyState s) { return s >= BuddyState::listedA && s <= BuddyState::implied; }
 constexpr bool isListedState(BuddyState s) {
   return s == BuddyState::listedA || s == BuddyState::listedB;
 }
@@ -88,9 +93,9 @@ class BuddyBlockTable {
       : base_(base),
         bytes_(base ? bytes : 0),
         granules_(bytes_ / kMinBlock),
-        side_(std::make_unique<std::uint8_t[]>(granules_)) {
-    if (granules_ != 0)
-      topLevel_ = std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1);
+        topLevel_(granules_ ? std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1) : 0),
+        side_(std::make_unique<std::uint8_t[]>(granules_)),
+        live_(granules_, topLevel_) {
     forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
   }
   // The table over the whole of `arena`: its first and only allocation.
@@ -152,6 +157,7 @@ class BuddyBlockTable {
     return off < bytes_ && off % kMinBlock == 0 && stateAt(off) == BuddyState::busy;
   }
   void setBusy(std::size_t off, unsigned level) { write(off, level, BuddyState::busy); }
+  void setHeld(std::size_t off, unsigned level) { write(off, level, BuddyState::held); }
   // Marks `off` as no longer a block start (it was merged into a larger block).
   void clear(std::size_t off) { side_[off / kMinBlock] = 0; }
 
@@ -200,6 +206,62 @@ class BuddyBlockTable {
     if (isListedState(s)) list(s, level).push(address(to));
   }
 
+  // --- live blocks and regions ----------------------------------------------------
+  // A busy block of `level` at `off` became live (handed out, or a move's
+  // destination) or stopped being live (freed, or moved away). BuddyHeapCore calls
+  // these on every malloc and free: ceil((L + 1) / 4) counter updates at most.
+  void addLive(std::size_t off, unsigned level) { live_.addLive(off / kMinBlock, level); }
+  void removeLive(std::size_t off, unsigned level) { live_.removeLive(off / kMinBlock, level); }
+
+  // The regions of `level` (aligned runs of 16 << level bytes) that lie inside a
+  // maximal block of that level or larger: offsets 0, 16 << level, ... below
+  // regionCount(level) * (16 << level). The smaller maximal blocks come after them.
+  std::size_t regionCount(unsigned level) const { return level > topLevel_ ? 0 : granules_ >> level; }
+  std::size_t regionOf(std::size_t off, unsigned level) const { return off & ~(blockBytes(level) - 1); }
+  bool isRegion(std::size_t regionOff, unsigned level) const {
+    return level <= topLevel_ && (regionOff / kMinBlock >> level) < regionCount(level);
+  }
+  // Whether the region starts with a block smaller than itself, that is, it is
+  // split into blocks of lower levels (and is neither one block nor inside one).
+  bool isSplitRegion(std::size_t regionOff, unsigned level) const {
+    return side_[regionOff / kMinBlock] != 0 && levelAt(regionOff) < level;
+  }
+
+  // Live granules in the region of `level` at `regionOff`: a region (see isRegion)
+  // that is split or is one block, not one inside a larger block. Busy and held
+  // blocks count as live. At most 9 reads: from the summary row of the stored level
+  // at or below `level`, stepping over blocks of that level or larger, or, below
+  // level 4, from the side table alone. `reads` counts them.
+  std::size_t liveGranules(std::size_t regionOff, unsigned level, std::size_t& reads) const {
+    ++reads;
+    if (!isSplitRegion(regionOff, level))
+      return stateAt(regionOff) == BuddyState::busy || stateAt(regionOff) == BuddyState::held
+                 ? std::size_t{1} << level
+                 : 0;
+    const unsigned stored = BuddyLiveSummary::storedLevelAtOrBelow(level);
+    if (stored == level) return live_.count(level, regionOff / kMinBlock);
+    std::size_t live = 0;
+    for (std::size_t o = regionOff, end = regionOff + blockBytes(level); o < end; ++reads) {
+      const unsigned l = levelAt(o);
+      if (stored == 0 || l >= stored) {  // a block (below level 4, every block is read)
+        const BuddyState s = stateAt(o);
+        if (s == BuddyState::busy || s == BuddyState::held) live += std::size_t{1} << l;
+        o += blockBytes(l);
+      } else {  // a split region of the stored level: its counter
+        live += live_.count(stored, o / kMinBlock);
+        o += blockBytes(stored);
+      }
+    }
+    return live;
+  }
+
+  // Calls f(offset) for each free block of `level` on list A, then on list B.
+  template <class F>
+  void forEachListed(unsigned level, F&& f) const {
+    for (BuddyState s : {BuddyState::listedA, BuddyState::listedB})
+      for (const BuddyFreeList::Node* n = list(s, level).front(); n; n = n->next) f(offsetOf(n));
+  }
+
   // --- accounting -----------------------------------------------------------------
   std::size_t freeBytes() const { return freeBytes_; }
   std::size_t freeBlocks(unsigned level) const { return freeCount_[level]; }
@@ -216,8 +278,9 @@ class BuddyBlockTable {
       if (freeCount_[l] != 0) return blockBytes(l);
     return 0;
   }
-  // Bytes of metadata kept outside the arena: the side table and this object.
-  std::size_t metadataBytes() const { return granules_ + sizeof(*this); }
+  // Bytes of metadata kept outside the arena: the side table, the live summary and
+  // this object.
+  std::size_t metadataBytes() const { return granules_ + live_.bytes() + sizeof(*this); }
 
   // --- whole-arena walks ------------------------------------------------------------
   // Calls f(offset, level, state) for every block, in address order. Assumes
@@ -269,6 +332,10 @@ class BuddyBlockTable {
         const BuddyState s = stateAt(o);
         const unsigned level = levelAt(o);
         const std::size_t size = blockBytes(level);
+        if (s == BuddyState::held) {
+          fault = describe(o) + " is still held: a defragmentation did not finish";
+          break;
+        }
         if (s == BuddyState::none || s > BuddyState::implied) {
           fault = "offset " + std::to_string(o) + " should start a block but its table byte is " +
                   std::to_string(side_[o / kMinBlock]);
@@ -305,12 +372,12 @@ class BuddyBlockTable {
     if (freeBytes != freeBytes_)
       return "freeBytes() says " + std::to_string(freeBytes_) + ", the free blocks hold " +
              std::to_string(freeBytes);
-    return {};
+    return checkLiveSummary();
   }
 
   // The arena block by block, for tests and debugging: each block's size followed by
-  // "*" when busy, "+" when on list B (buddy-free), "-" when implied, and nothing
-  // when free on list A. Maximal blocks are separated by " | ".
+  // "*" when busy, "+" when on list B (buddy-free), "-" when implied, "#" when held
+  // by the defragmenter, and nothing when free on list A. Maximal blocks are separated by " | ".
   // Example: "16* 16 32 64 128" is the paper's Figure 4.
   std::string layout() const {
     std::string out;
@@ -319,9 +386,9 @@ class BuddyBlockTable {
       for (std::size_t o = root, end = root + blockBytes(rootLevel); o < end;
            o += blockBytes(levelAt(o))) {
         if (!out.empty()) out += ' ';
-        constexpr const char* marks[] = {"?", "*", "", "+", "-"};
+        constexpr const char* marks[] = {"?", "*", "", "+", "-", "#", "?", "?"};
         out += std::to_string(blockBytes(levelAt(o)));
-        out += marks[std::min<unsigned>(4, static_cast<unsigned>(stateAt(o)))];
+        out += marks[static_cast<unsigned>(stateAt(o))];
       }
     });
     return out;
@@ -330,10 +397,10 @@ class BuddyBlockTable {
   // "block at offset 96 (32 bytes, busy)", for fault messages.
   std::string describe(std::size_t off) const {
     constexpr const char* names[] = {"not a block", "busy", "free on list A", "free on list B",
-                                     "free, implied"};
+                                     "free, implied", "held by the defragmenter", "?", "?"};
     return "block at offset " + std::to_string(off) + " (" +
            std::to_string(blockBytes(levelAt(off))) + " bytes, " +
-           names[std::min<unsigned>(4, static_cast<unsigned>(stateAt(off)))] + ")";
+           names[static_cast<unsigned>(stateAt(off))] + ")";
   }
 
  private:
@@ -354,11 +421,28 @@ class BuddyBlockTable {
   }
   static std::string listName(BuddyState s) { return s == BuddyState::listedB ? "B" : "A"; }
 
+  // The summary against the busy blocks: each busy block of level j counts in the
+  // region containing it in every stored row above j, and nowhere else.
+  std::string checkLiveSummary() const {
+    std::vector<std::uint64_t> expected[BuddyLiveSummary::kRows];
+    for (unsigned r = 0; r < live_.rows(); ++r)
+      expected[r].assign((granules_ >> (BuddyLiveSummary::kStride * (r + 1))) + 1, 0);
+    forEachBlock([&](std::size_t o, unsigned level, BuddyState s) {
+      if (s != BuddyState::busy) return;
+      for (unsigned r = level / BuddyLiveSummary::kStride; r < live_.rows(); ++r)
+        expected[r][o / kMinBlock >> (BuddyLiveSummary::kStride * (r + 1))] += std::uint64_t{1} << level;
+    });
+    return live_.check([&](unsigned level, std::size_t i) {
+      return static_cast<std::size_t>(expected[level / BuddyLiveSummary::kStride - 1][i]);
+    });
+  }
+
   std::byte* base_;
   std::size_t bytes_;
   std::size_t granules_;
-  unsigned topLevel_ = 0;
+  unsigned topLevel_;
   std::unique_ptr<std::uint8_t[]> side_;  // one byte per granule; see the top of the file
+  BuddyLiveSummary live_;                 // live granules per region of every 4th level
   BuddyFreeList lists_[2][kLevels];       // [0] = list A, [1] = list B, by level
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied
   std::size_t freeBytes_ = 0;

@@ -1,52 +1,97 @@
 // BuddyDefragmenter: on-demand defragmentation of a buddy heap (Donahue et al.,
-// section 2.8). It works for both KnuthBuddyHeap and EstrangedBuddyHeap. Sometimes a
-// request of level k (a block of 16 << k bytes) fails even though the free blocks
-// below k add up to that size: the holes are there but not as buddies. The defragmenter then moves just enough
-// blocks to build one free block of level k, for this request only. It never
-// compacts the whole heap.
+// section 2.8), for KnuthBuddyHeap and EstrangedBuddyHeap. Sometimes a request of
+// level k (a block of 16 << k bytes) fails although the free blocks add up to
+// that size: the holes are there but not as buddies. The defragmenter then makes
+// one free block of level k for this request only, moving as little as it can:
+// like Defoe, Cholleti & Cytron ("Upper bound for defragmenting buddy heaps",
+// LCTES 2005) it empties the aligned region of level k with the fewest live bytes.
 //
-// How one block of level j is built (obtain(j)):
-//   - a free block of level j that the policy can give without moving anything
-//     (Knuth: its list; estranged: buddy-busy, buddy-free, or a buddy-free pair of
-//     level j-1 glued), else
-//   - two blocks X, Y of level j-1, each built the same way. If they are buddies
-//     they simply join. If one has a whole free buddy (estranged, after taking from
-//     buddy-free) it joins that buddy and the other goes back. Otherwise one of
-//     them, A, has a busy buddy H (the paper's Figure 6). The defragmenter moves H
-//     into the other free block, which keeps H's inner layout. Then A joins with the
-//     place H left. H may be split into several blocks. Each busy block in it is
-//     copied (memcpy) and reported through the relocation callback. Each free block
-//     in it keeps its list, at its new address.
-// This recursion succeeds exactly when the free bytes below level k are at least
-// 16 << k. The greedy use of whole free blocks is like making change with powers of
-// two. So the heap checks that sum first, in O(k), and fails without moving
-// anything when it falls short.
+// empty(V), for a region V of level v (an aligned run of 16 << v bytes, split into
+// smaller blocks):
+//   1. hold V's free blocks: off the lists and the free counts, state "held";
+//   2. move V's live blocks out, largest first. A block of level j goes to a block
+//      from the heap's own malloc of level j (the smallest free block of level >= j,
+//      bisected; the held blocks are on no list, so it is never inside a region
+//      being emptied). If the heap has none, the region of level j with the fewest
+//      live bytes outside the regions being emptied is emptied the same way, and
+//      the block goes there;
+//   3. V's held blocks become one block of level v.
+// Each live block moved is copied (memcpy) and reported through the relocation
+// callback (context, old, new, size). Free blocks never move. A request is
+// "defrag" when a live block moved and "glue" when none had to (an estranged region
+// made only of free buddy pairs).
 //
-// Bounds for one request of level k (k <= L = log2(M/16)):
-//   obtain calls:   at most 2^(k-i) at level i, so < 2^(k+1) in all
-//   joins:          at most 2^(k-1-i) at level i, each moving one half-block of
-//                   level i, which holds at most 2^i blocks
-//   block moves:    <= k * 2^(k-1)  (at most 2^(k-1) blocks per level; this bounds
-//                   defragMoves() per request, and bytes moved <= k * 2^(k-1) * 16,
-//                   i.e. k/2 times the request's block)
-//   steps:          defragStepBound(k) = k (the precheck) + R * (2^(k+1) - 1)
-//                   (R = Super::kReserveSteps) + 2 * (2^k - 1) for the joins
-//                   + k * 2^(k-1) moves
-// When the free space sits in blocks of level k-1 (one level below), building the
-// block needs one join and one move of a half-block of at most 2^(k-1) blocks.
-// The worst case needs every free block to be a 16-byte hole. lastSteps() adds
-// these steps to the failed search of Super, so every malloc stays under
-// Super::mallocStepBound(k, L) + defragStepBound(k).
+// Choosing a region (leastLiveRegion) reads the live summary of BuddyBlockTable
+// (buddy_live_summary.h: at most 9 reads per region). The candidates are either
+// the regions of the level or the regions holding a free block below it, whichever
+// are fewer. That is the one cost that depends on the heap, not the request: at most
+// j + 10 * min(free blocks below level j, regions of level j) steps per search of
+// level j (lastRegionSearchSteps()), one search per request plus one per block that
+// needs a region of its own. In `kith bench defrag` it is 2^k holes; on a 64 MiB
+// heap whose free space is only 16-byte holes and a 64-byte request, a full scan
+// of its 2^20 regions can be needed.
+//
+// What is guaranteed, for a request of level k, s = 2^k granules, with
+// m = the fewest live bytes of an aligned region of level k (every way of serving
+// the request must move at least m: it must empty some such region):
+//  (a) Exactness: the request fails only when the free bytes are fewer than 16 << k
+//      (checked first in O(k), before anything moves). Proof: at a failed request
+//      there is no free block of level >= k, so every free byte is below k. The
+//      maximal blocks below level k total < 16 << k bytes, so some region of level
+//      k holds a free byte and has live < 16 << k; the chosen one has m < 16 << k,
+//      and its blocks are all below level k. Invariant while emptying: the free bytes
+//      outside the regions being emptied are at least the live bytes still to be
+//      placed (true at the start: F - (16 << k - m) >= m when F >= 16 << k; a placed
+//      block uses as much free space as it leaves pending, and emptying a region of
+//      level j for a block of 16 << j holds its 16 << j - x free bytes and adds its x
+//      live bytes while the block's 16 << j stop being pending). So when a block of
+//      level j finds no free block of level >= j, the pending bytes (>= 16 << j)
+//      exceed the free bytes in maximal blocks below j, and some region of level j
+//      outside the regions being emptied holds free bytes: the recursion has a
+//      region, of lower level each time, and ends.
+//  (b) When no block needs the recursion, the bytes moved are exactly m: optimal.
+//      No block needs it when the free blocks outside the chosen region R can take
+//      R's live blocks by size: for every j, the free bytes outside R in blocks of
+//      level >= j are at least R's live bytes in blocks of level >= j (largest first
+//      and best fit then never fail: a placed block of level i >= j uses 2^i of the
+//      first sum, and bisection keeps the rest at levels >= i). A heap of 16-byte
+//      objects always qualifies.
+//  (c) When every region emptied for a block of R needs no recursion of its own, the
+//      bytes moved are < 2m <= 2 * optimal: R's blocks total m, and each block of
+//      16 << j that needs a region adds that region's live bytes, < 16 << j.
+//  (d) Always: bytes moved <= k * 2^(k-1) granules (16 bytes each), so at most
+//      k * 2^(k-1) moves: s * log2(s) / 2 granules, not linear in s. Emptying a
+//      region of level v moves its live blocks (< 2^v granules) and, for each block
+//      of level j that needs one, empties a region of level j: W(v) <= sum over its
+//      blocks of (2^j + W(j)). Per granule that is 1 + j/2 with W(j) = j * 2^(j-1),
+//      growing with j, so the worst case is one block of each level below v:
+//      W(v) = (2^v - 1) + sum_{j<v} j 2^(j-1) = v * 2^(v-1). A "staircase" heap,
+//      every region holding blocks of every level below it and one free granule,
+//      reaches it, and there every algorithm has to move as much (each block of
+//      level j needs a free block of level j, which nothing but emptying a region
+//      makes), so no bound of the form c * m holds in general: at k = 4 the
+//      staircase has m = 15 granules and the optimum moves 32
+//      (tests/heap/buddy_defrag_optimum_test.cpp checks this and (b)-(c) against an
+//      exhaustive search for the optimum).
+//
+// Steps (lastSteps()): Super's failed search, then k (the precheck), the region
+// searches (above), and for the rest defragStepBound(k, L): each region of level v
+// emptied is walked at most v + 2 times (hold, one pass per level of live blocks,
+// join), the regions emptied for blocks total at most the granules moved, and each
+// move costs one step plus one Super::malloc.
 //
 // The owner supplies the callback with setRelocator(fn, context) (the VM redirects
 // the object's handle there). The callback must not call back into the heap.
 // Without a callback the defragmenter is off: the failed request returns nullptr
-// and nothing moves. Its state (callback, counters) lives in this layer object.
+// and nothing moves. Its state (callback, counters, the stack of regions being
+// emptied) lives in this layer object.
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <concepts>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include "heap/buddy_block_table.h"
@@ -56,14 +101,12 @@ namespace kith::heap {
 
 // What the defragmenter needs from the buddy heap beneath it.
 template <class H>
-concept DefragmentableBuddyHeap =
-    HeapLayer<H> && requires(H h, unsigned level, std::size_t& steps) {
-      { h.blockTable() } -> std::same_as<BuddyBlockTable&>;
-      { h.reserveFreeBlock(level, steps) } -> std::same_as<std::size_t>;
-      { h.lastOutcome() } -> std::same_as<Outcome>;
-      { h.lastSteps() } -> std::convertible_to<std::size_t>;
-      { H::kReserveSteps } -> std::convertible_to<std::size_t>;
-    };
+concept DefragmentableBuddyHeap = HeapLayer<H> && requires(H h, unsigned level) {
+  { h.blockTable() } -> std::same_as<BuddyBlockTable&>;
+  { h.lastOutcome() } -> std::same_as<Outcome>;
+  { h.lastSteps() } -> std::convertible_to<std::size_t>;
+  { H::mallocStepBound(level, level) } -> std::convertible_to<std::size_t>;
+};
 
 template <class Super>
 class BuddyDefragmenter : public Super {
@@ -82,7 +125,6 @@ class BuddyDefragmenter : public Super {
 
   void* malloc(std::size_t size) {
     defragmented_ = false;
-    defragSteps_ = 0;
     void* p = Super::malloc(size);
     if (p || !relocate_) return p;
     BuddyBlockTable& table = Super::blockTable();
@@ -90,115 +132,166 @@ class BuddyDefragmenter : public Super {
     if (k > table.topLevel()) return nullptr;
     defragmented_ = true;
     outcome_ = Outcome::failed;
-    defragSteps_ += k;  // the precheck reads k free counts
+    searchSteps_ = Super::lastSteps();
+    defragSteps_ = k;  // the precheck reads k free counts
+    regionSearchSteps_ = 0;
     if (table.freeBytesBelow(k) < BuddyBlockTable::blockBytes(k)) return nullptr;
-    const std::size_t relocationsBefore = relocations_;
-    const std::size_t off = obtain(k);
-    if (off == kNone) return nullptr;  // not reached: the precheck guarantees success
-    outcome_ = relocations_ != relocationsBefore ? Outcome::defrag : Outcome::glue;
-    return table.address(off);
+    const std::size_t movesBefore = moves_;
+    const std::size_t region = leastLiveRegion(k);
+    empty(region, k);
+    table.setBusy(region, k);
+    table.addLive(region, k);
+    outcome_ = moves_ != movesBefore ? Outcome::defrag : Outcome::glue;
+    return table.address(region);
   }
 
-  // The last malloc's outcome, "defrag" when blocks moved to serve it.
+  // The last malloc's outcome: "defrag" when live blocks moved to serve it.
   Outcome lastOutcome() const { return defragmented_ ? outcome_ : Super::lastOutcome(); }
-  // The last malloc's steps: Super's search plus, if it failed, the precheck,
-  // list-head inspections, glues, joins and block moves of the defragmentation.
-  std::size_t lastSteps() const { return Super::lastSteps() + defragSteps_; }
-  // Busy blocks moved (one relocation callback each), and their bytes, since construction.
+  // The last malloc's steps: Super's search plus, if it failed, everything the
+  // defragmentation did (region searches included).
+  std::size_t lastSteps() const {
+    return defragmented_ ? searchSteps_ + defragSteps_ + regionSearchSteps_ : Super::lastSteps();
+  }
+  // The part of lastSteps() spent choosing regions (summary and side-table reads).
+  std::size_t lastRegionSearchSteps() const { return defragmented_ ? regionSearchSteps_ : 0; }
+  // Live blocks moved (one relocation callback each), and their bytes, since construction.
   std::size_t defragMoves() const { return moves_; }
   std::size_t defragBytesMoved() const { return bytesMoved_; }
 
-  static constexpr std::size_t defragStepBound(unsigned k) {
-    const std::size_t blocks = std::size_t{1} << k;
-    return k + Super::kReserveSteps * (2 * blocks - 1) + 2 * (blocks - 1) + k * blocks / 2;
+  // The most bytes, and so the most moves, one request of level k can move: (d) above.
+  static constexpr std::size_t defragBytesBound(unsigned k) {
+    return k * (std::size_t{1} << k) / 2 * BuddyBlockTable::blockBytes(0);
   }
-  // The most busy-block moves one request of level k can make.
   static constexpr std::size_t defragMoveBound(unsigned k) { return k * (std::size_t{1} << k) / 2; }
+  // The most steps of one defragmentation of level k on a heap whose largest maximal
+  // block has level `top`, not counting Super's failed search and the region searches.
+  static constexpr std::size_t defragStepBound(unsigned k, unsigned top) {
+    const std::size_t moved = defragMoveBound(k);  // granules, and moves
+    std::size_t malloc = 0;
+    for (unsigned j = 0; j <= k && j <= top; ++j) malloc = std::max(malloc, Super::mallocStepBound(j, top));
+    return k + (k + 2) * ((std::size_t{1} << k) + moved) + moved * (1 + malloc);
+  }
 
  private:
-  // A block of `level`, marked busy, built as described at the top; kNone on failure.
-  std::size_t obtain(unsigned level) {
-    std::size_t off = Super::reserveFreeBlock(level, defragSteps_);
-    if (off != kNone || level == 0) return off;
-    const std::size_t x = obtain(level - 1);
-    if (x == kNone) return kNone;
-    const std::size_t y = obtain(level - 1);
-    if (y == kNone) {  // not reached after the precheck; give x back all the same
-      Super::free(Super::blockTable().address(x));
-      return kNone;
-    }
-    return join(x, y, level - 1);
-  }
-
-  // Joins two held (busy-marked) blocks of `level` into one held block of level + 1.
-  std::size_t join(std::size_t x, std::size_t y, unsigned level) {
+  // Empties the split region `off` of `level` as described at the top; on return it
+  // is one held block of that level.
+  void empty(std::size_t off, unsigned level) {
     BuddyBlockTable& table = Super::blockTable();
-    ++defragSteps_;
-    if (!table.isRoot(x, level) && BuddyBlockTable::buddyOf(x, level) == y)
-      return merge(x, y, level);
-    // If X or Y has a whole free buddy, join the two and give the other back: no move
-    // is needed. In the estranged heap this happens after a block was taken from
-    // buddy-free: its partner moved to buddy-busy and is still free.
-    for (std::size_t a : {x, y}) {
-      const std::size_t b = BuddyBlockTable::buddyOf(a, level);
-      if (table.isRoot(a, level) || !table.isFreeBlock(b, level)) continue;
+    assert(depth_ < BuddyBlockTable::kLevels);
+    emptying_[depth_++] = {off, level};
+    const std::size_t end = off + BuddyBlockTable::blockBytes(level);
+    std::size_t live[BuddyBlockTable::kLevels] = {};
+    for (std::size_t o = off; o < end; o += BuddyBlockTable::blockBytes(table.levelAt(o))) {
       ++defragSteps_;
-      table.removeFree(b);
-      table.setBusy(b, level);
-      Super::free(table.address(a == x ? y : x));
-      return merge(a, b, level);
-    }
-    // Otherwise A, the block that is not a maximal block (at most one of X and Y is:
-    // there is one per level below the top), has a busy or split buddy H: move H
-    // into the other block and let A join the place H left.
-    const std::size_t a = table.isRoot(x, level) ? y : x;
-    const std::size_t target = a == x ? y : x;
-    const std::size_t h = BuddyBlockTable::buddyOf(a, level);
-    transplant(h, target, level);
-    table.setBusy(h, level);
-    return merge(a, h, level);
-  }
-
-  std::size_t merge(std::size_t a, std::size_t b, unsigned level) {
-    BuddyBlockTable& table = Super::blockTable();
-    table.clear(std::max(a, b));
-    table.setBusy(std::min(a, b), level + 1);
-    return std::min(a, b);
-  }
-
-  // Moves the half-block `from` (level `level`, busy or split) into the held free
-  // block `to`, keeping its layout: busy blocks are copied and reported, free blocks
-  // keep their list at the new address. Leaves `from`'s inner table bytes clear.
-  void transplant(std::size_t from, std::size_t to, unsigned level) {
-    BuddyBlockTable& table = Super::blockTable();
-    const std::size_t end = from + BuddyBlockTable::blockBytes(level);
-    for (std::size_t o = from; o < end;) {
-      const std::size_t size = BuddyBlockTable::blockBytes(table.levelAt(o));
-      const std::size_t n = to + (o - from);
-      ++defragSteps_;
-      ++relocations_;
-      if (table.stateAt(o) == BuddyState::busy) {
-        std::memcpy(table.address(n), table.address(o), size);
-        table.setBusy(n, table.levelAt(o));
-        relocate_(context_, table.address(o), table.address(n), size);
-        ++moves_;
-        bytesMoved_ += size;
+      const unsigned l = table.levelAt(o);
+      if (isFreeState(table.stateAt(o))) {
+        table.removeFree(o);
+        table.setHeld(o, l);
       } else {
-        table.moveFree(o, n);
+        assert(table.stateAt(o) == BuddyState::busy && l < level);
+        ++live[l];
       }
-      table.clear(o);
-      o += size;
     }
+    for (unsigned j = level; j-- > 0;)
+      for (std::size_t o = off; live[j] != 0 && o < end; o += BuddyBlockTable::blockBytes(table.levelAt(o))) {
+        ++defragSteps_;
+        if (table.levelAt(o) != j || table.stateAt(o) != BuddyState::busy) continue;
+        moveOut(o, j);
+        --live[j];
+      }
+    for (std::size_t o = off + BuddyBlockTable::blockBytes(table.levelAt(off)); o < end;) {
+      ++defragSteps_;
+      const std::size_t next = o + BuddyBlockTable::blockBytes(table.levelAt(o));
+      table.clear(o);
+      o = next;
+    }
+    table.setHeld(off, level);
+    --depth_;
   }
+
+  // Moves the live block at `from` (of `level`) out of the regions being emptied.
+  void moveOut(std::size_t from, unsigned level) {
+    BuddyBlockTable& table = Super::blockTable();
+    const std::size_t size = BuddyBlockTable::blockBytes(level);
+    std::size_t to;
+    if (void* p = Super::malloc(size)) {  // live (busy, counted) at once
+      defragSteps_ += Super::lastSteps();
+      to = table.offsetOf(p);
+    } else {
+      defragSteps_ += Super::lastSteps();
+      to = leastLiveRegion(level);
+      empty(to, level);
+      table.setBusy(to, level);
+      table.addLive(to, level);
+    }
+    ++defragSteps_;
+    std::memcpy(table.address(to), table.address(from), size);
+    table.removeLive(from, level);
+    table.setHeld(from, level);
+    relocate_(context_, table.address(from), table.address(to), size);
+    ++moves_;
+    bytesMoved_ += size;
+  }
+
+  // The split region of `level` with the fewest live granules (the lowest address
+  // among equals) outside the regions being emptied. The proof of (a) says one exists.
+  std::size_t leastLiveRegion(unsigned level) {
+    const BuddyBlockTable& table = Super::blockTable();
+    std::size_t best = kNone, bestLive = SIZE_MAX;
+    auto consider = [&](std::size_t region) {
+      const std::size_t live = table.liveGranules(region, level, regionSearchSteps_);
+      if (live < bestLive || (live == bestLive && region < best)) {
+        best = region;
+        bestLive = live;
+      }
+    };
+    std::size_t freeBlocks = 0;
+    for (unsigned l = 0; l < level; ++l) freeBlocks += table.freeBlocks(l);
+    regionSearchSteps_ += level;
+    const std::size_t regions = table.regionCount(level);
+    if (freeBlocks < regions) {
+      // The regions holding a free block below `level`; held blocks are on no list,
+      // so none of these lies in a region being emptied.
+      for (unsigned l = 0; l < level && bestLive != 0; ++l)
+        table.forEachListed(l, [&](std::size_t off) {
+          ++regionSearchSteps_;
+          const std::size_t region = table.regionOf(off, level);
+          if (bestLive != 0 && table.isRegion(region, level)) consider(region);
+        });
+    } else {
+      const std::size_t bytes = BuddyBlockTable::blockBytes(level);
+      for (std::size_t region = 0; region < regions * bytes && bestLive != 0; region += bytes) {
+        ++regionSearchSteps_;
+        if (table.isSplitRegion(region, level) && !beingEmptied(region)) consider(region);
+      }
+    }
+    if (best == kNone || bestLive >= (std::size_t{1} << level)) std::abort();  // impossible: see (a)
+    return best;
+  }
+
+  bool beingEmptied(std::size_t off) const {
+    for (unsigned i = 0; i < depth_; ++i)
+      if (off >= emptying_[i].off && off - emptying_[i].off < BuddyBlockTable::blockBytes(emptying_[i].level))
+        return true;
+    return false;
+  }
+
+  struct Region {
+    std::size_t off;
+    unsigned level;
+  };
 
   RelocateFn relocate_ = nullptr;
   void* context_ = nullptr;
-  bool defragmented_ = false;        // the last malloc went through defragmentation
+  bool defragmented_ = false;  // the last malloc went through defragmentation
   Outcome outcome_ = Outcome::failed;
-  std::size_t defragSteps_ = 0;
-  std::size_t relocations_ = 0;      // blocks moved, busy or free
-  std::size_t moves_ = 0;            // busy blocks moved (callbacks)
+  std::size_t searchSteps_ = 0;        // Super's failed search
+  std::size_t defragSteps_ = 0;        // precheck, walks, moves, destination mallocs
+  std::size_t regionSearchSteps_ = 0;  // choosing regions
+  std::size_t moves_ = 0;              // live blocks moved (callbacks)
   std::size_t bytesMoved_ = 0;
+  Region emptying_[BuddyBlockTable::kLevels] = {};  // the regions being emptied, outermost first
+  unsigned depth_ = 0;
 };
 
 }  // namespace kith::heap

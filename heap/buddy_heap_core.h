@@ -5,7 +5,9 @@
 // from it and add malloc, free, their step bounds and their own invariant (the
 // lists a free block may be on). It is not a layer on its own: it has no malloc.
 //
-// Metadata: the side table and list display of BuddyBlockTable, outside the arena.
+// Metadata: the side table, list display and live summary of BuddyBlockTable,
+// outside the arena. Every malloc and free also updates the live summary
+// (ceil((L + 1) / 4) counters, not counted as steps: it is not a search).
 #pragma once
 
 #include <cassert>
@@ -71,18 +73,21 @@ class BuddyHeapCore : public Super {
     return BuddyBlockTable::levelFor(size);
   }
 
-  // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1 and returns the
-  // block's offset.
+  // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, takes the
+  // block out of the live summary and returns its offset.
   std::size_t startFree(void* ptr) {
     assert(table_.contains(ptr) && table_.isBusyBlock(table_.offsetOf(ptr)) &&
            "free of a pointer that is not a busy block of this heap");
     freeSteps_ = 1;
-    return table_.offsetOf(ptr);
+    const std::size_t off = table_.offsetOf(ptr);
+    table_.removeLive(off, table_.levelAt(off));
+    return off;
   }
 
-  // Marks the block at `off` busy at `level` and returns its address.
+  // Marks the block at `off` busy (live) at `level` and returns its address.
   void* hand(std::size_t off, unsigned level) {
     table_.setBusy(off, level);
+    table_.addLive(off, level);
     return table_.address(off);
   }
 

@@ -22,8 +22,9 @@
 //       buddy is free forms a new pair at the head of buddy-free j+1, so a chain of
 //       pairs reaches level k in k glues. Step 5 is bounded because it never glues
 //       more than one pair per level. It therefore cannot always gather a large free
-//       region that is scattered over many small pairs. BuddyDefragmenter can (pairs
-//       are joinable for it without moves).
+//       region that is scattered over many small pairs. BuddyDefragmenter can: a
+//       region made only of free pairs has no live bytes, and it takes it whole
+//       without moving anything.
 // Steps 1-2 are "immediate", step 3 and 5 "glue", step 4 "split".
 //
 // Bounds, with L = topLevel() <= log2(M/16), for a request of level k (lastSteps()):
@@ -128,17 +129,6 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     return k > top ? 0 : 2 + (k > 0 ? 2 : 0) + 3 * (top - k) + 2 * k;
   }
   static constexpr std::size_t freeStepBound(unsigned) { return 2; }
-
-  // --- for BuddyDefragmenter (and blockTable() from BuddyHeapCore) -------------------
-  // A free block of exactly `level`, marked busy, from steps (1)-(3): no moves,
-  // no bisection; kNone if there is none. Counts its inspections and glue in `steps`.
-  std::size_t reserveFreeBlock(unsigned level, std::size_t& steps) {
-    std::size_t off = takeListed(level, steps);
-    if (off == kNone) off = glueFromList(level, steps);
-    if (off != kNone) table_.setBusy(off, level);
-    return off;
-  }
-  static constexpr std::size_t kReserveSteps = 4;  // the most reserveFreeBlock counts
 
  private:
   // Steps (1) and (2) at `level`: a block off buddy-busy, else off buddy-free (its

@@ -91,17 +91,6 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
     return k > top ? 0 : 2 * (top - k) + 1;
   }
   static constexpr std::size_t freeStepBound(unsigned top) { return top + 1; }
-
-  // --- for BuddyDefragmenter (and blockTable() from BuddyHeapCore) -------------------
-  // A free block of exactly `level`, marked busy, found without moving or splitting
-  // anything; kNone if there is none. Counts its list-head inspection in `steps`.
-  std::size_t reserveFreeBlock(unsigned level, std::size_t& steps) {
-    ++steps;
-    const std::size_t off = table_.popFree(BuddyState::listedA, level);
-    if (off != BuddyBlockTable::kNone) table_.setBusy(off, level);
-    return off;
-  }
-  static constexpr std::size_t kReserveSteps = 1;  // the most reserveFreeBlock counts
 };
 
 }  // namespace kith::heap

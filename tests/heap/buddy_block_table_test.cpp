@@ -51,7 +51,15 @@ TEST(BuddyBlockTable, MaximalBlocksOfANonPowerOfTwoArena) {
   EXPECT_EQ(table.freeBytes(), 96u * 1024 + 48);
   EXPECT_EQ(table.freeBytesBelow(2), 48u);
   EXPECT_EQ(table.largestFreeBlock(), 65536u);
-  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + sizeof(Table));
+  // The side table (a byte per granule) and the live summary: 6147 granules, so 385
+  // one-byte counters of level 4, 25 and 2 four-byte counters of levels 8 and 12.
+  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + 385 + 25 * 4 + 2 * 4 + sizeof(Table));
+  // The regions of each level lie in the maximal blocks of that level or larger.
+  EXPECT_EQ(table.regionCount(12), 1u);
+  EXPECT_EQ(table.regionCount(11), 3u);
+  EXPECT_EQ(table.regionCount(0), 6147u);
+  EXPECT_TRUE(table.isRegion(65536 + 32768 - 2048, 11));
+  EXPECT_FALSE(table.isRegion(65536 + 32768, 11));  // the 32 | 16 tail is no region of level 11
   EXPECT_EQ(table.checkStructure(), "");
 }
 

@@ -248,6 +248,7 @@ struct RandomRunOptions {
   SizeMix mix = SizeMix::jvmLike;
   std::size_t maxLive = 2000;
   std::size_t checkEvery = 0;  // checkInvariants() every N operations; 0 never
+  std::function<void()> beforeMalloc = {};  // called just before each malloc, if set
 };
 
 struct RandomRunResult {
@@ -287,6 +288,7 @@ RandomRunResult runBoundedRandom(H& heap, BuddyShadow& shadow, const RandomRunOp
     }
     if (live == 0 || rng.chance(growing ? 75 : 25)) {
       const std::size_t size = drawSize(rng, o.mix, op);
+      if (o.beforeMalloc) o.beforeMalloc();
       void* p = heap.malloc(size);
       const std::size_t steps = heap.lastSteps();
       r.worstSteps = std::max(r.worstSteps, steps);
