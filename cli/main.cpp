@@ -1,5 +1,6 @@
 // The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
-// `disasm`, vm/runner.h) and the heap side (`policies`, `bench contrived`).
+// `disasm`, vm/runner.h) and the heap side (`policies`, `bench contrived`,
+// `bench defrag`).
 // `replay` and `study` come later.
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "cli/byte_size.h"
 #include "cli/contrived_bench.h"
+#include "cli/defrag_bench.h"
 #include "cli/study_command.h"
 #include "heap/heap.h"
 #include "vm/runner.h"
@@ -38,6 +40,10 @@ constexpr const char* kUsage =
     "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N]\n"
     "                                the paper's Figure 8 worst-case request experiment\n"
     "                                on list, knuth, estranged and tlsf (default heap 64M)\n"
+    "  kith bench defrag [--json] [--policy=knuth|estranged] [--seeds=N]\n"
+    "                                blocks and bytes one defragmenting request moves, for\n"
+    "                                k = 4 ... 12, against the least live bytes of an aligned\n"
+    "                                region (default estranged, 5 seeds)\n"
     "  kith study [--workloads=a,b|all] [--policies=...] [--collectors=...] [--repeat=N]\n"
     "             [--jobs=N] [--out=DIR] [--quick] [--resume] [--plan] [--merge DIR...]\n"
     "                                the workload suite across policies x collectors: raw\n"
@@ -138,6 +144,38 @@ int benchContrived(const std::vector<std::string_view>& args) {
                stdout);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kith: bench contrived: %s\n", e.what());
+    return kExitSoftware;
+  }
+  return kExitOk;
+}
+
+int benchDefrag(const std::vector<std::string_view>& args) {
+  bool json = false;
+  std::string policy = "estranged";
+  std::size_t seeds = kith::cli::kDefragSeeds;
+  for (std::string_view a : args) {
+    if (a == "--json") {
+      json = true;
+    } else if (a.starts_with("--policy=")) {
+      policy = std::string(a.substr(9));
+      if (policy != "knuth" && policy != "estranged")
+        return usageError("--policy wants knuth or estranged (the buddy heaps); got '" + policy + "'");
+    } else if (a.starts_with("--seeds=")) {
+      std::string v(a.substr(8));
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end || n < 1 || n > 1000)
+        return usageError("--seeds wants a number from 1 to 1000; got '" + v + "'");
+      seeds = static_cast<std::size_t>(n);
+    } else {
+      return usageError("unknown option for 'bench defrag': " + std::string(a));
+    }
+  }
+  try {
+    auto result = kith::cli::runDefragBench(policy, seeds);
+    std::fputs(json ? kith::cli::defragJson(result).c_str() : kith::cli::defragTable(result).c_str(), stdout);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kith: bench defrag: %s\n", e.what());
     return kExitSoftware;
   }
   return kExitOk;
@@ -249,8 +287,10 @@ int main(int argc, char** argv) {
   }
   if (command == "policies") return args.size() == 1 ? listPolicies() : usageError("'policies' takes no arguments");
   if (command == "bench") {
-    if (args.size() < 2) return usageError("'bench' needs an experiment name: contrived");
-    if (args[1] != "contrived") return usageError("unknown benchmark '" + std::string(args[1]) + "'; known: contrived");
+    if (args.size() < 2) return usageError("'bench' needs an experiment name: contrived, defrag");
+    if (args[1] == "defrag") return benchDefrag({args.begin() + 2, args.end()});
+    if (args[1] != "contrived")
+      return usageError("unknown benchmark '" + std::string(args[1]) + "'; known: contrived, defrag");
     return benchContrived({args.begin() + 2, args.end()});
   }
   if (command == "run") return runCommand({args.begin() + 1, args.end()});
