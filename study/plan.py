@@ -52,6 +52,12 @@ class Run:
         return self.kind != "minheap"  # probes only ask "does it fit?"
 
     @property
+    def exclusive(self):
+        """Pause runs measure latency: another run beside them would preempt their slices
+        (a slice preempted by the scheduler counts as GC time)."""
+        return self.kind == "pauses"
+
+    @property
     def pacing(self):
         if self.collector != "continuous":
             return ""

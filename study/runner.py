@@ -59,7 +59,8 @@ class Progress:
 
 def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
     """Runs `runs` in order, `jobs` at a time; a timing run never runs beside more than
-    timing_jobs - 1 others. Each run's exit code goes to its .rc file last."""
+    timing_jobs - 1 others, a pause run beside none. Each run's exit code goes to its .rc
+    file last."""
     pending = list(runs)
     running = []  # (run, process, start, log file)
     failures = []
@@ -70,6 +71,8 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
         n = len(running)
         if n >= jobs:
             return False
+        if r.exclusive or any(x[0].exclusive for x in running):
+            return n == 0
         if r.timing or any(x[0].timing for x in running):
             return n < timing_jobs
         return True
