@@ -17,7 +17,7 @@
 // one byte per 16-byte granule and lives outside the arena: M/16 bytes, 6.25% of the
 // arena (1 MiB for a 16 MiB heap). The layer object also holds the list display
 // (2 x 32 list heads) and 32 per-level free counts, about 800 bytes, and the live
-// summary, about M/205 bytes (0.49%). The byte at a block's first granule holds its
+// summary, M/2048 bytes (0.05%). The byte at a block's first granule holds its
 // level (5 bits) and state (3 bits). Every other byte is 0, so free() can tell a
 // block start from any other address.
 // A header inside the block needs only a byte, but the payload must stay 16-byte
@@ -95,7 +95,7 @@ class BuddyBlockTable {
         granules_(bytes_ / kMinBlock),
         topLevel_(granules_ ? std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1) : 0),
         side_(std::make_unique<std::uint8_t[]>(granules_)),
-        live_(granules_, topLevel_) {
+        live_(granules_) {
     forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
   }
   // The table over the whole of `arena`: its first and only allocation.
@@ -209,7 +209,7 @@ class BuddyBlockTable {
   // --- live blocks and regions ----------------------------------------------------
   // A busy block of `level` at `off` became live (handed out, or a move's
   // destination) or stopped being live (freed, or moved away). BuddyHeapCore calls
-  // these on every malloc and free: ceil((L + 1) / 4) counter updates at most.
+  // these on every malloc and free: one counter update each, without a branch.
   void addLive(std::size_t off, unsigned level) { live_.addLive(off / kMinBlock, level); }
   void removeLive(std::size_t off, unsigned level) { live_.removeLive(off / kMinBlock, level); }
 
@@ -229,30 +229,29 @@ class BuddyBlockTable {
 
   // Live granules in the region of `level` at `regionOff`: a region (see isRegion)
   // that is split or is one block, not one inside a larger block. Busy and held
-  // blocks count as live. At most 9 reads: from the summary row of the stored level
-  // at or below `level`, stepping over blocks of that level or larger, or, below
-  // level 4, from the side table alone. `reads` counts them.
+  // blocks count as live. Reads (counted in `reads`) at most regionReadBound(level):
+  // the summary's counters of level 8 inside the region, stepping over blocks of
+  // level 8 or larger; below level 8, the region's blocks in the side table.
   std::size_t liveGranules(std::size_t regionOff, unsigned level, std::size_t& reads) const {
     ++reads;
-    if (!isSplitRegion(regionOff, level))
-      return stateAt(regionOff) == BuddyState::busy || stateAt(regionOff) == BuddyState::held
-                 ? std::size_t{1} << level
-                 : 0;
-    const unsigned stored = BuddyLiveSummary::storedLevelAtOrBelow(level);
-    if (stored == level) return live_.count(level, regionOff / kMinBlock);
+    if (!isSplitRegion(regionOff, level)) return isLiveOrHeld(regionOff) ? std::size_t{1} << level : 0;
+    if (level == BuddyLiveSummary::kLevel) return live_.count(regionOff / kMinBlock);
     std::size_t live = 0;
     for (std::size_t o = regionOff, end = regionOff + blockBytes(level); o < end; ++reads) {
       const unsigned l = levelAt(o);
-      if (stored == 0 || l >= stored) {  // a block (below level 4, every block is read)
-        const BuddyState s = stateAt(o);
-        if (s == BuddyState::busy || s == BuddyState::held) live += std::size_t{1} << l;
+      if (level < BuddyLiveSummary::kLevel || l >= BuddyLiveSummary::kLevel) {  // a block
+        if (isLiveOrHeld(o)) live += std::size_t{1} << l;
         o += blockBytes(l);
-      } else {  // a split region of the stored level: its counter
-        live += live_.count(stored, o / kMinBlock);
-        o += blockBytes(stored);
+      } else {  // a split region of level 8: its counter
+        live += live_.count(o / kMinBlock);
+        o += blockBytes(BuddyLiveSummary::kLevel);
       }
     }
     return live;
+  }
+  // The most reads liveGranules makes for a region of `level`.
+  static constexpr std::size_t regionReadBound(unsigned level) {
+    return 1 + (std::size_t{1} << (level < BuddyLiveSummary::kLevel ? level : level - BuddyLiveSummary::kLevel));
   }
 
   // Calls f(offset) for each free block of `level` on list A, then on list B.
@@ -421,20 +420,19 @@ class BuddyBlockTable {
   }
   static std::string listName(BuddyState s) { return s == BuddyState::listedB ? "B" : "A"; }
 
-  // The summary against the busy blocks: each busy block of level j counts in the
-  // region containing it in every stored row above j, and nowhere else.
+  bool isLiveOrHeld(std::size_t off) const {
+    return stateAt(off) == BuddyState::busy || stateAt(off) == BuddyState::held;
+  }
+
+  // The summary against the busy blocks: each busy block below level 8 counts in
+  // the region of level 8 containing it, and nothing else counts.
   std::string checkLiveSummary() const {
-    std::vector<std::uint64_t> expected[BuddyLiveSummary::kRows];
-    for (unsigned r = 0; r < live_.rows(); ++r)
-      expected[r].assign((granules_ >> (BuddyLiveSummary::kStride * (r + 1))) + 1, 0);
+    std::vector<std::size_t> expected(live_.regions(), 0);
     forEachBlock([&](std::size_t o, unsigned level, BuddyState s) {
-      if (s != BuddyState::busy) return;
-      for (unsigned r = level / BuddyLiveSummary::kStride; r < live_.rows(); ++r)
-        expected[r][o / kMinBlock >> (BuddyLiveSummary::kStride * (r + 1))] += std::uint64_t{1} << level;
+      if (s == BuddyState::busy && level < BuddyLiveSummary::kLevel)
+        expected[o / kMinBlock >> BuddyLiveSummary::kLevel] += std::size_t{1} << level;
     });
-    return live_.check([&](unsigned level, std::size_t i) {
-      return static_cast<std::size_t>(expected[level / BuddyLiveSummary::kStride - 1][i]);
-    });
+    return live_.check([&](std::size_t i) { return expected[i]; });
   }
 
   std::byte* base_;
@@ -442,7 +440,7 @@ class BuddyBlockTable {
   std::size_t granules_;
   unsigned topLevel_;
   std::unique_ptr<std::uint8_t[]> side_;  // one byte per granule; see the top of the file
-  BuddyLiveSummary live_;                 // live granules per region of every 4th level
+  BuddyLiveSummary live_;                 // live granules per region of level 8
   BuddyFreeList lists_[2][kLevels];       // [0] = list A, [1] = list B, by level
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied
   std::size_t freeBytes_ = 0;

@@ -21,15 +21,17 @@
 // "defrag" when a live block moved and "glue" when none had to (an estranged region
 // made only of free buddy pairs).
 //
-// Choosing a region (leastLiveRegion) reads the live summary of BuddyBlockTable
-// (buddy_live_summary.h: at most 9 reads per region). The candidates are either
-// the regions of the level or the regions holding a free block below it, whichever
-// are fewer. That is the one cost that depends on the heap, not the request: at most
-// j + 10 * min(free blocks below level j, regions of level j) steps per search of
-// level j (lastRegionSearchSteps()), one search per request plus one per block that
-// needs a region of its own. In `kith bench defrag` it is 2^k holes; on a 64 MiB
-// heap whose free space is only 16-byte holes and a 64-byte request, a full scan
-// of its 2^20 regions can be needed.
+// Choosing a region (leastLiveRegion) weighs each candidate with
+// BuddyBlockTable::liveGranules, from the live summary (buddy_live_summary.h: one
+// counter per 4 KiB region) and the side table: at most R(j) = 1 + 2^(j-8) reads for
+// a region of level j >= 8, 1 + 2^j below. The candidates are either the regions of
+// the level or the regions holding a free block below it, whichever are fewer. That
+// is the one cost that depends on the heap, not the request: at most
+// j + (1 + R(j)) * min(free blocks below level j, regions of level j) steps per
+// search of level j (lastRegionSearchSteps()), one search per request plus one per
+// block that needs a region of its own. In `kith bench defrag` it is 4 regions; on
+// a 64 MiB heap whose free space is only 16-byte holes and a 64-byte request, a
+// scan of its 2^20 regions can be needed.
 //
 // What is guaranteed, for a request of level k, s = 2^k granules, with
 // m = the fewest live bytes of an aligned region of level k (every way of serving

@@ -51,9 +51,9 @@ TEST(BuddyBlockTable, MaximalBlocksOfANonPowerOfTwoArena) {
   EXPECT_EQ(table.freeBytes(), 96u * 1024 + 48);
   EXPECT_EQ(table.freeBytesBelow(2), 48u);
   EXPECT_EQ(table.largestFreeBlock(), 65536u);
-  // The side table (a byte per granule) and the live summary: 6147 granules, so 385
-  // one-byte counters of level 4, 25 and 2 four-byte counters of levels 8 and 12.
-  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + 385 + 25 * 4 + 2 * 4 + sizeof(Table));
+  // The side table (a byte per granule) and the live summary: 6147 granules, so 24
+  // two-byte counters of 256 granules, and one more for the tail.
+  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + 25 * 2 + sizeof(Table));
   // The regions of each level lie in the maximal blocks of that level or larger.
   EXPECT_EQ(table.regionCount(12), 1u);
   EXPECT_EQ(table.regionCount(11), 3u);
@@ -113,8 +113,11 @@ TEST(BuddyBlockTable, CheckerFindsEachKindOfDamage) {
     FixedArena arena(256);
     auto table = Table::adopt(arena);
     const std::size_t off = table.popFree(BuddyState::listedA, 4);
-    table.setBusy(off, 4);  // handed out without the counts knowing: fine
+    table.setBusy(off, 4);  // handed out without the live summary knowing
+    EXPECT_NE(table.checkStructure().find("live summary"), std::string::npos) << table.checkStructure();
+    table.addLive(off, 4);  // as BuddyHeapCore hands a block out
     EXPECT_EQ(table.checkStructure(), "");
+    table.removeLive(off, 4);
     table.addFree(off, 4, BuddyState::listedA);
     table.removeFree(off);  // leaves the byte saying "listed" but unlinked
     EXPECT_NE(table.checkStructure(), "");

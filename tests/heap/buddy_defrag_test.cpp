@@ -42,15 +42,18 @@ std::size_t freeBlockCount(P& h) {
 
 // The bounds of one request of level k that moved `moves` blocks and `bytes` bytes
 // on a heap with `freeBlocks` free blocks before it: "" or what was exceeded. The
-// region searches (one, plus one per move at most) each read at most
-// k + 10 * (free blocks), and the free blocks grow by at most L per move.
+// region searches (one, plus one per move at most) of a level j <= k each take at
+// most j + (1 + regionReadBound(j)) * (free blocks), and the free blocks grow by at
+// most L per move.
 template <class P>
 std::string defragBounds(const P& h, unsigned k, std::size_t moves, std::size_t bytes, std::size_t freeBlocks) {
   const unsigned L = h.topLevel();
   if (moves > P::defragMoveBound(k)) return "moved " + std::to_string(moves) + " blocks";
   if (bytes > P::defragBytesBound(k)) return "moved " + std::to_string(bytes) + " bytes";
   const std::size_t search = h.lastRegionSearchSteps();
-  if (search > (1 + moves) * (k + 10 * (freeBlocks + L * moves)))
+  std::size_t reads = 0;
+  for (unsigned j = 0; j <= k; ++j) reads = std::max(reads, BuddyBlockTable::regionReadBound(j));
+  if (search > (1 + moves) * (k + (1 + reads) * (freeBlocks + L * moves)))
     return "region searches took " + std::to_string(search) + " steps";
   if (h.lastSteps() - search > P::mallocStepBound(k, L) + P::defragStepBound(k, L))
     return "took " + std::to_string(h.lastSteps() - search) + " steps besides the region searches";
