@@ -1,9 +1,11 @@
 // FixedArena: the top heap of every Kith policy. One contiguous region whose size
-// is fixed at construction, as on an embedded system: it never grows and never
-// takes memory back. malloc carves from the front (bump allocation); free is a
-// no-op, because reuse is the job of the layers beneath (free lists, coalescing,
-// buddies). Layers that manage the whole region themselves (buddy, TLSF) take it
-// in one malloc(remaining()) at construction.
+// is fixed at construction, as on an embedded system: it never grows. malloc carves
+// from the front (bump allocation); free is a no-op, because reuse is the job of
+// the layers beneath (free lists, coalescing, buddies). Layers that manage the whole
+// region themselves (buddy, TLSF) take it in one malloc(remaining()) at construction.
+// The one block it takes back is its newest (takeBack, a free that names the size):
+// ZoneHeap and Reap release their chunks newest first, so over a FixedArena their
+// release() gives the arena every chunk back.
 #pragma once
 
 #include <sys/mman.h>
@@ -43,6 +45,18 @@ class FixedArena {
     return p;
   }
   void free(void*) {}
+
+  // Takes back the block [ptr, ptr + size) if it is the newest one still held (it
+  // ends where the next malloc would start) and returns true; any other block stays
+  // used, as with free(ptr), and it returns false. `size` is what malloc was asked.
+  bool takeBack(void* ptr, std::size_t size) {
+    auto* p = static_cast<std::byte*>(ptr);
+    if (!p || p < base_ || p >= base_ + used_ || size > size_) return false;
+    const std::size_t start = static_cast<std::size_t>(p - base_);
+    if (start + alignUp(size < kMinBlock ? kMinBlock : size) != used_) return false;
+    used_ = start;
+    return true;
+  }
 
   std::byte* arenaBase() const { return base_; }
   std::size_t arenaSize() const { return size_; }

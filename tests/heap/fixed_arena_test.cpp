@@ -30,6 +30,24 @@ TEST(FixedArena, HugeRequestsFailInsteadOfOverflowing) {
   EXPECT_NE(arena.malloc(0), nullptr);
 }
 
+TEST(FixedArena, TakesBackOnlyItsNewestBlock) {
+  FixedArena arena(256);
+  void* a = arena.malloc(100);  // 112 bytes
+  void* b = arena.malloc(1);    // 16
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(arena.takeBack(a, 100));  // not the newest: stays used
+  EXPECT_FALSE(arena.takeBack(b, 17));   // the wrong size
+  EXPECT_FALSE(arena.takeBack(nullptr, 0));
+  EXPECT_FALSE(arena.takeBack(arena.arenaBase() + 200, 16));  // never handed out
+  EXPECT_EQ(arena.remaining(), 256u - 128);
+  EXPECT_TRUE(arena.takeBack(b, 1));
+  EXPECT_EQ(arena.remaining(), 256u - 112);
+  EXPECT_TRUE(arena.takeBack(a, 100));  // now the newest
+  EXPECT_EQ(arena.remaining(), 256u);
+  EXPECT_EQ(arena.malloc(256), arena.arenaBase());  // all of it again
+  EXPECT_FALSE(arena.takeBack(arena.arenaBase(), SIZE_MAX));
+}
+
 TEST(FixedArena, SizeIsRoundedDownToAlignment) {
   FixedArena arena(100);
   EXPECT_EQ(arena.arenaSize(), 96u);

@@ -94,6 +94,24 @@ TEST(Reap, ReleaseFreesTheWholeRegionInOneStep) {
   EXPECT_EQ(log.liveAtDestruction, 0u);
 }
 
+// Over a FixedArena, release() gives every chunk back (newest first, with its size):
+// a reap filled to the last byte, freed in part and released, fills the same again.
+TEST(Reap, ReleaseGivesAFixedArenaEveryChunkBack) {
+  Reap<FixedArena, 1024> reap(16 * 1024);
+  std::size_t first = 0;
+  for (int cycle = 0; cycle < 20; ++cycle) {
+    std::vector<void*> objects;
+    while (void* p = reap.malloc(40)) objects.push_back(p);
+    for (std::size_t i = 0; i < objects.size(); i += 3) reap.free(objects[i]);
+    if (cycle == 0) first = objects.size();
+    EXPECT_EQ(objects.size(), first) << "cycle " << cycle;
+    reap.release();
+    EXPECT_EQ(reap.remaining(), 16u * 1024) << "cycle " << cycle;
+    EXPECT_EQ(reap.checkInvariants(), "");
+  }
+  EXPECT_GT(first, 200u);
+}
+
 TEST(Reap, OutOfMemoryPropagatesAsNullAndFreedObjectsStillServe) {
   Reap<FixedArena, 1024> reap(1024);
   std::vector<void*> objects;

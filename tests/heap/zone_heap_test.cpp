@@ -92,6 +92,25 @@ TEST(ZoneHeap, UsesTheArenaTailWhenNoWholeChunkIsLeft) {
   EXPECT_EQ(zone.remaining(), 256u - 16 - 112);
 }
 
+// FixedArena frees nothing but its newest block; the zone gives chunks back newest
+// first with their sizes, so release() returns all of them and the zone can be
+// filled again as often as it is released.
+TEST(ZoneHeap, ReleaseGivesAFixedArenaEveryChunkBack) {
+  ZoneHeap<FixedArena, 1024> zone(8 * 1024 + 256);
+  std::size_t first = 0;
+  for (int cycle = 0; cycle < 20; ++cycle) {
+    std::size_t objects = 0;
+    EXPECT_NE(zone.malloc(3000), nullptr);  // a chunk of its own
+    while (zone.malloc(48)) ++objects;
+    if (cycle == 0) first = objects;
+    EXPECT_EQ(objects, first) << "cycle " << cycle;
+    EXPECT_LT(zone.remaining(), 64u);
+    zone.release();
+    EXPECT_EQ(zone.remaining(), 8u * 1024 + 256) << "cycle " << cycle;
+  }
+  EXPECT_GT(first, 100u);
+}
+
 TEST(ZoneHeap, OutOfMemoryPropagatesAsNull) {
   ZoneHeap<FixedArena, 1024> zone(1024);
   std::size_t got = 0;
