@@ -111,7 +111,7 @@ class LeaBinsHeap : public Super {
     std::uint64_t larger = bin == kLargeBin ? 0 : nonEmpty_ & (~std::uint64_t{0} << (bin + 1));
     if (bin < kExactBinCount) {  // small: exact fit, else the victim, else carve a bigger block
       if (nonEmpty_ & (std::uint64_t{1} << bin)) return take(bin, exact_[bin].head());
-      if (victim_ != nullptr && (++steps_, Super::blockBytes(victim_) >= need)) return takeVictim(need);
+      if (victim_ != nullptr && (++steps_, victimBytes_ >= need)) return takeVictim(need);
       if (larger == 0) return Super::malloc(size);
       unsigned next = static_cast<unsigned>(std::countr_zero(larger));
       void* block = take(next, next < kExactBinCount ? exact_[next].head() : trie(next).smallest(steps_));
@@ -129,8 +129,7 @@ class LeaBinsHeap : public Super {
     }
     if (victim_ != nullptr) {
       ++steps_;
-      std::size_t victimBytes = Super::blockBytes(victim_);
-      if (victimBytes >= need && (best == nullptr || victimBytes < Super::blockBytes(best))) return takeVictim(need);
+      if (victimBytes_ >= need && (best == nullptr || victimBytes_ < Super::blockBytes(best))) return takeVictim(need);
     }
     if (best == nullptr) return Super::malloc(size);
     unlink(from, best);
@@ -142,10 +141,12 @@ class LeaBinsHeap : public Super {
       victimRest_ = nullptr;
       victimMerged_ = false;
       ++steps_;
-      if (victim_ != nullptr) file(victim_);
+      if (victim_ != nullptr) file(victim_, victimBytes_);  // its header may be cold: size from here
       victim_ = block;
+      victimBytes_ = Super::blockBytes(block);
+      victimUsable_ = Super::getSize(block);
     } else {
-      file(block);
+      file(block, Super::blockBytes(block));
     }
     bytes_ += Super::getSize(block);
   }
@@ -155,7 +156,7 @@ class LeaBinsHeap : public Super {
       ++steps_;
       victim_ = nullptr;
       victimMerged_ = true;
-      bytes_ -= Super::getSize(block);
+      bytes_ -= victimUsable_;
       return;
     }
     unlink(binOf(Super::blockBytes(block)), block);
@@ -173,7 +174,7 @@ class LeaBinsHeap : public Super {
   // The largest request malloc can serve now: the bigger of the victim and the
   // biggest block of the highest non-empty bin (its trie's rightmost path).
   std::size_t largestFreeBlock() const {
-    std::size_t largest = victim_ ? Super::getSize(victim_) : 0;
+    std::size_t largest = victim_ ? victimUsable_ : 0;
     if (nonEmpty_ == 0) return largest;
     unsigned top = static_cast<unsigned>(std::bit_width(nonEmpty_)) - 1;
     void* block = top < kExactBinCount ? exact_[top].head() : trie(top).largest();
@@ -192,6 +193,8 @@ class LeaBinsHeap : public Super {
   // whether it is non-empty, and each of its blocks belongs in it by size.
   std::string checkFreeStructure() const {
     if (victim_ != nullptr && !Super::isFree(victim_)) return "the victim is not a free block";
+    if (victim_ != nullptr && (victimBytes_ != Super::blockBytes(victim_) || victimUsable_ != Super::getSize(victim_)))
+      return "the victim's recorded size disagrees with its header";
     if (victimRest_ != nullptr || victimMerged_) return "a victim hand-over left pending";
     for (unsigned b = 0; b < kBinCount; ++b) {
       std::string bin = "bin " + std::to_string(b) + ": ";
@@ -234,9 +237,8 @@ class LeaBinsHeap : public Super {
   SizeTrie& trie(unsigned bin) { return tries_[bin - kExactBinCount]; }
   const SizeTrie& trie(unsigned bin) const { return tries_[bin - kExactBinCount]; }
 
-  // Files a free block in its bin (bytes_ is the caller's).
-  void file(void* block) {
-    std::size_t bytes = Super::blockBytes(block);
+  // Files a free block of `bytes` bytes in its bin (bytes_ is the caller's).
+  void file(void* block, std::size_t bytes) {
     assert(bytes <= kLargestBlockBytes);
     unsigned bin = binOf(bytes);
     if (bin < kExactBinCount) {
@@ -253,8 +255,8 @@ class LeaBinsHeap : public Super {
   void* takeVictim(std::size_t need) {
     void* block = victim_;
     victim_ = nullptr;
-    bytes_ -= Super::getSize(block);
-    if (Super::blockBytes(block) - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
+    bytes_ -= victimUsable_;
+    if (victimBytes_ - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
     return block;
   }
 
@@ -286,6 +288,7 @@ class LeaBinsHeap : public Super {
   // one block in address order at one step each instead of a trie removal and
   // insertion each. It is free, so it coalesces like any other free block.
   void* victim_ = nullptr;
+  std::size_t victimBytes_ = 0, victimUsable_ = 0;  // its size, kept here: its header may be cold
   void* victimRest_ = nullptr;  // the rest malloc's caller will file back: the next victim
   bool victimMerged_ = false;   // the victim was coalesced away: the merged block succeeds it
   std::uint64_t nonEmpty_ = 0;
