@@ -41,13 +41,13 @@ using ListPolicy = CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena
 // each, fed by the arena; blocks are never split or coalesced.
 using KingsleyPolicy = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>, SizeHeap<FixedArena>>;
 // Lea (paper 6.2, after dlmalloc 2.7/2.8): requests up to 64 B from exact-size
-// quick lists (16/32/48/64 B, at most 32 blocks each, cached without coalescing);
+// quick lists (16/32/48/64 B, at most 64 blocks each, cached without coalescing);
 // the rest best fit from Lea's bins with coalescing (exact lists to 512 B blocks,
 // then size-ordered tries, 4 bins per power of two to 128 KiB, one large bin
 // above). Requests of 128 KiB and more, and any request that would fail, first
 // return the quick lists' blocks to the bins. Every call is bounded (see
 // lea_bins_heap.h, quick_list_heap.h), not linear in the free blocks.
-using LeaPolicy = QuickListHeap<64, 32, 128 * 1024, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using LeaPolicy = QuickListHeap<64, 64, 128 * 1024, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
 using TlsfPolicy = TlsfHeap<FixedArena>;  // two-level segregated fit over one arena
 // The buddy systems of Donahue et al. over the whole arena, each with on-demand
 // defragmentation (off until the owner installs a relocator with setRelocator).

@@ -152,8 +152,8 @@ TEST(LeaPolicy, ShadowModelFragmentingInASmallArena) {
 }
 
 TEST(LeaPolicy, StepBoundsAreStated) {
-  // Quick lists: 4 lists x 32 blocks consolidated at most, each filed in Lea's bins.
-  EXPECT_EQ(LeaPolicy::maxMallocSteps(), 1 + 4 * 32 * (1 + 136) + 2 * 226);
+  // Quick lists: 4 lists x 64 blocks consolidated at most, each filed in Lea's bins.
+  EXPECT_EQ(LeaPolicy::maxMallocSteps(), 1 + 4 * 64 * (1 + 136) + 2 * 226);
   EXPECT_EQ(LeaPolicy::maxFreeSteps(), 136u);
 }
 
@@ -255,7 +255,7 @@ TEST(LeaPolicy, ManyEqualChunksInOneBinDoNotLengthenARequest) {
 }
 
 // A consolidation storm: a million small objects freed (as a sweep does), then a
-// 128 KiB request, which consolidates the quick lists: at most 4 x 32 blocks.
+// 128 KiB request, which consolidates the quick lists: at most 4 x 64 blocks.
 std::size_t stormSteps(std::size_t n) {
   LeaPolicy h(64 << 20);
   std::vector<void*> small;
@@ -264,7 +264,7 @@ std::size_t stormSteps(std::size_t n) {
     h.malloc(80);  // not cached (above 64 B), so the small blocks cannot coalesce
   }
   for (void* p : small) h.free(p);
-  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, 4 * 32));
+  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, 4 * 64));
   EXPECT_NE(h.malloc(128 * 1024), nullptr);
   EXPECT_EQ(h.cachedBlocks(), 0u);
   EXPECT_EQ(h.checkInvariants(), "");
@@ -274,7 +274,7 @@ std::size_t stormSteps(std::size_t n) {
 TEST(LeaPolicy, AConsolidationStormIsBoundedByTheListCapacity) {
   std::size_t full = stormSteps(1000);
   EXPECT_LE(full, LeaPolicy::maxMallocSteps());
-  EXPECT_GE(full, 128u * 2);  // 128 blocks popped and filed
+  EXPECT_GE(full, 256u * 2);  // 256 blocks popped and filed
   EXPECT_EQ(stormSteps(200'000), full);
 }
 
