@@ -73,6 +73,9 @@ constexpr const char* kUsage =
     "                      so every count in the statistics is identical run to run\n"
     "  --gc-pauses-file=PATH  write every GC pause to PATH, one 'START_NS DURATION_NS'\n"
     "                      line each (ns since the run's start)\n"
+    "  --gc-overhead-limit=PCT|off  thrashing: when between each of the last 5 collections\n"
+    "                      the program allocated under (100-PCT)% of the heap on\n"
+    "                      average (default 98: 2%), throw out of memory\n"
     "  --gc-log            one line per cycle on stderr, like Java's -Xlog:gc\n"
     "  --gc-stress         occasional: a full collection before every allocation;\n"
     "                      continuous: a slice at every allocation, cycles back to\n"
@@ -246,6 +249,13 @@ int runCommand(const std::vector<std::string_view>& args) {
     } else if (a == "--gc-stress=move") {
       options.gcStress = true;
       options.moveObjects = true;
+    } else if (a.starts_with("--gc-overhead-limit=")) {
+      std::string v = value("--gc-overhead-limit=");
+      char* end = nullptr;
+      double pct = v == "off" ? 0 : std::strtod(v.c_str(), &end);
+      if (v != "off" && (v.empty() || *end || !(pct > 0 && pct <= 100)))
+        return usageError("--gc-overhead-limit wants a percentage in (0, 100] or off; got '" + v + "'");
+      options.gcOverheadLimit = pct / 100;
     } else if (a == "--check-freed") {
       options.checkFreed = true;
     } else if (a.starts_with("--fail-alloc=") || a.starts_with("--fail-alloc-every=")) {

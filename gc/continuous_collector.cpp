@@ -29,6 +29,7 @@ ContinuousCollector::ContinuousCollector(ContinuousCollectorOptions options)
   allocationBudget_ = 0;  // the first allocation sets the trigger point
 }
 
+
 std::size_t ContinuousCollector::heapBytes(vm::VM& vm) const {
   return options_.heapBytes != 0 ? options_.heapBytes : vm.heap().arenaSize();
 }
@@ -306,6 +307,7 @@ void ContinuousCollector::endCycle(vm::VM& vm) {
   entry.forced = cycleForced_;
   lastLogLine_ = formatIncrementalCycleLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
+  if (cycleCause_ != GcCause::systemGc) vm.collectionEnded(cycleBytesBefore_, after, entry.heapBytes);
   setTriggerPoint(vm, after);
 }
 
@@ -361,6 +363,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   entry.pauseMs = static_cast<double>(nanosBetween(begin, end)) / 1e6;
   lastLogLine_ = formatGcLogLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
+  if (cause != GcCause::systemGc) vm.collectionEnded(before, after, entry.heapBytes);
   setTriggerPoint(vm, after);
   resetBudgets();
   collecting_ = false;

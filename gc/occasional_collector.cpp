@@ -14,6 +14,7 @@ OccasionalCollector::OccasionalCollector(OccasionalCollectorOptions options)
   if (options_.stress) options_.verify = false;
 }
 
+
 std::size_t OccasionalCollector::heapBytes(vm::VM& vm) const {
   return options_.heapBytes != 0 ? options_.heapBytes : vm.heap().arenaSize();
 }
@@ -57,6 +58,7 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
       std::abort();
     }
   }
+  if (cause != GcCause::systemGc) vm.collectionEnded(before, after, entry.heapBytes);
   setTriggerPoint(vm, after);
   grantBudget(after, 0);
   collecting_ = false;

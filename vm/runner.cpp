@@ -287,6 +287,7 @@ int runScriptFile(const RunOptions& options) {
     VMOptions vmOptions{options.maxDepth, options.args, options.heapSize};
     vmOptions.checkFreedObjects = options.checkFreed || options.gcStress;
     vmOptions.moveObjects = options.moveObjects;
+    vmOptions.gcOverheadLimit = options.gcStress ? 0 : options.gcOverheadLimit;
     vmOptions.failAllocation = options.failAllocation;
     vmOptions.failAllocationEvery = options.failAllocationEvery;
     vm = std::make_unique<VM>(*heap, collector, vmOptions);

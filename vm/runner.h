@@ -33,6 +33,7 @@ struct RunOptions {
   bool gcLog = false;     // one line per cycle on stderr
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
   bool moveObjects = false;  // --gc-stress=move (VMOptions::moveObjects)
+  double gcOverheadLimit = 0.98;  // --gc-overhead-limit (VMOptions::gcOverheadLimit; 0: off)
   bool checkFreed = false;   // --check-freed (VMOptions::checkFreedObjects; implied by --gc-stress)
   std::uint64_t failAllocation = 0;       // --fail-alloc=N
   std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N

@@ -109,6 +109,7 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
     handles_.setQuarantine(kHandleQuarantine, poisonedObjectPage());
     installFreedObjectFaultHandler();
   }
+  overheadLimit_ = GcOverheadLimit(options_.gcOverheadLimit);
   stressActions_ = (options_.moveObjects && !heapCollects_) || options_.failAllocation || options_.failAllocationEvery;
   // A collecting heap holds itself to its size; the budget counts explicit frees.
   if (!heap_.arenaBase() && !heapCollects_) budgetLimit_ = options_.unboundedHeapLimit;
@@ -184,12 +185,14 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   }
   if (heapCollects_) return allocateInCollectedHeap(klass, bytes);
   collector_.beforeAllocation(*this, bytes);  // may collect (threshold, --gc-stress) or run a slice
+  if (thrashing_) throwThrashing();
   // One virtual call per allocation (heap::Heap), whose cost the studies measure.
   void* object = tryMalloc(bytes);
   if (!object) {
     // collect -> retry -> defragment (moving heaps) -> "out of memory".
     if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
     collector_.collect(*this, GcCause::allocationFailure);
+    if (thrashing_) throwThrashing();
     object = tryMalloc(bytes);
     if (!object && canDefragment_) {
       heap_.setRelocator(&VM::relocateObject, this);
@@ -198,6 +201,7 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
     }
     if (!object) {
       if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
+      overheadLimit_.reset();  // plainly out of memory: not a streak of thrashing
       throwOutOfMemory(bytes);
     }
   }
@@ -305,6 +309,12 @@ void VM::relocateObject(void* context, void* from, void* to, std::size_t) {
       vm->traceIds_[to] = id;
     }
   }
+}
+
+void VM::throwThrashing() {
+  thrashing_ = false;
+  std::string message = std::move(thrashingMessage_);
+  throwError(message);
 }
 
 void VM::throwOutOfMemory(std::size_t bytes) {

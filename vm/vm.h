@@ -15,6 +15,7 @@
 #include "heap/heap.h"
 #include "heap/trace.h"
 #include "vm/collector.h"
+#include "vm/gc_overhead_limit.h"
 #include "vm/handle_table.h"
 #include "vm/module_loader.h"
 #include "vm/object.h"
@@ -61,6 +62,8 @@ struct VMOptions {
   // every N-th, fails as if the heap were exhausted. 0: off.
   std::uint64_t failAllocation = 0;
   std::uint64_t failAllocationEvery = 0;
+  // --gc-overhead-limit (vm/gc_overhead_limit.h); 0: off. Off under --gc-stress.
+  double gcOverheadLimit = GcOverheadLimit::kDefaultLimit;
 };
 
 class VM {
@@ -82,6 +85,12 @@ class VM {
   Handle* allocateObject(ClassInfo* klass, std::size_t bytes);
   // Frees one object and its handle (for collectors).
   void freeObject(Handle* handle);
+  // Collectors report every collection but System.gc()'s; when the run is
+  // thrashing (vm/gc_overhead_limit.h) the next allocation throws the catchable
+  // "out of memory" saying so.
+  void collectionEnded(std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes) {
+    if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, &thrashingMessage_)) thrashing_ = true;
+  }
   // Runs a full collection (System.gc() passes systemGc; the gate calls the
   // collector itself, with allocationFailure).
   void collectGarbage(GcCause cause = GcCause::systemGc);
@@ -228,6 +237,7 @@ class VM {
   void appendDisplay(std::string& out, Value value);
   void appendScalar(std::string& out, Value value);
   [[noreturn]] void throwOutOfMemory(std::size_t bytes);
+  [[noreturn]] void throwThrashing();
   [[noreturn]] void throwArity(int expected, int got);
   void traceEvent(heap::TraceEventKind kind, const void* ptr, std::size_t size);
   void releaseBlock(void* object);  // back to the heap (poisoned first when checking)
@@ -283,6 +293,9 @@ class VM {
   bool canDefragment_ = false;  // the heap accepted the relocator (knuth, estranged)
   bool checkFreedObjects_ = false;  // poison freed objects (VMOptions::checkFreedObjects)
   bool stressActions_ = false;      // moveObjects or a failure injection is on
+  GcOverheadLimit overheadLimit_;
+  bool thrashing_ = false;          // see collectionEnded
+  std::string thrashingMessage_;
   std::uint64_t allocationRequests_ = 0;
   std::size_t moveCursor_ = 0;      // the handle slot moveObjectsForStress looks at next
   std::size_t budgetLimit_ = 0;  // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
