@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The workload suite (workloads/suite.tsv) at its small size, as tests.
+
+usage: run_workloads.py KITH SUITE_TSV REPO_ROOT [--only=NAME,...] [--jobs=N]
+
+For each workload:
+  1. policies: runs on every heap policy `kith policies` lists (default collector);
+     stdout must be identical on all (timings masked: `123us`, `45 msec`, `0.5 ms`);
+  2. collectors: on estranged and knuth, with occasional and continuous collection, in
+     a heap small enough that at least 3 collections happen (the largest of 4M, 2M, 1M,
+     512K, 256K that gives >= 3 cycles, read from --stats-file); same stdout again;
+  3. stress: once with --gc-stress (estranged, occasional) and a 4M heap.
+Each run must exit 0. Prints one line per check and `N passed, M failed`.
+"""
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TIMING = re.compile(r"\d+(\.\d+)?\s*(us|msec|ms|s)\b")
+COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K"]
+
+
+def read_suite(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            rows.append(dict(zip(header, line.rstrip("\n").split("\t"))))
+    return rows
+
+
+def masked(text):
+    return TIMING.sub("<time>", text)
+
+
+def run(kith, root, row, flags, stats=False, timeout=600):
+    cmd = [kith, "run", *flags]
+    stats_file = None
+    if stats:
+        stats_file = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
+        cmd.append(f"--stats-file={stats_file}")
+    cmd += [os.path.join(root, row["script"]), *row["small_args"].split()]
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout, cwd=root)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout} s", None
+    out = p.stdout.decode("utf-8", errors="replace")
+    err = p.stderr.decode("utf-8", errors="replace").strip()[:300]
+    cycles = None
+    if stats_file:
+        try:
+            with open(stats_file) as f:
+                cycles = json.load(f)["gc"]["cycles"]
+        except (OSError, ValueError, KeyError):
+            pass
+        os.unlink(stats_file)
+    if p.returncode != 0:
+        return None, f"exit {p.returncode}: {err!r}", cycles
+    return masked(out), None, cycles
+
+
+def policies(kith):
+    out = subprocess.run([kith, "policies"], capture_output=True, text=True).stdout
+    names = [line.split()[0] for line in out.splitlines() if line.strip()]
+    return [n for n in names if n not in ("occasional", "continuous", "none")]
+
+
+def check_workload(kith, root, row, all_policies):
+    results = []  # (ok, description)
+    reference, error, _ = run(kith, root, row, ["--heap=estranged"])
+    if error:
+        return [(False, f"{row['name']} estranged: {error}")]
+    for policy in all_policies:
+        out, error, _ = run(kith, root, row, [f"--heap={policy}"])
+        ok = error is None and out == reference
+        results.append((ok, f"{row['name']} --heap={policy}" + ("" if ok else f": {error or 'output differs'}")))
+    for policy in ("estranged", "knuth"):
+        for collector in ("occasional", "continuous"):
+            chosen = None
+            for size in COLLECTION_HEAPS:
+                out, error, cycles = run(kith, root, row, [f"--heap={policy}", f"--gc={collector}",
+                                                           f"--heap-size={size}"], stats=True)
+                if error is None and cycles is not None and cycles >= 3:
+                    chosen = (size, out, cycles)
+                    break
+            if chosen is None:
+                results.append((False, f"{row['name']} {policy}+{collector}: no heap of "
+                                       f"{'/'.join(COLLECTION_HEAPS)} ran with >= 3 collections"))
+                continue
+            size, out, cycles = chosen
+            ok = out == reference
+            results.append((ok, f"{row['name']} {policy}+{collector} --heap-size={size} ({cycles} cycles)" +
+                                ("" if ok else ": output differs")))
+    out, error, _ = run(kith, root, row, ["--heap=estranged", "--gc=occasional", "--heap-size=4M", "--gc-stress"])
+    ok = error is None and out == reference
+    results.append((ok, f"{row['name']} --gc-stress" + ("" if ok else f": {error or 'output differs'}")))
+    return results
+
+
+def main(argv):
+    kith, suite, root = argv[0], argv[1], argv[2]
+    only, jobs = None, 2
+    for a in argv[3:]:
+        if a.startswith("--only="):
+            only = set(a[len("--only="):].split(","))
+        elif a.startswith("--jobs="):
+            jobs = int(a[len("--jobs="):])
+    rows = [r for r in read_suite(suite) if only is None or r["name"] in only]
+    if not rows:
+        print("0 passed, 0 failed (no workloads listed)")
+        return 0
+    all_policies = policies(kith)
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for results in pool.map(lambda r: check_workload(kith, root, r, all_policies), rows):
+            for ok, text in results:
+                print(("ok   " if ok else "FAIL ") + text, flush=True)
+                passed += ok
+                failed += not ok
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
