@@ -68,13 +68,15 @@
 //      blocks of (2^j + W(j)). Per granule that is 1 + j/2 with W(j) = j * 2^(j-1),
 //      growing with j, so the worst case is one block of each level below v:
 //      W(v) = (2^v - 1) + sum_{j<v} j 2^(j-1) = v * 2^(v-1). A "staircase" heap,
-//      every region holding blocks of every level below it and one free granule,
-//      reaches it, and there every algorithm has to move as much (each block of
-//      level j needs a free block of level j, which nothing but emptying a region
-//      makes), so no bound of the form c * m holds in general: at k = 4 the
-//      staircase has m = 15 granules and the optimum moves 32
-//      (tests/heap/buddy_defrag_optimum_test.cpp checks this and (b)-(c) against an
-//      exhaustive search for the optimum).
+//      every region holding one block of each level below it and one free granule,
+//      reaches it: at k = 4 the defragmenter moves 32 granules where m = 15. There
+//      every algorithm has to move as much (sketch: no free run above one granule
+//      exists, so each block of level j >= 1 that leaves needs a region of level j
+//      emptied first, and each such region holds a staircase of its own), which an
+//      exhaustive search confirms at k = 3 (12 granules, m = 7); so "at most 2m" is
+//      no bound any algorithm keeps in general: m/optimum falls as 2/k there.
+//      tests/heap/buddy_defrag_optimum_test.cpp checks (a)-(d) against a search for
+//      the optimum.
 //
 // Steps (lastSteps()): Super's failed search, then k (the precheck), the region
 // searches (above), and for the rest defragStepBound(k, L): each region of level v

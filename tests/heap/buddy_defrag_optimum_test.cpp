@@ -445,7 +445,8 @@ TYPED_TEST(BuddyDefragOptimum, SixteenByteObjectsMoveExactlyTheLeast) {
 // free granule, so every block of level j >= 1 that moves needs a region of level
 // j emptied first. The defragmenter reaches the worst case k 2^(k-1) granules.
 // At k = 3 the search confirms the optimum moves as much (12 granules, m = 7); at
-// k = 4 (32 granules, m = 15 > 32 / 2) no algorithm stays within 2m.
+// k = 4 (32 granules, m = 15) the argument of buddy_defragmenter.h's (d) says the
+// optimum moves as much again, more than 2m (the search is too large to run there).
 TYPED_TEST(BuddyDefragOptimum, TheStaircaseReachesTheWorstCase) {
   for (unsigned k = 2; k <= 5; ++k) {
     const std::size_t region = std::size_t{1} << k, regions = region;  // 2^k free granules
