@@ -307,7 +307,7 @@ void ContinuousCollector::endCycle(vm::VM& vm) {
   entry.forced = cycleForced_;
   lastLogLine_ = formatIncrementalCycleLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
-  if (cycleCause_ != GcCause::systemGc) vm.collectionEnded(cycleBytesBefore_, after, entry.heapBytes);
+  vm.collectionEnded(cycleCause_, cycleBytesBefore_, after, entry.heapBytes);
   setTriggerPoint(vm, after);
 }
 
@@ -363,7 +363,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   entry.pauseMs = static_cast<double>(nanosBetween(begin, end)) / 1e6;
   lastLogLine_ = formatGcLogLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
-  if (cause != GcCause::systemGc) vm.collectionEnded(before, after, entry.heapBytes);
+  vm.collectionEnded(cause, before, after, entry.heapBytes);
   setTriggerPoint(vm, after);
   resetBudgets();
   collecting_ = false;

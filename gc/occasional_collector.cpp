@@ -58,7 +58,7 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
       std::abort();
     }
   }
-  if (cause != GcCause::systemGc) vm.collectionEnded(before, after, entry.heapBytes);
+  vm.collectionEnded(cause, before, after, entry.heapBytes);
   setTriggerPoint(vm, after);
   grantBudget(after, 0);
   collecting_ = false;

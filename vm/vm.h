@@ -85,10 +85,11 @@ class VM {
   Handle* allocateObject(ClassInfo* klass, std::size_t bytes);
   // Frees one object and its handle (for collectors).
   void freeObject(Handle* handle);
-  // Collectors report every collection but System.gc()'s; when the run is
-  // thrashing (vm/gc_overhead_limit.h) the next allocation throws the catchable
-  // "out of memory" saying so.
-  void collectionEnded(std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes) {
+  // Collectors report every collection; when the run is thrashing
+  // (vm/gc_overhead_limit.h) the next allocation throws the catchable "out of
+  // memory" saying so. System.gc() and --gc-stress collections do not count.
+  void collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes) {
+    if (cause == GcCause::systemGc || cause == GcCause::stress) return;
     if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, &thrashingMessage_)) thrashing_ = true;
   }
   // Runs a full collection (System.gc() passes systemGc; the gate calls the
