@@ -14,10 +14,13 @@
 // malloc(n) needs a block of blockBytesFor(n) bytes. A small one (<= 512 B): the
 // head of its exact bin; else the victim, if big enough; else the smallest block
 // of the next non-empty larger bin, whose rest becomes the victim. So a run of
-// small requests carves one block in address order, one step each. A medium or
-// large one: the best fit in its trie, else the smallest block of the next
-// non-empty larger bin, or the victim if it fits more closely. One 64-bit word
-// records which bins are non-empty, so finding a bin is a count-trailing-zeros.
+// small requests carves one block in address order, one step each. A victim that
+// ends its chunk (the arena's untouched rest, dlmalloc's "top") is carved only
+// when no larger free block is left, so holes are reused first and the heap stays
+// compact. A medium or large request: the best fit in its trie, else the smallest
+// block of the next non-empty larger bin, or the victim if it fits more closely.
+// One 64-bit word records which bins are non-empty, so finding a bin is a
+// count-trailing-zeros.
 //
 // Bounded time, in steps (a list or trie node or the victim looked at, or a link
 // made or unlinked; bitmap instructions not counted). A trie of bin b has paths of
@@ -111,8 +114,14 @@ class LeaBinsHeap : public Super {
     std::uint64_t larger = bin == kLargeBin ? 0 : nonEmpty_ & (~std::uint64_t{0} << (bin + 1));
     if (bin < kExactBinCount) {  // small: exact fit, else the victim, else carve a bigger block
       if (nonEmpty_ & (std::uint64_t{1} << bin)) return take(bin, exact_[bin].head());
-      if (victim_ != nullptr && (++steps_, victimBytes_ >= need)) return takeVictim(need);
-      if (larger == 0) return Super::malloc(size);
+      // The victim first, unless it is the arena's last block (the "top"): that one
+      // only when no bigger free block is left, so holes are reused before fresh
+      // memory and the heap stays compact.
+      if (victim_ != nullptr && !victimIsTop_ && (++steps_, victimBytes_ >= need)) return takeVictim(need);
+      if (larger == 0) {
+        if (victim_ != nullptr && (++steps_, victimBytes_ >= need)) return takeVictim(need);
+        return Super::malloc(size);
+      }
       unsigned next = static_cast<unsigned>(std::countr_zero(larger));
       void* block = take(next, next < kExactBinCount ? exact_[next].head() : trie(next).smallest(steps_));
       if (Super::blockBytes(block) - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
@@ -145,6 +154,7 @@ class LeaBinsHeap : public Super {
       victim_ = block;
       victimBytes_ = Super::blockBytes(block);
       victimUsable_ = Super::getSize(block);
+      victimIsTop_ = Super::blockAfter(block) == nullptr;
     } else {
       file(block, Super::blockBytes(block));
     }
@@ -195,6 +205,8 @@ class LeaBinsHeap : public Super {
     if (victim_ != nullptr && !Super::isFree(victim_)) return "the victim is not a free block";
     if (victim_ != nullptr && (victimBytes_ != Super::blockBytes(victim_) || victimUsable_ != Super::getSize(victim_)))
       return "the victim's recorded size disagrees with its header";
+    if (victim_ != nullptr && victimIsTop_ != (Super::blockAfter(victim_) == nullptr))
+      return "the victim's top flag disagrees with what lies after it";
     if (victimRest_ != nullptr || victimMerged_) return "a victim hand-over left pending";
     for (unsigned b = 0; b < kBinCount; ++b) {
       std::string bin = "bin " + std::to_string(b) + ": ";
@@ -289,6 +301,7 @@ class LeaBinsHeap : public Super {
   // insertion each. It is free, so it coalesces like any other free block.
   void* victim_ = nullptr;
   std::size_t victimBytes_ = 0, victimUsable_ = 0;  // its size, kept here: its header may be cold
+  bool victimIsTop_ = false;                        // it ends its chunk (the arena's untouched rest)
   void* victimRest_ = nullptr;  // the rest malloc's caller will file back: the next victim
   bool victimMerged_ = false;   // the victim was coalesced away: the merged block succeeds it
   std::uint64_t nonEmpty_ = 0;

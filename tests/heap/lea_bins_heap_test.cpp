@@ -187,6 +187,25 @@ TEST(LeaBinsHeap, CheckFreeStructureCatchesAVictimThatIsNotFree) {
   EXPECT_EQ(h.checkInvariants(), "");
 }
 
+TEST(LeaBinsHeap, SmallRequestsReuseAHoleBeforeCarvingTheTop) {
+  Bins h(1 << 20);
+  void* hole = h.malloc(1000);
+  h.malloc(16);  // the arena's rest is now the victim, and it is the top
+  h.free(hole);
+  void* a = h.malloc(100);
+  EXPECT_EQ(a, hole);  // carved from the hole, not from the top
+  void* b = h.malloc(100);
+  EXPECT_EQ(b, static_cast<std::byte*>(hole) + 112);  // the hole's rest is the victim now
+  EXPECT_EQ(h.victim(), static_cast<std::byte*>(hole) + 224);
+  EXPECT_EQ(h.checkInvariants(), "");
+  // A request the hole's rest cannot meet goes to the top (filed in the large bin
+  // when the hole's rest took over as victim); the next small one carves the rest.
+  void* c = h.malloc(800);
+  EXPECT_GT(c, hole);
+  EXPECT_EQ(h.malloc(200), static_cast<std::byte*>(hole) + 224);
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
 TEST(LeaBinsHeap, AMediumRequestTakesTheVictimOnlyWhenItFitsMoreClosely) {
   Bins h(1 << 20);
   void* hole = h.malloc(2000);
