@@ -7,9 +7,12 @@ For each workload:
   1. policies: runs on every heap policy `kith policies` lists (default collector);
      stdout must be identical on all (timings masked: `123us`, `45 msec`, `0.5 ms`);
   2. collectors: on estranged and knuth, with occasional and continuous collection, in
-     a heap small enough that at least 3 collections happen (the largest of 4M, 2M, 1M,
-     512K, 256K that gives >= 3 cycles, read from --stats-file); same stdout again;
-  3. stress: once with --gc-stress (estranged, occasional) and a 4M heap.
+     a heap small enough that at least 3 collections happen (the first of 4M, 2M, 1M,
+     512K, 256K, 8M, 16M, 32M that runs with >= 3 cycles, read from --stats-file); same
+     stdout again;
+  3. stress: once with --gc-stress (estranged, continuous: a slice before every
+     allocation) in that heap, with the row's `stress_args` column if it has one ("-"
+     skips it: a workload whose smallest verified size is too big for stress in CI).
 Each run must exit 0. Prints one line per check and `N passed, M failed`.
 """
 import concurrent.futures
@@ -21,7 +24,7 @@ import sys
 import tempfile
 
 TIMING = re.compile(r"\d+(\.\d+)?\s*(us|msec|ms|s)\b")
-COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K"]
+COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K", "8M", "16M", "32M"]  # small first
 
 
 def read_suite(path):
@@ -80,6 +83,7 @@ def check_workload(kith, root, row, all_policies):
         out, error, _ = run(kith, root, row, [f"--heap={policy}"])
         ok = error is None and out == reference
         results.append((ok, f"{row['name']} --heap={policy}" + ("" if ok else f": {error or 'output differs'}")))
+    stress_heap = "4M"
     for policy in ("estranged", "knuth"):
         for collector in ("occasional", "continuous"):
             chosen = None
@@ -94,12 +98,22 @@ def check_workload(kith, root, row, all_policies):
                                        f"{'/'.join(COLLECTION_HEAPS)} ran with >= 3 collections"))
                 continue
             size, out, cycles = chosen
+            if policy == "estranged" and collector == "continuous":
+                stress_heap = size
             ok = out == reference
             results.append((ok, f"{row['name']} {policy}+{collector} --heap-size={size} ({cycles} cycles)" +
                                 ("" if ok else ": output differs")))
-    out, error, _ = run(kith, root, row, ["--heap=estranged", "--gc=occasional", "--heap-size=4M", "--gc-stress"])
-    ok = error is None and out == reference
-    results.append((ok, f"{row['name']} --gc-stress" + ("" if ok else f": {error or 'output differs'}")))
+    stress_args = row.get("stress_args", "")
+    if stress_args == "-":
+        results.append((True, f"{row['name']} --gc-stress: skipped (stress_args '-')"))
+        return results
+    stress_row = dict(row, small_args=stress_args or row["small_args"])
+    reference_row = reference if not stress_args else run(kith, root, stress_row, ["--heap=estranged"])[0]
+    out, error, _ = run(kith, root, stress_row, ["--heap=estranged", "--gc=continuous", f"--heap-size={stress_heap}",
+                                                 "--gc-stress"])
+    ok = error is None and out == reference_row
+    results.append((ok, f"{row['name']} --gc-stress --heap-size={stress_heap}" +
+                        ("" if ok else f": {error or 'output differs'}")))
     return results
 
 
