@@ -5,11 +5,14 @@
 // limit fires at the same collection in every run (studies must be repeatable): the
 // mutator's progress between two collections is what it allocated in between, and
 // when over the last kWindow collections it allocated less than kWindow * (1 - limit)
-// of the heap (then each recovered about that little too), the run is thrashing:
-// the VM throws the catchable "out of memory" at the next allocation. A live set
-// that grows towards the heap's size is not thrashing (much is allocated between
-// its collections); System.gc() cycles do not count, and a request that fails
-// outright (a plain out-of-memory error) ends the streak.
+// of the heap (then each recovered about that little too), and the last left less
+// than kFreeLimit of the heap free (HotSpot's GCHeapFreeLimit, 2% there; 10% here,
+// because a policy's bytes in use leave out its headers and unusable holes), the run is
+// thrashing: the VM throws the catchable "out of memory" at the next allocation. A
+// live set that grows towards the heap's size is not thrashing (much is allocated
+// between its collections), nor is a fragmented heap with room left (the
+// allocation gate defragments); System.gc() cycles do not count, and a request
+// that fails outright (a plain out-of-memory error) ends the streak.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +25,7 @@ class GcOverheadLimit {
  public:
   static constexpr double kDefaultLimit = 0.98;  // --gc-overhead-limit=98: under 2% recovered
   static constexpr int kWindow = 5;
+  static constexpr double kFreeLimit = 0.10;
 
   // limit in (0, 1]; 0 turns it off (--gc-overhead-limit=off, --gc-stress).
   explicit GcOverheadLimit(double limit = kDefaultLimit) : limit_(limit) {}
@@ -36,12 +40,15 @@ class GcOverheadLimit {
     std::size_t total = 0;
     for (std::size_t a : allocated_) total += a;
     if (static_cast<double>(total) >= kWindow * (1 - limit_) * static_cast<double>(heapBytes)) return false;
+    std::size_t free = heapBytes > bytesAfter ? heapBytes - bytesAfter : 0;
+    if (static_cast<double>(free) >= kFreeLimit * static_cast<double>(heapBytes)) return false;
     reset();
     char text[256];
     std::snprintf(text, sizeof text,
                   "out of memory: the collector was thrashing (between each of its last %d collections the "
-                  "program allocated and they recovered under %.0f%% of the heap; --gc-overhead-limit)",
-                  kWindow, (1 - limit_) * 100);
+                  "program allocated and they recovered under %.0f%% of the heap, and under %.0f%% is free; "
+                  "--gc-overhead-limit)",
+                  kWindow, (1 - limit_) * 100, kFreeLimit * 100);
     *why = text;
     return true;
   }
