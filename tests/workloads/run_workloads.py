@@ -8,7 +8,7 @@ For each workload:
      stdout must be identical on all (timings masked: `123us`, `45 msec`, `0.5 ms`);
   2. collectors: on estranged and knuth, with occasional and continuous collection, in
      a heap small enough that at least 3 collections happen (the first of 4M, 2M, 1M,
-     512K, 256K, 128K, 64K, 8M, 16M, 32M that runs with >= 3 cycles, read from --stats-file); same
+     512K, 256K, 128K, 96K, 64K, 8M, 16M, 32M that runs with >= 3 cycles, read from --stats-file); same
      stdout again;
   3. stress: once with --gc-stress (estranged, continuous: a slice before every
      allocation) in that heap, with the row's `stress_args` column if it has one ("-"
@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 TIMING = re.compile(r"\d+(\.\d+)?\s*(us|msec|ms|s)\b")
-COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K", "128K", "64K", "8M", "16M", "32M"]  # small first
+COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K", "128K", "96K", "64K", "8M", "16M", "32M"]  # small first
 
 
 def read_suite(path):
