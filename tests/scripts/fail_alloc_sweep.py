@@ -7,7 +7,8 @@ For every script under PATHS (the run_scripts.py layout; compile-error scripts a
 skipped), counts its allocation requests with one plain run (--stats-file), then runs
 it with --fail-alloc=N for N at `--points` places spread over that count (always
 including the first three requests) and with --fail-alloc-every=K for two K, on each
---heap policy (default: estranged and tlsf). Every run must end cleanly: exit 0, the
+--heap policy (default: estranged and tlsf); scripts marked `// kith-not-with: --fail-alloc`
+are left out. Every run must end cleanly: exit 0, the
 script's own exit code, 70 with stderr's first line `error: ...`, or 65 "out of memory
 while compiling" (a failure injected into a constant's allocation) -- never a signal,
 a timeout, a sanitizer report or a heap verifier failure. Prints one line per failure
@@ -76,7 +77,9 @@ def main(argv):
         else:
             paths.append(a)
     heaps = heaps or ["estranged", "tlsf"]
-    files = [f for f in run_scripts.collect(paths) if not run_scripts.Expectation(f).compile_errors]
+    files = [f for f in run_scripts.collect(paths)
+             if not run_scripts.Expectation(f).compile_errors
+             and not run_scripts.Expectation(f).skipped_with(["--fail-alloc"])]
     work = []
     for heap in heaps:
         for f in files:

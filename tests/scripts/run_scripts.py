@@ -22,6 +22,8 @@ The expectation format is LANGUAGE.md's ("Tests in this language"), read as
   // kith-needs-collector           skipped under --gc=none (the script relies on
                                   collections to fit its heap)
   // kith-not-on: POLICY ...        skipped on these heap policies (say why beside it)
+  // kith-not-with: FLAG ...        skipped when a run flag starts with one of these
+                                  (e.g. --gc-stress: a script about natural collections)
 Otherwise the script must exit 0. A file whose first line starts with `// module:` is
 a module that tests import, not a test itself, and is skipped when searching folders. A run over --timeout seconds (default 60) fails.
 
@@ -51,6 +53,7 @@ EXPECT_COMPILE_ERROR = re.compile(r"// expect compile error: (.+)$")
 SCRIPT_FLAGS = re.compile(r"^// kith-flags: (.+)$")
 NEEDS_COLLECTOR = "// kith-needs-collector"
 NOT_ON = re.compile(r"^// kith-not-on: (.+)$")
+NOT_WITH = re.compile(r"^// kith-not-with: (.+)$")
 SKIPPED = "skipped"
 
 # Names `kith policies` may print that are collectors, not heap policies.
@@ -64,6 +67,7 @@ class Expectation:
         self.flags = []  # `// kith-flags: --heap-size=256K ...`: run flags this script needs
         self.needs_collector = False  # skipped under --gc=none (it fills a small heap)
         self.not_on = []  # heap policies the script is skipped on
+        self.not_with = []  # run flag prefixes the script is skipped under
         with open(path, encoding="utf-8") as f:
             for line in f:
                 line = line.rstrip("\n")
@@ -73,6 +77,10 @@ class Expectation:
                 m = NOT_ON.search(line)
                 if m:
                     self.not_on += m.group(1).split()
+                    continue
+                m = NOT_WITH.search(line)
+                if m:
+                    self.not_with += [w for w in m.group(1).split() if w.startswith("--")]
                     continue
                 m = SCRIPT_FLAGS.search(line)
                 if m:
@@ -89,6 +97,10 @@ class Expectation:
                 m = EXPECT_COMPILE_ERROR.search(line)
                 if m:
                     self.compile_errors.append(m.group(1))
+
+
+    def skipped_with(self, flags):
+        return any(flag.startswith(prefix) for flag in flags for prefix in self.not_with)
 
 
 def first_difference(got, want):
@@ -110,6 +122,8 @@ def check(kith, path, flags, timeout):
     if want.needs_collector and "--gc=none" in flags:
         return SKIPPED
     if any(f"--heap={policy}" in flags for policy in want.not_on):
+        return SKIPPED
+    if want.skipped_with(flags):
         return SKIPPED
     try:
         p = subprocess.run([kith, "run", *flags, *want.flags, path], capture_output=True, timeout=timeout)
