@@ -7,15 +7,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cli/byte_size.h"
 #include "cli/contrived_bench.h"
+#include "cli/replay.h"
+#include "cli/trace_command.h"
 #include "cli/defrag_bench.h"
 #include "cli/study_command.h"
 #include "heap/heap.h"
+#include "heap/trace.h"
 #include "vm/runner.h"
 
 namespace {
@@ -36,6 +40,12 @@ constexpr const char* kUsage =
     "  kith run [OPTIONS] FILE.kith [ARGS...]\n"
     "                                compile and run a script; ARGS become System.args\n"
     "  kith disasm FILE.kith         print the script's bytecode with source lines\n"
+    "  kith replay [OPTIONS] TRACE   replay a recorded trace (run --trace) on a policy,\n"
+    "                                without the VM: --heap, --heap-size, --stats,\n"
+    "                                --stats=json, --stats-file=PATH as for run, and\n"
+    "                                --stop-on-failure (else a request the policy cannot\n"
+    "                                meet is counted and the replay goes on)\n"
+    "  kith trace dump TRACE         print a trace (binary or text) as text on stdout\n"
     "  kith policies                 list the heap policies, then the collectors, one line each\n"
     "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N]\n"
     "                                the paper's Figure 8 worst-case request experiment\n"
@@ -92,13 +102,16 @@ constexpr const char* kUsage =
     "  --stats             a statistics table on stderr after the run\n"
     "  --stats=json        the statistics as one JSON object on stderr\n"
     "  --stats-file=PATH   write the JSON statistics to PATH\n"
-    "  --trace=PATH        record every allocation and free to PATH (heap/trace.h format)\n"
+    "  --trace=PATH        record every allocation and free to PATH, for kith replay;\n"
+    "                      binary (compact, fast) unless PATH ends in .txt\n"
+    "  --trace-format=F    binary or text, whatever PATH ends in (kith trace dump\n"
+    "                      prints a binary trace as text)\n"
 
     "\n"
     "SIZE is bytes or a number with K, M or G (binary units), e.g. 512K, 16M, 1G.\n"
     "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
-    "70 uncaught runtime error (or System.exit's code).\n"
-    "Not in this build yet: replay.\n";
+    "70 uncaught runtime error (or System.exit's code). replay and trace dump:\n"
+    "65 malformed trace, 66 missing or unreadable trace.\n";
 
 int usageError(const std::string& message) {
   std::fprintf(stderr, "kith: %s\n(see kith --help)\n", message.c_str());
@@ -114,6 +127,9 @@ int listPolicies() {
   std::printf("%-10s %s\n", "occasional", "collector: stop-the-world mark-sweep when occupancy passes --gc-threshold (default)");
   std::printf("%-10s %s\n", "continuous", "collector: incremental tri-colour mark-sweep, snapshot-at-the-beginning barrier");
   std::printf("%-10s %s\n", "none", "collector: frees nothing");
+  for (const auto& p : kith::heap::leftOutPolicyList())  // on stderr: stdout stays one policy a line
+    std::fprintf(stderr, "kith: note: %.*s is not in this build: %.*s\n", static_cast<int>(p.name.size()),
+                 p.name.data(), static_cast<int>(p.description.size()), p.description.data());
   return kExitOk;
 }
 
@@ -187,6 +203,7 @@ int benchDefrag(const std::vector<std::string_view>& args) {
 // Parses `run`'s options up to the script name; the rest are the script's args.
 int runCommand(const std::vector<std::string_view>& args) {
   kith::vm::RunOptions options;
+  std::optional<kith::heap::TraceFormat> traceFormat;  // else by --trace's extension
   std::size_t i = 0;
   for (; i < args.size() && args[i].starts_with("--"); ++i) {
     std::string_view a = args[i];
@@ -222,6 +239,11 @@ int runCommand(const std::vector<std::string_view>& args) {
       options.statsFile = value("--stats-file=");
     } else if (a.starts_with("--trace=") && a.size() > 8) {
       options.tracePath = value("--trace=");
+    } else if (a.starts_with("--trace-format=")) {
+      std::string format = value("--trace-format=");
+      if (format != "binary" && format != "text")
+        return usageError("--trace-format wants binary or text; got '" + format + "'");
+      traceFormat = format == "text" ? kith::heap::TraceFormat::text : kith::heap::TraceFormat::binary;
     } else if (a.starts_with("--gc-threshold=")) {
       std::string v = value("--gc-threshold=");
       char* end = nullptr;
@@ -249,13 +271,6 @@ int runCommand(const std::vector<std::string_view>& args) {
     } else if (a == "--gc-stress=move") {
       options.gcStress = true;
       options.moveObjects = true;
-    } else if (a.starts_with("--gc-overhead-limit=")) {
-      std::string v = value("--gc-overhead-limit=");
-      char* end = nullptr;
-      double pct = v == "off" ? 0 : std::strtod(v.c_str(), &end);
-      if (v != "off" && (v.empty() || *end || !(pct > 0 && pct <= 100)))
-        return usageError("--gc-overhead-limit wants a percentage in (0, 100] or off; got '" + v + "'");
-      options.gcOverheadLimit = pct / 100;
     } else if (a == "--check-freed") {
       options.checkFreed = true;
     } else if (a.starts_with("--fail-alloc=") || a.starts_with("--fail-alloc-every=")) {
@@ -268,11 +283,19 @@ int runCommand(const std::vector<std::string_view>& args) {
         return usageError(std::string(every ? "--fail-alloc-every" : "--fail-alloc") +
                           " wants a count of at least 1; got '" + v + "'");
       (every ? options.failAllocationEvery : options.failAllocation) = n;
+    } else if (a.starts_with("--gc-overhead-limit=")) {
+      std::string v = value("--gc-overhead-limit=");
+      char* end = nullptr;
+      double pct = v == "off" ? 0 : std::strtod(v.c_str(), &end);
+      if (v != "off" && (v.empty() || *end || !(pct > 0 && pct <= 100)))
+        return usageError("--gc-overhead-limit wants a percentage in (0, 100] or off; got '" + v + "'");
+      options.gcOverheadLimit = pct / 100;
     } else {
       return usageError("unknown option for 'run': " + std::string(a));
     }
   }
   if (i == args.size()) return usageError("'run' needs a script: kith run [OPTIONS] FILE.kith [ARGS...]");
+  options.traceFormat = traceFormat.value_or(kith::heap::traceFormatForPath(options.tracePath));
   options.script = std::string(args[i]);
   for (++i; i < args.size(); ++i) options.args.emplace_back(args[i]);
   return kith::vm::runScriptFile(options);
@@ -309,8 +332,8 @@ int main(int argc, char** argv) {
     return kith::vm::disassembleFile(std::string(args[1]));
   }
   if (command == "study") return kith::cli::runStudyCommand({args.begin() + 1, args.end()});
-  if (command == "replay")
-    return usageError("'" + std::string(command) + "' is not in this build yet");
+  if (command == "replay") return kith::cli::replayCommand({args.begin() + 1, args.end()});
+  if (command == "trace") return kith::cli::traceCommand({args.begin() + 1, args.end()});
   if (command.ends_with(".kith") || command.starts_with("--")) return runCommand(args);  // `run` implied
   return usageError("unknown command '" + std::string(command) + "'");
 }

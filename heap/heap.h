@@ -63,6 +63,9 @@ const std::vector<PolicyInfo>& policyList();
 // because explicit-free harnesses and the VM's collectors do not apply to them.
 // makeHeap, isPolicy and policyNames accept them too.
 const std::vector<PolicyInfo>& baselineList();
+// Policies this build left out because their library was missing at build time
+// (jemalloc, mimalloc); the description says which package. `kith policies` notes them.
+const std::vector<PolicyInfo>& leftOutPolicyList();
 bool isPolicy(std::string_view name);
 // "list, knuth, ..." for error messages.
 std::string policyNames();

@@ -91,6 +91,18 @@ const std::vector<PolicyInfo>& baselineList() {
   return list;
 }
 
+const std::vector<PolicyInfo>& leftOutPolicyList() {
+  static const std::vector<PolicyInfo> list = {
+#if !defined(KITH_HAVE_JEMALLOC)
+      {"jemalloc", "libjemalloc-dev (pkg-config jemalloc) was not found at build time"},
+#endif
+#if !defined(KITH_HAVE_MIMALLOC)
+      {"mimalloc", "libmimalloc-dev (CMake package mimalloc) was not found at build time"},
+#endif
+  };
+  return list;
+}
+
 bool isPolicy(std::string_view name) {
   for (const auto* list : {&policyList(), &baselineList()})
     for (const auto& p : *list)

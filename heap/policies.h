@@ -20,6 +20,12 @@
 #include "heap/knuth_buddy_heap.h"
 #include "heap/lea_bins_heap.h"
 #include "heap/malloc_heap.h"
+#if defined(KITH_HAVE_JEMALLOC)
+#include "heap/jemalloc_heap.h"
+#endif
+#if defined(KITH_HAVE_MIMALLOC)
+#include "heap/mimalloc_heap.h"
+#endif
 #include "heap/null_heap.h"
 #include "heap/quick_list_heap.h"
 #include "heap/size_classes.h"
@@ -34,6 +40,14 @@ namespace kith::heap {
 // (kingsley, lea, list: building-block layers; knuth, estranged: buddy; tlsf)
 
 using MallocPolicy = MallocHeap;  // the system allocator, for comparison
+// Allocators users pick instead of glibc, for comparison, where the build found
+// their library (heap/CMakeLists.txt; else `kith policies` notes them as left out).
+#if defined(KITH_HAVE_JEMALLOC)
+using JemallocPolicy = JemallocHeap;
+#endif
+#if defined(KITH_HAVE_MIMALLOC)
+using MimallocPolicy = MimallocHeap;
+#endif
 // The JDK 1.1.8 baseline: one unstructured doubly-linked free list, first fit
 // from the head, frees pushed at the head, neighbours coalesced on free.
 using ListPolicy = CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>;
@@ -65,7 +79,14 @@ bool forEachPolicy(Fn&& fn) {
       fn.template operator()<TlsfPolicy>(std::string_view("tlsf"), std::string_view("two-level segregated fit: constant-time malloc and free (Masmano et al. 2004)")) ||
       fn.template operator()<KingsleyPolicy>(std::string_view("kingsley"), std::string_view("power-of-two segregated fits, no coalescing (Kingsley/BSD)")) ||
       fn.template operator()<LeaPolicy>(std::string_view("lea"), std::string_view("Lea: exact-size quick lists for small, best-fit coalescing bins for medium and large (dlmalloc 2.7)")) ||
-      fn.template operator()<MallocPolicy>(std::string_view("malloc"), std::string_view("the system allocator (glibc malloc), for comparison; not fixed-size"));
+      fn.template operator()<MallocPolicy>(std::string_view("malloc"), std::string_view("the system allocator (glibc malloc), for comparison; not fixed-size"))
+#if defined(KITH_HAVE_JEMALLOC)
+      || fn.template operator()<JemallocPolicy>(std::string_view("jemalloc"), std::string_view("jemalloc 5 (mallocx/dallocx), for comparison; not fixed-size"))
+#endif
+#if defined(KITH_HAVE_MIMALLOC)
+      || fn.template operator()<MimallocPolicy>(std::string_view("mimalloc"), std::string_view("mimalloc 2 (mi_malloc/mi_free), for comparison; not fixed-size"))
+#endif
+      ;
 }
 
 }  // namespace kith::heap

@@ -7,12 +7,11 @@
 // Recording starts when a sink is set (set it once, before or during the run): a
 // free of a block allocated before that is passed down but not recorded, so the
 // trace stays self-consistent. Metadata: the pointer -> id table lives in this
-// object (system heap), outside Super's memory.
+// object (a TraceIdMap in the system heap), outside Super's memory.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 
 #include "heap/layer.h"
 #include "heap/outcome.h"
@@ -78,7 +77,7 @@ class TraceHeap : public Super {
   Sink* sink_ = nullptr;
   std::uint64_t time_ = 0;
   std::uint64_t nextId_ = 0;
-  std::unordered_map<void*, std::uint64_t> ids_;
+  TraceIdMap ids_;
   RelocateFn relocate_ = nullptr;
   void* relocateContext_ = nullptr;
 };

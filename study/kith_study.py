@@ -320,7 +320,8 @@ def main(argv):
             "fallback": fallback}
     write_report(study, out_dir, tables, info, figures_ok)
     save_state()
-    print(f"kith study: {len(tables['results'][0])} runs in {out_dir}; report: {os.path.join(out_dir, 'report.md')}",
+    count = len(tables["results"][0]) + len(read_csv(os.path.join(out_dir, "contrived.csv")))
+    print(f"kith study: {count} runs in {out_dir}; report: {os.path.join(out_dir, 'report.md')}",
           file=sys.stderr)
     if failed_runs:
         warn(f"{len(failed_runs)} runs did not exit 0 (listed in report.md)")

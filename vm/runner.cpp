@@ -298,12 +298,12 @@ int runScriptFile(const RunOptions& options) {
   std::FILE* traceFile = nullptr;
   std::unique_ptr<heap::TraceWriter> trace;
   if (!options.tracePath.empty()) {
-    traceFile = std::fopen(options.tracePath.c_str(), "w");
+    traceFile = std::fopen(options.tracePath.c_str(), "wb");
     if (!traceFile) {
       std::fprintf(stderr, "kith: cannot write trace '%s': %s\n", options.tracePath.c_str(), std::strerror(errno));
       return kExitCantCreate;
     }
-    trace = std::make_unique<heap::TraceWriter>(traceFile);
+    trace = std::make_unique<heap::TraceWriter>(traceFile, options.traceFormat);
     vm->setTraceWriter(trace.get());
   }
 
@@ -338,7 +338,7 @@ int runScriptFile(const RunOptions& options) {
 
   if (trace) {
     vm->setTraceWriter(nullptr);
-    trace->flush();
+    trace->finish();  // the binary end marker, then everything to the file
     bool ok = trace->ok();
     trace.reset();
     if (std::fclose(traceFile) != 0 || !ok) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "heap/trace_event.h"
+
 namespace kith::vm {
 
 enum class StatsFormat { none, table, json };
@@ -41,6 +43,7 @@ struct RunOptions {
   StatsFormat stats = StatsFormat::none;
   std::string statsFile;  // also write the JSON here
   std::string tracePath;  // record every allocation and free here
+  heap::TraceFormat traceFormat = heap::TraceFormat::binary;  // heap/trace.h
   std::string script;
   std::vector<std::string> args;  // System.args
 };

@@ -306,7 +306,7 @@ class VM {
   heap::TraceWriter* trace_ = nullptr;
   std::uint64_t traceTime_ = 0;
   std::uint64_t traceNextId_ = 0;
-  std::unordered_map<const void*, std::uint64_t> traceIds_;
+  heap::TraceIdMap traceIds_;  // block -> trace id (heap/trace_id_map.h)
 };
 
 // THE ROOTING RULE's one mechanism (object.h): native code that holds a heap Value

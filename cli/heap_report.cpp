@@ -1,0 +1,75 @@
+#include "cli/heap_report.h"
+
+#include <cstdio>
+#include <string>
+
+#include "heap/outcome.h"
+
+namespace kith::cli {
+
+std::string jsonNumber(double x) {
+  if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+namespace {
+
+std::string latencyJson(const heap::LatencySummary& l) {
+  return "{\"mean\": " + jsonNumber(l.mean) + ", \"p50\": " + jsonNumber(l.p50) + ", \"p99\": " + jsonNumber(l.p99) +
+         ", \"max\": " + jsonNumber(l.max) + "}";
+}
+
+}  // namespace
+
+std::string heapStatisticsJson(const heap::HeapStatistics& h) {
+  std::string histogram;
+  for (auto [size, count] : h.size_histogram) {
+    if (!histogram.empty()) histogram += ", ";
+    histogram += "\"" + std::to_string(size) + "\": " + std::to_string(count);
+  }
+  std::string satisfied;
+  for (int i = 0; i < heap::kOutcomeCount; ++i) {
+    if (i) satisfied += ", ";
+    satisfied += std::string("\"") + heap::outcomeName(static_cast<heap::Outcome>(i)) + "\": " +
+                 std::to_string(h.satisfied[i]);
+  }
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  return " \"heap\": {\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
+         ", \"bytes_requested\": " + n(h.bytes_requested) + ", \"bytes_allocated\": " + n(h.bytes_allocated) +
+         ", \"bytes_in_use\": " + n(h.bytes_in_use) + ", \"peak_bytes_in_use\": " + n(h.peak_bytes_in_use) +
+         ", \"failed_allocations\": " + n(h.failed_allocations) + ",\n  \"size_histogram\": {" + histogram + "},\n" +
+         "  \"satisfied\": {" + satisfied + "},\n  \"alloc_ns\": " + latencyJson(h.alloc_ns) +
+         ", \"free_ns\": " + latencyJson(h.free_ns) + ",\n  \"fragmentation\": {\"internal_bytes\": " +
+         n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}},\n";
+}
+
+std::string heapStatisticsTable(const heap::HeapStatistics& h) {
+  char buf[2048];
+  auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::snprintf(buf, sizeof buf,
+                "allocations         %llu (%llu bytes requested, %llu allocated)\n"
+                "frees               %llu\n"
+                "peak bytes in use   %llu\n"
+                "failed allocations  %llu\n"
+                "satisfied           immediate %llu, split %llu, glue %llu, defrag %llu, failed %llu\n"
+                "alloc ns            mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n"
+                "internal frag       %llu bytes\n",
+                u(h.allocations), u(h.bytes_requested), u(h.bytes_allocated), u(h.frees), u(h.peak_bytes_in_use),
+                u(h.failed_allocations), u(h.satisfied[0]), u(h.satisfied[1]), u(h.satisfied[2]),
+                u(h.satisfied[3]), u(h.satisfied[4]), h.alloc_ns.mean, h.alloc_ns.p50, h.alloc_ns.p99,
+                h.alloc_ns.max, u(h.internal_bytes));
+  return buf;
+}
+
+}  // namespace kith::cli

@@ -1,0 +1,260 @@
+#include "cli/replay.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "cli/byte_size.h"
+#include "cli/heap_report.h"
+#include "cli/usage_error.h"
+
+namespace kith::cli {
+
+// --- the replay loop ---------------------------------------------------------------
+
+TraceReplayer::TraceReplayer(heap::Heap& heap, bool stopOnFailure)
+    : heap_(heap), stopOnFailure_(stopOnFailure), canRelocate_(heap.setRelocator(&relocated, this)) {
+  // Installed only for a retry, as the VM does: a moving heap defragments only
+  // when a request would otherwise fail.
+  if (canRelocate_) heap_.setRelocator(nullptr, nullptr);
+}
+
+ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
+  ReplayResult r;
+  auto start = std::chrono::steady_clock::now();
+  heap::TraceEvent e;
+  while (reader.next(e)) {
+    switch (e.kind) {
+      case heap::TraceEventKind::alloc: {
+        // The reader numbers objects densely in allocation order: this one is
+        // blocks_.size().
+        void* p = heap_.malloc(e.size);
+        if (canRelocate_) {
+          if (p) *static_cast<std::uint64_t*>(p) = blocks_.size();  // relocated() reads it
+          else p = allocateWithDefragmentation(e.size, blocks_.size());
+        }
+        blocks_.push_back(p);
+        ++r.allocations;
+        if (!p) {
+          ++r.failedAllocations;
+          if (stopOnFailure_) {
+            r.stoppedOnFailure = true;
+            r.stopPosition = reader.position();
+          }
+        }
+        break;
+      }
+      case heap::TraceEventKind::free: {
+        void*& p = blocks_[reader.objectIndex()];
+        if (p) {
+          heap_.free(p);
+          p = nullptr;
+        } else {
+          ++r.skippedFrees;
+        }
+        ++r.frees;
+        break;
+      }
+      case heap::TraceEventKind::failed:
+        ++r.recordedFailures;
+        break;
+    }
+    ++r.events;
+    if (r.stoppedOnFailure) break;
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.error = reader.error();
+  for (void* p : blocks_) r.liveAtEnd += p != nullptr;
+  return r;
+}
+
+void* TraceReplayer::allocateWithDefragmentation(std::size_t size, std::uint64_t index) {
+  heap_.setRelocator(&relocated, this);
+  void* p = heap_.malloc(size);
+  heap_.setRelocator(nullptr, nullptr);
+  if (p) *static_cast<std::uint64_t*>(p) = index;
+  return p;
+}
+
+// The heap has copied the block to `to`; its first word names the object.
+void TraceReplayer::relocated(void* self, void* /*from*/, void* to, std::size_t) {
+  auto* replayer = static_cast<TraceReplayer*>(self);
+  replayer->blocks_[*static_cast<std::uint64_t*>(to)] = to;
+}
+
+void TraceReplayer::release() {
+  if (heap_.arenaBase()) {  // the arena goes back whole with the heap
+    blocks_.clear();
+    return;
+  }
+  for (void*& p : blocks_)
+    if (p) {
+      heap_.free(p);
+      p = nullptr;
+    }
+}
+
+// --- the command -------------------------------------------------------------------
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitDataError = 65;  // a malformed trace
+constexpr int kExitNoInput = 66;    // a missing or unreadable trace
+constexpr int kExitSoftware = 70;   // the heap could not be reserved; --stop-on-failure stopped
+constexpr int kExitCantCreate = 73;
+
+enum class Stats { none, table, json };
+
+struct Options {
+  std::string policy = "estranged";
+  std::size_t heapSize = std::size_t{64} << 20;
+  Stats stats = Stats::none;
+  std::string statsFile;
+  bool stopOnFailure = false;
+  std::string trace;
+};
+
+std::string replayJson(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
+                       heap::TraceFormat format) {
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  std::string out = "{\"policy\": " + jsonString(o.policy) + ", \"heap_size\": " + n(o.heapSize) +
+                    ", \"trace\": " + jsonString(o.trace) + ",\n";
+  out += heapStatisticsJson(h);
+  out += " \"replay\": {\"format\": \"" + std::string(heap::traceFormatName(format)) + "\", \"events\": " +
+         n(r.events) + ", \"allocations\": " + n(r.allocations) + ", \"frees\": " + n(r.frees) +
+         ", \"recorded_failures\": " + n(r.recordedFailures) + ", \"failed_allocations\": " +
+         n(r.failedAllocations) + ", \"skipped_frees\": " + n(r.skippedFrees) + ", \"live_at_end\": " +
+         n(r.liveAtEnd) + ", \"stopped_on_failure\": " + (r.stoppedOnFailure ? "true" : "false") +
+         ", \"wall_s\": " + jsonNumber(r.seconds) +
+         ", \"events_per_s\": " + jsonNumber(r.seconds > 0 ? static_cast<double>(r.events) / r.seconds : 0) + "}}\n";
+  return out;
+}
+
+std::string replayTable(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
+                        heap::TraceFormat format) {
+  char head[1024], tail[1024];
+  std::snprintf(head, sizeof head,
+                "--- kith replay statistics ---\n"
+                "policy              %s (heap %zu bytes), trace %s (%s)\n",
+                o.policy.c_str(), o.heapSize, o.trace.c_str(), std::string(heap::traceFormatName(format)).c_str());
+  std::snprintf(tail, sizeof tail,
+                "replay              %llu events in %.3f s (%.1fM events/s)\n"
+                "skipped             %llu recorded failures, %llu frees of allocations that failed here\n"
+                "live at end         %llu blocks\n",
+                static_cast<unsigned long long>(r.events), r.seconds,
+                r.seconds > 0 ? static_cast<double>(r.events) / r.seconds / 1e6 : 0.0,
+                static_cast<unsigned long long>(r.recordedFailures), static_cast<unsigned long long>(r.skippedFrees),
+                static_cast<unsigned long long>(r.liveAtEnd));
+  return head + heapStatisticsTable(h) + tail;
+}
+
+std::optional<int> parseOptions(const std::vector<std::string_view>& args, Options& o) {
+  bool haveTrace = false;
+  for (std::string_view a : args) {
+    auto value = [&](std::string_view prefix) { return std::string(a.substr(prefix.size())); };
+    if (a.starts_with("--heap=")) {
+      o.policy = value("--heap=");
+      if (!heap::isPolicy(o.policy))
+        return usageError("unknown heap policy '" + o.policy + "'; valid: " + heap::policyNames());
+    } else if (a.starts_with("--heap-size=")) {
+      auto size = parseByteSize(a.substr(12));
+      if (!size || *size < (16u << 10))
+        return usageError("--heap-size wants a size of at least 16K, like 64M; got '" + value("--heap-size=") + "'");
+      o.heapSize = *size;
+    } else if (a == "--stats") {
+      o.stats = Stats::table;
+    } else if (a == "--stats=json") {
+      o.stats = Stats::json;
+    } else if (a.starts_with("--stats-file=") && a.size() > 13) {
+      o.statsFile = value("--stats-file=");
+    } else if (a == "--stop-on-failure") {
+      o.stopOnFailure = true;
+    } else if (a.starts_with("-") && a != "-") {
+      return usageError("unknown option for 'replay': " + std::string(a));
+    } else if (haveTrace) {
+      return usageError("'replay' takes one trace; found a second: '" + std::string(a) + "'");
+    } else {
+      o.trace = std::string(a);
+      haveTrace = true;
+    }
+  }
+  if (!haveTrace) return usageError("'replay' needs a trace: kith replay [OPTIONS] TRACE");
+  return std::nullopt;
+}
+
+}  // namespace
+
+int replayCommand(const std::vector<std::string_view>& args) {
+  Options o;
+  if (auto exit = parseOptions(args, o)) return *exit;
+
+  struct stat info {};
+  if (::stat(o.trace.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    std::fprintf(stderr, "kith: cannot read trace '%s': it is a directory\n", o.trace.c_str());
+    return kExitNoInput;
+  }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(o.trace.c_str(), "rb"), &std::fclose);
+  if (!file) {
+    std::fprintf(stderr, "kith: cannot read trace '%s': %s\n", o.trace.c_str(), std::strerror(errno));
+    return kExitNoInput;
+  }
+
+  bool wantStats = o.stats != Stats::none || !o.statsFile.empty();
+  std::unique_ptr<heap::Heap> heap;
+  try {
+    heap = heap::makeHeap(o.policy, o.heapSize, wantStats);  // latency timing only when reported, as in run
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "kith: cannot reserve a heap of %zu bytes\n", o.heapSize);
+    return kExitSoftware;
+  }
+  if (heap->collectsGarbage())
+    return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
+
+  heap::TraceReader reader(file.get());
+  TraceReplayer replayer(*heap, o.stopOnFailure);
+  ReplayResult r = replayer.run(reader);
+  if (!r.error.empty()) {
+    std::fprintf(stderr, "kith: %s: %s\n", o.trace.c_str(), r.error.c_str());
+    return kExitDataError;
+  }
+  heap::HeapStatistics statistics = heap->statistics();  // before release() frees what is left
+  replayer.release();
+
+  std::printf("replayed %llu events on %s in %.3f s (%.1fM events/s): %llu allocations (%llu failed here), %llu frees\n",
+              static_cast<unsigned long long>(r.events), o.policy.c_str(), r.seconds,
+              r.seconds > 0 ? static_cast<double>(r.events) / r.seconds / 1e6 : 0.0,
+              static_cast<unsigned long long>(r.allocations), static_cast<unsigned long long>(r.failedAllocations),
+              static_cast<unsigned long long>(r.frees));
+  std::fflush(stdout);
+  int exitCode = kExitOk;
+  if (r.stoppedOnFailure) {
+    std::fprintf(stderr, "kith: %s: %s: --heap=%s could not satisfy the allocation; replay stopped (--stop-on-failure)\n",
+                 o.trace.c_str(), r.stopPosition.c_str(), o.policy.c_str());
+    exitCode = kExitSoftware;
+  }
+  if (wantStats) {
+    std::string json = replayJson(o, statistics, r, reader.format());
+    if (o.stats == Stats::json) std::fputs(json.c_str(), stderr);
+    if (o.stats == Stats::table) std::fputs(replayTable(o, statistics, r, reader.format()).c_str(), stderr);
+    if (!o.statsFile.empty()) {
+      std::ofstream out(o.statsFile);
+      out << json;
+      if (!out) {
+        std::fprintf(stderr, "kith: cannot write statistics to '%s'\n", o.statsFile.c_str());
+        if (exitCode == kExitOk) exitCode = kExitCantCreate;
+      }
+    }
+  }
+  return exitCode;
+}
+
+}  // namespace kith::cli

@@ -1,0 +1,75 @@
+// `kith replay`: feeds a recorded allocation trace (heap/trace.h) to any heap
+// policy, without the interpreter, and reports the same `heap` statistics block as
+// `kith run`.
+//
+// The path of one event: TraceReader::next (decode + consistency check) -> one
+// virtual call through heap::Heap (StatsHeap<policy>) -> the block's address in a
+// flat table indexed by the object's dense index (ids are 0, 1, 2, ... in every
+// trace Kith records). Nothing else runs per event.
+//
+// What replay does with each event:
+//   alloc   malloc(size). If it fails and the policy can move blocks (knuth,
+//           estranged), one retry with the relocator installed, as the VM's
+//           allocation gate does after a collection; the table follows every
+//           move (the replayer keeps each block's index in its first word, since
+//           nothing else reads replayed blocks). A request that still fails is
+//           counted, and its object's later free skipped; with stopOnFailure the
+//           replay stops there.
+//   free    free() of the object's block (skipped if its allocation failed here).
+//   failed  (the recording heap's failure) skipped and counted: the trace does
+//           not say what the program did next, only what it allocated.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heap/heap.h"
+#include "heap/trace.h"
+
+namespace kith::cli {
+
+struct ReplayResult {
+  std::uint64_t events = 0;             // events read and replayed
+  std::uint64_t allocations = 0;        // alloc events
+  std::uint64_t frees = 0;              // free events
+  std::uint64_t recordedFailures = 0;   // failed events (skipped)
+  std::uint64_t failedAllocations = 0;  // alloc events this policy could not satisfy
+  std::uint64_t skippedFrees = 0;       // frees of objects whose allocation failed here
+  std::uint64_t liveAtEnd = 0;          // blocks still allocated after the last event
+  bool stoppedOnFailure = false;
+  std::string stopPosition;  // where it stopped: "offset N" / "line N"
+  std::string error;         // a malformed trace: "offset N: ..." / "line N: ..."
+  double seconds = 0;        // wall time of the replay loop
+};
+
+// Replays a trace on one heap. Blocks still allocated at the end stay allocated
+// (so that the heap's statistics describe the trace's end) until release() or the
+// replayer's destruction; the heap must outlive the replayer.
+class TraceReplayer {
+ public:
+  explicit TraceReplayer(heap::Heap& heap, bool stopOnFailure = false);
+  TraceReplayer(const TraceReplayer&) = delete;
+  TraceReplayer& operator=(const TraceReplayer&) = delete;
+  ~TraceReplayer() { release(); }
+
+  ReplayResult run(heap::TraceReader& reader);
+  // Frees every block still allocated (not counted in ReplayResult); on a policy
+  // with an arena, only forgets them (the arena goes back whole with the heap).
+  void release();
+
+ private:
+  void* allocateWithDefragmentation(std::size_t size, std::uint64_t index);
+  static void relocated(void* self, void* from, void* to, std::size_t size);
+
+  heap::Heap& heap_;
+  bool stopOnFailure_;
+  bool canRelocate_;
+  std::vector<void*> blocks_;  // by object index; nullptr: freed, or failed here
+};
+
+// `kith replay [OPTIONS] TRACE`; args are the words after "replay".
+int replayCommand(const std::vector<std::string_view>& args);
+
+}  // namespace kith::cli
