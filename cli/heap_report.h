@@ -11,7 +11,7 @@ namespace kith::cli {
 
 // A JSON number as the statistics print it: %.6g, 0 for NaN and infinities.
 std::string jsonNumber(double x);
-// A JSON string with '"' and '\\' escaped.
+// A JSON string: '"' and '\\' escaped, control characters as \u00XX.
 std::string jsonString(const std::string& s);
 
 // ` "heap": {...},\n`: the block, with its leading space, key and trailing comma.

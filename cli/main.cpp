@@ -1,7 +1,7 @@
 // The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
-// `disasm`, vm/runner.h) and the heap side (`policies`, `bench contrived`,
-// `bench defrag`).
-// `replay` and `study` come later.
+// `disasm`, vm/runner.h), the heap side (`policies`, `bench contrived`,
+// `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h)
+// and `study` (cli/study_command.h).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -40,11 +40,9 @@ constexpr const char* kUsage =
     "  kith run [OPTIONS] FILE.kith [ARGS...]\n"
     "                                compile and run a script; ARGS become System.args\n"
     "  kith disasm FILE.kith         print the script's bytecode with source lines\n"
-    "  kith replay [OPTIONS] TRACE   replay a recorded trace (run --trace) on a policy,\n"
-    "                                without the VM: --heap, --heap-size, --stats,\n"
-    "                                --stats=json, --stats-file=PATH as for run, and\n"
-    "                                --stop-on-failure (else a request the policy cannot\n"
-    "                                meet is counted and the replay goes on)\n"
+    "  kith replay [OPTIONS] TRACE   replay a trace recorded with run --trace (either\n"
+    "                                encoding; - reads standard input) on a policy,\n"
+    "                                without the VM (options of replay, below)\n"
     "  kith trace dump TRACE         print a trace (binary or text) as text on stdout\n"
     "  kith policies                 list the heap policies, then the collectors, one line each\n"
     "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N]\n"
@@ -106,12 +104,25 @@ constexpr const char* kUsage =
     "                      binary (compact, fast) unless PATH ends in .txt\n"
     "  --trace-format=F    binary or text, whatever PATH ends in (kith trace dump\n"
     "                      prints a binary trace as text)\n"
+    "\n"
+    "options of replay:\n"
+    "  --heap=POLICY       the policy to replay on (default estranged; not boehm)\n"
+    "  --heap-size=SIZE    its fixed heap (default 64M, at least 16K)\n"
+    "  --stats, --stats=json, --stats-file=PATH\n"
+    "                      as for run: the heap block, plus a replay block (events,\n"
+    "                      events/s, failed requests); no gc or vm block\n"
+    "  --stop-on-failure   stop at the first request the policy cannot meet, exit 70.\n"
+    "                      Without it such a request is counted (after the tries\n"
+    "                      run's gate makes with --gc=none: once more, then on knuth\n"
+    "                      and estranged with defragmentation), its object's free\n"
+    "                      is skipped, and the replay goes on\n"
 
     "\n"
     "SIZE is bytes or a number with K, M or G (binary units), e.g. 512K, 16M, 1G.\n"
     "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
     "70 uncaught runtime error (or System.exit's code). replay and trace dump:\n"
-    "65 malformed trace, 66 missing or unreadable trace.\n";
+    "65 malformed trace (the message names its line N or byte offset N), 66 missing\n"
+    "or unreadable trace; replay --stop-on-failure: 70 when it stopped.\n";
 
 int usageError(const std::string& message) {
   std::fprintf(stderr, "kith: %s\n(see kith --help)\n", message.c_str());
@@ -127,7 +138,10 @@ int listPolicies() {
   std::printf("%-10s %s\n", "occasional", "collector: stop-the-world mark-sweep when occupancy passes --gc-threshold (default)");
   std::printf("%-10s %s\n", "continuous", "collector: incremental tri-colour mark-sweep, snapshot-at-the-beginning barrier");
   std::printf("%-10s %s\n", "none", "collector: frees nothing");
-  for (const auto& p : kith::heap::leftOutPolicyList())  // on stderr: stdout stays one policy a line
+  // The notes go to stderr, after everything on stdout has gone out, so stdout
+  // stays one policy a line and a terminal (or 2>&1) shows the notes last.
+  std::fflush(stdout);
+  for (const auto& p : kith::heap::leftOutPolicyList())
     std::fprintf(stderr, "kith: note: %.*s is not in this build: %.*s\n", static_cast<int>(p.name.size()),
                  p.name.data(), static_cast<int>(p.description.size()), p.description.data());
   return kExitOk;

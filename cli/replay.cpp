@@ -1,7 +1,5 @@
 #include "cli/replay.h"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +12,7 @@
 
 #include "cli/byte_size.h"
 #include "cli/heap_report.h"
+#include "cli/trace_command.h"
 #include "cli/usage_error.h"
 
 namespace kith::cli {
@@ -37,10 +36,8 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
         // The reader numbers objects densely in allocation order: this one is
         // blocks_.size().
         void* p = heap_.malloc(e.size);
-        if (canRelocate_) {
-          if (p) *static_cast<std::uint64_t*>(p) = blocks_.size();  // relocated() reads it
-          else p = allocateWithDefragmentation(e.size, blocks_.size());
-        }
+        if (!p) p = retryAllocation(e.size, blocks_.size());
+        else if (canRelocate_) *static_cast<std::uint64_t*>(p) = blocks_.size();  // relocated() reads it
         blocks_.push_back(p);
         ++r.allocations;
         if (!p) {
@@ -48,6 +45,7 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
           if (stopOnFailure_) {
             r.stoppedOnFailure = true;
             r.stopPosition = reader.position();
+            r.stopSize = e.size;
           }
         }
         break;
@@ -76,11 +74,19 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
   return r;
 }
 
-void* TraceReplayer::allocateWithDefragmentation(std::size_t size, std::uint64_t index) {
-  heap_.setRelocator(&relocated, this);
+// The VM's allocation gate with no collector (vm.cpp, allocateObject): a plain
+// retry (where a collection would have run; lea consolidates its quick lists on a
+// failure, so the retry can succeed), then, on a moving heap, one more with the
+// relocator installed. So a replay on the recording policy makes the same calls,
+// and counts the same `satisfied` outcomes, as a --gc=none run.
+void* TraceReplayer::retryAllocation(std::size_t size, std::uint64_t index) {
   void* p = heap_.malloc(size);
-  heap_.setRelocator(nullptr, nullptr);
-  if (p) *static_cast<std::uint64_t*>(p) = index;
+  if (!p && canRelocate_) {
+    heap_.setRelocator(&relocated, this);
+    p = heap_.malloc(size);
+    heap_.setRelocator(nullptr, nullptr);
+  }
+  if (p && canRelocate_) *static_cast<std::uint64_t*>(p) = index;
   return p;
 }
 
@@ -109,7 +115,7 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitDataError = 65;  // a malformed trace
 constexpr int kExitNoInput = 66;    // a missing or unreadable trace
-constexpr int kExitSoftware = 70;   // the heap could not be reserved; --stop-on-failure stopped
+constexpr int kExitSoftware = 70;   // --stop-on-failure stopped the replay
 constexpr int kExitCantCreate = 73;
 
 enum class Stats { none, table, json };
@@ -165,6 +171,9 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
       o.policy = value("--heap=");
       if (!heap::isPolicy(o.policy))
         return usageError("unknown heap policy '" + o.policy + "'; valid: " + heap::policyNames());
+      for (const heap::PolicyInfo& p : heap::baselineList())
+        if (p.name == o.policy)
+          return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
     } else if (a.starts_with("--heap-size=")) {
       auto size = parseByteSize(a.substr(12));
       if (!size || *size < (16u << 10))
@@ -197,14 +206,10 @@ int replayCommand(const std::vector<std::string_view>& args) {
   Options o;
   if (auto exit = parseOptions(args, o)) return *exit;
 
-  struct stat info {};
-  if (::stat(o.trace.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    std::fprintf(stderr, "kith: cannot read trace '%s': it is a directory\n", o.trace.c_str());
-    return kExitNoInput;
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(o.trace.c_str(), "rb"), &std::fclose);
+  std::string openError;
+  TraceFile file = openTrace(o.trace, openError);
   if (!file) {
-    std::fprintf(stderr, "kith: cannot read trace '%s': %s\n", o.trace.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "kith: %s\n", openError.c_str());
     return kExitNoInput;
   }
 
@@ -213,11 +218,13 @@ int replayCommand(const std::vector<std::string_view>& args) {
   try {
     heap = heap::makeHeap(o.policy, o.heapSize, wantStats);  // latency timing only when reported, as in run
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "kith: cannot reserve a heap of %zu bytes\n", o.heapSize);
-    return kExitSoftware;
+    // As run: the size parsed, the system would not map it (a usage matter).
+    std::fprintf(stderr,
+                 "kith: --heap-size: cannot reserve a heap of %zu bytes: the system refused the mapping; try a "
+                 "smaller --heap-size\n",
+                 o.heapSize);
+    return kExitUsage;
   }
-  if (heap->collectsGarbage())
-    return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
 
   heap::TraceReader reader(file.get());
   TraceReplayer replayer(*heap, o.stopOnFailure);
@@ -237,8 +244,10 @@ int replayCommand(const std::vector<std::string_view>& args) {
   std::fflush(stdout);
   int exitCode = kExitOk;
   if (r.stoppedOnFailure) {
-    std::fprintf(stderr, "kith: %s: %s: --heap=%s could not satisfy the allocation; replay stopped (--stop-on-failure)\n",
-                 o.trace.c_str(), r.stopPosition.c_str(), o.policy.c_str());
+    std::fprintf(stderr,
+                 "kith: %s: %s: --heap=%s could not satisfy the allocation of %llu bytes; replay stopped "
+                 "(--stop-on-failure)\n",
+                 o.trace.c_str(), r.stopPosition.c_str(), o.policy.c_str(), static_cast<unsigned long long>(r.stopSize));
     exitCode = kExitSoftware;
   }
   if (wantStats) {

@@ -8,13 +8,14 @@
 // trace Kith records). Nothing else runs per event.
 //
 // What replay does with each event:
-//   alloc   malloc(size). If it fails and the policy can move blocks (knuth,
-//           estranged), one retry with the relocator installed, as the VM's
-//           allocation gate does after a collection; the table follows every
-//           move (the replayer keeps each block's index in its first word, since
-//           nothing else reads replayed blocks). A request that still fails is
-//           counted, and its object's later free skipped; with stopOnFailure the
-//           replay stops there.
+//   alloc   malloc(size). If it fails, the VM's allocation gate with no
+//           collector: one plain retry, then, if the policy can move blocks
+//           (knuth, estranged), one with the relocator installed; the table
+//           follows every move (the replayer keeps each block's index in its
+//           first word, since nothing else reads replayed blocks). So every
+//           failed call counts in the heap's `satisfied.failed`, as in a run. A
+//           request that still fails is counted (failedAllocations), and its
+//           object's later free skipped; with stopOnFailure the replay stops there.
 //   free    free() of the object's block (skipped if its allocation failed here).
 //   failed  (the recording heap's failure) skipped and counted: the trace does
 //           not say what the program did next, only what it allocated.
@@ -40,6 +41,7 @@ struct ReplayResult {
   std::uint64_t liveAtEnd = 0;          // blocks still allocated after the last event
   bool stoppedOnFailure = false;
   std::string stopPosition;  // where it stopped: "offset N" / "line N"
+  std::uint64_t stopSize = 0;  // the request it stopped at, in bytes
   std::string error;         // a malformed trace: "offset N: ..." / "line N: ..."
   double seconds = 0;        // wall time of the replay loop
 };
@@ -60,7 +62,7 @@ class TraceReplayer {
   void release();
 
  private:
-  void* allocateWithDefragmentation(std::size_t size, std::uint64_t index);
+  [[gnu::noinline]] void* retryAllocation(std::size_t size, std::uint64_t index);
   static void relocated(void* self, void* from, void* to, std::size_t size);
 
   heap::Heap& heap_;

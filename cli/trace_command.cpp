@@ -21,14 +21,10 @@ constexpr int kExitNoInput = 66;    // a missing or unreadable trace
 constexpr int kExitIoError = 74;    // stdout could not be written
 
 int dumpTrace(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    std::fprintf(stderr, "kith: cannot read trace '%s': it is a directory\n", path.c_str());
-    return kExitNoInput;
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  std::string openError;
+  TraceFile file = openTrace(path, openError);
   if (!file) {
-    std::fprintf(stderr, "kith: cannot read trace '%s': %s\n", path.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "kith: %s\n", openError.c_str());
     return kExitNoInput;
   }
   heap::TraceReader reader(file.get());
@@ -52,11 +48,23 @@ int dumpTrace(const std::string& path) {
 
 }  // namespace
 
+TraceFile openTrace(const std::string& path, std::string& error) {
+  if (path == "-") return TraceFile(stdin);
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    error = "cannot read trace '" + path + "': it is a directory";
+    return nullptr;
+  }
+  TraceFile file(std::fopen(path.c_str(), "rb"));
+  if (!file) error = "cannot read trace '" + path + "': " + std::strerror(errno);
+  return file;
+}
+
 int traceCommand(const std::vector<std::string_view>& args) {
   if (args.empty()) return usageError("'trace' needs a subcommand: kith trace dump FILE");
   if (args[0] != "dump") return usageError("unknown 'trace' subcommand '" + std::string(args[0]) + "'; known: dump");
-  if (args.size() != 2 || args[1].starts_with("--"))
-    return usageError("'trace dump' takes one trace file: kith trace dump FILE");
+  if (args.size() != 2 || (args[1].starts_with("-") && args[1] != "-"))
+    return usageError("'trace dump' takes one trace file (or - for standard input): kith trace dump FILE");
   return dumpTrace(std::string(args[1]));
 }
 

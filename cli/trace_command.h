@@ -3,10 +3,25 @@
 // edited (the output is itself a valid trace).
 #pragma once
 
+#include <cstdio>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace kith::cli {
+
+// An open trace file; "-" is standard input (not closed).
+struct TraceFileCloser {
+  void operator()(std::FILE* f) const {
+    if (f != stdin) std::fclose(f);
+  }
+};
+using TraceFile = std::unique_ptr<std::FILE, TraceFileCloser>;
+
+// Opens PATH (or "-") for reading a trace; nullptr and `error` ("cannot read
+// trace 'PATH': REASON") when it is missing, unreadable or a directory.
+TraceFile openTrace(const std::string& path, std::string& error);
 
 // args are the words after "trace".
 int traceCommand(const std::vector<std::string_view>& args);

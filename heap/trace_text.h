@@ -61,6 +61,25 @@ inline std::string textTraceLine(const TraceEvent& e) {
   return std::string(line, encodeTextEvent(e, line));
 }
 
+// A line (or field) as an error message quotes it: bytes outside printable ASCII
+// as \xNN, and cut after kMaxQuotedBytes with "..." (a binary file fed to the
+// text reader gives a readable one-line message, not its raw bytes).
+inline std::string quoteTraceText(std::string_view text) {
+  constexpr std::size_t kMaxQuotedBytes = 60;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kMaxQuotedBytes; ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      const char* digits = "0123456789abcdef";
+      out += {'\\', 'x', digits[c >> 4], digits[c & 15]};
+    }
+  }
+  if (text.size() > kMaxQuotedBytes) out += "...";
+  return out;
+}
+
 // Reads the text encoding, one event at a time (syntax only: TraceReader adds the
 // consistency rules).
 class TextTraceDecoder {
@@ -130,11 +149,10 @@ class TextTraceDecoder {
   bool checkHeader(std::string_view line, std::string& error) const {
     constexpr std::string_view magic = "# kith-trace ";
     if (line.substr(0, magic.size()) != magic)
-      return fail("expected the header '" + std::string(kTraceHeader) + "', found '" +
-                      std::string(line) + "'",
+      return fail("expected the header '" + std::string(kTraceHeader) + "', found '" + quoteTraceText(line) + "'",
                   error);
     if (line != kTraceHeader)
-      return fail("unsupported trace version '" + std::string(line.substr(magic.size())) +
+      return fail("unsupported trace version '" + quoteTraceText(line.substr(magic.size())) +
                       "' (this reader knows version 1)",
                   error);
     return true;
@@ -162,23 +180,23 @@ class TextTraceDecoder {
     } else if (kind == "X") {
       out.kind = TraceEventKind::failed, expect = "X <time> <size>", numbers = 2;
     } else {
-      return fail("unknown event kind '" + std::string(kind) + "' (expected A, F or X)", error);
+      return fail("unknown event kind '" + quoteTraceText(kind) + "' (expected A, F or X)", error);
     }
     if (fieldCount != numbers + 1)
       return fail("expected '" + std::string(expect) + "' (" + std::to_string(numbers) +
                       " numbers after the kind), found " + std::to_string(fieldCount - 1) +
-                      " fields in '" + std::string(line) + "'",
+                      " fields in '" + quoteTraceText(line) + "'",
                   error);
     std::uint64_t v[3] = {};
     for (std::size_t i = 0; i < numbers; ++i) {
       std::string_view f = fields[i + 1];
       auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v[i]);
       if (f.empty() || ec == std::errc::invalid_argument || end != f.data() + f.size())
-        return fail("'" + std::string(f) + "' is not an unsigned decimal number, in '" +
-                        std::string(line) + "'",
+        return fail("'" + quoteTraceText(f) + "' is not an unsigned decimal number, in '" +
+                        quoteTraceText(line) + "'",
                     error);
       if (ec == std::errc::result_out_of_range)
-        return fail("number " + std::string(f) + " does not fit in 64 bits", error);
+        return fail("number " + quoteTraceText(f) + " does not fit in 64 bits", error);
     }
     out.time = v[0];
     out.id = out.kind == TraceEventKind::failed ? 0 : v[1];
