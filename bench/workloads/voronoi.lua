@@ -237,14 +237,19 @@ local function checksum(start)
 end
 
 local function repr(x)
+  local s
   for p = 1, 17 do
-    local s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then
-      if not s:find("[.e]") then s = s .. ".0" end
-      return s
-    end
+    s = string.format("%." .. p .. "g", x)
+    if tonumber(s) == x then break end
   end
-  return string.format("%.17g", x)
+  local a = math.abs(x)
+  if a >= 1e-4 and a < 1e16 and s:find("e") then      -- plain notation, as Python's repr
+    local mant, exp = s:match("^(-?[%d.]+)e([-+]%d+)$")
+    local digits = mant:gsub("[-.]", "")
+    s = string.format("%." .. math.max(0, #digits - 1 - tonumber(exp)) .. "f", x)
+  end
+  if not s:find("[.en]") then s = s .. ".0" end
+  return s
 end
 
 local EXPECTED = {[20000] = {196510, 44253.681142582430}, [100] = {732, 184.90388033630356},
