@@ -110,6 +110,7 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
     installFreedObjectFaultHandler();
   }
   overheadLimit_ = GcOverheadLimit(options_.gcOverheadLimit);
+  if (options_.stepLimit) stepLimit_ = options_.stepLimit;
   stressActions_ = (options_.moveObjects && !heapCollects_) || options_.failAllocation || options_.failAllocationEvery;
   // A collecting heap holds itself to its size; the budget counts explicit frees.
   if (!heap_.arenaBase() && !heapCollects_) budgetLimit_ = options_.unboundedHeapLimit;
@@ -1093,6 +1094,14 @@ Value VM::run(std::size_t entryFrame) {
 #define SYNC() (frame->ip = ip, stackTop_ = sp)
 #define READ_BYTE() (*ip++)
 #define READ_U16() (ip += 2, static_cast<std::uint16_t>(ip[-2] | (ip[-1] << 8)))
+// VMOptions::stepLimit, checked where every endless run passes again and again.
+#define CHECK_STEP_LIMIT()                                     \
+  do {                                                         \
+    if (instructions_ + executed > stepLimit_) [[unlikely]] {  \
+      SYNC();                                                  \
+      throw StepLimitReached{};                                \
+    }                                                          \
+  } while (0)
 
   LOAD_FRAME();
   for (;;) {
@@ -1412,6 +1421,7 @@ Value VM::run(std::size_t entryFrame) {
       CASE(LOOP) {
         std::uint16_t offset = READ_U16();
         ip -= offset;
+        CHECK_STEP_LIMIT();
         if (collector_.atBackEdge()) {  // an incremental slice also runs in loops that never allocate
           SYNC();
           collector_.backEdgeSlice(*this);
@@ -1503,6 +1513,7 @@ Value VM::run(std::size_t entryFrame) {
         DISPATCH();
       }
       CASE(RETURN) {
+        CHECK_STEP_LIMIT();
         Value result = *--sp;
         if (!openUpvalues_.empty()) closeUpvalues(slots);
         while (!handlers_.empty() && handlers_.back().frameIndex >= frameCount_ - 1) handlers_.pop_back();
@@ -1564,8 +1575,11 @@ Value VM::run(std::size_t entryFrame) {
       }
       CASE(IMPORT) {
         SYNC();  // the path stays on the stack (rooted) while the module compiles
-        std::string path(stringView(sp[-1]));
-        FunctionProto* module = modules_.load(*this, path, frame->proto->file);
+        FunctionProto* module;
+        {  // scoped: clang rejects a computed goto out of a std::string's scope
+          std::string path(stringView(sp[-1]));
+          module = modules_.load(*this, path, frame->proto->file);
+        }
         if (!module) {
           sp[-1] = Value::nil();
           DISPATCH();
@@ -1603,6 +1617,7 @@ Value VM::run(std::size_t entryFrame) {
       instructions_ += executed;
       executed = 0;
       frame->ip = ip;  // the top frame is this invocation's: inner ones have unwound
+      if (instructions_ > stepLimit_) throw StepLimitReached{};
       if (!traceCaptured_) captureTrace();
       if (!handlers_.empty() && handlers_.back().frameIndex >= entryFrame) {
         TryHandler handler = handlers_.back();
@@ -1632,6 +1647,7 @@ Value VM::run(std::size_t entryFrame) {
 #undef SYNC
 #undef READ_BYTE
 #undef READ_U16
+#undef CHECK_STEP_LIMIT
 #undef DISPATCH
 #undef CASE
 }

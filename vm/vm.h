@@ -31,6 +31,9 @@ struct KithThrow {};
 struct ExitRequest {
   int code;
 };
+// VMOptions::stepLimit reached: unwinds everything, like ExitRequest, and no
+// `catch` in a script can stop it. Only the fuzz targets set a step limit.
+struct StepLimitReached {};
 
 struct CallFrame {
   Handle* closure;
@@ -64,6 +67,12 @@ struct VMOptions {
   std::uint64_t failAllocationEvery = 0;
   // --gc-overhead-limit (vm/gc_overhead_limit.h); 0: off. Off under --gc-stress.
   double gcOverheadLimit = GcOverheadLimit::kDefaultLimit;
+  // For fuzzing only (tests/fuzz/run_fuzzer.cpp), not on the command line: once
+  // more than this many instructions have run, the next loop back-edge, return or
+  // caught exception throws StepLimitReached. Every endless run passes one of
+  // these without end (a program is finite and call depth is bounded), so a
+  // fuzzed `while (true) {}` ends instead of hanging the fuzzer. 0: no limit.
+  std::uint64_t stepLimit = 0;
 };
 
 class VM {
@@ -302,6 +311,7 @@ class VM {
   std::size_t budgetLimit_ = 0;  // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
   std::size_t budgetInUse_ = 0;
   std::uint64_t instructions_ = 0;
+  std::uint64_t stepLimit_ = UINT64_MAX;  // VMOptions::stepLimit, or no limit
   std::uint64_t objectsCreated_ = 0;
   heap::TraceWriter* trace_ = nullptr;
   std::uint64_t traceTime_ = 0;
