@@ -123,6 +123,9 @@ TEST_P(ReplayOnEveryPolicy, TextAndBinaryGiveTheSameStatistics) {
   EXPECT_EQ(text.result.error, "");
   EXPECT_EQ(binary.result.error, "");
   EXPECT_EQ(text.statistics.satisfied, binary.statistics.satisfied);
+  EXPECT_EQ(text.statistics.allocations, binary.statistics.allocations);
+  // glibc's blocks' usable sizes depend on the rest of the process's allocations.
+  if (GetParam() == "malloc") return;
   EXPECT_EQ(text.statistics.size_histogram, binary.statistics.size_histogram);
   EXPECT_EQ(text.statistics.peak_bytes_in_use, binary.statistics.peak_bytes_in_use);
   EXPECT_EQ(text.statistics.bytes_allocated, binary.statistics.bytes_allocated);
@@ -134,6 +137,7 @@ TEST_P(ReplayOnEveryPolicy, IsDeterministic) {
   Replayed a = replay(GetParam(), kHeapBytes, trace);
   Replayed b = replay(GetParam(), kHeapBytes, trace);
   EXPECT_EQ(a.statistics.satisfied, b.statistics.satisfied);
+  if (GetParam() == "malloc") return;  // as above: glibc's block sizes vary
   EXPECT_EQ(a.statistics.peak_bytes_in_use, b.statistics.peak_bytes_in_use);
 }
 

@@ -159,7 +159,7 @@ TEST(TraceCodec, CommonEventsTakeOneByte) {
   std::vector<TraceEvent> events = {{Kind::alloc, 0, 0, 16}, {Kind::alloc, 1, 1, 32}, {Kind::free, 2, 0, 0},
                                     {Kind::free, 3, 1, 0}};
   std::string bytes = encode(events, TraceFormat::binary);
-  EXPECT_EQ(bytes, header() + std::string("\x20\x40\x09\x11\x03\x04", 6));
+  EXPECT_EQ(bytes, header() + std::string("\x20\x40\x09\x19\x03\x04", 6));  // free 1: zigzag(1 - 0) = 2, tag (2 + 1) << 3 | 1
 }
 
 TEST(TraceCodec, EmptyTracesReadAsEmpty) {
