@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "bench/heap_bench_reference.h"
+#include "heap/fixed_arena.h"
 #include "heap/heap.h"
 #include "heap/latency_histogram.h"
 #include "heap/policies.h"
@@ -282,6 +283,7 @@ void dispatchVirtual(benchmark::State& state, std::string policy) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kith::heap::arenaPretouch() = true;  // latencies measure the allocator, not first-touch faults
   // --replay=NAME=PATH flags are ours; the rest go to Google Benchmark.
   std::vector<std::pair<std::string, std::string>> traces;
   int kept = 1;

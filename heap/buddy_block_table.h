@@ -43,6 +43,7 @@
 #include "heap/buddy_free_list.h"
 #include "heap/buddy_live_summary.h"
 #include "heap/layer.h"
+#include "heap/zeroed_array.h"
 
 namespace kith::heap {
 
@@ -94,7 +95,7 @@ class BuddyBlockTable {
         bytes_(base ? bytes : 0),
         granules_(bytes_ / kMinBlock),
         topLevel_(granules_ ? std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1) : 0),
-        side_(std::make_unique<std::uint8_t[]>(granules_)),
+        side_(makeZeroedArray<std::uint8_t>(granules_)),
         live_(granules_) {
     forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
   }
@@ -439,7 +440,7 @@ class BuddyBlockTable {
   std::size_t bytes_;
   std::size_t granules_;
   unsigned topLevel_;
-  std::unique_ptr<std::uint8_t[]> side_;  // one byte per granule; see the top of the file
+  ZeroedArray<std::uint8_t> side_;  // one byte per granule; see the top of the file
   BuddyLiveSummary live_;                 // live granules per region of level 8
   BuddyFreeList lists_[2][kLevels];       // [0] = list A, [1] = list B, by level
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied

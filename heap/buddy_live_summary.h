@@ -32,6 +32,8 @@
 #include <memory>
 #include <string>
 
+#include "heap/zeroed_array.h"
+
 namespace kith::heap {
 
 class BuddyLiveSummary {
@@ -41,7 +43,7 @@ class BuddyLiveSummary {
 
   explicit BuddyLiveSummary(std::size_t granules)
       : regions_(granules / kRegionGranules + 1),  // one more: the tail below level 8
-        counts_(std::make_unique<std::uint16_t[]>(regions_)) {}
+        counts_(makeZeroedArray<std::uint16_t>(regions_)) {}
 
   // The block of `level` at granule g became live, or stopped being live.
   void addLive(std::size_t g, unsigned level) { counts_[g >> kLevel] += delta(level); }
@@ -69,7 +71,7 @@ class BuddyLiveSummary {
   }
 
   std::size_t regions_;
-  std::unique_ptr<std::uint16_t[]> counts_;
+  ZeroedArray<std::uint16_t> counts_;
 };
 
 }  // namespace kith::heap

@@ -6,10 +6,16 @@
 // The one block it takes back is its newest (takeBack, a free that names the size):
 // ZoneHeap and Reap release their chunks newest first, so over a FixedArena their
 // release() gives the arena every chunk back.
+// Touching: as a JVM does, the region is reserved at start and its pages are touched
+// lazily (the kernel maps a zero page at first write), so start-up costs nothing per
+// megabyte. arenaPretouch() (`--pretouch`, Java's -XX:+AlwaysPreTouch) populates it up
+// front instead: then no allocation pays a first-touch page fault, so latencies measure
+// the allocator, not the kernel -- `kith study` and the latency benchmarks set it.
 #pragma once
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -18,16 +24,20 @@
 
 namespace kith::heap {
 
+// Process-wide, as the JVM flag: every arena mapped after it is set is populated.
+inline std::atomic<bool>& arenaPretouch() {
+  static std::atomic<bool> pretouch{false};
+  return pretouch;
+}
+
 class FixedArena {
  public:
-  // The region is mapped, not taken from malloc, so it is page-aligned. It is
-  // populated up front (MAP_POPULATE), as an embedded system's RAM is simply
-  // there: no allocation ever pays a first-touch page fault, so latencies
-  // measure the allocator, not the kernel. `bytes` is rounded down to the alignment.
+  // The region is mapped, not taken from malloc, so it is page-aligned and zero.
+  // `bytes` is rounded down to the alignment.
   explicit FixedArena(std::size_t bytes) : size_(bytes & ~(kAlignment - 1)) {
     if (size_ == 0) return;
-    void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                     -1, 0);
+    const int populate = arenaPretouch().load(std::memory_order_relaxed) ? MAP_POPULATE : MAP_NORESERVE;
+    void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     base_ = static_cast<std::byte*>(p);
   }

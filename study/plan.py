@@ -69,7 +69,9 @@ class Run:
     def argv(self, kith):
         if self.kind == "contrived":
             return [kith, "bench", "contrived", "--json", f"--heap-size={self.heap}"]
-        argv = [kith, "run", f"--heap={self.policy}", f"--gc={self.collector}", f"--heap-size={self.heap}"]
+        # --pretouch: no run pays first-touch page faults, so times measure the allocator.
+        argv = [kith, "run", f"--heap={self.policy}", f"--gc={self.collector}", f"--heap-size={self.heap}",
+                "--pretouch"]
         if self.collector == "continuous":
             argv.append(f"--gc-pacing={self.pacing}")
         if self.kind == "pauses":

@@ -15,6 +15,7 @@
 
 #include "gc/continuous_collector.h"
 #include "gc/occasional_collector.h"
+#include "heap/fixed_arena.h"
 #include "heap/heap.h"
 #include "heap/trace.h"
 #include "stdlib/builtins.h"
@@ -239,6 +240,7 @@ int runScriptFile(const RunOptions& options) {
     return kExitNoInput;
   }
   std::unique_ptr<heap::Heap> heap;
+  heap::arenaPretouch() = options.pretouch;
   try {
     heap = heap::makeHeap(options.heapPolicy, options.heapSize, options.stats != StatsFormat::none || !options.statsFile.empty());
   } catch (const std::bad_alloc&) {

@@ -36,6 +36,7 @@ struct RunOptions {
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
   bool moveObjects = false;  // --gc-stress=move (VMOptions::moveObjects)
   double gcOverheadLimit = 0.98;  // --gc-overhead-limit (VMOptions::gcOverheadLimit; 0: off)
+  bool pretouch = false;     // --pretouch: populate the heap's arena at start (heap/fixed_arena.h)
   bool checkFreed = false;   // --check-freed (VMOptions::checkFreedObjects; implied by --gc-stress)
   std::uint64_t failAllocation = 0;       // --fail-alloc=N
   std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N
