@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The workload suite (workloads/suite.tsv) at its small size, as tests.
 
-usage: run_workloads.py KITH SUITE_TSV REPO_ROOT [--only=NAME,...] [--jobs=N]
+usage: run_workloads.py KITH SUITE_TSV REPO_ROOT [--only=NAME,...] [--policies=P,...] [--jobs=N]
 
 For each workload:
   1. policies: runs on every heap policy `kith policies` lists (default collector);
@@ -14,6 +14,8 @@ For each workload:
      allocation) in that heap, with the row's `stress_args` column if it has one ("-"
      skips it: a workload whose smallest verified size is too big for stress in CI).
 Each run must exit 0. Prints one line per check and `N passed, M failed`.
+--policies narrows step 1 to those policies (the sanitizer build's CTest uses it: the
+whole matrix runs in the release build, and CI has a time budget).
 """
 import concurrent.futures
 import json
@@ -119,10 +121,12 @@ def check_workload(kith, root, row, all_policies):
 
 def main(argv):
     kith, suite, root = argv[0], argv[1], argv[2]
-    only, jobs = None, 2
+    only, jobs, wanted_policies = None, 2, None
     for a in argv[3:]:
         if a.startswith("--only="):
             only = set(a[len("--only="):].split(","))
+        elif a.startswith("--policies="):
+            wanted_policies = a[len("--policies="):].split(",")
         elif a.startswith("--jobs="):
             jobs = int(a[len("--jobs="):])
     rows = [r for r in read_suite(suite) if only is None or r["name"] in only]
@@ -130,6 +134,8 @@ def main(argv):
         print("0 passed, 0 failed (no workloads listed)")
         return 0
     all_policies = policies(kith)
+    if wanted_policies:
+        all_policies = [p for p in all_policies if p in wanted_policies]
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         for results in pool.map(lambda r: check_workload(kith, root, r, all_policies), rows):
