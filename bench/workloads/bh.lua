@@ -304,21 +304,8 @@ function Tree:stepSystem(nstep)
   vp(self.bodyTabRev, nstep)
 end
 
-local function repr(x)
-  local s
-  for p = 1, 17 do
-    s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then break end
-  end
-  local a = math.abs(x)
-  if a >= 1e-4 and a < 1e16 and s:find("e") then      -- plain notation, as Python's repr
-    local mant, exp = s:match("^(-?[%d.]+)e([-+]%d+)$")
-    local digits = mant:gsub("[-.]", "")
-    s = string.format("%." .. math.max(0, #digits - 1 - tonumber(exp)) .. "f", x)
-  end
-  if not s:find("[.en]") then s = s .. ".0" end
-  return s
-end
+-- Shared with the other Lua ports, loaded from this file's folder.
+local repr = dofile((arg[0]:match("^(.*/)") or "./") .. "repr.lua")
 
 local EXPECTED = {{1024, 10, 3060.9685538292742, 1260.6874263597795}, {64, 4, 186.70015381372983, 81.622681312078740},
                   {256, 10, 757.45721743746640, 325.43715186902810}, {2048, 10, 6170.3157778152520, 2475.8385902536010},

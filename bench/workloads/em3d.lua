@@ -133,21 +133,8 @@ local function checksum(graph)
 end
 
 -- the shortest repr of a double, as Kith and Python print it (plain notation here)
-local function repr(x)
-  local s
-  for p = 1, 17 do
-    s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then break end
-  end
-  local a = math.abs(x)
-  if a >= 1e-4 and a < 1e16 and s:find("e") then      -- plain notation, as Python's repr
-    local mant, exp = s:match("^(-?[%d.]+)e([-+]%d+)$")
-    local digits = mant:gsub("[-.]", "")
-    s = string.format("%." .. math.max(0, #digits - 1 - tonumber(exp)) .. "f", x)
-  end
-  if not s:find("[.en]") then s = s .. ".0" end
-  return s
-end
+-- Shared with the other Lua ports, loaded from this file's folder.
+local repr = dofile((arg[0]:match("^(.*/)") or "./") .. "repr.lua")
 
 local EXPECTED = {{4000, 100, 1, 4835909.3992991380, 800000}, {100, 10, 1, 921.65972546509170, 2000},
                   {1000, 50, 1, 287810.39175342750, 100000}, {2000, 100, 1, 2420444.2035519030, 400000}}

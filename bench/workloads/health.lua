@@ -15,21 +15,8 @@ local function floatToInt(x)
   return math.tointeger(x >= 0 and math.floor(x) or math.ceil(x))
 end
 
-local function repr(x)
-  local s
-  for p = 1, 17 do
-    s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then break end
-  end
-  local a = math.abs(x)
-  if a >= 1e-4 and a < 1e16 and s:find("e") then      -- plain notation, as Python's repr
-    local mant, exp = s:match("^(-?[%d.]+)e([-+]%d+)$")
-    local digits = mant:gsub("[-.]", "")
-    s = string.format("%." .. math.max(0, #digits - 1 - tonumber(exp)) .. "f", x)
-  end
-  if not s:find("[.en]") then s = s .. ".0" end
-  return s
-end
+-- Shared with the other Lua ports, loaded from this file's folder.
+local repr = dofile((arg[0]:match("^(.*/)") or "./") .. "repr.lua")
 
 -- Float.toString for 1e-3 <= |x| < 1e7: the shortest decimal that rounds to x
 local function floatToString(x)

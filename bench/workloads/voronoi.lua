@@ -236,21 +236,8 @@ local function checksum(start)
   return count, sum
 end
 
-local function repr(x)
-  local s
-  for p = 1, 17 do
-    s = string.format("%." .. p .. "g", x)
-    if tonumber(s) == x then break end
-  end
-  local a = math.abs(x)
-  if a >= 1e-4 and a < 1e16 and s:find("e") then      -- plain notation, as Python's repr
-    local mant, exp = s:match("^(-?[%d.]+)e([-+]%d+)$")
-    local digits = mant:gsub("[-.]", "")
-    s = string.format("%." .. math.max(0, #digits - 1 - tonumber(exp)) .. "f", x)
-  end
-  if not s:find("[.en]") then s = s .. ".0" end
-  return s
-end
+-- Shared with the other Lua ports, loaded from this file's folder.
+local repr = dofile((arg[0]:match("^(.*/)") or "./") .. "repr.lua")
 
 local EXPECTED = {[20000] = {196510, 44253.681142582430}, [100] = {732, 184.90388033630356},
                   [64] = {360, 102.40878319594580}, [1000] = {6106, 1797.3536476956058},
