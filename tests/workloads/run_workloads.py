@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The workload suite (workloads/suite.tsv) at its small size, as tests.
 
-usage: run_workloads.py KITH SUITE_TSV REPO_ROOT [--only=NAME,...] [--policies=P,...] [--jobs=N]
+usage: run_workloads.py KITH SUITE_TSV REPO_ROOT [--only=NAME,...] [--policies=P,...]
+                        [--collection-policies=P,...] [--no-stress] [--jobs=N]
 
 For each workload:
   1. policies: runs on every heap policy `kith policies` lists (default collector);
@@ -15,8 +16,10 @@ For each workload:
      allocation) in that heap, with the row's `stress_args` column if it has one ("-"
      skips it: a workload whose smallest verified size is too big for stress in CI).
 Each run must exit 0. Prints one line per check and `N passed, M failed`.
---policies narrows step 1 to those policies (the sanitizer build's CTest uses it: the
-whole matrix runs in the release build, and CI has a time budget).
+--policies narrows step 1 to those policies, --collection-policies step 2 (default
+estranged,knuth); the sanitizer build's CTest uses both: the whole matrix runs in the
+release build, and CI has a time budget. --no-stress leaves out step 3 (the sanitizer
+build: --gc-stress under ASan takes minutes per workload; the release build runs it).
 """
 import concurrent.futures
 import json
@@ -95,7 +98,7 @@ def policies(kith):
     return [n for n in names if n not in ("occasional", "continuous", "none")]
 
 
-def check_workload(kith, root, row, all_policies):
+def check_workload(kith, root, row, all_policies, collection_policies, stress=True):
     results = []  # (ok, description)
     reference, error, _ = run(kith, root, row, ["--heap=estranged"], stats=True)
     if error:
@@ -108,7 +111,7 @@ def check_workload(kith, root, row, all_policies):
         ok = error is None and out == reference
         results.append((ok, f"{row['name']} --heap={policy}" + ("" if ok else f": {error or 'output differs'}")))
     stress_heap = "4M"
-    for policy in ("estranged", "knuth"):
+    for policy in collection_policies:
         for collector in ("occasional", "continuous"):
             chosen = None
             for size in heaps_to_try(row.get("_bytes_allocated")):
@@ -128,6 +131,8 @@ def check_workload(kith, root, row, all_policies):
             results.append((ok, f"{row['name']} {policy}+{collector} --heap-size={size} ({cycles} cycles)" +
                                 ("" if ok else ": output differs")))
     stress_args = row.get("stress_args", "")
+    if not stress:
+        return results
     if stress_args == "-":
         results.append((True, f"{row['name']} --gc-stress: skipped (stress_args '-')"))
         return results
@@ -143,12 +148,16 @@ def check_workload(kith, root, row, all_policies):
 
 def main(argv):
     kith, suite, root = argv[0], argv[1], argv[2]
-    only, jobs, wanted_policies = None, 2, None
+    only, jobs, wanted_policies, collection_policies, stress = None, 2, None, ["estranged", "knuth"], True
     for a in argv[3:]:
         if a.startswith("--only="):
             only = set(a[len("--only="):].split(","))
         elif a.startswith("--policies="):
             wanted_policies = a[len("--policies="):].split(",")
+        elif a.startswith("--collection-policies="):
+            collection_policies = a[len("--collection-policies="):].split(",")
+        elif a == "--no-stress":
+            stress = False
         elif a.startswith("--jobs="):
             jobs = int(a[len("--jobs="):])
     rows = [r for r in read_suite(suite) if only is None or r["name"] in only]
@@ -160,7 +169,7 @@ def main(argv):
         all_policies = [p for p in all_policies if p in wanted_policies]
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for results in pool.map(lambda r: check_workload(kith, root, r, all_policies), rows):
+        for results in pool.map(lambda r: check_workload(kith, root, r, all_policies, collection_policies, stress), rows):
             for ok, text in results:
                 print(("ok   " if ok else "FAIL ") + text, flush=True)
                 passed += ok
