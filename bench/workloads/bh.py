@@ -4,17 +4,9 @@
 import math
 import sys
 
+from java_arith import java_d2i
+
 NDIM, NSUB, IMAX, EPS, DTIME, TSTOP = 3, 8, 1073741824, 0.05, 0.0125, 2.0
-
-
-def javaD2I(x):
-    if x != x:
-        return 0
-    if x >= 2147483647.0:
-        return 2147483647
-    if x <= -2147483648.0:
-        return -2147483648
-    return int(x)
 
 
 def myRand(seed):
@@ -88,7 +80,7 @@ class HG:
 def oldSubindex(ic, l):
     i = 0
     for k in range(NDIM):
-        if (javaD2I(ic.value(k)) & l) != 0:
+        if (java_d2i(ic.value(k)) & l) != 0:
             i += NSUB >> (k + 1)
     return i
 
@@ -237,7 +229,7 @@ class Body(Node):
             xp.setValue(k, math.floor(IMAX * xsc))
         i = 0
         for k in range(NDIM):
-            if (javaD2I(xp.value(k)) & l) != 0:
+            if (java_d2i(xp.value(k)) & l) != 0:
                 i += NSUB >> (k + 1)
         return i
 

@@ -3,10 +3,7 @@
 # exactly; the checksum (value and fromCount sums) is compared with the Java original's.
 import sys
 
-
-def java_int(x):
-    x &= 0xFFFFFFFF
-    return x - (1 << 32) if x >= (1 << 31) else x
+from java_arith import java_int
 
 
 class JavaRandom:

@@ -5,29 +5,11 @@ import math
 import struct
 import sys
 
-
-def java_int(x):
-    x &= 0xFFFFFFFF
-    return x - (1 << 32) if x >= (1 << 31) else x
-
-
-def java_div(a, b):
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
+from java_arith import java_d2i, java_div, java_int
 
 
 def fround(x):
     return struct.unpack("f", struct.pack("f", x))[0]
-
-
-def float_to_int(x):
-    if x != x:
-        return 0
-    if x >= 2147483647.0:
-        return 2147483647
-    if x <= -2147483648.0:
-        return -2147483648
-    return int(x)
 
 
 def float_to_string(x):
@@ -184,7 +166,7 @@ def myRand(idum):
     idum = java_int(IA * (idum - k * IQ) - IR * k)
     idum ^= MASK
     if idum < 0:
-        idum = float_to_int(fround(fround(float(idum)) + IM))
+        idum = java_d2i(fround(fround(float(idum)) + IM))
     return fround(AM * fround(float(idum)))
 
 
@@ -199,7 +181,7 @@ class Village:
 
     def staysHere(self):
         rand = myRand(self.seed)
-        self.seed = float_to_int(fround(rand * IM))
+        self.seed = java_d2i(fround(rand * IM))
         return rand > 0.1 or self.back is None
 
     def simulate(self):
@@ -241,7 +223,7 @@ class Village:
 
     def generatePatient(self):
         rand = myRand(self.seed)
-        self.seed = float_to_int(fround(rand * IM))
+        self.seed = java_d2i(fround(rand * IM))
         return Patient(self) if rand > 0.666 else None
 
 

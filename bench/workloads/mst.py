@@ -3,10 +3,7 @@
 # identity hash codes come from a java.util.Random seeded with 0, as in the Kith port.
 import sys
 
-
-def java_int(x):
-    x &= 0xFFFFFFFF
-    return x - (1 << 32) if x >= (1 << 31) else x
+from java_arith import java_div, java_int
 
 
 class JavaRandom:
@@ -75,11 +72,6 @@ class Hashtable:
 CONST_m1 = 10000
 CONST_b = 31415821
 RANGE = 2048
-
-
-def java_div(a, b):
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
 
 
 def mult(p, q):

@@ -4,15 +4,7 @@
 import math
 import sys
 
-
-def java_int(x):
-    x &= 0xFFFFFFFF
-    return x - (1 << 32) if x >= (1 << 31) else x
-
-
-def java_div(a, b):
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
+from java_arith import java_div, java_int
 
 
 def java_rem(a, b):
