@@ -11,11 +11,16 @@
 #include <string>
 
 #include "cli/byte_size.h"
-#include "cli/heap_report.h"
+#include "heap/statistics_report.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
 
 namespace kith::cli {
+
+using heap::heapStatisticsJson;
+using heap::heapStatisticsTable;
+using heap::jsonNumber;
+using heap::jsonString;
 
 // --- the replay loop ---------------------------------------------------------------
 

@@ -17,6 +17,7 @@
 #include "gc/occasional_collector.h"
 #include "heap/fixed_arena.h"
 #include "heap/heap.h"
+#include "heap/statistics_report.h"
 #include "heap/trace.h"
 #include "stdlib/builtins.h"
 #include "vm/collector.h"
@@ -35,21 +36,8 @@ constexpr int kExitNoInput = 66;
 constexpr int kExitSoftware = 70;
 constexpr int kExitCantCreate = 73;
 
-std::string jsonNumber(double x) {
-  if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return "0";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
-std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+using heap::jsonNumber;
+using heap::jsonString;
 
 // The interpreter recurses in C++ only where script code re-enters it from native
 // code (toString() inside str(), List.forEach ...), at most kMaxNativeDepth times
@@ -75,33 +63,11 @@ struct RunReport {
   std::size_t handlesLive = 0, handleChunks = 0, handleBytes = 0;
 };
 
-std::string latencyJson(const heap::LatencySummary& l) {
-  return "{\"mean\": " + jsonNumber(l.mean) + ", \"p50\": " + jsonNumber(l.p50) + ", \"p99\": " + jsonNumber(l.p99) +
-         ", \"max\": " + jsonNumber(l.max) + "}";
-}
-
 std::string statsJson(const RunReport& r) {
-  const heap::HeapStatistics& h = r.heap;
-  std::string histogram;
-  for (auto [size, count] : h.size_histogram) {
-    if (!histogram.empty()) histogram += ", ";
-    histogram += "\"" + std::to_string(size) + "\": " + std::to_string(count);
-  }
-  std::string satisfied;
-  for (int i = 0; i < heap::kOutcomeCount; ++i) {
-    if (i) satisfied += ", ";
-    satisfied += std::string("\"") + heap::outcomeName(static_cast<heap::Outcome>(i)) + "\": " + std::to_string(h.satisfied[i]);
-  }
   auto n = [](std::uint64_t v) { return std::to_string(v); };
   std::string out = "{\"policy\": " + jsonString(r.options->heapPolicy) + ", \"collector\": " +
                     jsonString(r.collector) + ", \"heap_size\": " + n(r.options->heapSize) + ",\n";
-  out += " \"heap\": {\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
-         ", \"bytes_requested\": " + n(h.bytes_requested) + ", \"bytes_allocated\": " + n(h.bytes_allocated) +
-         ", \"bytes_in_use\": " + n(h.bytes_in_use) + ", \"peak_bytes_in_use\": " + n(h.peak_bytes_in_use) +
-         ", \"failed_allocations\": " + n(h.failed_allocations) + ",\n  \"size_histogram\": {" + histogram + "},\n" +
-         "  \"satisfied\": {" + satisfied + "},\n  \"alloc_ns\": " + latencyJson(h.alloc_ns) +
-         ", \"free_ns\": " + latencyJson(h.free_ns) + ",\n  \"fragmentation\": {\"internal_bytes\": " +
-         n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}},\n";
+  out += heap::heapStatisticsJson(r.heap);
   out += " \"gc\": {\"cycles\": " + n(r.gc.cycles) + ", \"objects_freed\": " + n(r.gc.objectsFreed) +
          ", \"bytes_freed\": " + n(r.gc.bytesFreed) + ", \"pause_ms\": {\"total\": " + jsonNumber(r.gc.pauseTotalMs) +
          ", \"mean\": " + jsonNumber(r.gc.pauseMeanMs) + ", \"p99\": " + jsonNumber(r.gc.pauseP99Ms) +
@@ -124,37 +90,21 @@ std::string statsJson(const RunReport& r) {
 }
 
 std::string statsTable(const RunReport& r) {
-  const heap::HeapStatistics& h = r.heap;
-  char buf[4096];
-  std::snprintf(buf, sizeof buf,
-                "--- kith statistics ---\n"
-                "policy              %s (heap %zu bytes), collector %s\n"
-                "allocations         %llu (%llu bytes requested, %llu allocated)\n"
-                "frees               %llu\n"
-                "peak bytes in use   %llu\n"
-                "failed allocations  %llu\n"
-                "satisfied           immediate %llu, split %llu, glue %llu, defrag %llu, failed %llu\n"
-                "alloc ns            mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n"
-                "internal frag       %llu bytes\n"
+  char head[512], tail[2048];
+  std::snprintf(head, sizeof head, "--- kith statistics ---\npolicy              %s (heap %zu bytes), collector %s\n",
+                r.options->heapPolicy.c_str(), r.options->heapSize, std::string(r.collector).c_str());
+  std::snprintf(tail, sizeof tail,
                 "gc cycles           %llu (%llu objects, %llu bytes freed)\n"
                 "gc pauses ms        total %.3f, mean %.4f, p99 %.4f, max %.4f\n"
                 "handle table        %zu bytes in %zu chunks, %zu live (outside the heap)\n"
                 "instructions        %llu\n"
                 "objects created     %llu\n"
                 "wall time           %.3f s\n",
-                r.options->heapPolicy.c_str(), r.options->heapSize, std::string(r.collector).c_str(),
-                (unsigned long long)h.allocations, (unsigned long long)h.bytes_requested,
-                (unsigned long long)h.bytes_allocated, (unsigned long long)h.frees,
-                (unsigned long long)h.peak_bytes_in_use, (unsigned long long)h.failed_allocations,
-                (unsigned long long)h.satisfied[0], (unsigned long long)h.satisfied[1],
-                (unsigned long long)h.satisfied[2], (unsigned long long)h.satisfied[3],
-                (unsigned long long)h.satisfied[4], h.alloc_ns.mean, h.alloc_ns.p50, h.alloc_ns.p99, h.alloc_ns.max,
-                (unsigned long long)h.internal_bytes, (unsigned long long)r.gc.cycles,
-                (unsigned long long)r.gc.objectsFreed, (unsigned long long)r.gc.bytesFreed, r.gc.pauseTotalMs,
-                r.gc.pauseMeanMs, r.gc.pauseP99Ms, r.gc.pauseMaxMs, r.handleBytes,
-                r.handleChunks, r.handlesLive, (unsigned long long)r.instructions,
+                (unsigned long long)r.gc.cycles, (unsigned long long)r.gc.objectsFreed,
+                (unsigned long long)r.gc.bytesFreed, r.gc.pauseTotalMs, r.gc.pauseMeanMs, r.gc.pauseP99Ms,
+                r.gc.pauseMaxMs, r.handleBytes, r.handleChunks, r.handlesLive, (unsigned long long)r.instructions,
                 (unsigned long long)r.objectsCreated, r.wallSeconds);
-  return buf;
+  return head + heap::heapStatisticsTable(r.heap) + tail;
 }
 
 void reportUncaught(VM& vm) {

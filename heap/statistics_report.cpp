@@ -1,11 +1,11 @@
-#include "cli/heap_report.h"
+#include "heap/statistics_report.h"
 
 #include <cstdio>
 #include <string>
 
 #include "heap/outcome.h"
 
-namespace kith::cli {
+namespace kith::heap {
 
 std::string jsonNumber(double x) {
   if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return "0";
@@ -14,7 +14,7 @@ std::string jsonNumber(double x) {
   return buf;
 }
 
-std::string jsonString(const std::string& s) {
+std::string jsonString(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') {
@@ -33,23 +33,23 @@ std::string jsonString(const std::string& s) {
 
 namespace {
 
-std::string latencyJson(const heap::LatencySummary& l) {
+std::string latencyJson(const LatencySummary& l) {
   return "{\"mean\": " + jsonNumber(l.mean) + ", \"p50\": " + jsonNumber(l.p50) + ", \"p99\": " + jsonNumber(l.p99) +
          ", \"max\": " + jsonNumber(l.max) + "}";
 }
 
 }  // namespace
 
-std::string heapStatisticsJson(const heap::HeapStatistics& h) {
+std::string heapStatisticsJson(const HeapStatistics& h) {
   std::string histogram;
   for (auto [size, count] : h.size_histogram) {
     if (!histogram.empty()) histogram += ", ";
     histogram += "\"" + std::to_string(size) + "\": " + std::to_string(count);
   }
   std::string satisfied;
-  for (int i = 0; i < heap::kOutcomeCount; ++i) {
+  for (int i = 0; i < kOutcomeCount; ++i) {
     if (i) satisfied += ", ";
-    satisfied += std::string("\"") + heap::outcomeName(static_cast<heap::Outcome>(i)) + "\": " +
+    satisfied += std::string("\"") + outcomeName(static_cast<Outcome>(i)) + "\": " +
                  std::to_string(h.satisfied[i]);
   }
   auto n = [](std::uint64_t v) { return std::to_string(v); };
@@ -62,7 +62,7 @@ std::string heapStatisticsJson(const heap::HeapStatistics& h) {
          n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}},\n";
 }
 
-std::string heapStatisticsTable(const heap::HeapStatistics& h) {
+std::string heapStatisticsTable(const HeapStatistics& h) {
   char buf[2048];
   auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::snprintf(buf, sizeof buf,
@@ -80,4 +80,4 @@ std::string heapStatisticsTable(const heap::HeapStatistics& h) {
   return buf;
 }
 
-}  // namespace kith::cli
+}  // namespace kith::heap
