@@ -10,7 +10,6 @@
 #include <optional>
 #include <sstream>
 
-#include <sys/resource.h>
 #include <sys/sysinfo.h>
 
 #include "gc/continuous_collector.h"
@@ -23,6 +22,7 @@
 #include "vm/collector.h"
 #include "vm/compiler.h"
 #include "vm/disassembler.h"
+#include "vm/native_stack.h"
 #include "vm/source_file.h"
 #include "vm/vm.h"
 
@@ -38,20 +38,6 @@ constexpr int kExitCantCreate = 73;
 
 using heap::jsonNumber;
 using heap::jsonString;
-
-// The interpreter recurses in C++ only where script code re-enters it from native
-// code (toString() inside str(), List.forEach ...), at most kMaxNativeDepth times
-// (vm.cpp), and the compiler as deep as the source nests (at most 1,000 levels).
-// A sanitizer build's frames are several times larger, so give the main thread's
-// stack room: Linux grows it on demand up to the soft limit in force at the fault,
-// so raising the limit now is enough.
-void reserveNativeStack() {
-  constexpr rlim_t kWanted = rlim_t{256} << 20;
-  rlimit limit{};
-  if (getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= kWanted) return;
-  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? kWanted : std::min(kWanted, limit.rlim_max);
-  setrlimit(RLIMIT_STACK, &limit);
-}
 
 struct RunReport {
   const RunOptions* options;

@@ -8,7 +8,15 @@
 #include "heap/heap.h"
 #include "vm/collector.h"
 #include "vm/compiler.h"
+#include "vm/native_stack.h"
 #include "vm/vm.h"
+
+// As `kith run` does: the compiler recurses as deep as the source nests (up to
+// 1,000 levels before "nesting too deep"), and sanitizer frames are large.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  kith::vm::reserveNativeStack();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // A fresh VM per input: string constants are heap objects, and nothing collects them.

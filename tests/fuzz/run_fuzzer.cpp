@@ -15,7 +15,6 @@
 // with StepLimitReached, which no script `catch` can stop. Not run: inputs that
 // mention `import` (it reads any file by path, /dev/stdin included) or `ffi` (it
 // calls any C function); no other way reaches either. Output goes to /dev/null.
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -31,6 +30,7 @@
 #include "stdlib/builtins.h"
 #include "vm/compiler.h"
 #include "vm/module_loader.h"
+#include "vm/native_stack.h"
 #include "vm/vm.h"
 
 namespace {
@@ -48,13 +48,7 @@ std::uint64_t fnv1a(std::string_view bytes) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  // As `kith run` does (runner.cpp, reserveNativeStack): toString() re-enters the
-  // interpreter up to 1,000 levels deep, and sanitizer frames are large.
-  rlimit limit{};
-  if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < (rlim_t{256} << 20)) {
-    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? rlim_t{256} << 20 : std::min(rlim_t{256} << 20, limit.rlim_max);
-    setrlimit(RLIMIT_STACK, &limit);
-  }
+  kith::vm::reserveNativeStack();  // as `kith run` does: toString() re-enters the interpreter
   if (!std::freopen("/dev/null", "w", stdout)) return 1;
   return 0;
 }
