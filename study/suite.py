@@ -13,7 +13,8 @@ class Workload:
         self.script = self.resolve(row["script"], base_dirs)
         self.default_args = shlex.split(row.get("default_args") or "")
         self.small_args = shlex.split(row.get("small_args") or "") or self.default_args
-        self.heap_size = parse_size(row.get("heap_size") or "64M")
+        heap_size = row.get("heap_size") or "-"  # suite.tsv's "-": kith run's default heap
+        self.heap_size = parse_size("64M" if heap_size == "-" else heap_size)
         self.stresses = (row.get("stresses") or "").strip()
 
     @staticmethod

@@ -173,5 +173,18 @@ class Flatten(unittest.TestCase):
         self.assertEqual(cols, ["h.allocations", "h.size_histogram.16", "h.size_histogram.128"])
 
 
+class TheRealSuite(unittest.TestCase):
+    """workloads/suite.tsv as the study reads it: its "-" heap size is the default."""
+
+    def test_every_row_reads_with_its_heap(self):
+        import suite  # noqa: E402 (study/ is on sys.path above)
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workloads", "suite.tsv")
+        workloads, fallback = suite.read_suite(path)
+        self.assertFalse(fallback)
+        sizes = {w.name: w.heap_size for w in workloads}
+        self.assertEqual(sizes["binary_trees"], 64 << 20)
+        self.assertEqual(sizes["treeadd"], 512 << 20)
+
+
 if __name__ == "__main__":
     unittest.main()
