@@ -29,6 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "study"))
+from common import parse_size  # noqa: E402  (the study's reading of 64M, 512K, ...)
+
 TIMING = re.compile(r"\d+(\.\d+)?\s*(us|msec|ms|s)\b")
 COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K", "128K", "96K", "64K", "8M", "16M", "32M"]  # small first
 
@@ -61,24 +64,24 @@ def run(kith, root, row, flags, stats=False, timeout=600):
         return None, f"timeout after {timeout} s", None
     out = p.stdout.decode("utf-8", errors="replace")
     err = p.stderr.decode("utf-8", errors="replace").strip()[:300]
-    cycles = None
+    stats_json = None
     if stats_file:
         try:
             with open(stats_file) as f:
                 stats_json = json.load(f)
-            cycles = stats_json["gc"]["cycles"]
-            row["_bytes_allocated"] = stats_json["heap"]["bytes_allocated"]
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError):
             pass
         os.unlink(stats_file)
     if p.returncode != 0:
-        return None, f"exit {p.returncode}: {err!r}", cycles
-    return masked(out), None, cycles
+        return None, f"exit {p.returncode}: {err!r}", stats_json
+    return masked(out), None, stats_json
 
 
-def size_bytes(text):
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+def cycles_of(stats_json):
+    try:
+        return stats_json["gc"]["cycles"]
+    except (TypeError, KeyError):
+        return None
 
 
 def heaps_to_try(bytes_allocated):
@@ -88,7 +91,7 @@ def heaps_to_try(bytes_allocated):
     so those sizes come last (still tried: the estimate is the reference run's)."""
     if not bytes_allocated:
         return COLLECTION_HEAPS
-    likely = [s for s in COLLECTION_HEAPS if size_bytes(s) <= 2 * bytes_allocated]
+    likely = [s for s in COLLECTION_HEAPS if parse_size(s) <= 2 * bytes_allocated]
     return likely + [s for s in COLLECTION_HEAPS if s not in likely]
 
 
@@ -100,9 +103,10 @@ def policies(kith):
 
 def check_workload(kith, root, row, all_policies, collection_policies, stress=True):
     results = []  # (ok, description)
-    reference, error, _ = run(kith, root, row, ["--heap=estranged"], stats=True)
+    reference, error, reference_stats = run(kith, root, row, ["--heap=estranged"], stats=True)
     if error:
         return [(False, f"{row['name']} estranged: {error}")]
+    bytes_allocated = (reference_stats or {}).get("heap", {}).get("bytes_allocated")
     for policy in all_policies:
         if policy == "estranged":  # the reference run itself
             results.append((True, f"{row['name']} --heap=estranged"))
@@ -114,9 +118,10 @@ def check_workload(kith, root, row, all_policies, collection_policies, stress=Tr
     for policy in collection_policies:
         for collector in ("occasional", "continuous"):
             chosen = None
-            for size in heaps_to_try(row.get("_bytes_allocated")):
-                out, error, cycles = run(kith, root, row, [f"--heap={policy}", f"--gc={collector}",
-                                                           f"--heap-size={size}"], stats=True)
+            for size in heaps_to_try(bytes_allocated):
+                out, error, stats_json = run(kith, root, row, [f"--heap={policy}", f"--gc={collector}",
+                                                               f"--heap-size={size}"], stats=True)
+                cycles = cycles_of(stats_json)
                 if error is None and cycles is not None and cycles >= 3:
                     chosen = (size, out, cycles)
                     break
@@ -130,9 +135,9 @@ def check_workload(kith, root, row, all_policies, collection_policies, stress=Tr
             ok = out == reference
             results.append((ok, f"{row['name']} {policy}+{collector} --heap-size={size} ({cycles} cycles)" +
                                 ("" if ok else ": output differs")))
-    stress_args = row.get("stress_args", "")
     if not stress:
         return results
+    stress_args = row.get("stress_args", "")
     if stress_args == "-":
         results.append((True, f"{row['name']} --gc-stress: skipped (stress_args '-')"))
         return results
