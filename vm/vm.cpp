@@ -18,6 +18,7 @@ constexpr std::size_t kMaxDisplayDepth = 1000;  // arrays nested inside one str(
 constexpr std::size_t kStackSlotsPerFrame = 64;
 constexpr std::size_t kHandleQuarantine = 1 << 16;  // released handles that wait before reuse
 constexpr std::size_t kMovesPerAllocation = 8;     // --gc-stress=move: objects moved per allocation
+constexpr std::uint64_t kStepsPerAllocation = 50;   // VMOptions::stepLimit: what an allocation costs
 
 std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
   x ^= x >> 30;
@@ -111,7 +112,8 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   }
   overheadLimit_ = GcOverheadLimit(options_.gcOverheadLimit);
   if (options_.stepLimit) stepLimit_ = options_.stepLimit;
-  stressActions_ = (options_.moveObjects && !heapCollects_) || options_.failAllocation || options_.failAllocationEvery;
+  stressActions_ = (options_.moveObjects && !heapCollects_) || options_.failAllocation || options_.failAllocationEvery ||
+                   options_.stepLimit;
   // A collecting heap holds itself to its size; the budget counts explicit frees.
   if (!heap_.arenaBase() && !heapCollects_) budgetLimit_ = options_.unboundedHeapLimit;
 }
@@ -181,6 +183,9 @@ void* VM::mallocWithinBudget(std::size_t bytes) {
 Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   if (bytes > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(bytes);
   if (stressActions_) {
+    // Under a step limit an allocation spends steps too: with a collection before
+    // each one (--gc-stress), a loop that only throws and catches is slow per step.
+    if (options_.stepLimit) stepLimit_ = stepLimit_ > kStepsPerAllocation ? stepLimit_ - kStepsPerAllocation : 0;
     if (injectedFailure()) throwOutOfMemory(bytes);
     if (options_.moveObjects && !heapCollects_) moveObjectsForStress();
   }
@@ -534,9 +539,20 @@ void VM::captureTrace() {
     const CallFrame& f = frames_[i];
     std::size_t offset = static_cast<std::size_t>(f.ip - f.proto->code.data());
     int line = f.proto->lines.empty() ? 0 : f.proto->lines[offset > 0 ? std::min(offset - 1, f.proto->lines.size() - 1) : 0];
-    exceptionTrace_.push_back("  at " + f.proto->name + " (" + f.proto->file + ":" + std::to_string(line) + ")");
+    exceptionTrace_.push_back({f.proto, line});
   }
   traceCaptured_ = true;
+  // Under a step limit (fuzzing) a deep capture spends steps: a recursion that throws
+  // and catches at every level would otherwise do O(depth) work per counted step.
+  if (options_.stepLimit) stepLimit_ = stepLimit_ > frameCount_ ? stepLimit_ - frameCount_ : 0;
+}
+
+std::vector<std::string> VM::exceptionTrace() const {
+  std::vector<std::string> lines;
+  lines.reserve(exceptionTrace_.size());
+  for (const TraceFrame& f : exceptionTrace_)
+    lines.push_back("  at " + f.proto->name + " (" + f.proto->file + ":" + std::to_string(f.line) + ")");
+  return lines;
 }
 
 std::string VM::exceptionMessage(Value value) {

@@ -71,7 +71,8 @@ struct VMOptions {
   // more than this many instructions have run, the next loop back-edge, return or
   // caught exception throws StepLimitReached. Every endless run passes one of
   // these without end (a program is finite and call depth is bounded), so a
-  // fuzzed `while (true) {}` ends instead of hanging the fuzzer. 0: no limit.
+  // fuzzed `while (true) {}` ends instead of hanging the fuzzer. Each allocation
+  // counts as 50 instructions against it (kStepsPerAllocation). 0: no limit.
   std::uint64_t stepLimit = 0;
 };
 
@@ -164,7 +165,7 @@ class VM {
     fallbackInFlight_ = false;
   }
   // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown.
-  const std::vector<std::string>& exceptionTrace() const { return exceptionTrace_; }
+  std::vector<std::string> exceptionTrace() const;
   // The message an uncaught exception reports: an Error's message, else str(value).
   std::string exceptionMessage(Value value);
 
@@ -288,7 +289,14 @@ class VM {
   int lengthSymbol_;
 
   Value pendingException_ = Value::nil();
-  std::vector<std::string> exceptionTrace_;
+  // Where each frame was when the exception was thrown, innermost first. Kept raw
+  // and formatted only when a trace is printed: a program that throws and catches
+  // deep in the stack pays O(depth) small writes per throw, not O(depth) strings.
+  struct TraceFrame {
+    const FunctionProto* proto;  // protos live as long as the VM (protos_)
+    int line;
+  };
+  std::vector<TraceFrame> exceptionTrace_;
   bool traceCaptured_ = false;
   Value outOfMemoryError_ = Value::nil();    // preallocated, for when no error object fits
   Value outOfMemoryMessage_ = Value::nil();  // its message, "out of memory" (never rewritten)
@@ -302,7 +310,7 @@ class VM {
   std::vector<Handle*> collectedHeapRoots_;  // the roots pushCollectedHeapRoots reports
   bool canDefragment_ = false;  // the heap accepted the relocator (knuth, estranged)
   bool checkFreedObjects_ = false;  // poison freed objects (VMOptions::checkFreedObjects)
-  bool stressActions_ = false;      // moveObjects or a failure injection is on
+  bool stressActions_ = false;      // moveObjects, a failure injection or a step limit is on
   GcOverheadLimit overheadLimit_;
   bool thrashing_ = false;          // see collectionEnded
   std::string thrashingMessage_;

@@ -18,6 +18,7 @@ struct RunOutcome {
   std::string out;          // stdout
   std::string error;        // the uncaught exception's message, "" if none
   std::vector<std::string> compileErrors;
+  std::vector<std::string> trace;  // the uncaught exception's "  at ..." lines
 };
 
 class TestVM {
@@ -38,6 +39,7 @@ class TestVM {
     try {
       vm_->runScript(compiled.script);
     } catch (const KithThrow&) {
+      outcome.trace = vm_->exceptionTrace();
       outcome.error = vm_->exceptionMessage(vm_->pendingException());
       vm_->clearException();
     }
