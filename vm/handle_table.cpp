@@ -13,8 +13,9 @@ bool HandleTable::addChunk() {
   if (!chunk) return false;
   chunks_.push_back(chunk);
   // Thread the new slots onto the free list so the lowest address is handed out first.
+  std::uint32_t first = static_cast<std::uint32_t>((chunks_.size() - 1) * kHandlesPerChunk);
   for (std::size_t i = kHandlesPerChunk; i-- > 0;) {
-    chunk[i] = Handle{freeList_, nullptr, 0, 0};
+    chunk[i] = Handle{freeList_, nullptr, 0, first + static_cast<std::uint32_t>(i)};
     freeList_ = &chunk[i];
   }
   return true;
@@ -24,13 +25,13 @@ Handle* HandleTable::allocate(void* object, ClassInfo* klass) {
   if (!freeList_ && !addChunk()) return nullptr;
   Handle* h = freeList_;
   freeList_ = static_cast<Handle*>(h->object);
-  *h = Handle{object, klass, 0, 0};
+  *h = Handle{object, klass, 0, h->slot};
   ++live_;
   return h;
 }
 
 void HandleTable::pushFree(Handle* handle) {
-  *handle = Handle{freeList_, nullptr, 0, 0};
+  *handle = Handle{freeList_, nullptr, 0, handle->slot};
   freeList_ = handle;
 }
 
@@ -40,7 +41,7 @@ void HandleTable::release(Handle* handle) {
     pushFree(handle);
     return;
   }
-  *handle = Handle{poisonedObject_, nullptr, 0, 0};
+  *handle = Handle{poisonedObject_, nullptr, 0, handle->slot};
   quarantine_.push_back(handle);
   if (quarantine_.size() > quarantineCount_) {
     pushFree(quarantine_.front());

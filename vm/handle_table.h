@@ -26,7 +26,10 @@ struct Handle {
   void* object;      // current address of the object; next free handle when free
   ClassInfo* klass;  // class / method table; nullptr marks a free handle
   std::uint32_t gcBits;  // collector state (mark bits), zero when allocated
-  std::uint32_t spare;   // room for the collector (e.g. an age or a colour)
+  // The handle's index in the table (chunk x kHandlesPerChunk + i), fixed when its
+  // chunk is made and kept through every reuse: side tables indexed by it (a
+  // trace's object ids) need no hash lookup.
+  std::uint32_t slot;
 };
 
 class HandleTable {

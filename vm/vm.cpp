@@ -152,18 +152,26 @@ void VM::setErrorClass(ClassInfo* klass) {
 
 // --- the allocation gate -----------------------------------------------------------------
 
-void VM::traceEvent(heap::TraceEventKind kind, const void* ptr, std::size_t size) {
-  std::uint64_t id = 0;
-  if (kind == heap::TraceEventKind::alloc) {
-    id = traceNextId_++;
-    traceIds_[ptr] = id;
-  } else if (kind == heap::TraceEventKind::free) {
-    auto it = traceIds_.find(ptr);
-    if (it == traceIds_.end()) return;
-    id = it->second;
-    traceIds_.erase(it);
+void VM::traceAllocation(const Handle* handle, std::size_t bytes) {
+  std::uint64_t id = traceNextId_++;
+  // Under a heap that collects itself the handle lives in the block and frees are
+  // unseen (see allocateInCollectedHeap): no id to remember.
+  if (!heapCollects_) {
+    if (handle->slot >= traceIdBySlot_.size()) traceIdBySlot_.resize(handles_.capacity(), 0);
+    traceIdBySlot_[handle->slot] = id + 1;
   }
-  trace_->record({kind, traceTime_++, id, kind == heap::TraceEventKind::free ? 0 : size});
+  trace_->record({heap::TraceEventKind::alloc, traceTime_++, id, bytes});
+}
+
+void VM::traceFree(const Handle* handle) {
+  if (handle->slot >= traceIdBySlot_.size() || traceIdBySlot_[handle->slot] == 0) return;
+  std::uint64_t id = traceIdBySlot_[handle->slot] - 1;
+  traceIdBySlot_[handle->slot] = 0;
+  trace_->record({heap::TraceEventKind::free, traceTime_++, id, 0});
+}
+
+void VM::traceFailure(std::size_t bytes) {
+  trace_->record({heap::TraceEventKind::failed, traceTime_++, 0, bytes});
 }
 
 // The system allocator has no fixed size: hold it to the budget as if it had one.
@@ -196,7 +204,7 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   void* object = tryMalloc(bytes);
   if (!object) {
     // collect -> retry -> defragment (moving heaps) -> "out of memory".
-    if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
+    if (trace_) traceFailure(bytes);
     collector_.collect(*this, GcCause::allocationFailure);
     if (thrashing_) throwThrashing();
     object = tryMalloc(bytes);
@@ -206,7 +214,7 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
       heap_.setRelocator(nullptr, nullptr);
     }
     if (!object) {
-      if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
+      if (trace_) traceFailure(bytes);
       overheadLimit_.reset();  // plainly out of memory: not a streak of thrashing
       throwOutOfMemory(bytes);
     }
@@ -222,7 +230,7 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   header->handle = handle;
   handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
   ++objectsCreated_;
-  if (trace_) traceEvent(heap::TraceEventKind::alloc, object, bytes);
+  if (trace_) traceAllocation(handle, bytes);
   return handle;
 }
 
@@ -231,19 +239,19 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
 Handle* VM::allocateInCollectedHeap(ClassInfo* klass, std::size_t bytes) {
   void* block = heap_.malloc(kCollectedHandleBytes + bytes);
   if (!block) {
-    if (trace_) traceEvent(heap::TraceEventKind::failed, nullptr, bytes);
+    if (trace_) traceFailure(bytes);
     heap_.collect();
     block = heap_.malloc(kCollectedHandleBytes + bytes);
     if (!block) throwOutOfMemory(bytes);
   }
   void* object = static_cast<std::byte*>(block) + kCollectedHandleBytes;
-  auto* handle = new (block) Handle{object, klass, 0, 0};
+  auto* handle = new (block) Handle{object, klass, 0, 0};  // slot unused: not in the table
   auto* header = static_cast<ObjectHeader*>(object);
   header->classId = klass->id;
   header->size = static_cast<std::uint32_t>(bytes);
   header->handle = handle;
   ++objectsCreated_;
-  if (trace_) traceEvent(heap::TraceEventKind::alloc, object, bytes);  // frees are Boehm's, unseen
+  if (trace_) traceAllocation(handle, bytes);  // frees are Boehm's, unseen
   return handle;
 }
 
@@ -258,7 +266,7 @@ void VM::pushCollectedHeapRoots(void* context, heap::PushRootsFn push) {
 }
 
 void VM::freeObject(Handle* handle) {
-  if (trace_) traceEvent(heap::TraceEventKind::free, handle->object, 0);
+  if (trace_) traceFree(handle);
   releaseBlock(handle->object);
   handles_.release(handle);
 }
@@ -304,17 +312,8 @@ void VM::collectGarbage(GcCause cause) {
 
 // The heap moved an object (defragmentation) and has already copied its bytes:
 // the header at the new address names the handle; the handle is all that changes.
-void VM::relocateObject(void* context, void* from, void* to, std::size_t) {
-  auto* vm = static_cast<VM*>(context);
-  static_cast<ObjectHeader*>(to)->handle->object = to;
-  if (vm->trace_) {
-    auto it = vm->traceIds_.find(from);
-    if (it != vm->traceIds_.end()) {
-      std::uint64_t id = it->second;
-      vm->traceIds_.erase(it);
-      vm->traceIds_[to] = id;
-    }
-  }
+void VM::relocateObject(void*, void*, void* to, std::size_t) {
+  static_cast<ObjectHeader*>(to)->handle->object = to;  // a trace's ids go by handle: unchanged
 }
 
 void VM::throwThrashing() {

@@ -250,7 +250,10 @@ class VM {
   [[noreturn]] void throwOutOfMemory(std::size_t bytes);
   [[noreturn]] void throwThrashing();
   [[noreturn]] void throwArity(int expected, int got);
-  void traceEvent(heap::TraceEventKind kind, const void* ptr, std::size_t size);
+  // --trace: the program's requests as the recorder sees them (heap/trace.h).
+  void traceAllocation(const Handle* handle, std::size_t bytes);
+  void traceFree(const Handle* handle);
+  void traceFailure(std::size_t bytes);
   void releaseBlock(void* object);  // back to the heap (poisoned first when checking)
   bool injectedFailure();           // --fail-alloc: this request fails
   void moveObjectsForStress();      // --gc-stress=move
@@ -324,7 +327,9 @@ class VM {
   heap::TraceWriter* trace_ = nullptr;
   std::uint64_t traceTime_ = 0;
   std::uint64_t traceNextId_ = 0;
-  heap::TraceIdMap traceIds_;  // block -> trace id (heap/trace_id_map.h)
+  // 1 + the trace id of the object in handle slot i (Handle::slot); 0: none (made
+  // before the trace began). Keyed by handle, so a moved object keeps its id.
+  std::vector<std::uint64_t> traceIdBySlot_;
 };
 
 // THE ROOTING RULE's one mechanism (object.h): native code that holds a heap Value
