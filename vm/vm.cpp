@@ -193,7 +193,7 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   if (stressActions_) {
     // Under a step limit an allocation spends steps too: with a collection before
     // each one (--gc-stress), a loop that only throws and catches is slow per step.
-    if (options_.stepLimit) stepLimit_ = stepLimit_ > kStepsPerAllocation ? stepLimit_ - kStepsPerAllocation : 0;
+    spendSteps(kStepsPerAllocation);
     if (injectedFailure()) throwOutOfMemory(bytes);
     if (options_.moveObjects && !heapCollects_) moveObjectsForStress();
   }
@@ -543,7 +543,12 @@ void VM::captureTrace() {
   traceCaptured_ = true;
   // Under a step limit (fuzzing) a deep capture spends steps: a recursion that throws
   // and catches at every level would otherwise do O(depth) work per counted step.
-  if (options_.stepLimit) stepLimit_ = stepLimit_ > frameCount_ ? stepLimit_ - frameCount_ : 0;
+  spendSteps(frameCount_);
+}
+
+// Work that is slow per instruction counts against VMOptions::stepLimit too.
+void VM::spendSteps(std::uint64_t steps) {
+  if (options_.stepLimit) stepLimit_ = stepLimit_ > steps ? stepLimit_ - steps : 0;
 }
 
 std::vector<std::string> VM::exceptionTrace() const {

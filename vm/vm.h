@@ -72,7 +72,8 @@ struct VMOptions {
   // caught exception throws StepLimitReached. Every endless run passes one of
   // these without end (a program is finite and call depth is bounded), so a
   // fuzzed `while (true) {}` ends instead of hanging the fuzzer. Each allocation
-  // counts as 50 instructions against it (kStepsPerAllocation). 0: no limit.
+  // counts as 50 instructions against it (kStepsPerAllocation), each frame of a
+  // captured stack trace as one (VM::spendSteps). 0: no limit.
   std::uint64_t stepLimit = 0;
 };
 
@@ -256,6 +257,7 @@ class VM {
   void traceFailure(std::size_t bytes);
   void releaseBlock(void* object);  // back to the heap (poisoned first when checking)
   bool injectedFailure();           // --fail-alloc: this request fails
+  void spendSteps(std::uint64_t steps);  // VMOptions::stepLimit
   void moveObjectsForStress();      // --gc-stress=move
 
   heap::Heap& heap_;
