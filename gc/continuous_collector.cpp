@@ -151,6 +151,7 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   allocationColour_ = kBlack;
   barrierActive_ = true;
   gray_.clear();
+  locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
   vm.forEachRoot([&](vm::Value& root) {
     if (root.isObject() && root.as.handle) shade(root.as.handle);
   });
@@ -233,9 +234,14 @@ bool ContinuousCollector::markSome(std::size_t budget) {
   while (!gray_.empty() && budget-- > 0) {
     vm::Handle* h = gray_.back();
     gray_.pop_back();
-    cycleLiveBytes_ += static_cast<const vm::ObjectHeader*>(h->object)->size;
+    const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
+    cycleLiveBytes_ += size;
+    locality_.object(h->object, size);
     forEachReference(h, [&](vm::Value& field) {
-      if (field.isObject() && field.as.handle) shade(field.as.handle);
+      if (field.isObject() && field.as.handle) {
+        locality_.reference(h->object, field.as.handle->object);
+        shade(field.as.handle);
+      }
     });
     h->gcBits = kBlack;
   }
@@ -247,6 +253,7 @@ bool ContinuousCollector::markSome(std::size_t budget) {
 void ContinuousCollector::flipToSweep(vm::VM& vm) {
   if (options_.verifyMarking) verifyMarking(vm);
   peakLiveBytes_ = std::max(peakLiveBytes_, cycleLiveBytes_);
+  locality_.endCycle();
   phase_ = Phase::sweeping;
   barrierActive_ = false;
   white_ ^= kBothWhites;
@@ -402,6 +409,7 @@ vm::CollectorStatistics ContinuousCollector::statistics() const {
   s.slices = static_cast<std::int64_t>(increments_);
   s.deferredSlices = static_cast<std::int64_t>(deferredSlices_);
   s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
+  s.locality = locality_.statistics();
   return s;
 }
 

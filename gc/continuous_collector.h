@@ -71,6 +71,7 @@
 #include <vector>
 
 #include "gc/gc_cause.h"
+#include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
 #include "vm/vm.h"
@@ -172,6 +173,7 @@ class ContinuousCollector final : public vm::Collector {
   std::uint64_t peakLiveBytes() const { return peakLiveBytes_; }
 
  private:
+  LocalityMeter locality_;  // measured during each cycle's marking
   static constexpr std::size_t kOccupancyGranularity = 4096;
 
   void allocationBudgetSpent(vm::VM& vm, std::size_t bytes) override;

@@ -18,7 +18,8 @@ inline void markValue(const vm::Value& value, std::vector<vm::Handle*>& markStac
 
 }  // namespace
 
-std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes) {
+std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes,
+                          LocalityMeter* locality) {
   std::size_t marked = 0;
   std::uint64_t bytes = 0;
   markStack.clear();
@@ -26,7 +27,16 @@ std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::
   while (!markStack.empty()) {
     vm::Handle* handle = markStack.back();
     markStack.pop_back();
-    bytes += static_cast<const vm::ObjectHeader*>(handle->object)->size;  // scanning reads the object anyway
+    const std::uint32_t size = static_cast<const vm::ObjectHeader*>(handle->object)->size;  // scanning reads it anyway
+    bytes += size;
+    if (locality) {
+      locality->object(handle->object, size);
+      forEachReference(handle, [&](vm::Value& field) {
+        if (field.isObject() && field.as.handle) locality->reference(handle->object, field.as.handle->object);
+        markValue(field, markStack, marked);
+      });
+      continue;
+    }
     forEachReference(handle, [&](vm::Value& field) { markValue(field, markStack, marked); });
   }
   if (markedBytes) *markedBytes += bytes;

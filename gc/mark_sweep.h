@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gc/locality_meter.h"
 #include "vm/vm.h"
 
 namespace kith::gc {
@@ -25,7 +26,9 @@ inline constexpr std::uint32_t kMarked = 1u;
 // by the caller so its capacity is reused across cycles). Returns the number of
 // objects marked; adds their sizes (as requested, from the object headers) to
 // `*markedBytes` when given.
-std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes = nullptr);
+// With `locality`, also measures each scanned object and reference (locality_meter.h).
+std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes = nullptr,
+                          LocalityMeter* locality = nullptr);
 
 struct SweepTotals {
   std::uint64_t objectsFreed = 0;

@@ -26,7 +26,9 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   auto begin = std::chrono::steady_clock::now();
 
   std::uint64_t liveBytes = 0;
-  markReachable(vm, markStack_, &liveBytes);
+  locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
+  markReachable(vm, markStack_, &liveBytes, &locality_);
+  locality_.endCycle();
   peakLiveBytes_ = std::max(peakLiveBytes_, liveBytes);
   SweepTotals swept = sweepUnmarked(vm);
 
@@ -120,6 +122,7 @@ vm::CollectorStatistics OccasionalCollector::statistics() const {
   s.objectsFreed = objectsFreed_;
   s.bytesFreed = bytesFreed_;
   s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
+  s.locality = locality_.statistics();
   pauses_.fill(s, std::chrono::steady_clock::now());
   return s;
 }

@@ -41,6 +41,7 @@
 
 #include "gc/gc_cause.h"
 #include "gc/gc_log.h"
+#include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
 #include "vm/vm.h"
@@ -97,6 +98,7 @@ class OccasionalCollector final : public vm::Collector {
   PauseRecorder& pauseRecorder() { return pauses_; }
 
  private:
+  LocalityMeter locality_;  // measured at every mark phase
   static constexpr std::size_t kNoTrigger = std::numeric_limits<std::size_t>::max();
 
   // The gate's budget is spent: re-read the occupancy; collect or grant a new budget.

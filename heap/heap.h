@@ -28,6 +28,9 @@ class Heap {
  public:
   virtual ~Heap() = default;
   virtual void* malloc(std::size_t size) = 0;
+  // The hinted entry point: `size` bytes near `near` (an address in this heap, or
+  // nullptr). Policies without a notion of locality ignore the hint (the default).
+  virtual void* malloc(std::size_t size, const void* near) { (void)near; return malloc(size); }
   virtual void free(void* ptr) = 0;
   virtual std::size_t getSize(void* ptr) = 0;
   virtual HeapStatistics statistics() const = 0;

@@ -19,6 +19,7 @@ class PolicyHeap final : public Heap {
     heap_.setTiming(timeLatency);
   }
   void* malloc(std::size_t size) override { return heap_.malloc(size); }
+  void* malloc(std::size_t size, const void* near) override { return heap_.malloc(size, near); }
   void free(void* ptr) override { heap_.free(ptr); }
   std::size_t getSize(void* ptr) override { return heap_.getSize(ptr); }
   HeapStatistics statistics() const override {

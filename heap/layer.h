@@ -3,6 +3,8 @@
 // A heap layer is a mixin `template <class Super> class X : public Super` with
 //   void* malloc(std::size_t size);   // nullptr when out of memory, never throws
 //   void  free(void* ptr);            // ptr came from this heap's malloc
+// and optionally the hinted  void* malloc(std::size_t size, const void* near)
+// (see mallocNear below: layers without one ignore hints),
 // and, where it can answer, std::size_t getSize(void* ptr) (the usable size).
 // Out of memory propagates as nullptr through every layer. No layer inside a
 // composition uses virtual calls; only the type-erased `Heap` (heap.h) does, once,
@@ -43,5 +45,15 @@ template <class H>
 concept SizedHeap = HeapLayer<H> && requires(H h, void* p) {
   { h.getSize(p) } -> std::convertible_to<std::size_t>;
 };
+
+// The hinted entry point (Allotheque's request with a hint address, TR07-003
+// §3.3): allocate `size` bytes near `near` where the heap has a notion of
+// locality (a member malloc(size, near)); every other heap ignores the hint and
+// this is its plain malloc(size). So every layer and policy takes hints unchanged.
+template <class H>
+void* mallocNear(H& h, std::size_t size, const void* near) {
+  if constexpr (requires { { h.malloc(size, near) } -> std::same_as<void*>; }) return h.malloc(size, near);
+  else return h.malloc(size);
+}
 
 }  // namespace kith::heap

@@ -10,6 +10,13 @@
 #include <cstddef>
 #include <string_view>
 
+#include "heap/allo_attributes.h"
+#include "heap/allo_chunk_list.h"
+#include "heap/allo_hash_partition.h"
+#include "heap/allo_list_partition.h"
+#include "heap/allo_ordered_partition.h"
+#include "heap/allo_predicates.h"
+#include "heap/allotheque_heap.h"
 #include "heap/boehm_heap.h"
 #include "heap/buddy_defragmenter.h"
 #include "heap/coalesce_heap.h"
@@ -68,6 +75,26 @@ using TlsfPolicy = TlsfHeap<FixedArena>;  // two-level segregated fit over one a
 using KnuthPolicy = BuddyDefragmenter<KnuthBuddyHeap<FixedArena>>;
 using EstrangedPolicy = BuddyDefragmenter<EstrangedBuddyHeap<FixedArena>>;
 
+// The locality allocators of Jula & Rauchwerger (Allotheque, TR07-003 §6), each
+// its partition in the TR's own words, over the fixed arena a 4 KiB page at a time
+// (allotheque_heap.h); they use the hint of malloc(size, near).
+namespace allotheque {
+// A K-class: 64 KiB of the arena (the TR's K = 16 of 32 address bits); Velox's
+// and the locality measure's "K-close".
+inline constexpr unsigned kVeloxShift = 16;
+// Velox = R_K-bit ∘ R_size: K-classes in a sparse hash, sizes in a list, chunks in
+// a list; the hint's K-class first, then the last used, then the lowest address.
+using VeloxPartition = HashPartition<KBit<kVeloxShift>, ListPartition<Size, Match>, MatchLastFirst, /*Sparse=*/true>;
+// Medius = R_SK-bit ∘ R_size: address bits 12..23 (a page, modulo 16 MiB), no sparse layer.
+using MediusPartition = HashPartition<SKBit<12, 12>, ListPartition<Size, Match>, MatchLastFirst>;
+// Defero = R_segregated-size ∘ R_K-bit: per size class, its pages in key order
+// (the tree), the hint's page first, else next fit from the page last used.
+using DeferoPartition = HashPartition<SegregatedSize, OrderedPartition<Page, ChunkList, MatchNext>, Match>;
+}  // namespace allotheque
+using VeloxPolicy = allotheque::AllothequeHeap<allotheque::VeloxPartition, allotheque::ExactSizes, FixedArena>;
+using MediusPolicy = allotheque::AllothequeHeap<allotheque::MediusPartition, allotheque::ExactSizes, FixedArena>;
+using DeferoPolicy = allotheque::AllothequeHeap<allotheque::DeferoPartition, allotheque::SegregatedSizes, FixedArena>;
+
 // --- the registry ------------------------------------------------------------
 // Calls fn.template operator()<Policy>(name, description) for each policy, in
 // the order `kith policies` lists them; stops early when fn returns true.
@@ -79,6 +106,9 @@ bool forEachPolicy(Fn&& fn) {
       fn.template operator()<TlsfPolicy>(std::string_view("tlsf"), std::string_view("two-level segregated fit: constant-time malloc and free (Masmano et al. 2004)")) ||
       fn.template operator()<KingsleyPolicy>(std::string_view("kingsley"), std::string_view("power-of-two segregated fits, no coalescing (Kingsley/BSD)")) ||
       fn.template operator()<LeaPolicy>(std::string_view("lea"), std::string_view("Lea: exact-size quick lists for small, best-fit coalescing bins for medium and large (dlmalloc 2.7)")) ||
+      fn.template operator()<VeloxPolicy>(std::string_view("velox"), std::string_view("Allotheque Velox: K-bit (64 KiB) classes ∘ exact sizes, hint's class first, then last used, then lowest (Jula & Rauchwerger 2007)")) ||
+      fn.template operator()<MediusPolicy>(std::string_view("medius"), std::string_view("Allotheque Medius: SK-bit classes (page mod 16 MiB) ∘ exact sizes, hint's class first (Jula & Rauchwerger 2007)")) ||
+      fn.template operator()<DeferoPolicy>(std::string_view("defero"), std::string_view("Allotheque Defero: segregated sizes ∘ pages in key order, hint's page first, else next fit (Jula & Rauchwerger 2007)")) ||
       fn.template operator()<MallocPolicy>(std::string_view("malloc"), std::string_view("the system allocator (glibc malloc), for comparison; not fixed-size"))
 #if defined(KITH_HAVE_JEMALLOC)
       || fn.template operator()<JemallocPolicy>(std::string_view("jemalloc"), std::string_view("jemalloc 5 (mallocx/dallocx), for comparison; not fixed-size"))

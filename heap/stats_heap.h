@@ -3,7 +3,7 @@
 // the outermost layer of every policy `makeHeap` builds, so one class measures
 // them all the same way.
 //
-// It adds only malloc, free, setTiming and statistics; every other method of
+// It adds only malloc (plain and hinted), free, setTiming and statistics; every other method of
 // Super (getSize, setRelocator, checkInvariants, arenaBase, ...) stays visible
 // through inheritance. Requirements on Super: getSize (SizedHeap), to count block
 // bytes. Optional: `Outcome lastOutcome() const` (ReportsOutcome) fills
@@ -44,9 +44,11 @@ class StatsHeap : public Super {
  public:
   using Super::Super;
 
-  void* malloc(std::size_t size) {
+  void* malloc(std::size_t size) { return malloc(size, nullptr); }
+  // The hinted entry point; a policy without hints gets malloc(size) (layer.h).
+  void* malloc(std::size_t size, const void* near) {
     std::uint64_t start = timing_ ? now() : 0;
-    void* p = Super::malloc(size);
+    void* p = mallocNear(static_cast<Super&>(*this), size, near);
     if (timing_) allocNs_.record(now() - start);
 
     if constexpr (ReportsOutcome<Super>) {

@@ -45,6 +45,14 @@ constexpr const char* gcCauseName(GcCause cause) {
   return "?";
 }
 
+// The live graph's locality, measured in each collection's mark phase
+// (gc/locality_meter.h): references scanned by distance bucket, pages touched.
+struct LocalityStatistics {
+  std::uint64_t cycles = 0;  // mark phases measured
+  std::uint64_t references = 0, sameLine = 0, samePage = 0, kClose = 0, far = 0;
+  std::uint64_t pagesTouchedTotal = 0, pagesTouchedMax = 0;  // distinct pages per cycle: sum, max
+};
+
 struct CollectorStatistics {
   std::uint64_t cycles = 0;
   std::uint64_t objectsFreed = 0;
@@ -62,6 +70,7 @@ struct CollectorStatistics {
   // The most bytes (objects' requested sizes) any cycle's marking found reachable:
   // the peak live data as seen at collections; < 0 when not measured.
   std::int64_t peakLiveBytes = -1;
+  LocalityStatistics locality;
 };
 
 class Collector {

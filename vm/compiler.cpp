@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "heap/malloc_heap.h"
@@ -1026,6 +1027,7 @@ class Compiler {
     else consume(TokenType::identifier, "expected a property name after '.'");
     int sym = symbolFor(previous_.text);
     if (canAssign && match(TokenType::equal)) {
+      newNearReceiver_ = check(TokenType::kwNew);  // obj.f = new C(...): build it near obj
       expression();
       emitOpU16(Op::SET_PROPERTY, sym);
       emitU16(newCache());
@@ -1065,11 +1067,12 @@ class Compiler {
   }
 
   void newExpression() {
+    const bool nearReceiver = std::exchange(newNearReceiver_, false);
     consume(TokenType::identifier, "expected a class name after 'new'");
     namedVariable(previous_, false);
     consume(TokenType::leftParen, "expected '(' after the class name");
     int argc = argumentList();
-    emitOpU8(Op::NEW, argc);
+    emitOpU8(nearReceiver ? Op::NEW_NEAR : Op::NEW, argc);
     adjustStack(-argc);
   }
 
@@ -1204,6 +1207,7 @@ class Compiler {
   std::vector<std::string> errors_;
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;
+  bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
   ZoneNameSet topLevelNames_;
 };
 

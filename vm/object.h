@@ -188,6 +188,10 @@ struct ClassInfo {
   const NativeFunction* constructor = nullptr;  // built-in classes: `new List()` ...
   Value initializer = Value::nil();           // cached `init`
   bool instantiable = true;  // Math, System: false
+  // Where the last object of this class was put: the allocation hint for the next
+  // one when no better one is known (VM::allocateObject). Only an address, never
+  // dereferenced, so it may be stale.
+  const void* lastAllocated = nullptr;
   std::size_t instanceBytes() const { return sizeof(ObjectHeader) + fieldSymbols.size() * sizeof(Value); }
 };
 

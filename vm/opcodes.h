@@ -67,7 +67,8 @@ namespace kith::vm {
   X(IMPORT, 0, 0)          /* path -> nil (runs the module as a call) */     \
   X(THROW, 0, -1)                                                            \
   X(TRY, 2, 0)             /* u16 offset to the catch block */               \
-  X(END_TRY, 0, 0)
+  X(END_TRY, 0, 0)                                                           \
+  X(NEW_NEAR, 1, 0)        /* u8 argc: obj class args -> obj instance; NEW hinted near obj (obj.f = new C(...)) */
 
 enum class Op : std::uint8_t {
 #define KITH_OP_ENUM(name, operands, effect) name,

@@ -68,6 +68,13 @@ std::string statsJson(const RunReport& r) {
   if (r.gc.peakLiveBytes >= 0) out += ", \"peak_live_bytes\": " + n(static_cast<std::uint64_t>(r.gc.peakLiveBytes));
   if (r.collector == "continuous") out += ", \"pacing\": " + jsonString(r.options->gcPacing);
   out += "},\n";
+  const LocalityStatistics& loc = r.gc.locality;
+  out += " \"locality\": {\"cycles\": " + n(loc.cycles) + ", \"references\": " + n(loc.references) +
+         ", \"same_line\": " + n(loc.sameLine) + ", \"same_page\": " + n(loc.samePage) +
+         ", \"k_close\": " + n(loc.kClose) + ", \"far\": " + n(loc.far) +
+         ", \"pages_touched_mean\": " +
+         jsonNumber(loc.cycles ? static_cast<double>(loc.pagesTouchedTotal) / static_cast<double>(loc.cycles) : 0.0) +
+         ", \"pages_touched_max\": " + n(loc.pagesTouchedMax) + "},\n";
   out += " \"handle_table\": {\"bytes\": " + n(r.handleBytes) + ", \"chunks\": " + n(r.handleChunks) +
          ", \"live\": " + n(r.handlesLive) + "},\n";
   out += " \"vm\": {\"instructions\": " + n(r.instructions) + ", \"objects_created\": " + n(r.objectsCreated) +

@@ -175,8 +175,8 @@ void VM::traceFailure(std::size_t bytes) {
 }
 
 // The system allocator has no fixed size: hold it to the budget as if it had one.
-void* VM::mallocWithinBudget(std::size_t bytes) {
-  void* object = heap_.malloc(bytes);
+void* VM::mallocWithinBudget(std::size_t bytes, const void* hint) {
+  void* object = heap_.malloc(bytes, hint);
   if (object && budgetLimit_) {
     std::size_t block = heap_.getSize(object);
     if (budgetInUse_ + block > budgetLimit_) {
@@ -188,7 +188,7 @@ void* VM::mallocWithinBudget(std::size_t bytes) {
   return object;
 }
 
-Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
+Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes, Handle* near) {
   if (bytes > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(bytes);
   if (stressActions_) {
     // Under a step limit an allocation spends steps too: with a collection before
@@ -200,17 +200,19 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   if (heapCollects_) return allocateInCollectedHeap(klass, bytes);
   collector_.beforeAllocation(*this, bytes);  // may collect (threshold, --gc-stress) or run a slice
   if (thrashing_) throwThrashing();
+  // The hint is read at each try: a collection may have moved `near`.
+  auto hint = [&]() -> const void* { return near ? near->object : klass->lastAllocated; };
   // One virtual call per allocation (heap::Heap), whose cost the studies measure.
-  void* object = tryMalloc(bytes);
+  void* object = tryMalloc(bytes, hint());
   if (!object) {
     // collect -> retry -> defragment (moving heaps) -> "out of memory".
     if (trace_) traceFailure(bytes);
     collector_.collect(*this, GcCause::allocationFailure);
     if (thrashing_) throwThrashing();
-    object = tryMalloc(bytes);
+    object = tryMalloc(bytes, hint());
     if (!object && canDefragment_) {
       heap_.setRelocator(&VM::relocateObject, this);
-      object = tryMalloc(bytes);
+      object = tryMalloc(bytes, hint());
       heap_.setRelocator(nullptr, nullptr);
     }
     if (!object) {
@@ -229,6 +231,7 @@ Handle* VM::allocateObject(ClassInfo* klass, std::size_t bytes) {
   header->size = static_cast<std::uint32_t>(bytes);
   header->handle = handle;
   handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
+  klass->lastAllocated = object;
   ++objectsCreated_;
   if (trace_) traceAllocation(handle, bytes);
   return handle;
@@ -295,7 +298,7 @@ void VM::moveObjectsForStress() {
     Handle* h = &handles_.chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
     if (!h->klass) continue;
     std::size_t size = static_cast<ObjectHeader*>(h->object)->size;
-    void* to = tryMalloc(size);
+    void* to = tryMalloc(size, nullptr);
     if (!to) return;
     std::memcpy(to, h->object, size);
     void* from = h->object;
@@ -351,7 +354,7 @@ Value VM::newString(std::string_view text) {
   return Value::object(h);
 }
 
-Value VM::newArray(std::size_t length, Value fill) {
+Value VM::newArray(std::size_t length, Value fill, Handle* near) {
   constexpr std::size_t maxLength = (std::numeric_limits<std::uint32_t>::max() - sizeof(ArrayObject)) / sizeof(Value);
   if (length > maxLength) {
     // The request in bytes, even when it does not fit in 64 bits.
@@ -364,29 +367,29 @@ Value VM::newArray(std::size_t length, Value fill) {
     } while (bytes != 0);
     throwError("out of memory: requested " + digits + " bytes");
   }
-  Handle* h = allocateObject(builtinClass(ObjectKind::array), sizeof(ArrayObject) + length * sizeof(Value));
+  Handle* h = allocateObject(builtinClass(ObjectKind::array), sizeof(ArrayObject) + length * sizeof(Value), near);
   auto* a = objectAt<ArrayObject>(h);
   a->length = length;
   for (std::size_t i = 0; i < length; ++i) a->elements()[i] = fill;
   return Value::object(h);
 }
 
-Handle* VM::newValueStorage(std::size_t length) {
-  Value v = newArray(length, Value::nil());  // same layout, its own class for the studies
+Handle* VM::newValueStorage(std::size_t length, Handle* owner) {
+  Value v = newArray(length, Value::nil(), owner);  // same layout, its own class for the studies
   v.as.handle->klass = builtinClass(ObjectKind::valueStorage);
   objectAt<ObjectHeader>(v)->classId = static_cast<std::uint32_t>(ObjectKind::valueStorage);
   return v.as.handle;
 }
 
-Handle* VM::newByteStorage(std::size_t capacity) {
+Handle* VM::newByteStorage(std::size_t capacity, Handle* owner) {
   if (capacity > std::numeric_limits<std::uint32_t>::max()) throwOutOfMemory(capacity);
-  Handle* h = allocateObject(builtinClass(ObjectKind::byteStorage), sizeof(ByteStorageObject) + capacity);
+  Handle* h = allocateObject(builtinClass(ObjectKind::byteStorage), sizeof(ByteStorageObject) + capacity, owner);
   objectAt<ByteStorageObject>(h)->capacity = capacity;
   return h;
 }
 
-Value VM::newInstance(ClassInfo* klass) {
-  Handle* h = allocateObject(klass, klass->instanceBytes());
+Value VM::newInstance(ClassInfo* klass, Handle* near) {
+  Handle* h = allocateObject(klass, klass->instanceBytes(), near);
   auto* o = objectAt<InstanceObject>(h);
   for (std::size_t i = 0; i < klass->fieldSymbols.size(); ++i) o->fields()[i] = Value::nil();
   return Value::object(h);
@@ -985,11 +988,11 @@ Value VM::add(Value a, Value b) {
 
 // --- upvalues --------------------------------------------------------------------------------------------
 
-Handle* VM::captureUpvalue(Value* slot) {
+Handle* VM::captureUpvalue(Value* slot, Handle* closure) {
   std::size_t i = openUpvalues_.size();
   while (i > 0 && objectAt<UpvalueObject>(openUpvalues_[i - 1])->stackSlot > slot) --i;
   if (i > 0 && objectAt<UpvalueObject>(openUpvalues_[i - 1])->stackSlot == slot) return openUpvalues_[i - 1];
-  Handle* h = allocateObject(builtinClass(ObjectKind::upvalue), sizeof(UpvalueObject));
+  Handle* h = allocateObject(builtinClass(ObjectKind::upvalue), sizeof(UpvalueObject), closure);
   auto* u = objectAt<UpvalueObject>(h);
   u->stackSlot = slot;
   u->closed = Value::nil();
@@ -1034,12 +1037,12 @@ void VM::defineClass(ClassInfo* klass, Value superclass, bool hasSuper) {
   klass->defined = true;
 }
 
-bool VM::newObjectInstance(int argc) {
+bool VM::newObjectInstance(int argc, Handle* near) {
   Value callee = stackTop_[-1 - argc];
   if (!callee.isClass()) throwError("'new' needs a class, not " + typeName(callee));
   ClassInfo* klass = callee.as.klass;
   if (klass->kind == ObjectKind::instance && klass->instantiable) {
-    Value object = newInstance(klass);
+    Value object = newInstance(klass, near);
     stackTop_[-1 - argc] = object;
     if (klass->initializer.isObject()) {
       callClosure(klass->initializer.as.handle, argc);
@@ -1512,6 +1515,14 @@ Value VM::run(std::size_t entryFrame) {
         sp = stackTop_;
         DISPATCH();
       }
+      CASE(NEW_NEAR) {  // obj.f = new C(...): build the instance near obj, below the class
+        int argc = READ_BYTE();
+        SYNC();
+        Value owner = stackTop_[-2 - argc];
+        if (newObjectInstance(argc, owner.isObject() ? owner.as.handle : nullptr)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
       CASE(CLOSURE) {
         FunctionProto* proto = frame->proto->functions[READ_U16()];
         SYNC();
@@ -1526,7 +1537,7 @@ Value VM::run(std::size_t entryFrame) {
         for (std::size_t i = 0; i < count; ++i) {
           bool isLocal = READ_BYTE() != 0;
           std::uint8_t index = READ_BYTE();
-          Handle* up = isLocal ? captureUpvalue(slots + index)
+          Handle* up = isLocal ? captureUpvalue(slots + index, closure)
                                : objectAt<ClosureObject>(frame->closure)->upvalues()[index].as.handle;
           objectAt<ClosureObject>(closure)->upvalues()[i] = Value::object(up);  // re-read: capture allocates
         }

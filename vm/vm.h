@@ -93,7 +93,10 @@ class VM {
   // on; then the catchable "out of memory: requested N bytes". Writes the header,
   // gives the object its handle and the collector's allocation colour. Throws
   // KithThrow on failure.
-  Handle* allocateObject(ClassInfo* klass, std::size_t bytes);
+  // `near`: an object the new one belongs with (its owner, the closure of an upvalue,
+  // the object whose field receives it); the heap is asked to put it close
+  // (heap::Heap::malloc(size, near)). Without one, near the last object of `klass`.
+  Handle* allocateObject(ClassInfo* klass, std::size_t bytes, Handle* near = nullptr);
   // Frees one object and its handle (for collectors).
   void freeObject(Handle* handle);
   // Collectors report every collection; when the run is thrashing
@@ -111,14 +114,15 @@ class VM {
   Value newString(std::string_view text);  // `text` must not point into the heap
   Handle* newStringUninitialized(std::size_t length);  // fill bytes, then finishString
   void finishString(Handle* string);                   // computes the hash
-  Value newArray(std::size_t length, Value fill);
-  Value newInstance(ClassInfo* klass);
+  Value newArray(std::size_t length, Value fill, Handle* near = nullptr);
+  Value newInstance(ClassInfo* klass, Handle* near = nullptr);
   Value newBoundMethod(Value receiver, Value method);
   Value newList();
   Value newMap();
   Value newStringBuilder();
-  Handle* newValueStorage(std::size_t length);  // filled with nil
-  Handle* newByteStorage(std::size_t capacity);
+  // Backing storage; `owner` (the List, Map or StringBuilder) is the allocation hint.
+  Handle* newValueStorage(std::size_t length, Handle* owner = nullptr);  // filled with nil
+  Handle* newByteStorage(std::size_t capacity, Handle* owner = nullptr);
 
   // --- classes, symbols, globals (method area) ---------------------------------
   ClassInfo* builtinClass(ObjectKind kind) { return classes_[static_cast<std::size_t>(kind)].get(); }
@@ -222,8 +226,10 @@ class VM {
   static constexpr std::size_t kCollectedHandleBytes = 32;  // sizeof(Handle) to 16
   static void pushCollectedHeapRoots(void* context, heap::PushRootsFn push);
   Handle* allocateInCollectedHeap(ClassInfo* klass, std::size_t bytes);
-  void* mallocWithinBudget(std::size_t bytes);
-  void* tryMalloc(std::size_t bytes) { return budgetLimit_ ? mallocWithinBudget(bytes) : heap_.malloc(bytes); }
+  void* mallocWithinBudget(std::size_t bytes, const void* hint);
+  void* tryMalloc(std::size_t bytes, const void* hint) {
+    return budgetLimit_ ? mallocWithinBudget(bytes, hint) : heap_.malloc(bytes, hint);
+  }
 
   // The interpreter loop: runs from frames_[entryFrame] until that frame returns.
   Value run(std::size_t entryFrame);
@@ -241,10 +247,10 @@ class VM {
   void setIndex(Value container, Value index, Value value);
   Value add(Value a, Value b);
   [[noreturn]] void binaryTypeError(const char* op, Value a, Value b);
-  Handle* captureUpvalue(Value* slot);
+  Handle* captureUpvalue(Value* slot, Handle* closure = nullptr);
   void closeUpvalues(Value* last);
   void defineClass(ClassInfo* klass, Value superclass, bool hasSuper);
-  bool newObjectInstance(int argc);  // OP_NEW; true when `init` runs as a new frame
+  bool newObjectInstance(int argc, Handle* near = nullptr);  // OP_NEW; true when `init` runs as a new frame
   void captureTrace();
   void appendDisplay(std::string& out, Value value);
   void appendScalar(std::string& out, Value value);
