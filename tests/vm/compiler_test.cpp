@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,18 @@ TEST_F(CompilerTest, RecoversAndReportsEveryError) {
   EXPECT_EQ(errors[0], "t.kith:1:9: error: expected an expression, found ';'");
   EXPECT_EQ(errors[1], "t.kith:2:10: error: expected ';' after the variable declaration");
   EXPECT_EQ(errors[2], "t.kith:4:7: error: can't use 'this' outside of a method");
+}
+
+// `obj.f = new C(...)` builds the object near obj (NEW_NEAR, the allocation hint);
+// a nested `new` in its arguments and any other `new` stay plain NEW.
+TEST_F(CompilerTest, ANewObjectAssignedToAFieldIsHintedNearTheReceiver) {
+  FunctionProto* p = compileOk("class C { field x, f; init(x) { this.x = x; } } let o = new C(nil); o.f = new C(new C(1)); let y = new C(2);");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::NEW_NEAR), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::NEW), 3);
+  auto near = std::find(ops.begin(), ops.end(), Op::NEW_NEAR);
+  ASSERT_NE(near, ops.end());
+  EXPECT_EQ(*(near + 1), Op::SET_PROPERTY);
 }
 
 }  // namespace
