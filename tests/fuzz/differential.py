@@ -5,7 +5,7 @@
 
 For each seed, gen_program.py writes a program; it runs on every heap policy
 (`kith policies`) x collector (occasional, continuous) in a 4M heap and in a
-256K heap (Kingsley 1M), on boehm (its own collector), and under --gc-stress and
+256K heap (1M for kingsley, velox, medius, defero: no coalescing), on boehm (its own collector), and under --gc-stress and
 --gc-stress=move in the small heap (on two policies per seed, rotating, or on all
 with --full). Every run must exit 0 with empty stderr and print the same stdout
 as the first, ending in "done". A failing seed is printed as one line that
@@ -28,10 +28,10 @@ import gen_program  # noqa: E402
 
 NORMAL = "4M"
 SMALL = "256K"
-# Kingsley never splits or coalesces blocks, so a program's mix of sizes needs
-# several times the room there (256K and 512K run out of memory on some seeds,
-# correctly).
-SMALL_FOR = {"kingsley": "1M"}
+# Kingsley and the Allotheque policies (velox, medius, defero) never split or
+# coalesce blocks, so a program's mix of sizes needs several times the room there
+# (256K runs out of memory on some seeds, correctly).
+SMALL_FOR = {"kingsley": "1M", "velox": "1M", "medius": "1M", "defero": "1M"}
 
 
 def small(policy):
