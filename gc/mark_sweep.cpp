@@ -29,15 +29,11 @@ std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::
     markStack.pop_back();
     const std::uint32_t size = static_cast<const vm::ObjectHeader*>(handle->object)->size;  // scanning reads it anyway
     bytes += size;
-    if (locality) {
-      locality->object(handle->object, size);
-      forEachReference(handle, [&](vm::Value& field) {
-        if (field.isObject() && field.as.handle) locality->reference(handle->object, field.as.handle->object);
-        markValue(field, markStack, marked);
-      });
-      continue;
-    }
-    forEachReference(handle, [&](vm::Value& field) { markValue(field, markStack, marked); });
+    if (locality) locality->object(handle->object, size);
+    forEachReference(handle, [&](vm::Value& field) {
+      if (locality && field.isObject() && field.as.handle) locality->reference(handle->object, field.as.handle->object);
+      markValue(field, markStack, marked);
+    });
   }
   if (markedBytes) *markedBytes += bytes;
   return marked;
