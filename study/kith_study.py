@@ -72,6 +72,9 @@ def parse_args(argv):
     ap.add_argument("--quick", action="store_true", default=None,
                     help=f"small arguments, 1 repeat, {QUICK_WORKLOADS} workloads, heap multiples "
                          f"{','.join(f'{x:g}' for x in QUICK_MULTIPLES)}, contrived up to 16M: a few minutes")
+    ap.add_argument("--sizes", default=None, choices=["study", "small", "default"],
+                    help="which arguments of the suite: study (the study_args column, ~1 s a run; the "
+                         "default), small (--quick's), or default (the benchmarks' own sizes, 3-17 s a run)")
     ap.add_argument("--resume", action="store_true", help="keep the runs already in --out and do the rest")
     ap.add_argument("--plan", action="store_true",
                     help="print the runs that can run now as shell commands, one per line, and exit")
@@ -106,7 +109,7 @@ def parse_args(argv):
 # The options that shape a study: --resume, --merge and --plan take those not given from the
 # directory's study.json, so they continue the study that is there; then these defaults.
 STUDY_OPTIONS = {"workloads": "all", "policies": None, "collectors": None, "repeat": None, "jobs": None,
-                 "timing_jobs": None, "quick": False, "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"),
+                 "timing_jobs": None, "quick": False, "sizes": None, "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"),
                  "experiments": ",".join(KINDS), "main_heap": "2", "pause_policy": None,
                  "min_heap_collector": None, "min_heap_precision": 0.02, "probes_per_round": 1,
                  "heap_multiples": None, "tradeoff_repeat": None, "contrived_sizes": None, "timeout": 3600}
@@ -173,7 +176,7 @@ def build_config(a, kith):
     if not 0 < a.min_heap_precision < 1:
         raise SystemExit("kith study: --min-heap-precision wants a fraction in (0, 1), like 0.02")
     return {
-        "argset": "small" if a.quick else "default", "quick": a.quick, "policies": policies,
+        "argset": a.sizes or ("small" if a.quick else "study"), "quick": a.quick, "policies": policies,
         "collectors": collectors, "repeat": repeat, "jobs": jobs, "timing_jobs": min(a.timing_jobs or jobs, jobs),
         "experiments": experiments,
         "pause_policy": a.pause_policy or ("estranged" if "estranged" in policies else policies[0]), "pause_repeat": 1,

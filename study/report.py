@@ -139,7 +139,7 @@ def write_report(study, out_dir, tables, info, figures_ok):
     L.append("```")
     L.append("")
     L.append(f"Configuration: workloads {', '.join(w.name for w in study.workloads)} "
-             f"({'small' if study.argset == 'small' else 'default'} arguments"
+             f"(the suite's {study.argset}_args"
              f"{'; the suite file was empty, so the built-in binary_trees row' if info.get('fallback') else ''}); "
              f"policies {', '.join(c['policies'])}; collectors {', '.join(c['collectors'])}; {c['repeat']} repeats "
              f"(interleaved); main and pause runs at "
