@@ -112,6 +112,7 @@ constexpr const char* kUsage =
     "options of replay:\n"
     "  --heap=POLICY       the policy to replay on (default estranged; not boehm)\n"
     "  --heap-size=SIZE    its fixed heap (default 64M, at least 16K)\n"
+    "  --pretouch          as for run: populate the heap before the replay starts\n"
     "  --stats, --stats=json, --stats-file=PATH\n"
     "                      as for run: the heap block, plus a replay block (events,\n"
     "                      events/s, failed requests); no gc or vm block\n"

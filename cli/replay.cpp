@@ -1,5 +1,8 @@
 #include "cli/replay.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +14,7 @@
 #include <string>
 
 #include "cli/byte_size.h"
+#include "heap/fixed_arena.h"
 #include "heap/statistics_report.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
@@ -77,6 +81,14 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
   r.error = reader.error();
   for (void* p : blocks_) r.liveAtEnd += p != nullptr;
   return r;
+}
+
+void TraceReplayer::reserve(std::size_t objects) {
+  try {
+    blocks_.reserve(objects);
+  } catch (const std::exception&) {
+    // a hint only: the table grows as it must
+  }
 }
 
 // The VM's allocation gate with no collector (vm.cpp, allocateObject): a plain
@@ -192,6 +204,8 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
       o.statsFile = value("--stats-file=");
     } else if (a == "--stop-on-failure") {
       o.stopOnFailure = true;
+    } else if (a == "--pretouch") {
+      heap::arenaPretouch() = true;
     } else if (a.starts_with("-") && a != "-") {
       return usageError("unknown option for 'replay': " + std::string(a));
     } else if (haveTrace) {
@@ -233,6 +247,11 @@ int replayCommand(const std::vector<std::string_view>& args) {
 
   heap::TraceReader reader(file.get());
   TraceReplayer replayer(*heap, o.stopOnFailure);
+  // Every event takes at least one byte in either encoding, so a regular file's size
+  // bounds its object count; capped, as the reservation is virtual memory.
+  struct stat st {};
+  if (::fstat(::fileno(file.get()), &st) == 0 && S_ISREG(st.st_mode))
+    replayer.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), std::size_t{1} << 28));
   ReplayResult r = replayer.run(reader);
   if (!r.error.empty()) {
     std::fprintf(stderr, "kith: %s: %s\n", o.trace.c_str(), r.error.c_str());

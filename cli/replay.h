@@ -57,6 +57,9 @@ class TraceReplayer {
   ~TraceReplayer() { release(); }
 
   ReplayResult run(heap::TraceReader& reader);
+  // Room for `objects` blocks up front, so the table is not copied as it grows (a
+  // bound on the count, e.g. the trace's size in bytes: only the pages used are touched).
+  void reserve(std::size_t objects);
   // Frees every block still allocated (not counted in ReplayResult); on a policy
   // with an arena, only forgets them (the arena goes back whole with the heap).
   void release();
