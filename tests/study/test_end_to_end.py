@@ -32,7 +32,11 @@ def check(cond, what):
 
 cmd = [kith, "study", f"--suite={os.path.join(HERE, 'workloads', 'suite.tsv')}", "--workloads=tiny_trees,tiny_mix",
        "--policies=list,estranged", "--collectors=continuous", "--repeat=2", "--jobs=2",
-       "--contrived-sizes=1M,2M", "--heap-multiples=1.5,3", f"--out={out}"]
+       "--contrived-sizes=1M,2M", "--heap-multiples=1.5,3",
+       # 4x, not the default 2x: the pause runs pace the continuous collector by the clock,
+       # and under ASan on a loaded machine tiny_trees at 2x its (work-paced) minimum heap
+       # once ran out of memory (the thrashing limit) -- a timing result, not a failure
+       "--main-heap=4", f"--out={out}"]
 r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 print(r.stderr[-3000:])
 check(r.returncode == 0, f"kith study exit {r.returncode}")
@@ -69,7 +73,7 @@ for w in ("tiny_trees", "tiny_mix"):
         reps = [r for r in main if r["workload"] == w and r["policy"] == p]
         check(len(reps) == 2 and all(reps[0][k] == reps[1][k] for k in count_keys),
               f"{w}/{p}: counts identical across repeats")
-        check(int(reps[0]["gc.cycles"] or 0) > 0, f"{w}/{p}: the main runs collect (heap at 2x the minimum)")
+        check(int(reps[0]["gc.cycles"] or 0) > 0, f"{w}/{p}: the main runs collect (heap at 4x the minimum)")
 
 summary = list(csv.DictReader(open(os.path.join(out, "summary.csv"))))
 for c in ("kind", "workload", "policy", "collector", "heap_size", "runs", "wall_s_median", "wall_s_ci_low",
