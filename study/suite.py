@@ -1,6 +1,7 @@
 """The workload suite: workloads/suite.tsv (tab-separated, a header line: name script
-default_args small_args heap_size stresses stress_args study_args), read when the study runs, so rows others
-append are picked up; an empty suite falls back to examples/binary_trees.kith."""
+default_args small_args heap_size stresses stress_args study_args), read when the study
+runs, so rows others append are picked up; an empty suite falls back to
+examples/binary_trees.kith."""
 
 import os
 import shlex
