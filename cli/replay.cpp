@@ -83,9 +83,9 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
   return r;
 }
 
-void TraceReplayer::reserve(std::size_t objects) {
+void TraceReplayer::reserve(std::size_t objects, bool populate) {
   try {
-    blocks_.reserve(objects);
+    blocks_.reserve(objects, populate);
   } catch (const std::exception&) {
     // a hint only: the table grows as it must
   }
@@ -245,13 +245,14 @@ int replayCommand(const std::vector<std::string_view>& args) {
     return kExitUsage;
   }
 
-  heap::TraceReader reader(file.get());
+  const bool pretouch = heap::arenaPretouch();  // the trace's pages and the block table's too
+  heap::TraceReader reader(file.get(), pretouch);
   TraceReplayer replayer(*heap, o.stopOnFailure);
   // Every event takes at least one byte in either encoding, so a regular file's size
   // bounds its object count; capped, as the reservation is virtual memory.
   struct stat st {};
   if (::fstat(::fileno(file.get()), &st) == 0 && S_ISREG(st.st_mode))
-    replayer.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), std::size_t{1} << 28));
+    replayer.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), std::size_t{1} << 28), pretouch);
   ReplayResult r = replayer.run(reader);
   if (!r.error.empty()) {
     std::fprintf(stderr, "kith: %s: %s\n", o.trace.c_str(), r.error.c_str());

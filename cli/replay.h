@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/block_table.h"
 #include "heap/heap.h"
 #include "heap/trace.h"
 
@@ -57,9 +58,10 @@ class TraceReplayer {
   ~TraceReplayer() { release(); }
 
   ReplayResult run(heap::TraceReader& reader);
-  // Room for `objects` blocks up front, so the table is not copied as it grows (a
-  // bound on the count, e.g. the trace's size in bytes: only the pages used are touched).
-  void reserve(std::size_t objects);
+  // Room for `objects` blocks up front, so the table is not remapped as it grows (a
+  // bound on the count, e.g. the trace's size in bytes: only the pages used are
+  // touched, unless `populate` maps them all now, before the timed loop).
+  void reserve(std::size_t objects, bool populate = false);
   // Frees every block still allocated (not counted in ReplayResult); on a policy
   // with an arena, only forgets them (the arena goes back whole with the heap).
   void release();
@@ -71,7 +73,7 @@ class TraceReplayer {
   heap::Heap& heap_;
   bool stopOnFailure_;
   bool canRelocate_;
-  std::vector<void*> blocks_;  // by object index; nullptr: freed, or failed here
+  BlockTable blocks_;  // by object index; nullptr: freed, or failed here
 };
 
 // `kith replay [OPTIONS] TRACE`; args are the words after "replay".

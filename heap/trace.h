@@ -142,7 +142,8 @@ class TraceWriter {
 //   if (!reader.error().empty()) complain(reader.error());  // "line 7: ..." / "offset 93: ..."
 class TraceReader {
  public:
-  explicit TraceReader(std::FILE* file) : input_(file) {}
+  // `populate`: a regular file's pages are mapped up front (TraceInput).
+  explicit TraceReader(std::FILE* file, bool populate = false) : input_(file, populate) {}
   explicit TraceReader(std::istream& stream) : input_(stream) {}
 
   // The next event into `out`: false at the end of the trace or at the first
@@ -152,10 +153,8 @@ class TraceReader {
     if (!detected_) detect();
     bool got = format_ == TraceFormat::binary ? binary_.next(input_, out, error_)
                                               : text_.next(input_, out, error_);
-    if (got && objects_.accept(out, index_, error_)) return true;
-    if (got) error_ = position() + ": " + error_;
-    stopped_ = true;
-    return false;
+    if (got && objects_.accept(out, index_, error_)) [[likely]] return true;
+    return stop(got);
   }
 
   // The dense index of the last alloc's or free's object: 0 for the first
@@ -174,6 +173,13 @@ class TraceReader {
   }
 
  private:
+  // After the last event or an error: an inconsistent event's error gets its position.
+  [[gnu::cold, gnu::noinline]] bool stop(bool inconsistent) {
+    if (inconsistent) error_ = position() + ": " + error_;
+    stopped_ = true;
+    return false;
+  }
+
   // Binary when the input starts with (a prefix of) the magic "KITHTRC\0";
   // anything else is read as text, whose header check then explains.
   void detect() {

@@ -176,7 +176,40 @@ class BinaryTraceDecoder {
  public:
   // The next event into `out`: false at the end marker (error stays empty) or at
   // the first error ("offset N: ...").
+  // Inline, the events that are one tag byte (nearly all of a recorded trace: time
+  // and id follow on, the size or free distance fits the tag); the rest, and the
+  // header, the end marker and every error, in nextInFull.
   bool next(TraceInput& in, TraceEvent& out, std::string& error) {
+    using namespace binary_trace;
+    if (started_ && in.available() >= kMaxBinaryEventBytes) [[likely]] {
+      const unsigned tag = *in.data();
+      if ((tag & (kKindMask | kTimeGap | kIdGap)) == kAlloc && (tag >> 4) != 0) {
+        out = {TraceEventKind::alloc, lastTime_ + 1, lastAllocId_ + 1, 8 * (tag >> 4)};
+        return oneByteEvent(in, out);
+      }
+      if ((tag & (kKindMask | kTimeGap)) == kFree && (tag >> 3) != 0) {
+        out = {TraceEventKind::free, lastTime_ + 1, lastFreeId_ + unzigzag((tag >> 3) - 1), 0};
+        return oneByteEvent(in, out);
+      }
+    }
+    return nextInFull(in, out, error);
+  }
+
+  std::uint64_t eventOffset() const { return eventOffset_; }
+  std::string position() const { return "offset " + std::to_string(eventOffset_); }
+
+ private:
+  bool oneByteEvent(TraceInput& in, const TraceEvent& e) {
+    eventOffset_ = in.offset();
+    lastTime_ = e.time;
+    if (e.kind == TraceEventKind::alloc) lastAllocId_ = e.id;
+    else lastFreeId_ = e.id;
+    ++events_;
+    in.consume(1);
+    return true;
+  }
+
+  [[gnu::noinline]] bool nextInFull(TraceInput& in, TraceEvent& out, std::string& error) {
     using namespace binary_trace;
     if (!started_ && !readHeader(in, error)) return false;
     if (finished_) return false;
@@ -232,10 +265,6 @@ class BinaryTraceDecoder {
     return true;
   }
 
-  std::uint64_t eventOffset() const { return eventOffset_; }
-  std::string position() const { return "offset " + std::to_string(eventOffset_); }
-
- private:
   bool readHeader(TraceInput& in, std::string& error) {
     started_ = true;
     std::size_t n = in.fill(kBinaryTraceHeaderBytes);

@@ -28,7 +28,7 @@ class TraceObjects {
   // the object's index; failed: unchanged) and returns true. Otherwise returns
   // false and `error` says what is wrong (without a position; the reader adds
   // "line N: " or "offset N: ").
-  bool accept(const TraceEvent& e, std::uint64_t& index, std::string& error) {
+  [[gnu::always_inline]] bool accept(const TraceEvent& e, std::uint64_t& index, std::string& error) {
     if (events_ > 0 && e.time <= lastTime_) return timeError(e, error);
     switch (e.kind) {
       case TraceEventKind::alloc:
@@ -66,32 +66,38 @@ class TraceObjects {
   };
 
   // The index of object `id`, if it was ever allocated.
+  // Inline for the newest run (every id of a gapless trace); a search otherwise.
   bool find(std::uint64_t id, std::uint64_t& index) const {
-    if (runs_.empty()) return false;
-    auto run = runs_.end() - 1;
-    if (id < run->firstId) {
-      run = std::upper_bound(runs_.begin(), runs_.end(), id,
-                             [](std::uint64_t v, const Run& r) { return v < r.firstId; });
-      if (run == runs_.begin()) return false;
-      --run;
+    if (!runs_.empty() && id >= runs_.back().firstId && id - runs_.back().firstId < allocations_ - runs_.back().firstIndex) {
+      index = runs_.back().firstIndex + (id - runs_.back().firstId);
+      return true;
     }
+    return findInOlderRuns(id, index);
+  }
+
+  [[gnu::noinline]] bool findInOlderRuns(std::uint64_t id, std::uint64_t& index) const {
+    if (runs_.empty()) return false;
+    auto run = std::upper_bound(runs_.begin(), runs_.end(), id,
+                                [](std::uint64_t v, const Run& r) { return v < r.firstId; });
+    if (run == runs_.begin()) return false;
+    --run;
     std::uint64_t end = run + 1 == runs_.end() ? allocations_ : (run + 1)->firstIndex;
     if (id - run->firstId >= end - run->firstIndex) return false;
     index = run->firstIndex + (id - run->firstId);
     return true;
   }
 
-  [[gnu::cold]] bool timeError(const TraceEvent& e, std::string& error) const {
+  [[gnu::cold, gnu::noinline]] bool timeError(const TraceEvent& e, std::string& error) const {
     error = "time " + std::to_string(e.time) + " is not after the previous event's time " +
             std::to_string(lastTime_);
     return false;
   }
-  [[gnu::cold]] bool idError(const TraceEvent& e, std::string& error) const {
+  [[gnu::cold, gnu::noinline]] bool idError(const TraceEvent& e, std::string& error) const {
     error = "object id " + std::to_string(e.id) + " is not above the previous alloc's id " +
             std::to_string(lastId_);
     return false;
   }
-  [[gnu::cold]] bool freeError(const TraceEvent& e, std::string& error) const {
+  [[gnu::cold, gnu::noinline]] bool freeError(const TraceEvent& e, std::string& error) const {
     std::uint64_t i;
     error = "free of object " + std::to_string(e.id) +
             (find(e.id, i) ? ", which is not live (freed twice?)" : ", which was never allocated");

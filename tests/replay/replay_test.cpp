@@ -247,6 +247,27 @@ TEST_P(ReplayDefragmentation, FollowsMovedBlocks) {
 INSTANTIATE_TEST_SUITE_P(Replay, ReplayDefragmentation, ::testing::Values("knuth", "estranged"),
                          [](const auto& info) { return info.param; });
 
+// The block table keeps every entry as it grows by remapping, from nothing or from
+// a reservation (populated or not), and clear() empties it for reuse.
+TEST(BlockTable, KeepsEveryEntryAcrossGrowth) {
+  for (std::size_t reserved : {0u, 1000u, 200000u})
+    for (bool populate : {false, true}) {
+      BlockTable table;
+      if (reserved) table.reserve(reserved, populate);
+      constexpr std::size_t kCount = 300000;  // past the first mapping's 64K entries, and past each reservation
+      for (std::size_t i = 0; i < kCount; ++i) table.push_back(reinterpret_cast<void*>(i * 16 + 8));
+      ASSERT_EQ(table.size(), kCount);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < kCount; ++i) wrong += table[i] != reinterpret_cast<void*>(i * 16 + 8);
+      EXPECT_EQ(wrong, 0u) << reserved << " " << populate;
+      EXPECT_EQ(table.end() - table.begin(), static_cast<std::ptrdiff_t>(kCount));
+      table.clear();
+      EXPECT_EQ(table.size(), 0u);
+      table.push_back(nullptr);
+      EXPECT_EQ(table[0], nullptr);
+    }
+}
+
 TEST(Replay, AMalformedTraceStopsWithThePosition) {
   std::unique_ptr<heap::Heap> h = heap::makeHeap("tlsf", kHeapBytes, false);
   std::istringstream in("# kith-trace 1\nA 0 0 16\nF 1 0\nF 2 0\n");

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <thread>
+#include <unistd.h>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -295,6 +297,74 @@ TEST(TraceCodec, OffsetsCountFromTheStartOfTheFile) {
   std::string bad = good.substr(0, good.size() - 4) + bytes({0x0a}) + good.substr(good.size() - 3);
   EXPECT_EQ(decode(bad).error, "offset " + std::to_string(good.size() - 4) +
                                    ": a failed request with the id-gap bit set (tag 0x0a)");
+}
+
+// A regular file is mapped (TraceInput), a pipe read in chunks: the same bytes give
+// the same events, and the same error at the same offset, either way -- also when
+// reading starts after the file's first bytes, and with the pages populated.
+Decoded decodeFile(const std::string& bytes, std::size_t skip, bool populate) {
+  std::FILE* file = std::tmpfile();
+  EXPECT_NE(file, nullptr);
+  std::string junk(skip, '#');
+  std::fwrite(junk.data(), 1, junk.size(), file);
+  std::fwrite(bytes.data(), 1, bytes.size(), file);
+  std::fflush(file);
+  std::fseek(file, static_cast<long>(skip), SEEK_SET);
+  Decoded d;
+  {
+    TraceReader reader(file, populate);
+    for (TraceEvent e; reader.next(e);) d.events.push_back(e);
+    d.error = reader.error();
+    d.format = reader.format();
+  }
+  std::fclose(file);
+  return d;
+}
+
+Decoded decodePipe(const std::string& bytes) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {  // a pipe holds 64 KiB: write beside the reader
+    for (std::size_t at = 0; at < bytes.size();) {
+      ssize_t n = ::write(fds[1], bytes.data() + at, bytes.size() - at);
+      if (n <= 0) break;
+      at += static_cast<std::size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  std::FILE* in = ::fdopen(fds[0], "rb");
+  Decoded d;
+  {
+    TraceReader reader(in);
+    for (TraceEvent e; reader.next(e);) d.events.push_back(e);
+    d.error = reader.error();
+  }
+  writer.join();
+  std::fclose(in);
+  return d;
+}
+
+TEST(TraceCodec, MappedFilesAndPipesReadAlike) {
+  std::vector<TraceEvent> events = workloadTrace(11, 50000);
+  for (TraceFormat format : {TraceFormat::binary, TraceFormat::text}) {
+    std::string whole = encode(events, format);
+    std::string cut = whole.substr(0, whole.size() * 2 / 3);
+    Decoded piped = decodePipe(whole), pipedCut = decodePipe(cut);
+    EXPECT_EQ(piped.error, "");
+    EXPECT_EQ(piped.events, events);
+    EXPECT_NE(pipedCut.error, "");
+    for (std::size_t skip : {0u, 5u})
+      for (bool populate : {false, true}) {
+        Decoded mapped = decodeFile(whole, skip, populate);
+        EXPECT_EQ(mapped.error, "") << skip << populate;
+        EXPECT_EQ(mapped.events, events) << skip << populate;
+        EXPECT_EQ(mapped.format, format);
+        Decoded mappedCut = decodeFile(cut, skip, populate);
+        EXPECT_EQ(mappedCut.error, pipedCut.error) << skip << populate;  // offsets count from where reading starts
+        EXPECT_EQ(mappedCut.events, pipedCut.events);
+      }
+  }
+  EXPECT_EQ(decodeFile("", 0, false).error, decodePipe("").error);  // an empty file is not mapped
 }
 
 TEST(TraceCodec, FormatForPath) {
