@@ -245,8 +245,8 @@ int replayCommand(const std::vector<std::string_view>& args) {
     return kExitUsage;
   }
 
-  const bool pretouch = heap::arenaPretouch();  // the trace's pages and the block table's too
-  heap::TraceReader reader(file.get(), pretouch);
+  const bool pretouch = heap::arenaPretouch();  // the block table's pages too
+  heap::TraceReader reader(file.get());
   TraceReplayer replayer(*heap, o.stopOnFailure);
   // Every event takes at least one byte in either encoding, so a regular file's size
   // bounds its object count; capped, as the reservation is virtual memory.

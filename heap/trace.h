@@ -142,8 +142,7 @@ class TraceWriter {
 //   if (!reader.error().empty()) complain(reader.error());  // "line 7: ..." / "offset 93: ..."
 class TraceReader {
  public:
-  // `populate`: a regular file's pages are mapped up front (TraceInput).
-  explicit TraceReader(std::FILE* file, bool populate = false) : input_(file, populate) {}
+  explicit TraceReader(std::FILE* file) : input_(file) {}
   explicit TraceReader(std::istream& stream) : input_(stream) {}
 
   // The next event into `out`: false at the end of the trace or at the first

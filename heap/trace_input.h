@@ -2,14 +2,7 @@
 // not own in large chunks, so that decoders (trace_text.h, trace_binary.h) work on
 // plain memory and pay no call per byte. It keeps the absolute offset of the next
 // unread byte for error messages.
-// A regular file is mapped whole instead of read: a replay then reads the page
-// cache in place rather than copying every byte through read() (13% of a replay's
-// samples on binary_trees 16). `populate` maps its pages up front (`--pretouch`).
-// Pipes and streams are read in chunks.
 #pragma once
-
-#include <sys/mman.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -25,15 +18,12 @@ class TraceInput {
  public:
   static constexpr std::size_t kChunk = std::size_t{256} << 10;
 
-  explicit TraceInput(std::FILE* file, bool populate = false) : file_(file) { map(populate); }
+  explicit TraceInput(std::FILE* file) : file_(file) {}
   explicit TraceInput(std::istream& stream) : stream_(&stream) {}
   TraceInput(const TraceInput&) = delete;
   TraceInput& operator=(const TraceInput&) = delete;
-  ~TraceInput() {
-    if (mapped_) ::munmap(mapped_, mappedBytes_);
-  }
 
-  const unsigned char* data() const { return bytes_ + pos_; }
+  const unsigned char* data() const { return buffer_.data() + pos_; }
   std::size_t available() const { return end_ - pos_; }
   void consume(std::size_t n) { pos_ += n; }
   std::uint64_t offset() const { return base_ + pos_; }  // of data()[0] in the file
@@ -43,14 +33,13 @@ class TraceInput {
   std::size_t fill(std::size_t want) {
     if (available() >= want || ended_) return available();
     if (pos_ > 0) {  // move the unread tail to the front
-      std::memmove(buffer_.data(), bytes_ + pos_, available());
+      std::memmove(buffer_.data(), buffer_.data() + pos_, available());
       base_ += pos_;
       end_ -= pos_;
       pos_ = 0;
     }
     std::size_t capacity = std::max(kChunk, want);
     if (buffer_.size() < capacity) buffer_.resize(capacity);
-    bytes_ = buffer_.data();
     while (end_ < want && !ended_) {
       std::size_t got = read(buffer_.data() + end_, buffer_.size() - end_);
       if (got == 0) ended_ = true;
@@ -63,25 +52,6 @@ class TraceInput {
   bool readFailed() const { return failed_; }
 
  private:
-  // The whole file from its current position, if it is a regular file that maps;
-  // otherwise fill() reads it in chunks.
-  void map(bool populate) {
-    struct stat st {};
-    const int fd = ::fileno(file_);
-    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return;
-    const off_t at = ::ftello(file_);
-    if (at < 0 || at > st.st_size) return;
-    const auto bytes = static_cast<std::size_t>(st.st_size);
-    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
-    if (p == MAP_FAILED) return;
-    ::madvise(p, bytes, MADV_SEQUENTIAL);
-    mapped_ = static_cast<unsigned char*>(p);
-    mappedBytes_ = bytes;
-    bytes_ = mapped_ + at;  // offsets count from where reading starts, as when read
-    end_ = bytes - static_cast<std::size_t>(at);
-    ended_ = true;  // everything is available; fill() has nothing to read
-  }
-
   std::size_t read(unsigned char* to, std::size_t n) {
     if (file_) {
       std::size_t got = std::fread(to, 1, n, file_);
@@ -97,11 +67,8 @@ class TraceInput {
   std::FILE* file_ = nullptr;
   std::istream* stream_ = nullptr;
   std::vector<unsigned char> buffer_;
-  unsigned char* mapped_ = nullptr;  // the whole file, when it is mapped
-  std::size_t mappedBytes_ = 0;
-  const unsigned char* bytes_ = nullptr;  // buffer_.data() or mapped_
   std::size_t pos_ = 0, end_ = 0;
-  std::uint64_t base_ = 0;  // file offset of bytes_[0]
+  std::uint64_t base_ = 0;  // file offset of buffer_[0]
   bool ended_ = false, failed_ = false;
 };
 
