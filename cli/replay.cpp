@@ -245,14 +245,14 @@ int replayCommand(const std::vector<std::string_view>& args) {
     return kExitUsage;
   }
 
-  const bool pretouch = heap::arenaPretouch();  // the block table's pages too
   heap::TraceReader reader(file.get());
   TraceReplayer replayer(*heap, o.stopOnFailure);
   // Every event takes at least one byte in either encoding, so a regular file's size
   // bounds its object count; capped, as the reservation is virtual memory.
   struct stat st {};
   if (::fstat(::fileno(file.get()), &st) == 0 && S_ISREG(st.st_mode))
-    replayer.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), std::size_t{1} << 28), pretouch);
+    replayer.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), std::size_t{1} << 28),
+                     heap::arenaPretouch());  // --pretouch: the block table's pages too
   ReplayResult r = replayer.run(reader);
   if (!r.error.empty()) {
     std::fprintf(stderr, "kith: %s: %s\n", o.trace.c_str(), r.error.c_str());

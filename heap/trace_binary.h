@@ -184,11 +184,12 @@ class BinaryTraceDecoder {
     if (started_ && in.available() >= kMaxBinaryEventBytes) [[likely]] {
       const unsigned tag = *in.data();
       if ((tag & (kKindMask | kTimeGap | kIdGap)) == kAlloc && (tag >> 4) != 0) {
-        out = {TraceEventKind::alloc, lastTime_ + 1, lastAllocId_ + 1, 8 * (tag >> 4)};
+        out = {TraceEventKind::alloc, lastTime_ + 1, ++lastAllocId_, 8 * (tag >> 4)};
         return oneByteEvent(in, out);
       }
       if ((tag & (kKindMask | kTimeGap)) == kFree && (tag >> 3) != 0) {
-        out = {TraceEventKind::free, lastTime_ + 1, lastFreeId_ + unzigzag((tag >> 3) - 1), 0};
+        lastFreeId_ += unzigzag((tag >> 3) - 1);
+        out = {TraceEventKind::free, lastTime_ + 1, lastFreeId_, 0};
         return oneByteEvent(in, out);
       }
     }
@@ -199,11 +200,10 @@ class BinaryTraceDecoder {
   std::string position() const { return "offset " + std::to_string(eventOffset_); }
 
  private:
+  // What every event read inline shares: it is one byte, at the next time.
   bool oneByteEvent(TraceInput& in, const TraceEvent& e) {
     eventOffset_ = in.offset();
     lastTime_ = e.time;
-    if (e.kind == TraceEventKind::alloc) lastAllocId_ = e.id;
-    else lastFreeId_ = e.id;
     ++events_;
     in.consume(1);
     return true;

@@ -65,26 +65,23 @@ class TraceObjects {
     std::uint64_t firstId, firstIndex;  // ids firstId, firstId+1, ... have indexes firstIndex, ...
   };
 
-  // The index of object `id`, if it was ever allocated.
-  // Inline for the newest run (every id of a gapless trace); a search otherwise.
+  // The index of object `id`, if it was ever allocated. The newest run (every id of
+  // a gapless trace) is checked inline; older runs are searched out of line.
   bool find(std::uint64_t id, std::uint64_t& index) const {
-    if (!runs_.empty() && id >= runs_.back().firstId && id - runs_.back().firstId < allocations_ - runs_.back().firstIndex) {
-      index = runs_.back().firstIndex + (id - runs_.back().firstId);
-      return true;
-    }
-    return findInOlderRuns(id, index);
-  }
-
-  [[gnu::noinline]] bool findInOlderRuns(std::uint64_t id, std::uint64_t& index) const {
     if (runs_.empty()) return false;
-    auto run = std::upper_bound(runs_.begin(), runs_.end(), id,
-                                [](std::uint64_t v, const Run& r) { return v < r.firstId; });
-    if (run == runs_.begin()) return false;
-    --run;
-    std::uint64_t end = run + 1 == runs_.end() ? allocations_ : (run + 1)->firstIndex;
+    const Run* run = &runs_.back();
+    if (id < run->firstId && !(run = olderRunHolding(id))) return false;
+    std::uint64_t end = run == &runs_.back() ? allocations_ : (run + 1)->firstIndex;
     if (id - run->firstId >= end - run->firstIndex) return false;
     index = run->firstIndex + (id - run->firstId);
     return true;
+  }
+
+  // The last run starting at or below `id`, or nullptr if `id` is below them all.
+  [[gnu::noinline]] const Run* olderRunHolding(std::uint64_t id) const {
+    auto run = std::upper_bound(runs_.begin(), runs_.end(), id,
+                                [](std::uint64_t v, const Run& r) { return v < r.firstId; });
+    return run == runs_.begin() ? nullptr : &*(run - 1);
   }
 
   [[gnu::cold, gnu::noinline]] bool timeError(const TraceEvent& e, std::string& error) const {
