@@ -6,6 +6,7 @@
 
 #include "gc/gc_log.h"
 #include "gc/object_references.h"
+#include "gc/prefetch_queue.h"
 
 namespace kith::gc {
 
@@ -231,9 +232,7 @@ void ContinuousCollector::step(vm::VM& vm) {
 }
 
 bool ContinuousCollector::markSome(std::size_t budget) {
-  while (!gray_.empty() && budget-- > 0) {
-    vm::Handle* h = gray_.back();
-    gray_.pop_back();
+  auto scan = [&](vm::Handle* h) {
     const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
     cycleLiveBytes_ += size;
     locality_.object(h->object, size);
@@ -244,6 +243,23 @@ bool ContinuousCollector::markSome(std::size_t budget) {
       }
     });
     h->gcBits = kBlack;
+  };
+  // Gray objects pass through a prefetch queue on their way to being scanned
+  // (prefetch_queue.h); they stay gray there, and the queue is drained before the
+  // slice ends, so between slices the gray stack is the whole gray set.
+  // With an unbounded budget (collect) this runs until both are empty.
+  PrefetchQueue<> ahead;
+  for (;;) {
+    if (budget > 0 && !gray_.empty()) {
+      --budget;
+      vm::Handle* h = gray_.back();
+      gray_.pop_back();
+      if (vm::Handle* ready = ahead.push(h)) scan(ready);
+    } else if (vm::Handle* ready = ahead.pop()) {
+      scan(ready);
+    } else {
+      break;
+    }
   }
   return gray_.empty();
 }
@@ -270,6 +286,11 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
   while (budget > 0 && sweepChunk_ < handles.chunkCount()) {
     vm::Handle* chunk = handles.chunk(sweepChunk_);
     for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
+      // The header of a dead object kSweepAhead slots on is fetched now, for its free.
+      if (sweepSlot_ + kSweepAhead < vm::HandleTable::kHandlesPerChunk) {
+        const vm::Handle* later = &chunk[sweepSlot_ + kSweepAhead];
+        if (later->klass && !(later->gcBits & (kBlack | white_))) __builtin_prefetch(later->object, 1);
+      }
       vm::Handle* h = &chunk[sweepSlot_];
       if (!h->klass) continue;                 // a free slot
       if (h->gcBits & kBlack) {
