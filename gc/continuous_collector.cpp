@@ -248,19 +248,15 @@ bool ContinuousCollector::markSome(std::size_t budget) {
   // (prefetch_queue.h); they stay gray there, and the queue is drained before the
   // slice ends, so between slices the gray stack is the whole gray set.
   // With an unbounded budget (collect) this runs until both are empty.
-  PrefetchQueue<> ahead;
-  for (;;) {
-    if (budget > 0 && !gray_.empty()) {
-      --budget;
-      vm::Handle* h = gray_.back();
-      gray_.pop_back();
-      if (vm::Handle* ready = ahead.push(h)) scan(ready);
-    } else if (vm::Handle* ready = ahead.pop()) {
-      scan(ready);
-    } else {
-      break;
-    }
-  }
+  PrefetchQueue<>().pump(
+      [&]() -> vm::Handle* {
+        if (budget == 0 || gray_.empty()) return nullptr;
+        --budget;
+        vm::Handle* h = gray_.back();
+        gray_.pop_back();
+        return h;
+      },
+      scan);
   return gray_.empty();
 }
 

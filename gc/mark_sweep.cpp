@@ -36,18 +36,14 @@ std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::
   };
   // Objects pass through a prefetch queue between the mark stack and their scan, so
   // each is fetched while the ones before it are scanned (prefetch_queue.h).
-  PrefetchQueue<> ahead;
-  for (;;) {
-    if (!markStack.empty()) {
-      vm::Handle* handle = markStack.back();
-      markStack.pop_back();
-      if (vm::Handle* ready = ahead.push(handle)) scan(ready);
-    } else if (vm::Handle* ready = ahead.pop()) {
-      scan(ready);
-    } else {
-      break;
-    }
-  }
+  PrefetchQueue<>().pump(
+      [&]() -> vm::Handle* {
+        if (markStack.empty()) return nullptr;
+        vm::Handle* handle = markStack.back();
+        markStack.pop_back();
+        return handle;
+      },
+      scan);
   if (markedBytes) *markedBytes += bytes;
   return marked;
 }

@@ -29,6 +29,22 @@ class PrefetchQueue {
     }
     return out;
   }
+  // The markers' loop: queues what next() yields (a handle, or nullptr when it has none
+  // now) and scans each handle as it leaves the queue; when next() has none, scans the
+  // oldest queued one and asks next() again (a scan may give it more). Returns when
+  // both are empty.
+  template <class Next, class Scan>
+  void pump(Next&& next, Scan&& scan) {
+    for (;;) {
+      if (vm::Handle* h = next()) {
+        if (vm::Handle* ready = push(h)) scan(ready);
+      } else if (vm::Handle* ready = pop()) {
+        scan(ready);
+      } else {
+        return;
+      }
+    }
+  }
   // Takes the oldest queued handle (nullptr when empty), for draining.
   vm::Handle* pop() {
     if (count_ == 0) return nullptr;
