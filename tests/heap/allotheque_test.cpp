@@ -146,7 +146,9 @@ TEST(Velox, ReturnsAKCloseChunkWheneverOneOfTheRightSizeIsFree) {
         ASSERT_EQ(K::read(p, h.context()), K::read(hint, h.context())) << i;
       }
       live.push_back(p);
-      if (i % 20'000 == 0) ASSERT_EQ(h.checkInvariants(), "");
+      if (i % 20'000 == 0) {
+        ASSERT_EQ(h.checkInvariants(), "");
+      }
     } else {
       std::size_t k = rng() % live.size();
       h.free(live[k]);

@@ -175,7 +175,9 @@ MaxSteps replayCheckingSteps(LeaPolicy& h, const std::vector<WorkloadStep>& step
       h.free(slots[s.slot]);
       most.free = std::max(most.free, h.lastFreeSteps());
     }
-    if (++i % 20'000 == 0) EXPECT_EQ(h.checkInvariants(), "") << i;
+    if (++i % 20'000 == 0) {
+      EXPECT_EQ(h.checkInvariants(), "") << i;
+    }
   }
   EXPECT_LE(most.malloc, LeaPolicy::maxMallocSteps());
   EXPECT_LE(most.free, LeaPolicy::maxFreeSteps());
