@@ -105,10 +105,18 @@ std::size_t lowerBound(const Geometry& geo, const Layout& live, unsigned k) {
   return best;
 }
 
+// Each block's granule and level, not its bytes: a Block's three padding bytes are
+// whatever the stack held, and keying on them made equal layouts look different (the
+// search then ran past its limit now and then, 2026-11-26).
 std::string key(const Layout& l) {
-  return std::string(reinterpret_cast<const char*>(l.data()), l.size() * sizeof(Block));
+  std::string k;
+  k.reserve(l.size() * 5);
+  for (const Block& b : l) {
+    k.append(reinterpret_cast<const char*>(&b.granule), sizeof b.granule);
+    k.push_back(static_cast<char>(b.level));
+  }
+  return k;
 }
-static_assert(sizeof(Block) == 8);
 
 // The optimum in granules, or `limit` when every solution costs at least `limit`.
 // `expanded` counts the layouts searched; the search gives up (returns SIZE_MAX)
