@@ -282,11 +282,7 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
   while (budget > 0 && sweepChunk_ < handles.chunkCount()) {
     vm::Handle* chunk = handles.chunk(sweepChunk_);
     for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
-      // The header of a dead object kSweepAhead slots on is fetched now, for its free.
-      if (sweepSlot_ + kSweepAhead < vm::HandleTable::kHandlesPerChunk) {
-        const vm::Handle* later = &chunk[sweepSlot_ + kSweepAhead];
-        if (later->klass && !(later->gcBits & (kBlack | white_))) __builtin_prefetch(later->object, 1);
-      }
+      prefetchDeadAhead(chunk, sweepSlot_, [&](const vm::Handle* later) { return !(later->gcBits & (kBlack | white_)); });
       vm::Handle* h = &chunk[sweepSlot_];
       if (!h->klass) continue;                 // a free slot
       if (h->gcBits & kBlack) {

@@ -119,7 +119,6 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kMinSliceBytes = 256;
   static constexpr std::uint32_t kBackEdgesPerSlice = 4096;
   static constexpr std::size_t kSweepSlotsPerWorkUnit = 8;
-  static constexpr std::size_t kSweepAhead = 8;  // how far ahead the sweep prefetches a dead object
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
   static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;

@@ -52,18 +52,13 @@ SweepTotals sweepUnmarked(vm::VM& vm) {
   SweepTotals totals;
   heap::Heap& heap = vm.heap();
   vm::HandleTable& handles = vm.handles();
-  // Chunk by chunk, as HandleTable::forEachLive, but looking ahead: the slot
-  // kSweepAhead further on, if it holds a dead object, has that object's header
-  // fetched now (the free reads and writes it; the objects lie anywhere in the arena).
-  // Freeing releases the handle (its klass becomes nullptr); no slot is revisited.
-  constexpr std::size_t kSweepAhead = 8;
+  // Chunk by chunk, as HandleTable::forEachLive, but fetching the dead object a few
+  // slots ahead (prefetchDeadAhead). Freeing releases the handle (its klass becomes
+  // nullptr); no slot is revisited.
   for (std::size_t c = 0; c < handles.chunkCount(); ++c) {
     vm::Handle* chunk = handles.chunk(c);
     for (std::size_t i = 0; i < vm::HandleTable::kHandlesPerChunk; ++i) {
-      if (i + kSweepAhead < vm::HandleTable::kHandlesPerChunk) {
-        const vm::Handle* later = &chunk[i + kSweepAhead];
-        if (later->klass && !(later->gcBits & kMarked)) __builtin_prefetch(later->object, 1);
-      }
+      prefetchDeadAhead(chunk, i, [](const vm::Handle* h) { return !(h->gcBits & kMarked); });
       vm::Handle* handle = &chunk[i];
       if (!handle->klass) continue;
       if (handle->gcBits & kMarked) {

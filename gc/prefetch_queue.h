@@ -12,6 +12,19 @@
 
 namespace kith::gc {
 
+// The sweeps' lookahead: how many handle slots ahead of the cursor a dead object's
+// header is fetched (the free reads and writes it; the handle walk itself is sequential).
+inline constexpr std::size_t kSweepAhead = 8;
+
+// Fetches the object of the slot kSweepAhead after `slot` in `chunk`, if it is in the
+// chunk, in use, and `isDead` says it will be freed.
+template <class IsDead>
+inline void prefetchDeadAhead(const vm::Handle* chunk, std::size_t slot, IsDead&& isDead) {
+  if (slot + kSweepAhead >= vm::HandleTable::kHandlesPerChunk) return;
+  const vm::Handle* later = &chunk[slot + kSweepAhead];
+  if (later->klass && isDead(later)) __builtin_prefetch(later->object, 1);
+}
+
 template <std::size_t kDepth = 8>
 class PrefetchQueue {
  public:
