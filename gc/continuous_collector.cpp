@@ -6,7 +6,6 @@
 
 #include "gc/gc_log.h"
 #include "gc/object_references.h"
-#include "gc/prefetch_queue.h"
 
 namespace kith::gc {
 
@@ -65,7 +64,7 @@ void ContinuousCollector::checkOccupancy(vm::VM& vm, std::size_t bytesRequested)
     startCycle(vm, GcCause::stress);
     return;
   }
-  std::size_t inUse = vm.heap().statistics().bytes_in_use;
+  std::size_t inUse = vm.heap().bytesInUse();
   if (!triggerSet_) setTriggerPoint(vm, inUse);
   if (noTrigger_) {
     allocationBudget_ = kNoBudget;  // cycles only on failure or System.gc()
@@ -110,12 +109,12 @@ bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
   auto sinceLast = Clock::now() - lastSliceEnd_;
   if (sinceLast * kMutatorShareDen >= lastSliceDuration_ * kMutatorShareNum) return false;
   if (cycleRequested_ < cycleAllowance_) return true;
-  // Heap::statistics() is too dear to call at every decision: the verdict is
-  // re-read after every kOccupancyRecheckSlices slices' worth of requests, and the
-  // reserve covers what those may take.
+  // The verdict (room to defer or not) is re-read after every kOccupancyRecheckSlices
+  // slices' worth of requests, not at each decision, and the reserve covers what
+  // those may take.
   if (cycleRequested_ >= nextOccupancyCheck_) {
     std::size_t size = heapBytes(vm);
-    std::size_t inUse = vm.heap().statistics().bytes_in_use;
+    std::size_t inUse = vm.heap().bytesInUse();
     std::size_t free = size > inUse ? size - inUse : 0;
     // The rest of the cycle at full speed: a slice per sliceBytes_ requested, each
     // request taking at most twice its size in blocks (kingsley).
@@ -139,7 +138,7 @@ void ContinuousCollector::backEdgeBudgetSpent(vm::VM& vm) {
 
 void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   if (phase_ != Phase::idle) return;
-  std::size_t inUse = vm.heap().statistics().bytes_in_use;
+  std::size_t inUse = vm.heap().bytesInUse();
   Clock::time_point begin = Clock::now();
   cycleCause_ = cause;
   cycleBegin_ = begin;
@@ -225,7 +224,7 @@ void ContinuousCollector::step(vm::VM& vm) {
   std::size_t size = heapBytes(vm);
   if (options_.stress) {
     startCycle(vm, GcCause::stress);
-  } else if (size != 0 && static_cast<double>(vm.heap().statistics().bytes_in_use) >=
+  } else if (size != 0 && static_cast<double>(vm.heap().bytesInUse()) >=
                               options_.startOccupancy * static_cast<double>(size)) {
     startCycle(vm, GcCause::heapOccupancy);
   }
@@ -244,19 +243,13 @@ bool ContinuousCollector::markSome(std::size_t budget) {
     });
     h->gcBits = kBlack;
   };
-  // Gray objects pass through a prefetch queue on their way to being scanned
-  // (prefetch_queue.h); they stay gray there, and the queue is drained before the
-  // slice ends, so between slices the gray stack is the whole gray set.
-  // With an unbounded budget (collect) this runs until both are empty.
-  PrefetchQueue<>().pump(
-      [&]() -> vm::Handle* {
-        if (budget == 0 || gray_.empty()) return nullptr;
-        --budget;
-        vm::Handle* h = gray_.back();
-        gray_.pop_back();
-        return h;
-      },
-      scan);
+  // Depth first, as the stop-the-world marker (mark_sweep.cpp). With an unbounded
+  // budget (collect) this runs until the gray stack is empty.
+  for (; budget != 0 && !gray_.empty(); --budget) {
+    vm::Handle* h = gray_.back();
+    gray_.pop_back();
+    scan(h);
+  }
   return gray_.empty();
 }
 
@@ -282,7 +275,6 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
   while (budget > 0 && sweepChunk_ < handles.chunkCount()) {
     vm::Handle* chunk = handles.chunk(sweepChunk_);
     for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
-      prefetchDeadAhead(chunk, sweepSlot_, [&](const vm::Handle* later) { return !(later->gcBits & (kBlack | white_)); });
       vm::Handle* h = &chunk[sweepSlot_];
       if (!h->klass) continue;                 // a free slot
       if (h->gcBits & kBlack) {
@@ -312,7 +304,7 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
 void ContinuousCollector::endCycle(vm::VM& vm) {
   phase_ = Phase::idle;
   if (!cycleForced_) lastCycleSlices_ = cycleSlices_;
-  std::size_t after = vm.heap().statistics().bytes_in_use;
+  std::size_t after = vm.heap().bytesInUse();
   IncrementalCycleLogEntry entry;
   entry.uptimeSeconds = std::chrono::duration<double>(cycleBegin_ - start_).count();
   entry.cycle = cycles_++;
@@ -346,7 +338,7 @@ void ContinuousCollector::finishCycle(vm::VM& vm) {
 void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  std::size_t before = vm.heap().statistics().bytes_in_use;
+  std::size_t before = vm.heap().bytesInUse();
   Clock::time_point begin = Clock::now();
   if (phase_ != Phase::idle) {
     // Its snapshot is old: finish it, then a whole cycle frees what died since.
@@ -371,7 +363,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   phase_ = Phase::idle;
   Clock::time_point end = Clock::now();
   pauses_.record(begin, end);
-  std::size_t after = vm.heap().statistics().bytes_in_use;
+  std::size_t after = vm.heap().bytesInUse();
 
   GcLogEntry entry;
   entry.uptimeSeconds = std::chrono::duration<double>(begin - start_).count();

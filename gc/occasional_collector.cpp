@@ -22,7 +22,7 @@ std::size_t OccasionalCollector::heapBytes(vm::VM& vm) const {
 void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  std::size_t before = vm.heap().statistics().bytes_in_use;
+  std::size_t before = vm.heap().bytesInUse();
   auto begin = std::chrono::steady_clock::now();
 
   std::uint64_t liveBytes = 0;
@@ -33,7 +33,7 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   SweepTotals swept = sweepUnmarked(vm);
 
   auto end = std::chrono::steady_clock::now();
-  std::size_t after = vm.heap().statistics().bytes_in_use;
+  std::size_t after = vm.heap().bytesInUse();
   auto pauseNs = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
   pauses_.record(begin, end);
   objectsFreed_ += swept.objectsFreed;
@@ -71,15 +71,15 @@ void OccasionalCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
     collect(vm, GcCause::stress);  // leaves the budget at 0: again before the next allocation
     return;
   }
-  if (!triggerSet_) setTriggerPoint(vm, vm.heap().statistics().bytes_in_use);
+  if (!triggerSet_) setTriggerPoint(vm, vm.heap().bytesInUse());
   if (triggerBytes_ == kNoTrigger) {
     allocationBudget_ = kNoTrigger;  // never check again until a cycle runs
     return;
   }
-  std::size_t inUse = vm.heap().statistics().bytes_in_use;
+  std::size_t inUse = vm.heap().bytesInUse();
   if (inUse + std::max(bytes, kOccupancyGranularity) >= triggerBytes_) {
     collect(vm, GcCause::heapOccupancy);  // sets the next trigger point
-    inUse = vm.heap().statistics().bytes_in_use;
+    inUse = vm.heap().bytesInUse();
   }
   grantBudget(inUse, bytes);
 }

@@ -34,6 +34,8 @@ class Heap {
   virtual void free(void* ptr) = 0;
   virtual std::size_t getSize(void* ptr) = 0;
   virtual HeapStatistics statistics() const = 0;
+  // statistics().bytes_in_use without building the rest (collectors ask at every cycle).
+  virtual std::size_t bytesInUse() const { return statistics().bytes_in_use; }
   // Installs the callback moving heaps need; false if the policy never moves blocks.
   virtual bool setRelocator(RelocateFn fn, void* context) = 0;
   // Walks the policy's structures; empty string when they are consistent.

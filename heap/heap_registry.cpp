@@ -27,6 +27,10 @@ class PolicyHeap final : public Heap {
     if constexpr (requires { heap_.boehmStatistics(s); }) heap_.boehmStatistics(s);
     return s;
   }
+  std::size_t bytesInUse() const override {
+    if constexpr (requires(HeapStatistics s) { heap_.boehmStatistics(s); }) return statistics().bytes_in_use;
+    else return heap_.bytesInUse();
+  }
   bool setRelocator(RelocateFn fn, void* context) override {
     if constexpr (requires { heap_.setRelocator(fn, context); }) {
       heap_.setRelocator(fn, context);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "heap/cycle_clock.h"
 #include "heap/fixed_arena.h"
 #include "heap/malloc_heap.h"
 
@@ -212,6 +213,46 @@ TEST(StatsHeap, TimesEveryOperationUnlessTimingIsOff) {
   EXPECT_EQ(q.alloc_ns.count, 0u);
   EXPECT_EQ(q.free_ns.count, 0u);
   EXPECT_EQ(q.alloc_ns.max, 0);
+}
+
+// A policy whose malloc takes a known time: the reported latency must be that time in
+// nanoseconds, whatever the clock counts in (TSC ticks are not ns on any machine here).
+class SlowHeap : public RecordedSizeHeap<FixedArena> {
+ public:
+  using RecordedSizeHeap<FixedArena>::RecordedSizeHeap;
+  static constexpr std::uint64_t kSpinNs = 300'000;
+  void* malloc(std::size_t size) {
+    std::uint64_t until = CycleClock::monotonicNs() + kSpinNs;
+    while (CycleClock::monotonicNs() < until) {
+    }
+    return RecordedSizeHeap<FixedArena>::malloc(size);
+  }
+};
+
+TEST(StatsHeap, ReportsLatencyInNanoseconds) {
+  StatsHeap<SlowHeap> heap(1 << 16);
+  std::uint64_t before = CycleClock::monotonicNs();
+  void* p = heap.malloc(32);
+  std::uint64_t outside = CycleClock::monotonicNs() - before;
+  ASSERT_NE(p, nullptr);
+  HeapStatistics s = heap.statistics();
+  ASSERT_EQ(s.alloc_ns.count, 1u);
+  EXPECT_GE(s.alloc_ns.max, 0.99 * SlowHeap::kSpinNs);
+  EXPECT_LE(s.alloc_ns.max, 1.01 * static_cast<double>(outside) + 1000);
+}
+
+TEST(CycleClock, CountsForwardAndConvertsToNanoseconds) {
+  CycleClock clock;
+  std::uint64_t t0 = clock.ticks(), ns0 = CycleClock::monotonicNs();
+  while (CycleClock::monotonicNs() - ns0 < 2'000'000) {
+  }
+  std::uint64_t t1 = clock.ticks(), ns1 = CycleClock::monotonicNs();
+  ASSERT_GT(t1, t0);
+  double measured = static_cast<double>(t1 - t0) * clock.nsPerTick();
+  EXPECT_NEAR(measured, static_cast<double>(ns1 - ns0), 0.02 * static_cast<double>(ns1 - ns0));
+  if (!clock.usesTsc()) {
+    EXPECT_EQ(clock.nsPerTick(), 1.0);
+  }
 }
 
 // A fake with the optional members a policy may have: StatsHeap must leave them visible.
