@@ -151,6 +151,7 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   allocationColour_ = kBlack;
   barrierActive_ = true;
   gray_.clear();
+  partial_ = nullptr;
   locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
   vm.forEachRoot([&](vm::Value& root) {
     if (root.isObject() && root.as.handle) shade(root.as.handle);
@@ -166,7 +167,12 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
     // is the best guess of this one's), or, for the first, every handle marked.
     std::size_t slices = lastCycleSlices_ + lastCycleSlices_ / 8;
     if (lastCycleSlices_ == 0) {
-      std::size_t markSlices = vm.handles().liveCount() / options_.workPerSlice;
+      // An object costs a unit and one per kMarkSlotsPerWorkUnit reference slots:
+      // reckon every 16 bytes in use a slot (an overestimate for strings and byte
+      // arrays: a cycle that ends early costs less than one that overruns its
+      // allowance and is forced).
+      std::size_t markUnits = vm.handles().liveCount() + inUse / (sizeof(vm::Value) * kMarkSlotsPerWorkUnit);
+      std::size_t markSlices = markUnits / options_.workPerSlice;
       std::size_t sweepSlices = vm.handles().capacity() / (kSweepSlotsPerWorkUnit * options_.workPerSlice);
       slices = markSlices + sweepSlices;
     }
@@ -231,26 +237,50 @@ void ContinuousCollector::step(vm::VM& vm) {
 }
 
 bool ContinuousCollector::markSome(std::size_t budget) {
-  auto scan = [&](vm::Handle* h) {
+  auto visit = [&](vm::Handle* from, vm::Value& field) {
+    if (field.isObject() && field.as.handle) {
+      locality_.reference(from->object, field.as.handle->object);
+      shade(field.as.handle);
+    }
+  };
+  // Depth first, as the stop-the-world marker (mark_sweep.cpp). An object costs a
+  // work unit plus one per kMarkSlotsPerWorkUnit reference slots; an array longer
+  // than kLongArraySlots is scanned kLongArraySlots elements at a time, and stays
+  // gray (as partial_) between its pieces. With an unbounded budget (collect) this
+  // runs until nothing is gray.
+  while (budget != 0) {
+    if (partial_) {
+      std::size_t end = partialNext_ + std::min(kLongArraySlots, budget * kMarkSlotsPerWorkUnit);
+      forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
+      budget -= std::min(budget, (end - partialNext_ + kMarkSlotsPerWorkUnit - 1) / kMarkSlotsPerWorkUnit);
+      partialNext_ = end;
+      if (end >= elementCount(partial_)) {
+        partial_->gcBits = kBlack;
+        partial_ = nullptr;
+      }
+      continue;
+    }
+    if (gray_.empty()) break;
+    vm::Handle* h = gray_.back();
+    gray_.pop_back();
+    --budget;
     const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
     cycleLiveBytes_ += size;
     locality_.object(h->object, size);
+    if (elementCount(h) > kLongArraySlots) {
+      partial_ = h;
+      partialNext_ = 0;
+      continue;
+    }
+    std::size_t slots = 0;
     forEachReference(h, [&](vm::Value& field) {
-      if (field.isObject() && field.as.handle) {
-        locality_.reference(h->object, field.as.handle->object);
-        shade(field.as.handle);
-      }
+      ++slots;
+      visit(h, field);
     });
+    budget -= std::min(budget, slots / kMarkSlotsPerWorkUnit);
     h->gcBits = kBlack;
-  };
-  // Depth first, as the stop-the-world marker (mark_sweep.cpp). With an unbounded
-  // budget (collect) this runs until the gray stack is empty.
-  for (; budget != 0 && !gray_.empty(); --budget) {
-    vm::Handle* h = gray_.back();
-    gray_.pop_back();
-    scan(h);
   }
-  return gray_.empty();
+  return gray_.empty() && !partial_;
 }
 
 // Marking is complete: every object still white is garbage. The whites flip, so the
@@ -354,6 +384,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   allocationColour_ = kBlack;
   barrierActive_ = true;
   gray_.clear();
+  partial_ = nullptr;
   vm.forEachRoot([&](vm::Value& root) {
     if (root.isObject() && root.as.handle) shade(root.as.handle);
   });

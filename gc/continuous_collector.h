@@ -24,7 +24,9 @@
 //     referent is shaded gray.
 // Roots (stack, globals, ...) need no barrier: they were scanned at the snapshot.
 //
-// Phases: idle -> marking (slices of `workPerSlice` objects scanned) -> sweeping
+// Phases: idle -> marking (slices of `workPerSlice` work units: a unit is an object
+// scanned, or kMarkSlotsPerWorkUnit of its reference slots; long arrays are scanned in
+// pieces) -> sweeping
 // (slices of `workPerSlice` work units: a unit is one heap free, or
 // kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
 // rewritten, a free slot is skipped) -> idle. A cycle starts when the heap's
@@ -95,7 +97,7 @@ struct ContinuousCollectorOptions {
   static constexpr std::size_t kDefaultWorkPerSlice = 1024;
   double startOccupancy = kDefaultStartOccupancy;  // fraction of the heap in use that starts a cycle
   std::size_t heapBytes = 0;                       // 0: the heap's arena size
-  std::size_t workPerSlice = kDefaultWorkPerSlice;  // objects scanned / handle slots swept per slice
+  std::size_t workPerSlice = kDefaultWorkPerSlice;  // work units per slice (see Phases above)
   GcPacing pacing = GcPacing::time;
   // Without a heap size to pace by (malloc with heapBytes 0): a slice per this many bytes.
   std::size_t fallbackSliceBytes = 16 << 10;
@@ -119,6 +121,11 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kMinSliceBytes = 256;
   static constexpr std::uint32_t kBackEdgesPerSlice = 4096;
   static constexpr std::size_t kSweepSlotsPerWorkUnit = 8;
+  // Marking: an object costs a work unit and one more per this many reference slots
+  // (so a slice is bounded by slots scanned, not objects), and an array with more
+  // elements than kLongArraySlots is scanned that many at a time.
+  static constexpr std::size_t kMarkSlotsPerWorkUnit = 4;
+  static constexpr std::size_t kLongArraySlots = 256;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
   static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;
@@ -191,7 +198,8 @@ class ContinuousCollector final : public vm::Collector {
   void checkOccupancy(vm::VM& vm, std::size_t bytesRequested);
   // A slice of the cycle in progress, timed.
   void slice(vm::VM& vm);
-  // Scans up to `budget` gray objects; true when the gray stack is empty.
+  // Scans gray objects for up to `budget` work units (kMarkSlotsPerWorkUnit above);
+  // true when nothing is gray.
   bool markSome(std::size_t budget);
   void flipToSweep(vm::VM& vm);
   // Sweeps up to `budget` handle slots; true when the sweep is done.
@@ -207,6 +215,8 @@ class ContinuousCollector final : public vm::Collector {
   Phase phase_ = Phase::idle;
   std::uint32_t white_ = kWhite0;  // the current white; the other one is garbage while sweeping
   std::vector<vm::Handle*> gray_;
+  vm::Handle* partial_ = nullptr;  // a long array being scanned a piece at a time (gray)
+  std::size_t partialNext_ = 0;    // its next element to scan
   std::size_t sweepChunk_ = 0, sweepSlot_ = 0;  // the sweep's cursor in the handle table
   std::size_t sliceBytes_ = 0;
   std::size_t triggerBytes_ = 0;

@@ -71,4 +71,24 @@ void forEachReference(vm::Handle* handle, Fn&& fn) {
   }
 }
 
+// Arrays and value storage (the kinds whose size the program chooses) can be scanned
+// a range at a time, so an incremental marker's slice stays bounded however long
+// the array is. Their element count; 0 for every other kind.
+inline std::size_t elementCount(const vm::Handle* handle) {
+  using vm::ObjectKind;
+  ObjectKind kind = handle->klass->kind;
+  if (kind != ObjectKind::array && kind != ObjectKind::valueStorage) return 0;
+  return static_cast<std::size_t>(static_cast<const vm::ArrayObject*>(handle->object)->length);
+}
+
+// fn for the elements [from, to) of an array or value storage, clamped to its length
+// (read now: the object may have moved since the range was chosen).
+template <class Fn>
+void forEachElement(vm::Handle* handle, std::size_t from, std::size_t to, Fn&& fn) {
+  auto* array = static_cast<vm::ArrayObject*>(handle->object);
+  std::size_t end = to < array->length ? to : static_cast<std::size_t>(array->length);
+  vm::Value* elements = array->elements();
+  for (std::size_t i = from; i < end; ++i) fn(elements[i]);
+}
+
 }  // namespace kith::gc

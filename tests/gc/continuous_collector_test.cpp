@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "gc_test_support.h"
 
@@ -63,6 +64,39 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
   EXPECT_LE(t.collector.largestSweepBurst(), ContinuousCollector::kSweepSlotsPerWorkUnit * 64)
       << "never more than one slice's worth at once";
   EXPECT_GT(t.collector.incrementsRun(), 5000u / (ContinuousCollector::kSweepSlotsPerWorkUnit * 64));
+  EXPECT_EQ(verifyAfterFullCycle(vm), "");
+}
+
+// An array longer than kLongArraySlots is scanned a piece per slice, not in one slice
+// (a slice stays bounded however long the array), and stays gray until its last piece;
+// stores into it meanwhile keep the snapshot's objects alive.
+TEST(ContinuousCollector, ScansALongArrayAPieceAtATime) {
+  ContinuousCollectorOptions options;
+  options.workPerSlice = 8;  // 8 * kMarkSlotsPerWorkUnit elements a slice
+  ContinuousVm t("estranged", 4 << 20, options);
+  vm::VM& vm = t.vm();
+  vm::RootScope roots(vm);
+  constexpr std::size_t kLength = 3000;
+  roots.root(t.born(vm.newArray(kLength, Value::nil())));
+  Value array = vm.rootStack().back();
+  for (std::size_t i = 0; i < kLength; ++i) element(array, i) = t.born(vm.newString("s" + std::to_string(i)));
+  t.collector.startCycle(vm);
+  std::uint64_t before = t.collector.incrementsRun();
+  t.collector.step(vm);
+  t.collector.step(vm);
+  EXPECT_FALSE(ContinuousCollector::isBlack(array.as.handle)) << "two slices cannot have scanned it";
+  // The last element (not scanned yet) moves to the front (scanned), its old place cleared.
+  t.store(element(array, 0), element(array, kLength - 1));
+  t.store(element(array, kLength - 1), Value::nil());
+  runToIdle(t);
+  std::size_t perSlice = 8 * ContinuousCollector::kMarkSlotsPerWorkUnit;
+  EXPECT_GE(t.collector.incrementsRun() - before, kLength / perSlice) << "one piece a slice";
+  EXPECT_EQ(vm.stringView(element(array, 0)), "s2999");
+  EXPECT_EQ(vm.handles().liveCount(), kLength + 1) << "the array, 2999 strings, and s0 (shaded when overwritten)";
+  EXPECT_EQ(verifyHeap(vm, betweenCycles()), "");
+  t.collector.startCycle(vm);
+  runToIdle(t);
+  EXPECT_EQ(vm.handles().liveCount(), kLength) << "s0 goes in the next cycle";
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
