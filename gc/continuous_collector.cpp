@@ -152,7 +152,7 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   barrierActive_ = true;
   gray_.clear();
   partial_ = nullptr;
-  locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
+  if (options_.measureLocality) locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
   vm.forEachRoot([&](vm::Value& root) {
     if (root.isObject() && root.as.handle) shade(root.as.handle);
   });
@@ -237,9 +237,10 @@ void ContinuousCollector::step(vm::VM& vm) {
 }
 
 bool ContinuousCollector::markSome(std::size_t budget) {
+  const bool measure = options_.measureLocality;
   auto visit = [&](vm::Handle* from, vm::Value& field) {
     if (field.isObject() && field.as.handle) {
-      locality_.reference(from->object, field.as.handle->object);
+      if (measure) locality_.reference(from->object, field.as.handle->object);
       shade(field.as.handle);
     }
   };
@@ -266,7 +267,7 @@ bool ContinuousCollector::markSome(std::size_t budget) {
     --budget;
     const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
     cycleLiveBytes_ += size;
-    locality_.object(h->object, size);
+    if (measure) locality_.object(h->object, size);
     if (elementCount(h) > kLongArraySlots) {
       partial_ = h;
       partialNext_ = 0;

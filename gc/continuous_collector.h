@@ -108,6 +108,8 @@ struct ContinuousCollectorOptions {
   // assertions (debug, asan), stress included: a cycle then spans at least
   // (handle table slots / workPerSlice) allocations, so the check stays affordable.
   bool verifyMarking = kVerifyMarkingByDefault;
+  // Fill the locality block at every cycle's marking (see OccasionalCollectorOptions).
+  bool measureLocality = true;
   std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
 };
 

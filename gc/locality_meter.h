@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_set>
@@ -41,36 +42,41 @@ class LocalityMeter {
     std::uintptr_t first = offset(at) >> kPageShift, last = (offset(at) + (size ? size - 1 : 0)) >> kPageShift;
     for (std::uintptr_t p = first; p <= last; ++p) touch(p);
   }
-  // A reference from the object at `from` to the object at `to`.
+  // A reference from the object at `from` to the object at `to`. Branch-free: the
+  // marker calls this right after loading the target's handle (usually a cache
+  // miss), and a branch on that address mispredicts, flushing the marker's later
+  // loads that were already in flight.
   void reference(const void* from, const void* to) {
-    std::uintptr_t a = offset(from), b = offset(to);
-    ++stats_.references;
-    if ((a >> kLineShift) == (b >> kLineShift)) ++stats_.sameLine;
-    else if ((a >> kPageShift) == (b >> kPageShift)) ++stats_.samePage;
-    else if ((a >> kCloseShift) == (b >> kCloseShift)) ++stats_.kClose;
-    else ++stats_.far;
+    std::uintptr_t d = offset(from) ^ offset(to);
+    // Nested thresholds: 0 same line, 1 same page, 2 same 64 KiB region, 3 far.
+    ++buckets_[(d >> kLineShift != 0) + (d >> kPageShift != 0) + (d >> kCloseShift != 0)];
   }
   void endCycle() {
     if (!inCycle_) return;
     inCycle_ = false;
     ++stats_.cycles;
+    for (std::uint64_t w : pages_) cyclePages_ += static_cast<std::uint64_t>(std::popcount(w));
+    cyclePages_ += otherPages_.size();
     stats_.pagesTouchedTotal += cyclePages_;
     stats_.pagesTouchedMax = std::max(stats_.pagesTouchedMax, cyclePages_);
   }
-  const vm::LocalityStatistics& statistics() const { return stats_; }
+  vm::LocalityStatistics statistics() const {
+    vm::LocalityStatistics s = stats_;
+    s.sameLine = buckets_[0];
+    s.samePage = buckets_[1];
+    s.kClose = buckets_[2];
+    s.far = buckets_[3];
+    s.references = buckets_[0] + buckets_[1] + buckets_[2] + buckets_[3];
+    return s;
+  }
 
  private:
   std::uintptr_t offset(const void* p) const { return reinterpret_cast<std::uintptr_t>(p) - base_; }
+  // Pages are counted at endCycle (popcount of the bitmap), not here: no branch on
+  // whether the page was already seen.
   void touch(std::uintptr_t page) {
-    if (page / 64 < pages_.size()) {
-      std::uint64_t bit = std::uint64_t{1} << (page % 64);
-      if (!(pages_[page / 64] & bit)) {
-        pages_[page / 64] |= bit;
-        ++cyclePages_;
-      }
-    } else if (otherPages_.insert(page).second) {
-      ++cyclePages_;
-    }
+    if (page / 64 < pages_.size()) pages_[page / 64] |= std::uint64_t{1} << (page % 64);
+    else otherPages_.insert(page);
   }
 
   std::uintptr_t base_ = 0;
@@ -78,7 +84,8 @@ class LocalityMeter {
   std::unordered_set<std::uintptr_t> otherPages_;  // without an arena (malloc)
   std::uint64_t cyclePages_ = 0;
   bool inCycle_ = false;
-  vm::LocalityStatistics stats_;
+  vm::LocalityStatistics stats_;  // cycles and pages (the buckets are in buckets_)
+  std::uint64_t buckets_[4] = {};  // same line, same page, same 64 KiB, far
 };
 
 }  // namespace kith::gc

@@ -26,9 +26,10 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   auto begin = std::chrono::steady_clock::now();
 
   std::uint64_t liveBytes = 0;
-  locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
-  markReachable(vm, markStack_, &liveBytes, &locality_);
-  locality_.endCycle();
+  LocalityMeter* locality = options_.measureLocality ? &locality_ : nullptr;
+  if (locality) locality->beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
+  markReachable(vm, markStack_, &liveBytes, locality);
+  if (locality) locality->endCycle();
   peakLiveBytes_ = std::max(peakLiveBytes_, liveBytes);
   SweepTotals swept = sweepUnmarked(vm);
 

@@ -67,6 +67,10 @@ struct OccasionalCollectorOptions {
   // where it would make every allocation walk the whole heap.
   bool verify = kVerifyByDefault;
   std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
+  // Fill the locality block (locality_meter.h) at every mark phase. It costs the
+  // marker a load and a bucket per reference: the CLI turns it on only when the
+  // statistics are reported (as StatsHeap's latency timing).
+  bool measureLocality = true;
 };
 
 // True for thresholds the option accepts: (0, 1]. 1 means "on failure only".

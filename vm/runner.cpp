@@ -133,12 +133,15 @@ std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono:
                                          gc::PauseRecorder*& pauses) {
   pauses = nullptr;
   std::FILE* log = options.gcLog ? stderr : nullptr;
+  // The locality block is only written with the statistics, so only then measured.
+  const bool wantStats = options.stats != StatsFormat::none || !options.statsFile.empty();
   if (options.collector == "occasional") {
     gc::OccasionalCollectorOptions o;
     if (options.gcThreshold > 0) o.occupancyThreshold = options.gcThreshold;
     o.heapBytes = options.heapSize;
     o.stress = options.gcStress;
     o.log = log;
+    o.measureLocality = wantStats;
     auto collector = std::make_unique<gc::OccasionalCollector>(o);
     collector->setStartTime(start);
     pauses = &collector->pauseRecorder();
@@ -152,6 +155,7 @@ std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono:
     o.stress = options.gcStress;
     o.pacing = options.gcPacing == "work" ? gc::GcPacing::work : gc::GcPacing::time;
     o.log = log;
+    o.measureLocality = wantStats;
     auto collector = std::make_unique<gc::ContinuousCollector>(o);
     collector->setStartTime(start);
     pauses = &collector->pauseRecorder();
