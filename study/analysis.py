@@ -322,3 +322,26 @@ def write_results(study, out_dir):
     tables["summary"] = (summary, scols)
     tables["results"] = (rows, cols)
     return tables
+
+
+def split_out_of_memory(failed, minheap_rows):
+    """Splits failed runs into real failures and runs that did not fit: out of memory
+    (exit 70) on a heap smaller than the minimum heap measured for that workload and
+    policy. The main heap is 2x the smallest minimum over the policies, so a policy
+    that needs more (kingsley, which never coalesces) cannot run there; that is a
+    result (the minimum-heap figure shows it), not a failure of the study.
+    Returns ([(run_id, exit)], [(run_id, heap, policy minimum)])."""
+    minimum = {}
+    for m in minheap_rows:
+        if m.get("status") == "found" and m.get("min_heap_bytes"):
+            key = (m["workload"], m["policy"])
+            minimum[key] = max(minimum.get(key, 0), int(float(m["min_heap_bytes"])))
+    failures, did_not_fit = [], []
+    for r in failed:
+        need = minimum.get((r["workload"], r["policy"]))
+        heap = int(float(r["heap_size"])) if r.get("heap_size") not in (None, "") else None
+        if int(r["exit_code"]) == 70 and need and heap and heap < need:
+            did_not_fit.append((r["run_id"], heap, need))
+        else:
+            failures.append((r["run_id"], r["exit_code"]))
+    return failures, did_not_fit

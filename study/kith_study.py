@@ -36,7 +36,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analysis import write_results  # noqa: E402
+from analysis import split_out_of_memory, write_results  # noqa: E402
 from common import (DEFAULT_COLLECTORS, DEFAULT_POLICIES, FULL_CONTRIVED, FULL_MULTIPLES, KINDS,  # noqa: E402
                     QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, parse_size, read_csv, warn)
 from plan import Run, Study  # noqa: E402
@@ -312,20 +312,25 @@ def main(argv):
                 if m:
                     examples.setdefault(m.group(1), line.strip())
     tables = write_results(study, out_dir)
-    failed_runs = [(r["run_id"], r["exit_code"]) for r in tables["results"][0]
-                   if r["kind"] in ("main", "pauses") and r["exit_code"] != 0]
+    failed_runs, did_not_fit = split_out_of_memory(
+        [r for r in tables["results"][0] if r["kind"] in ("main", "pauses") and r["exit_code"] != 0],
+        read_csv(os.path.join(out_dir, "minheap.csv")))
     failed_runs += [(c["run_id"], c["exit_code"]) for c in read_csv(os.path.join(out_dir, "contrived.csv"))
                     if str(c["exit_code"]) != "0"]
     figures_ok = False if a.no_figures else draw_figures(out_dir)
     info = {"machine": machine_info(), "version": version_info(kith, a.kith_build), "invocations": invocations,
             "load_start": load_start, "load_end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
             "examples": [examples[k] for k in KINDS if k in examples], "failures": failed_runs,
+            "did_not_fit": did_not_fit,
             "fallback": fallback}
     write_report(study, out_dir, tables, info, figures_ok)
     save_state()
     count = len(tables["results"][0]) + len(read_csv(os.path.join(out_dir, "contrived.csv")))
     print(f"kith study: {count} runs in {out_dir}; report: {os.path.join(out_dir, 'report.md')}",
           file=sys.stderr)
+    if did_not_fit:
+        warn(f"{len(did_not_fit)} runs ran out of memory on a heap below their policy's own minimum "
+             "(expected; listed in report.md)")
     if failed_runs:
         warn(f"{len(failed_runs)} runs did not exit 0 (listed in report.md)")
         return 1

@@ -162,6 +162,13 @@ def write_report(study, out_dir, tables, info, figures_ok):
         for run_id, rc in info["failures"]:
             L.append(f"- `{run_id}`: exit {rc}")
         L.append("")
+    if info.get("did_not_fit"):
+        L.append("**Runs that did not fit**: out of memory (exit 70) on a heap below the minimum "
+                 "measured for their policy (figure 8), as expected:")
+        L.append("")
+        for run_id, heap, need in info["did_not_fit"]:
+            L.append(f"- `{run_id}`: heap {heap} B, the policy's minimum {need} B")
+        L.append("")
 
     def figure(idx):
         name, title = FIGURES[idx]

@@ -9,6 +9,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "study"))
 import stats  # noqa: E402
+from analysis import split_out_of_memory  # noqa: E402
 
 
 class StudentT(unittest.TestCase):
@@ -184,6 +185,33 @@ class TheRealSuite(unittest.TestCase):
         sizes = {w.name: w.heap_size for w in workloads}
         self.assertEqual(sizes["binary_trees"], 64 << 20)
         self.assertEqual(sizes["treeadd"], 512 << 20)
+
+
+class DidNotFit(unittest.TestCase):
+    MINHEAP = [{"workload": "w", "policy": "kingsley", "collector": "occasional", "status": "found",
+                "min_heap_bytes": "500000"},
+               {"workload": "w", "policy": "knuth", "collector": "occasional", "status": "found",
+                "min_heap_bytes": "160000"},
+               {"workload": "v", "policy": "kingsley", "collector": "occasional", "status": "not found",
+                "min_heap_bytes": ""}]
+
+    def run_row(self, run_id, workload, policy, heap, rc):
+        return {"run_id": run_id, "workload": workload, "policy": policy, "heap_size": heap, "exit_code": rc}
+
+    def test_out_of_memory_below_the_policys_own_minimum_did_not_fit(self):
+        failures, did_not_fit = split_out_of_memory(
+            [self.run_row("a", "w", "kingsley", 320000, 70)], self.MINHEAP)
+        self.assertEqual(failures, [])
+        self.assertEqual(did_not_fit, [("a", 320000, 500000)])
+
+    def test_everything_else_is_a_failure(self):
+        rows = [self.run_row("crash", "w", "kingsley", 320000, 134),     # not out of memory
+                self.run_row("fits", "w", "knuth", 320000, 70),          # at or above its minimum
+                self.run_row("unknown", "v", "kingsley", 320000, 70),    # no minimum found
+                self.run_row("other", "x", "knuth", 320000, 70)]         # no minimum measured
+        failures, did_not_fit = split_out_of_memory(rows, self.MINHEAP)
+        self.assertEqual([f[0] for f in failures], ["crash", "fits", "unknown", "other"])
+        self.assertEqual(did_not_fit, [])
 
 
 if __name__ == "__main__":
