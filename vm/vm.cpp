@@ -1151,10 +1151,10 @@ Value VM::run(std::size_t entryFrame) {
 #endif
 
       CASE(CONSTANT) { *sp++ = constants[READ_U16()]; DISPATCH(); }
-      CASE(NIL) { *sp++ = Value::nil(); DISPATCH(); }
-      CASE(TRUE) { *sp++ = Value::boolean(true); DISPATCH(); }
-      CASE(FALSE) { *sp++ = Value::boolean(false); DISPATCH(); }
-      CASE(SMALL_INT) { *sp++ = Value::integer(static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
+      CASE(NIL) { storeValue(sp++, ValueType::nil, 0); DISPATCH(); }
+      CASE(TRUE) { storeBool(sp++, true); DISPATCH(); }
+      CASE(FALSE) { storeBool(sp++, false); DISPATCH(); }
+      CASE(SMALL_INT) { storeInt(sp++, static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
       CASE(POP) { --sp; DISPATCH(); }
       CASE(GET_LOCAL) { *sp++ = slots[READ_BYTE()]; DISPATCH(); }
       CASE(SET_LOCAL) { slots[READ_BYTE()] = sp[-1]; DISPATCH(); }
@@ -1274,14 +1274,14 @@ Value VM::run(std::size_t entryFrame) {
       CASE(EQUAL) {
         Value b = sp[-1], a = sp[-2];
         bool eq = (a.isInt() && b.isInt()) ? a.as.integer == b.as.integer : valuesEqual(a, b);
-        sp[-2] = Value::boolean(eq);
+        storeBool(sp - 2, eq);
         --sp;
         DISPATCH();
       }
       CASE(NOT_EQUAL) {
         Value b = sp[-1], a = sp[-2];
         bool eq = (a.isInt() && b.isInt()) ? a.as.integer == b.as.integer : valuesEqual(a, b);
-        sp[-2] = Value::boolean(!eq);
+        storeBool(sp - 2, !eq);
         --sp;
         DISPATCH();
       }
@@ -1305,7 +1305,7 @@ Value VM::run(std::size_t entryFrame) {
       SYNC();                                                                                        \
       throwError(std::string("cannot compare ") + typeName(a) + " and " + typeName(b) + " with " symbolText); \
     }                                                                                                \
-    sp[-2] = Value::boolean(r);                                                                      \
+    storeBool(sp - 2, r);                                                                            \
     --sp;                                                                                            \
     DISPATCH();                                                                                      \
   }
@@ -1318,9 +1318,9 @@ Value VM::run(std::size_t entryFrame) {
       CASE(ADD) {
         Value b = sp[-1], a = sp[-2];
         if (a.isInt() && b.isInt()) {
-          sp[-2].as.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) + static_cast<std::uint64_t>(b.as.integer));
+          storeInt(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) + static_cast<std::uint64_t>(b.as.integer)));
         } else if (a.isFloat() && b.isFloat()) {
-          sp[-2].as.floating = a.as.floating + b.as.floating;
+          storeFloat(sp - 2, a.as.floating + b.as.floating);
         } else {
           SYNC();
           sp[-2] = add(a, b);
@@ -1332,9 +1332,9 @@ Value VM::run(std::size_t entryFrame) {
   CASE(opName) {                                                                                        \
     Value b = sp[-1], a = sp[-2];                                                                       \
     if (a.isInt() && b.isInt()) {                                                                       \
-      sp[-2].as.integer = static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) op static_cast<std::uint64_t>(b.as.integer)); \
+      storeInt(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) op static_cast<std::uint64_t>(b.as.integer))); \
     } else if (a.isNumber() && b.isNumber()) {                                                          \
-      sp[-2] = Value::floating(a.toDouble() op b.toDouble());                                           \
+      storeFloat(sp - 2, a.toDouble() op b.toDouble());                                           \
     } else {                                                                                            \
       SYNC();                                                                                           \
       binaryTypeError(symbolText, a, b);                                                                \
@@ -1353,10 +1353,10 @@ Value VM::run(std::size_t entryFrame) {
             throwError("division by zero");
           }
           // INT64_MIN / -1 overflows in C++; in Kith it wraps to INT64_MIN.
-          sp[-2].as.integer = b.as.integer == -1 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer))
-                                                 : a.as.integer / b.as.integer;
+          storeInt(sp - 2, b.as.integer == -1 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer))
+                                                 : a.as.integer / b.as.integer);
         } else if (a.isNumber() && b.isNumber()) {
-          sp[-2] = Value::floating(a.toDouble() / b.toDouble());
+          storeFloat(sp - 2, a.toDouble() / b.toDouble());
         } else {
           SYNC();
           binaryTypeError("/", a, b);
@@ -1371,9 +1371,9 @@ Value VM::run(std::size_t entryFrame) {
             SYNC();
             throwError("division by zero");
           }
-          sp[-2].as.integer = b.as.integer == -1 ? 0 : a.as.integer % b.as.integer;
+          storeInt(sp - 2, b.as.integer == -1 ? 0 : a.as.integer % b.as.integer);
         } else if (a.isNumber() && b.isNumber()) {
-          sp[-2] = Value::floating(std::fmod(a.toDouble(), b.toDouble()));
+          storeFloat(sp - 2, std::fmod(a.toDouble(), b.toDouble()));
         } else {
           SYNC();
           binaryTypeError("%", a, b);
@@ -1391,7 +1391,7 @@ Value VM::run(std::size_t entryFrame) {
     std::uint64_t x = static_cast<std::uint64_t>(a.as.integer); \
     std::uint64_t y = static_cast<std::uint64_t>(b.as.integer); \
     (void)x; (void)y;                                     \
-    sp[-2].as.integer = static_cast<std::int64_t>(expr);  \
+    storeInt(sp - 2, static_cast<std::int64_t>(expr));  \
     --sp;                                                 \
     DISPATCH();                                           \
   }
@@ -1404,21 +1404,21 @@ Value VM::run(std::size_t entryFrame) {
 #undef BITWISE
       CASE(NEGATE) {
         Value a = sp[-1];
-        if (a.isInt()) sp[-1].as.integer = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer));
-        else if (a.isFloat()) sp[-1].as.floating = -a.as.floating;
+        if (a.isInt()) storeInt(sp - 1, static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer)));
+        else if (a.isFloat()) storeFloat(sp - 1, -a.as.floating);
         else {
           SYNC();
           throwError("unsupported operand type for unary -: " + typeName(a));
         }
         DISPATCH();
       }
-      CASE(NOT) { sp[-1] = Value::boolean(sp[-1].isFalsy()); DISPATCH(); }
+      CASE(NOT) { storeBool(sp - 1, sp[-1].isFalsy()); DISPATCH(); }
       CASE(BIT_NOT) {
         if (!sp[-1].isInt()) {
           SYNC();
           throwError("unsupported operand type for ~: " + typeName(sp[-1]));
         }
-        sp[-1].as.integer = ~sp[-1].as.integer;
+        storeInt(sp - 1, ~sp[-1].as.integer);
         DISPATCH();
       }
       CASE(JUMP) {
@@ -1598,7 +1598,7 @@ Value VM::run(std::size_t entryFrame) {
         auto* a = objectAt<ArrayObject>(array);
         if (static_cast<std::uint64_t>(index) < a->length) {
           *sp++ = a->elements()[index];
-          slots[slot + 1].as.integer = index + 1;
+          storeInt(&slots[slot + 1], index + 1);
         } else {
           ip += offset;
         }
