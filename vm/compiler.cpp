@@ -100,6 +100,8 @@ struct FunctionState {
   LoopState* loop = nullptr;
   int tryDepth = 0;
   int stackDepth = 1;  // slot 0: the callee or `this`
+  int lastOpAt = -1;      // offset of the last opcode emitted
+  int jumpTargetAt = -1;  // the latest offset a forward jump was patched to land on
 };
 
 struct ClassState {
@@ -265,8 +267,23 @@ class Compiler {
     if (fn_->stackDepth > proto()->maxStack) proto()->maxStack = fn_->stackDepth;
   }
   void emitOp(Op op) {
+    fn_->lastOpAt = static_cast<int>(proto()->code.size());
     emitByte(static_cast<std::uint8_t>(op));
     adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
+  }
+  // The POP that ends an expression statement. After a local assignment (the last
+  // instruction, and no jump lands here) the two become one SET_LOCAL_POP: an
+  // assignment statement costs one dispatch, not two.
+  void emitStatementPop() {
+    auto& code = proto()->code;
+    int here = static_cast<int>(code.size());
+    if (fn_->lastOpAt == here - 2 && fn_->jumpTargetAt != here &&
+        code[static_cast<std::size_t>(here - 2)] == static_cast<std::uint8_t>(Op::SET_LOCAL)) {
+      code[static_cast<std::size_t>(here - 2)] = static_cast<std::uint8_t>(Op::SET_LOCAL_POP);
+      adjustStack(-1);
+      return;
+    }
+    emitOp(Op::POP);
   }
   void emitU16(int v) {
     emitByte(static_cast<std::uint8_t>(v & 0xff));
@@ -286,6 +303,7 @@ class Compiler {
     return static_cast<int>(proto()->code.size()) - 2;
   }
   void patchJump(int at) {
+    fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
     std::size_t jump = proto()->code.size() - static_cast<std::size_t>(at) - 2;
     if (jump > 0xffff) error("too much code to jump over");
     proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
@@ -662,7 +680,7 @@ class Compiler {
   void expressionStatement() {
     expression();
     consume(TokenType::semicolon, "expected ';' after the expression");
-    emitOp(Op::POP);
+    emitStatementPop();
   }
 
   void ifStatement() {
@@ -734,7 +752,7 @@ class Compiler {
       int bodyJump = emitJump(Op::JUMP);
       int incrementStart = static_cast<int>(proto()->code.size());
       expression();
-      emitOp(Op::POP);
+      emitStatementPop();
       consume(TokenType::rightParen, "expected ')' after the for clauses");
       emitLoop(start);
       start = incrementStart;

@@ -18,6 +18,7 @@ namespace kith::vm {
   X(POP, 0, -1)                                                              \
   X(GET_LOCAL, 1, 1)       /* u8 slot */                                     \
   X(SET_LOCAL, 1, 0)                                                         \
+  X(SET_LOCAL_POP, 1, -1)  /* u8 slot: SET_LOCAL then POP (an assignment statement) */ \
   X(GET_GLOBAL, 2, 1)      /* u16 global index */                            \
   X(SET_GLOBAL, 2, 0)                                                        \
   X(DEFINE_GLOBAL, 2, -1)                                                    \

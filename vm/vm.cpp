@@ -1158,6 +1158,7 @@ Value VM::run(std::size_t entryFrame) {
       CASE(POP) { --sp; DISPATCH(); }
       CASE(GET_LOCAL) { *sp++ = slots[READ_BYTE()]; DISPATCH(); }
       CASE(SET_LOCAL) { slots[READ_BYTE()] = sp[-1]; DISPATCH(); }
+      CASE(SET_LOCAL_POP) { slots[READ_BYTE()] = *--sp; DISPATCH(); }
       CASE(GET_GLOBAL) {
         std::uint16_t slot = READ_U16();
         Value v = globals_[slot];

@@ -60,7 +60,22 @@ TEST_F(CompilerTest, LargeIntegersAndFloatsAreConstants) {
 TEST_F(CompilerTest, GlobalsAndLocals) {
   FunctionProto* p = compileOk("let g = 1; { let l = g; l = 2; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::DEFINE_GLOBAL, Op::GET_GLOBAL, Op::SMALL_INT,
-                                          Op::SET_LOCAL, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::SET_LOCAL_POP, Op::POP, Op::NIL, Op::RETURN}));
+}
+
+// An assignment statement to a local is one SET_LOCAL_POP; an assignment used as a
+// value keeps SET_LOCAL, and so does one a jump lands after (the POP is a jump target).
+TEST_F(CompilerTest, AssignmentStatementsFuseTheirPop) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = a = 2; a = b; }");
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::SET_LOCAL, Op::GET_LOCAL,
+                                          Op::SET_LOCAL_POP, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+  FunctionProto* q = compileOk("{ let a = 1; a = a > 0 and a; }");
+  std::vector<Op> ops = opcodes(*q);
+  EXPECT_NE(std::find(ops.begin(), ops.end(), Op::SET_LOCAL_POP), ops.end()) << "the 'and' lands before the store";
+  FunctionProto* r = compileOk("{ let a = 1; a > 0 and (a = 2); }");
+  std::vector<Op> rops = opcodes(*r);
+  EXPECT_EQ(std::find(rops.begin(), rops.end(), Op::SET_LOCAL_POP), rops.end())
+      << "the 'and' jumps past the store to the POP, so the POP must stay";
 }
 
 TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
