@@ -101,7 +101,7 @@ struct FunctionState {
   int tryDepth = 0;
   int stackDepth = 1;  // slot 0: the callee or `this`
   int lastOpAt = -1;      // offset of the last opcode emitted
-  int jumpTargetAt = -1;  // the latest offset a forward jump was patched to land on
+  int jumpTargetAt = -1;  // the latest offset a jump lands on (a patched forward jump, a loop start)
 };
 
 struct ClassState {
@@ -270,6 +270,25 @@ class Compiler {
     fn_->lastOpAt = static_cast<int>(proto()->code.size());
     emitByte(static_cast<std::uint8_t>(op));
     adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
+  }
+  // A GET_LOCAL right after a GET_LOCAL, with no jump landing between them, becomes
+  // one GET_LOCAL2 a b: the two operands of most binary operations in one dispatch.
+  void emitGetLocal(int slot) {
+    auto& code = proto()->code;
+    int here = static_cast<int>(code.size());
+    if (fn_->lastOpAt == here - 2 && fn_->jumpTargetAt != here &&
+        code[static_cast<std::size_t>(here - 2)] == static_cast<std::uint8_t>(Op::GET_LOCAL)) {
+      code[static_cast<std::size_t>(here - 2)] = static_cast<std::uint8_t>(Op::GET_LOCAL2);
+      emitByte(static_cast<std::uint8_t>(slot));
+      adjustStack(1);
+      return;
+    }
+    emitOpU8(Op::GET_LOCAL, slot);
+  }
+  // Where a loop starts (a backward jump's target): no instruction is fused across it.
+  int loopTarget() {
+    fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
+    return fn_->jumpTargetAt;
   }
   // The POP that ends an expression statement. After a local assignment (the last
   // instruction, and no jump lands here) the two become one SET_LOCAL_POP: an
@@ -518,6 +537,8 @@ class Compiler {
     if (canAssign && match(TokenType::equal)) {
       expression();
       wide ? emitOpU16(setOp, arg) : emitOpU8(setOp, arg);
+    } else if (getOp == Op::GET_LOCAL) {
+      emitGetLocal(arg);
     } else {
       wide ? emitOpU16(getOp, arg) : emitOpU8(getOp, arg);
     }
@@ -710,7 +731,7 @@ class Compiler {
   }
 
   void whileStatement() {
-    int start = static_cast<int>(proto()->code.size());
+    int start = loopTarget();
     consume(TokenType::leftParen, "expected '(' after 'while'");
     expression();
     consume(TokenType::rightParen, "expected ')' after the condition");
@@ -741,7 +762,7 @@ class Compiler {
     } else {
       expressionStatement();
     }
-    int start = static_cast<int>(proto()->code.size());
+    int start = loopTarget();
     int exitJump = -1;
     if (!match(TokenType::semicolon)) {
       expression();
@@ -750,7 +771,7 @@ class Compiler {
     }
     if (!match(TokenType::rightParen)) {
       int bodyJump = emitJump(Op::JUMP);
-      int incrementStart = static_cast<int>(proto()->code.size());
+      int incrementStart = loopTarget();
       expression();
       emitStatementPop();
       consume(TokenType::rightParen, "expected ')' after the for clauses");
@@ -781,7 +802,7 @@ class Compiler {
     if (fn_->locals.size() > kMaxLocals) error("too many local variables in one function (256 at most)");
     consume(TokenType::rightParen, "expected ')' after the for-in clause");
     int arraySlot = static_cast<int>(fn_->locals.size()) - 2;
-    int start = static_cast<int>(proto()->code.size());
+    int start = loopTarget();
     LoopState loop = beginLoop(start);
     fn_->loop = &loop;
     emitOpU8(Op::FOR_IN, arraySlot);

@@ -52,6 +52,7 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     case Op::CALL: case Op::NEW: case Op::NEW_NEAR:
       out += std::to_string(u8(a));
       break;
+    case Op::GET_LOCAL2: out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1)); break;
     case Op::GET_GLOBAL: case Op::SET_GLOBAL: case Op::DEFINE_GLOBAL:
       out += std::to_string(u16(a)) + " '" + vm.globalName(u16(a)) + "'";
       break;

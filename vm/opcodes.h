@@ -17,6 +17,7 @@ namespace kith::vm {
   X(SMALL_INT, 2, 1)       /* s16 immediate */                               \
   X(POP, 0, -1)                                                              \
   X(GET_LOCAL, 1, 1)       /* u8 slot */                                     \
+  X(GET_LOCAL2, 2, 2)      /* u8 slot, u8 slot: two GET_LOCALs */            \
   X(SET_LOCAL, 1, 0)                                                         \
   X(SET_LOCAL_POP, 1, -1)  /* u8 slot: SET_LOCAL then POP (an assignment statement) */ \
   X(GET_GLOBAL, 2, 1)      /* u16 global index */                            \

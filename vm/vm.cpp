@@ -1157,6 +1157,13 @@ Value VM::run(std::size_t entryFrame) {
       CASE(SMALL_INT) { storeInt(sp++, static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
       CASE(POP) { --sp; DISPATCH(); }
       CASE(GET_LOCAL) { *sp++ = slots[READ_BYTE()]; DISPATCH(); }
+      CASE(GET_LOCAL2) {
+        sp[0] = slots[ip[0]];
+        sp[1] = slots[ip[1]];
+        sp += 2;
+        ip += 2;
+        DISPATCH();
+      }
       CASE(SET_LOCAL) { slots[READ_BYTE()] = sp[-1]; DISPATCH(); }
       CASE(SET_LOCAL_POP) { slots[READ_BYTE()] = *--sp; DISPATCH(); }
       CASE(GET_GLOBAL) {

@@ -63,6 +63,18 @@ TEST_F(CompilerTest, GlobalsAndLocals) {
                                           Op::SET_LOCAL_POP, Op::POP, Op::NIL, Op::RETURN}));
 }
 
+// Two GET_LOCALs in a row are one GET_LOCAL2, but not across a loop's start (the
+// backward jump lands between them).
+TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; a + b; }");
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::ADD, Op::POP,
+                                          Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+  FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
+  EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::LESS,
+                                          Op::POP_JUMP_IF_FALSE, Op::GET_LOCAL, Op::SMALL_INT, Op::ADD,
+                                          Op::SET_LOCAL_POP, Op::LOOP, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+}
+
 // An assignment statement to a local is one SET_LOCAL_POP; an assignment used as a
 // value keeps SET_LOCAL, and so does one a jump lands after (the POP is a jump target).
 TEST_F(CompilerTest, AssignmentStatementsFuseTheirPop) {
