@@ -1294,12 +1294,14 @@ Value VM::run(std::size_t entryFrame) {
         DISPATCH();
       }
 
-#define COMPARE(opName, symbolText, intExpr, lessArgs, negate, stringExpr)                          \
+#define COMPARE(opName, symbolText, op, lessArgs, negate, stringExpr)                               \
   CASE(opName) {                                                                                     \
     Value b = sp[-1], a = sp[-2];                                                                    \
     bool r;                                                                                          \
     if (a.isInt() && b.isInt()) {                                                                    \
-      r = intExpr;                                                                                   \
+      r = a.as.integer op b.as.integer;                                                              \
+    } else if (a.isFloat() && b.isFloat()) {                                                         \
+      r = a.as.floating op b.as.floating; /* IEEE: false when either is NaN */                       \
     } else if (a.isNumber() && b.isNumber()) {                                                       \
       /* any comparison with NaN is false */                                                         \
       if ((a.isFloat() && std::isnan(a.as.floating)) || (b.isFloat() && std::isnan(b.as.floating))) \
@@ -1317,10 +1319,10 @@ Value VM::run(std::size_t entryFrame) {
     --sp;                                                                                            \
     DISPATCH();                                                                                      \
   }
-      COMPARE(LESS, "'<'", a.as.integer < b.as.integer, (a, b), false, c < 0)
-      COMPARE(LESS_EQUAL, "'<='", a.as.integer <= b.as.integer, (b, a), true, c <= 0)
-      COMPARE(GREATER, "'>'", a.as.integer > b.as.integer, (b, a), false, c > 0)
-      COMPARE(GREATER_EQUAL, "'>='", a.as.integer >= b.as.integer, (a, b), true, c >= 0)
+      COMPARE(LESS, "'<'", <, (a, b), false, c < 0)
+      COMPARE(LESS_EQUAL, "'<='", <=, (b, a), true, c <= 0)
+      COMPARE(GREATER, "'>'", >, (b, a), false, c > 0)
+      COMPARE(GREATER_EQUAL, "'>='", >=, (a, b), true, c >= 0)
 #undef COMPARE
 
       CASE(ADD) {
