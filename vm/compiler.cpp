@@ -285,6 +285,19 @@ class Compiler {
     }
     emitOpU8(Op::GET_LOCAL, slot);
   }
+  // `op` right after a SMALL_INT n (no jump landing between them) becomes one
+  // `fused n`: `i + 1`, `k - 1` in one dispatch.
+  void emitArithmeticWithSmallInt(Op op, Op fused) {
+    auto& code = proto()->code;
+    int here = static_cast<int>(code.size());
+    if (fn_->lastOpAt == here - 3 && fn_->jumpTargetAt != here &&
+        code[static_cast<std::size_t>(here - 3)] == static_cast<std::uint8_t>(Op::SMALL_INT)) {
+      code[static_cast<std::size_t>(here - 3)] = static_cast<std::uint8_t>(fused);
+      adjustStack(-1);  // the SMALL_INT's push, which the fused instruction does not make
+      return;
+    }
+    emitOp(op);
+  }
   // Where a loop starts (a backward jump's target): no instruction is fused across it.
   int loopTarget() {
     fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
@@ -1038,8 +1051,8 @@ class Compiler {
       case TokenType::shiftLeft: emitOp(Op::SHIFT_LEFT); break;
       case TokenType::shiftRight: emitOp(Op::SHIFT_RIGHT); break;
       case TokenType::shiftRightLogical: emitOp(Op::SHIFT_RIGHT_LOGICAL); break;
-      case TokenType::plus: emitOp(Op::ADD); break;
-      case TokenType::minus: emitOp(Op::SUBTRACT); break;
+      case TokenType::plus: emitArithmeticWithSmallInt(Op::ADD, Op::ADD_SMALL); break;
+      case TokenType::minus: emitArithmeticWithSmallInt(Op::SUBTRACT, Op::SUB_SMALL); break;
       case TokenType::star: emitOp(Op::MULTIPLY); break;
       case TokenType::slash: emitOp(Op::DIVIDE); break;
       case TokenType::percent: emitOp(Op::MODULO); break;

@@ -47,7 +47,9 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
   next = a + static_cast<std::size_t>(info.operandBytes);
   switch (op) {
     case Op::CONSTANT: out += std::to_string(u16(a)) + " " + constantText(vm, proto.constants[u16(a)]); break;
-    case Op::SMALL_INT: out += std::to_string(static_cast<std::int16_t>(u16(a))); break;
+    case Op::SMALL_INT: case Op::ADD_SMALL: case Op::SUB_SMALL:
+      out += std::to_string(static_cast<std::int16_t>(u16(a)));
+      break;
     case Op::GET_LOCAL: case Op::SET_LOCAL: case Op::SET_LOCAL_POP: case Op::GET_UPVALUE: case Op::SET_UPVALUE:
     case Op::CALL: case Op::NEW: case Op::NEW_NEAR:
       out += std::to_string(u8(a));

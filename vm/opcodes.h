@@ -39,6 +39,8 @@ namespace kith::vm {
   X(LESS_EQUAL, 0, -1)                                                       \
   X(ADD, 0, -1)                                                              \
   X(SUBTRACT, 0, -1)                                                         \
+  X(ADD_SMALL, 2, 0)       /* s16: top + n (SMALL_INT n; ADD) */              \
+  X(SUB_SMALL, 2, 0)       /* s16: top - n (SMALL_INT n; SUBTRACT) */         \
   X(MULTIPLY, 0, -1)                                                         \
   X(DIVIDE, 0, -1)                                                           \
   X(MODULO, 0, -1)                                                           \

@@ -71,8 +71,19 @@ TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
                                           Op::POP, Op::POP, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
   EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::LESS,
-                                          Op::POP_JUMP_IF_FALSE, Op::GET_LOCAL, Op::SMALL_INT, Op::ADD,
+                                          Op::POP_JUMP_IF_FALSE, Op::GET_LOCAL, Op::ADD_SMALL,
                                           Op::SET_LOCAL_POP, Op::LOOP, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+}
+
+// `+ n` and `- n` with a small int literal are one instruction each; not when a jump
+// lands on the operator (the 'and' below jumps past the literal to the ADD).
+TEST_F(CompilerTest, SmallIntOperandsFuseIntoAddAndSubtract) {
+  FunctionProto* p = compileOk("{ let a = 1; a + 2; a - 3; }");
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::ADD_SMALL, Op::POP, Op::GET_LOCAL,
+                                          Op::SUB_SMALL, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+  FunctionProto* q = compileOk("{ let a = 1; a + (a and 2); }");
+  std::vector<Op> ops = opcodes(*q);
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), Op::ADD_SMALL), ops.end());
 }
 
 // An assignment statement to a local is one SET_LOCAL_POP; an assignment used as a
@@ -97,7 +108,7 @@ TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
   ASSERT_EQ(outer->functions.size(), 1u);
   const FunctionProto* inner = outer->functions[0];
   EXPECT_EQ(inner->upvalueCount, 1);
-  EXPECT_EQ(opcodes(*inner), (std::vector<Op>{Op::GET_UPVALUE, Op::SMALL_INT, Op::ADD, Op::SET_UPVALUE, Op::POP,
+  EXPECT_EQ(opcodes(*inner), (std::vector<Op>{Op::GET_UPVALUE, Op::ADD_SMALL, Op::SET_UPVALUE, Op::POP,
                                               Op::GET_UPVALUE, Op::RETURN, Op::NIL, Op::RETURN}));
   // `n` is captured, so leaving its scope closes it instead of popping it.
   auto outerOps = opcodes(*outer);
