@@ -251,7 +251,9 @@ bool ContinuousCollector::markSome(std::size_t budget) {
   // runs until nothing is gray.
   while (budget != 0) {
     if (partial_) {
-      std::size_t end = partialNext_ + std::min(kLongArraySlots, budget * kMarkSlotsPerWorkUnit);
+      // A piece: kLongArraySlots elements, or what is left of the budget (never 0).
+      std::size_t piece = budget >= kLongArraySlots / kMarkSlotsPerWorkUnit ? kLongArraySlots : budget * kMarkSlotsPerWorkUnit;
+      std::size_t end = partialNext_ + piece;
       forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
       budget -= std::min(budget, (end - partialNext_ + kMarkSlotsPerWorkUnit - 1) / kMarkSlotsPerWorkUnit);
       partialNext_ = end;

@@ -6,7 +6,7 @@
 // half of each collection's pause (README, "The collectors").
 //
 // Ticks become nanoseconds by the rate measured over the clock's own lifetime:
-// the constructor and toNs() each take a (steady ns, ticks) pair, so no start-up
+// the constructor and nsPerTick() each take a (monotonic ns, ticks) pair, so no start-up
 // calibration loop is paid and a long run is calibrated to a few parts per million.
 #pragma once
 

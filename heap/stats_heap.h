@@ -22,8 +22,8 @@
 #include <cstdint>
 #include <map>
 
-#include "heap/latency_histogram.h"
 #include "heap/cycle_clock.h"
+#include "heap/latency_histogram.h"
 #include "heap/layer.h"
 #include "heap/outcome.h"
 #include "heap/statistics.h"

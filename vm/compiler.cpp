@@ -271,51 +271,38 @@ class Compiler {
     emitByte(static_cast<std::uint8_t>(op));
     adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
   }
-  // A GET_LOCAL right after a GET_LOCAL, with no jump landing between them, becomes
-  // one GET_LOCAL2 a b: the two operands of most binary operations in one dispatch.
-  void emitGetLocal(int slot) {
+  // Rewrites the last instruction, a `last` of `size` bytes, into `fused` (which keeps
+  // its operands) unless a jump lands right after it, between the two instructions
+  // being fused; the stack depth follows the two opcodes' effects. True if it fused.
+  bool fuseLast(Op last, int size, Op fused) {
     auto& code = proto()->code;
     int here = static_cast<int>(code.size());
-    if (fn_->lastOpAt == here - 2 && fn_->jumpTargetAt != here &&
-        code[static_cast<std::size_t>(here - 2)] == static_cast<std::uint8_t>(Op::GET_LOCAL)) {
-      code[static_cast<std::size_t>(here - 2)] = static_cast<std::uint8_t>(Op::GET_LOCAL2);
-      emitByte(static_cast<std::uint8_t>(slot));
-      adjustStack(1);
-      return;
-    }
-    emitOpU8(Op::GET_LOCAL, slot);
+    if (fn_->lastOpAt != here - size || fn_->jumpTargetAt == here ||
+        code[static_cast<std::size_t>(here - size)] != static_cast<std::uint8_t>(last))
+      return false;
+    code[static_cast<std::size_t>(here - size)] = static_cast<std::uint8_t>(fused);
+    adjustStack(kOpInfo[static_cast<int>(fused)].stackEffect - kOpInfo[static_cast<int>(last)].stackEffect);
+    return true;
   }
-  // `op` right after a SMALL_INT n (no jump landing between them) becomes one
-  // `fused n`: `i + 1`, `k - 1` in one dispatch.
+  // A GET_LOCAL right after a GET_LOCAL becomes one GET_LOCAL2 a b: the two operands
+  // of most binary operations in one dispatch.
+  void emitGetLocal(int slot) {
+    if (fuseLast(Op::GET_LOCAL, 2, Op::GET_LOCAL2)) emitByte(static_cast<std::uint8_t>(slot));
+    else emitOpU8(Op::GET_LOCAL, slot);
+  }
+  // `op` right after a SMALL_INT n becomes one `fused n`: `i + 1`, `k - 1` in one dispatch.
   void emitArithmeticWithSmallInt(Op op, Op fused) {
-    auto& code = proto()->code;
-    int here = static_cast<int>(code.size());
-    if (fn_->lastOpAt == here - 3 && fn_->jumpTargetAt != here &&
-        code[static_cast<std::size_t>(here - 3)] == static_cast<std::uint8_t>(Op::SMALL_INT)) {
-      code[static_cast<std::size_t>(here - 3)] = static_cast<std::uint8_t>(fused);
-      adjustStack(-1);  // the SMALL_INT's push, which the fused instruction does not make
-      return;
-    }
-    emitOp(op);
+    if (!fuseLast(Op::SMALL_INT, 3, fused)) emitOp(op);
   }
   // Where a loop starts (a backward jump's target): no instruction is fused across it.
   int loopTarget() {
     fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
     return fn_->jumpTargetAt;
   }
-  // The POP that ends an expression statement. After a local assignment (the last
-  // instruction, and no jump lands here) the two become one SET_LOCAL_POP: an
-  // assignment statement costs one dispatch, not two.
+  // The POP that ends an expression statement. After a local assignment the two
+  // become one SET_LOCAL_POP: an assignment statement costs one dispatch, not two.
   void emitStatementPop() {
-    auto& code = proto()->code;
-    int here = static_cast<int>(code.size());
-    if (fn_->lastOpAt == here - 2 && fn_->jumpTargetAt != here &&
-        code[static_cast<std::size_t>(here - 2)] == static_cast<std::uint8_t>(Op::SET_LOCAL)) {
-      code[static_cast<std::size_t>(here - 2)] = static_cast<std::uint8_t>(Op::SET_LOCAL_POP);
-      adjustStack(-1);
-      return;
-    }
-    emitOp(Op::POP);
+    if (!fuseLast(Op::SET_LOCAL, 2, Op::SET_LOCAL_POP)) emitOp(Op::POP);
   }
   void emitU16(int v) {
     emitByte(static_cast<std::uint8_t>(v & 0xff));

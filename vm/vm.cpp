@@ -1325,32 +1325,26 @@ Value VM::run(std::size_t entryFrame) {
       COMPARE(GREATER_EQUAL, "'>='", >=, (a, b), true, c >= 0)
 #undef COMPARE
 
-      CASE(ADD_SMALL) {
-        Value a = sp[-1];
-        auto n = static_cast<std::int16_t>(READ_U16());
-        if (a.isInt()) {
-          storeInt(sp - 1, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) + static_cast<std::uint64_t>(std::int64_t{n})));
-        } else if (a.isFloat()) {
-          storeFloat(sp - 1, a.as.floating + static_cast<double>(n));
-        } else {
-          SYNC();
-          sp[-1] = add(a, Value::integer(n));  // a string's concatenation, or the type error
-        }
-        DISPATCH();
-      }
-      CASE(SUB_SMALL) {
-        Value a = sp[-1];
-        auto n = static_cast<std::int16_t>(READ_U16());
-        if (a.isInt()) {
-          storeInt(sp - 1, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) - static_cast<std::uint64_t>(std::int64_t{n})));
-        } else if (a.isFloat()) {
-          storeFloat(sp - 1, a.as.floating - static_cast<double>(n));
-        } else {
-          SYNC();
-          binaryTypeError("-", a, Value::integer(n));
-        }
-        DISPATCH();
-      }
+// `top op n` for the small int literal n (SMALL_INT n; ADD or SUBTRACT, fused by the
+// compiler); anything but an int or a float goes to `fallback`, as the unfused op would.
+#define SMALL_INT_ARITHMETIC(opName, op, fallback)                                                  \
+  CASE(opName) {                                                                                     \
+    Value a = sp[-1];                                                                                \
+    auto n = static_cast<std::int16_t>(READ_U16());                                                  \
+    if (a.isInt()) {                                                                                 \
+      storeInt(sp - 1, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) op        \
+                                                 static_cast<std::uint64_t>(std::int64_t{n})));     \
+    } else if (a.isFloat()) {                                                                        \
+      storeFloat(sp - 1, a.as.floating op static_cast<double>(n));                                   \
+    } else {                                                                                         \
+      SYNC();                                                                                        \
+      fallback;                                                                                      \
+    }                                                                                                \
+    DISPATCH();                                                                                      \
+  }
+      SMALL_INT_ARITHMETIC(ADD_SMALL, +, sp[-1] = add(a, Value::integer(n)))  // a string's concatenation, or the type error
+      SMALL_INT_ARITHMETIC(SUB_SMALL, -, binaryTypeError("-", a, Value::integer(n)))
+#undef SMALL_INT_ARITHMETIC
       CASE(ADD) {
         Value b = sp[-1], a = sp[-2];
         if (a.isInt() && b.isInt()) {
