@@ -324,12 +324,13 @@ def write_results(study, out_dir):
     return tables
 
 
-def split_out_of_memory(failed, minheap_rows):
+def split_out_of_memory(failed, minheap_rows, ran_out_of_memory):
     """Splits failed runs into real failures and runs that did not fit: out of memory
-    (exit 70) on a heap smaller than the minimum heap measured for that workload and
-    policy. The main heap is 2x the smallest minimum over the policies, so a policy
-    that needs more (kingsley, which never coalesces) cannot run there; that is a
-    result (the minimum-heap figure shows it), not a failure of the study.
+    (ran_out_of_memory(row), e.g. Study.out_of_memory on the run's log: exit 70 alone is
+    any uncaught error) on a heap smaller than the minimum heap measured for that
+    workload and policy. The main heap is 2x the smallest minimum over the policies, so
+    a policy that needs more (kingsley, which never coalesces) cannot run there; that
+    is a result (the minimum-heap figure shows it), not a failure of the study.
     Returns ([(run_id, exit)], [(run_id, heap, policy minimum)])."""
     minimum = {}
     for m in minheap_rows:
@@ -340,7 +341,7 @@ def split_out_of_memory(failed, minheap_rows):
     for r in failed:
         need = minimum.get((r["workload"], r["policy"]))
         heap = int(float(r["heap_size"])) if r.get("heap_size") not in (None, "") else None
-        if int(r["exit_code"]) == 70 and need and heap and heap < need:
+        if need and heap and heap < need and ran_out_of_memory(r):
             did_not_fit.append((r["run_id"], heap, need))
         else:
             failures.append((r["run_id"], r["exit_code"]))

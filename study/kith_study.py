@@ -314,7 +314,8 @@ def main(argv):
     tables = write_results(study, out_dir)
     failed_runs, did_not_fit = split_out_of_memory(
         [r for r in tables["results"][0] if r["kind"] in ("main", "pauses") and r["exit_code"] != 0],
-        read_csv(os.path.join(out_dir, "minheap.csv")))
+        read_csv(os.path.join(out_dir, "minheap.csv")),
+        lambda r: study.out_of_memory(Run.parse(r["run_id"])))
     failed_runs += [(c["run_id"], c["exit_code"]) for c in read_csv(os.path.join(out_dir, "contrived.csv"))
                     if str(c["exit_code"]) != "0"]
     figures_ok = False if a.no_figures else draw_figures(out_dir)

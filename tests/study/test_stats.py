@@ -198,19 +198,26 @@ class DidNotFit(unittest.TestCase):
     def run_row(self, run_id, workload, policy, heap, rc):
         return {"run_id": run_id, "workload": workload, "policy": policy, "heap_size": heap, "exit_code": rc}
 
+    # The runs whose log says "out of memory" (Study.out_of_memory reads the real logs).
+    OUT_OF_MEMORY = {"a", "fits", "unknown", "other"}
+
+    def oom(self, row):
+        return row["run_id"] in self.OUT_OF_MEMORY
+
     def test_out_of_memory_below_the_policys_own_minimum_did_not_fit(self):
         failures, did_not_fit = split_out_of_memory(
-            [self.run_row("a", "w", "kingsley", 320000, 70)], self.MINHEAP)
+            [self.run_row("a", "w", "kingsley", 320000, 70)], self.MINHEAP, self.oom)
         self.assertEqual(failures, [])
         self.assertEqual(did_not_fit, [("a", 320000, 500000)])
 
     def test_everything_else_is_a_failure(self):
         rows = [self.run_row("crash", "w", "kingsley", 320000, 134),     # not out of memory
+                self.run_row("error", "w", "kingsley", 320000, 70),      # exit 70, another error
                 self.run_row("fits", "w", "knuth", 320000, 70),          # at or above its minimum
                 self.run_row("unknown", "v", "kingsley", 320000, 70),    # no minimum found
                 self.run_row("other", "x", "knuth", 320000, 70)]         # no minimum measured
-        failures, did_not_fit = split_out_of_memory(rows, self.MINHEAP)
-        self.assertEqual([f[0] for f in failures], ["crash", "fits", "unknown", "other"])
+        failures, did_not_fit = split_out_of_memory(rows, self.MINHEAP, self.oom)
+        self.assertEqual([f[0] for f in failures], ["crash", "error", "fits", "unknown", "other"])
         self.assertEqual(did_not_fit, [])
 
 
