@@ -24,11 +24,11 @@ class PolicyHeap final : public Heap {
   std::size_t getSize(void* ptr) override { return heap_.getSize(ptr); }
   HeapStatistics statistics() const override {
     HeapStatistics s = heap_.statistics();
-    if constexpr (requires { heap_.boehmStatistics(s); }) heap_.boehmStatistics(s);
+    if constexpr (kBoehm) heap_.boehmStatistics(s);
     return s;
   }
   std::size_t bytesInUse() const override {
-    if constexpr (requires(HeapStatistics s) { heap_.boehmStatistics(s); }) return statistics().bytes_in_use;
+    if constexpr (kBoehm) return statistics().bytes_in_use;  // Boehm's own count
     else return heap_.bytesInUse();
   }
   bool setRelocator(RelocateFn fn, void* context) override {
@@ -52,7 +52,7 @@ class PolicyHeap final : public Heap {
     if constexpr (requires { heap_.arenaSize(); }) return heap_.arenaSize();
     else return 0;
   }
-  bool collectsGarbage() const override { return requires { heap_.boehmStatistics(std::declval<HeapStatistics&>()); }; }
+  bool collectsGarbage() const override { return kBoehm; }
   bool setRootScanner(RootScanFn fn, void* context) override {
     if constexpr (requires { heap_.setRootScanner(fn, context); }) return heap_.setRootScanner(fn, context);
     else return false;
@@ -67,6 +67,8 @@ class PolicyHeap final : public Heap {
 
  private:
   std::string_view name_;
+  // `boehm`: the heap that collects garbage itself and keeps its own counts.
+  static constexpr bool kBoehm = requires(const StatsHeap<Policy>& h, HeapStatistics& s) { h.boehmStatistics(s); };
   StatsHeap<Policy> heap_;
 };
 
