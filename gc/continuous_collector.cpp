@@ -154,7 +154,7 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   partial_ = nullptr;
   if (options_.measureLocality) locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
   vm.forEachRoot([&](vm::Value& root) {
-    if (root.isObject() && root.as.handle) shade(root.as.handle);
+    shadeValue(root);
   });
 
   // Pacing (see the header): the cycle's work spread over half the free space.
@@ -239,10 +239,8 @@ void ContinuousCollector::step(vm::VM& vm) {
 bool ContinuousCollector::markSome(std::size_t budget) {
   const bool measure = options_.measureLocality;
   auto visit = [&](vm::Handle* from, vm::Value& field) {
-    if (field.isObject() && field.as.handle) {
-      if (measure) locality_.reference(from->object, field.as.handle->object);
-      shade(field.as.handle);
-    }
+    if (measure && field.isObject()) locality_.reference(from->object, field.asHandle()->object);
+    shadeValue(field);
   };
   // Depth first, as the stop-the-world marker (mark_sweep.cpp). An object costs a
   // work unit plus one per kMarkSlotsPerWorkUnit reference slots; an array longer
@@ -313,6 +311,10 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
       if (h->gcBits & kBlack) {
         h->gcBits = white_;                    // survived: white for the next cycle
       } else if (!(h->gcBits & white_)) {      // the old white (or never coloured): garbage
+        if (vm.isBox(h)) {                     // no heap block: not an object freed
+          vm.releaseBox(h);
+          continue;
+        }
         bytesFreed_ += heap.getSize(h->object);
         vm.freeObject(h);
         ++freed;
@@ -389,7 +391,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   gray_.clear();
   partial_ = nullptr;
   vm.forEachRoot([&](vm::Value& root) {
-    if (root.isObject() && root.as.handle) shade(root.as.handle);
+    shadeValue(root);
   });
   markSome(std::numeric_limits<std::size_t>::max());
   flipToSweep(vm);
@@ -420,8 +422,8 @@ void ContinuousCollector::verifyMarking(vm::VM& vm) {
   std::unordered_set<vm::Handle*> seen;
   std::vector<vm::Handle*> pending;
   auto visit = [&](vm::Value& v) {
-    if (!v.isObject() || !v.as.handle) return;
-    if (seen.insert(v.as.handle).second) pending.push_back(v.as.handle);
+    if (!v.holdsHandle()) return;
+    if (seen.insert(v.handle()).second && v.isObject()) pending.push_back(v.handle());
   };
   vm.forEachRoot(visit);
   while (!pending.empty()) {

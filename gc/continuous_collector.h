@@ -186,7 +186,7 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kOccupancyGranularity = 4096;
 
   void allocationBudgetSpent(vm::VM& vm, std::size_t bytes) override;
-  void shadeOverwritten(vm::Handle* h) override { shade(h); }
+  void shadeOverwritten(vm::Value v) override { shadeValue(v); }
   void backEdgeBudgetSpent(vm::VM& vm) override;
   bool mutatorNeedsTime(vm::VM& vm);
 
@@ -194,6 +194,15 @@ class ContinuousCollector final : public vm::Collector {
     if (!isWhite(h)) return;  // already gray or black
     h->gcBits = kGray;
     gray_.push_back(h);
+  }
+  // An object goes gray; a boxed int (value.h), a leaf, straight to black.
+  void shadeValue(vm::Value v) {
+    if (v.isObject()) {
+      shade(v.asHandle());
+    } else if (v.isBoxedInt()) {
+      vm::Handle* box = v.handle();
+      if (isWhite(box)) box->gcBits = kBlack;
+    }
   }
   std::size_t heapBytes(vm::VM& vm) const;
   // Idle: start a cycle if the occupancy trigger is reached, else grant half the gap.

@@ -26,6 +26,7 @@ std::size_t minimumSize(vm::ObjectKind kind) {
     case ObjectKind::map: return sizeof(vm::MapObject);
     case ObjectKind::stringBuilder: return sizeof(vm::StringBuilderObject);
     case ObjectKind::byteStorage: return sizeof(vm::ByteStorageObject);
+    case ObjectKind::boxedInt:
     case ObjectKind::count: break;
   }
   return sizeof(vm::ObjectHeader);
@@ -77,17 +78,24 @@ class Verifier {
 
  private:
   void visit(const vm::Value& value, const char* where) {
-    if (!error_.empty() || !value.isObject()) return;
-    vm::Handle* handle = value.as.handle;
+    if (!error_.empty() || !value.holdsHandle()) return;
+    vm::Handle* handle = value.handle();
     if (!visited_.insert(handle).second) return;
-    std::string problem = check(handle);
+    std::string problem = value.isBoxedInt() ? checkBox(handle) : check(handle);
     if (!problem.empty()) {
       std::ostringstream out;
       out << "handle " << static_cast<const void*>(handle) << " (reached from " << where << "): " << problem;
       error_ = out.str();
       return;
     }
-    pending_.push_back(handle);
+    if (value.isObject()) pending_.push_back(handle);
+  }
+
+  std::string checkBox(vm::Handle* box) {
+    if (!vm_.heapCollectsGarbage() && !vm_.handles().owns(box)) return "boxed int: not a slot of the handle table";
+    if (box->klass == nullptr) return "a freed boxed int is reachable";
+    if (!vm_.isBox(box)) return "a boxed-int Value names a handle of another class";
+    return {};
   }
 
   std::string check(vm::Handle* handle) {

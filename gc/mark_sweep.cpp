@@ -7,11 +7,13 @@ namespace kith::gc {
 namespace {
 
 // Marks the object a Value refers to, if any, and queues it for scanning.
+// A boxed int (value.h) is a leaf: marked, never scanned.
 inline void markValue(const vm::Value& value, std::vector<vm::Handle*>& markStack, std::size_t& marked) {
-  if (!value.isObject() || value.as.handle == nullptr) return;
-  vm::Handle* handle = value.as.handle;
+  if (!value.holdsHandle()) return;
+  vm::Handle* handle = value.handle();
   if (handle->gcBits & kMarked) return;
   handle->gcBits |= kMarked;
+  if (value.isBoxedInt()) return;
   ++marked;
   markStack.push_back(handle);
 }
@@ -37,7 +39,7 @@ std::size_t markFromRoots(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::
     if constexpr (kMeasureLocality) locality->object(handle->object, size);
     forEachReference(handle, [&](vm::Value& field) {
       if constexpr (kMeasureLocality) {
-        if (field.isObject() && field.as.handle) locality->reference(handle->object, field.as.handle->object);
+        if (field.isObject()) locality->reference(handle->object, field.asHandle()->object);
       }
       markValue(field, markStack, marked);
     });
@@ -65,6 +67,10 @@ SweepTotals sweepUnmarked(vm::VM& vm) {
     if (handle->gcBits & kMarked) {
       handle->gcBits &= ~kMarked;
       ++totals.survivors;
+      return;
+    }
+    if (vm.isBox(handle)) {  // no heap block: not an object freed
+      vm.releaseBox(handle);
       return;
     }
     totals.bytesFreed += heap.getSize(handle->object);

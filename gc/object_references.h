@@ -66,6 +66,7 @@ void forEachReference(vm::Handle* handle, Fn&& fn) {
     case ObjectKind::stringBuilder:
       fn(static_cast<vm::StringBuilderObject*>(object)->buffer);
       return;
+    case ObjectKind::boxedInt:  // a leaf with no object: the markers never scan one
     case ObjectKind::count:
       return;  // not a kind: no object has it
   }

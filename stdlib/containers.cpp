@@ -43,7 +43,7 @@ Value list_add(VM& vm, Value* args, int) {
   std::int64_t capacity = listCapacity(list);
   if (size == capacity) {
     std::int64_t grown = capacity < 8 ? 8 : capacity * 2;
-    Handle* storage = vm.newValueStorage(static_cast<std::size_t>(grown), list.as.handle);  // may move `list`
+    Handle* storage = vm.newValueStorage(static_cast<std::size_t>(grown), list.asHandle());  // may move `list`
     auto* l = objectAt<ListObject>(list);
     if (size) std::memcpy(static_cast<void*>(objectAt<ArrayObject>(storage)->elements()),
                           objectAt<ArrayObject>(l->storage)->elements(), static_cast<std::size_t>(size) * sizeof(Value));
@@ -152,8 +152,8 @@ void growMap(VM& vm, Value map) {
   while (capacity * 2 / 3 < static_cast<std::size_t>(count + 1) * 2) capacity *= 2;
   std::size_t entryCapacity = capacity * 2 / 3;
   vm::RootScope roots(vm);  // `map` is rooted by the caller
-  Handle* entries = roots.root(Value::object(vm.newValueStorage(2 * entryCapacity, map.as.handle))).as.handle;
-  Handle* index = vm.newByteStorage(capacity * sizeof(std::int32_t), map.as.handle);
+  Handle* entries = roots.root(Value::object(vm.newValueStorage(2 * entryCapacity, map.asHandle()))).asHandle();
+  Handle* index = vm.newByteStorage(capacity * sizeof(std::int32_t), map.asHandle());
   std::memset(objectAt<ByteStorageObject>(index)->bytes(), 0xff, capacity * sizeof(std::int32_t));  // all kEmpty
   // Copy the live entries in order.
   auto* m = objectAt<MapObject>(map);
@@ -279,7 +279,7 @@ Value builder_append(VM& vm, Value* args, int) {
   if (length + text.size() > capacity) {
     std::size_t grown = capacity < 16 ? 16 : capacity * 2;
     while (grown < length + text.size()) grown *= 2;
-    Handle* buffer = vm.newByteStorage(grown, builder.as.handle);  // near the builder; may move it
+    Handle* buffer = vm.newByteStorage(grown, builder.asHandle());  // near the builder; may move it
     b = objectAt<StringBuilderObject>(builder);
     if (length) std::memcpy(objectAt<ByteStorageObject>(buffer)->bytes(), objectAt<ByteStorageObject>(b->buffer)->bytes(), length);
     KITH_WRITE_BARRIER(vm.collector(), b->buffer, Value::object(buffer));

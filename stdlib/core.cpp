@@ -22,7 +22,7 @@ using vm::VM;
 
 std::int64_t intArgument(VM& vm, Value v, const char* what) {
   if (!v.isInt()) vm.throwError(std::string(what) + " must be an int, not " + vm.typeName(v));
-  return v.as.integer;
+  return v.asInt();
 }
 
 double numberArgument(VM& vm, Value v, const char* what) {
@@ -32,7 +32,7 @@ double numberArgument(VM& vm, Value v, const char* what) {
 
 Handle* stringArgument(VM& vm, Value v, const char* what) {
   if (!vm.isKind(v, ObjectKind::string)) vm.throwError(std::string(what) + " must be a string, not " + vm.typeName(v));
-  return v.as.handle;
+  return v.asHandle();
 }
 
 namespace {
@@ -61,7 +61,7 @@ Value toInt(VM& vm, Value* args, int) {
   Value v = args[0];
   if (v.isInt()) return v;
   if (v.isFloat()) {
-    double d = v.as.floating;
+    double d = v.asFloat();
     if (std::isnan(d)) vm.throwError("cannot convert nan to int");
     if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
       vm.throwError("float " + vm::formatFloat(d) + " is out of the int range");
@@ -88,7 +88,7 @@ Value toInt(VM& vm, Value* args, int) {
 Value toFloat(VM& vm, Value* args, int) {
   Value v = args[0];
   if (v.isFloat()) return v;
-  if (v.isInt()) return Value::floating(static_cast<double>(v.as.integer));
+  if (v.isInt()) return Value::floating(static_cast<double>(v.asInt()));
   if (vm.isKind(v, ObjectKind::string)) {
     std::string text = trimmed(vm.stringView(v));
     char* end = nullptr;
@@ -160,7 +160,7 @@ void installBuiltins(VM& vm) {
   vm::CompileResult prelude = vm::compile(vm, kPrelude, "<prelude>");
   if (!prelude.script) throw std::logic_error("the prelude does not compile: " + prelude.errors.front());
   vm.runScript(prelude.script);
-  vm.setErrorClass(vm.global("Error").as.klass);
+  vm.setErrorClass(vm.global("Error").asClass());
 }
 
 }  // namespace kith::stdlib

@@ -161,8 +161,8 @@ Value newWrapper(VM& vm, ClassInfo* klass, std::int64_t payload) {
   objectAt<InstanceObject>(h)->fields()[0] = Value::integer(payload);  // nothing allocates in between
   return Value::object(h);
 }
-bool isWrapper(Value v, const ClassInfo* klass) { return v.isObject() && v.as.handle->klass == klass; }
-std::int64_t wrapperPayload(Value v) { return objectAt<InstanceObject>(v)->fields()[0].as.integer; }
+bool isWrapper(Value v, const ClassInfo* klass) { return v.isObject() && v.asHandle()->klass == klass; }
+std::int64_t wrapperPayload(Value v) { return objectAt<InstanceObject>(v)->fields()[0].asInt(); }
 
 Value newPointer(VM& vm, ClassInfo* pointerClass, void* address) {
   if (address == nullptr) return Value::nil();  // NULL comes back as nil, and nil goes in as NULL
@@ -179,8 +179,8 @@ std::string argumentLabel(const ForeignFunction& f, int i) {
 // any native code runs), calls through the prepared cif, converts the result.
 Value callForeign(VM& vm, Value* args, int argc) {
   Value callee = args[-1];
-  if (!callee.isNative() || callee.as.native->fn != &callForeign) vm.throwError("ffi: a foreign function was called without its record");
-  const auto& f = static_cast<const ForeignFunction&>(*callee.as.native);
+  if (!callee.isNative() || callee.asNative()->fn != &callForeign) vm.throwError("ffi: a foreign function was called without its record");
+  const auto& f = static_cast<const ForeignFunction&>(*callee.asNative());
 
   union Slot {
     std::int32_t int32;
@@ -199,13 +199,13 @@ Value callForeign(VM& vm, Value* args, int argc) {
     switch (f.argumentTypes[static_cast<std::size_t>(i)]) {
       case ForeignType::int32:
         if (!v.isInt()) vm.throwError(argumentLabel(f, i) + " must be an int, not " + vm.typeName(v));
-        if (v.as.integer < INT32_MIN || v.as.integer > INT32_MAX)
-          vm.throwError(argumentLabel(f, i) + " is out of the int32 range: " + std::to_string(v.as.integer));
-        slot.int32 = static_cast<std::int32_t>(v.as.integer);
+        if (v.asInt() < INT32_MIN || v.asInt() > INT32_MAX)
+          vm.throwError(argumentLabel(f, i) + " is out of the int32 range: " + std::to_string(v.asInt()));
+        slot.int32 = static_cast<std::int32_t>(v.asInt());
         break;
       case ForeignType::int64:
         if (!v.isInt()) vm.throwError(argumentLabel(f, i) + " must be an int, not " + vm.typeName(v));
-        slot.int64 = v.as.integer;
+        slot.int64 = v.asInt();
         break;
       case ForeignType::float64:
         if (!v.isNumber()) vm.throwError(argumentLabel(f, i) + " must be a number, not " + vm.typeName(v));

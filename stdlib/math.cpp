@@ -38,7 +38,7 @@ Value math_pow(VM& vm, Value* args, int) {
 Value math_abs(VM& vm, Value* args, int) {
   Value v = args[0];
   if (v.isInt())  // wraps like negation: abs(INT_MIN) is INT_MIN, as in Java
-    return Value::integer(v.as.integer < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v.as.integer)) : v.as.integer);
+    return Value::integer(v.asInt() < 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v.asInt())) : v.asInt());
   return Value::floating(std::fabs(numberArgument(vm, v, "Math.abs's argument")));
 }
 
@@ -51,7 +51,7 @@ Value minOrMax(VM& vm, Value* args, int argc, bool wantMax, const char* name) {
   Value best = args[0];
   for (int i = 1; i < argc; ++i) {
     bool better = wantMax ? vm::numberLess(best, args[i]) : vm::numberLess(args[i], best);
-    if (better || (args[i].isFloat() && std::isnan(args[i].as.floating))) best = args[i];
+    if (better || (args[i].isFloat() && std::isnan(args[i].asFloat()))) best = args[i];
   }
   return allInts ? best : Value::floating(best.toDouble());
 }

@@ -43,7 +43,7 @@ Value substring(VM& vm, Value* args, int) {
   if (from < 0 || to < from || static_cast<std::uint64_t>(to) > length)
     vm.throwError("substring(" + std::to_string(from) + ", " + std::to_string(to) + ") out of bounds for length " +
                   std::to_string(length));
-  return substringOf(vm, args[-1].as.handle, static_cast<std::size_t>(from), static_cast<std::size_t>(to - from));
+  return substringOf(vm, args[-1].asHandle(), static_cast<std::size_t>(from), static_cast<std::size_t>(to - from));
 }
 
 Value indexOf(VM& vm, Value* args, int) {
@@ -72,7 +72,7 @@ Value split(VM& vm, Value* args, int) {
   vm::RootScope roots(vm);
   Value& array = roots.root(vm.newArray(pieces.size(), Value::nil()));
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    Value piece = substringOf(vm, args[-1].as.handle, pieces[i].first, pieces[i].second);
+    Value piece = substringOf(vm, args[-1].asHandle(), pieces[i].first, pieces[i].second);
     objectAt<vm::ArrayObject>(array)->elements()[i] = piece;
   }
   return array;

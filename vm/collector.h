@@ -33,6 +33,7 @@ enum class GcCause : std::uint8_t {
   systemGc,           // the script called System.gc()
   heapOccupancy,      // bytes in use passed the occupancy threshold (--gc-threshold)
   stress,             // --gc-stress: before every allocation
+  boxedIntegers,      // boxes of ints outside 48 bits piled up (value.h; not heap bytes)
 };
 
 constexpr const char* gcCauseName(GcCause cause) {
@@ -41,6 +42,7 @@ constexpr const char* gcCauseName(GcCause cause) {
     case GcCause::systemGc: return "System.gc()";
     case GcCause::heapOccupancy: return "Heap Occupancy";
     case GcCause::stress: return "GC Stress";
+    case GcCause::boxedIntegers: return "Boxed Integers";
   }
   return "?";
 }
@@ -124,7 +126,7 @@ class Collector {
   // go through the barrier anyway: it costs one test and keeps the invariant true
   // should root scanning ever become incremental.
   void writeBarrier(Value overwritten) {
-    if (barrierActive_ && overwritten.isObject()) shadeOverwritten(overwritten.as.handle);
+    if (barrierActive_ && overwritten.holdsHandle()) shadeOverwritten(overwritten);
   }
 
   // The interpreter calls this at every loop back-edge: a bounded slice of an
@@ -143,7 +145,7 @@ class Collector {
   // The budget is spent: the collector decides, and sets a new budget.
   virtual void allocationBudgetSpent(VM&, std::size_t) { allocationBudget_ = kNoBudget; }
   // The barrier found a reference overwritten while it is active.
-  virtual void shadeOverwritten(Handle*) {}
+  virtual void shadeOverwritten(Value) {}
   virtual void backEdgeBudgetSpent(VM&) {}
 
   std::size_t allocationBudget_ = 0;

@@ -338,7 +338,9 @@ class Compiler {
     auto& constants = proto()->constants;
     for (std::size_t i = 0; i < constants.size(); ++i) {  // reuse numbers
       const Value& c = constants[i];
-      if (c.type == v.type && !v.isObject() && c.as.integer == v.as.integer) return static_cast<int>(i);
+      // Same bits: the same int or float (0.0 and -0.0 stay apart); boxed ints by value.
+      bool same = c.sameAs(v) ? !v.isObject() : (c.isBoxedInt() && v.isBoxedInt() && c.asInt() == v.asInt());
+      if (same) return static_cast<int>(i);
     }
     if (constants.size() > 0xffff) {
       error("too many constants in one function");

@@ -57,6 +57,8 @@ enum class ObjectKind : std::uint8_t {
   stringBuilder,
   valueStorage,  // backing array of a List or Map (elements / entries)
   byteStorage,   // backing bytes of a StringBuilder, index table of a Map
+  boxedInt,      // an int outside 48 bits: a handle only, its `object` word holds the
+                 // int (value.h); no heap object, so not an allocation in the study
   count,
 };
 constexpr std::size_t kObjectKindCount = static_cast<std::size_t>(ObjectKind::count);
@@ -202,7 +204,7 @@ inline T* objectAt(Handle* h) {
 }
 template <class T>
 inline T* objectAt(Value v) {
-  return static_cast<T*>(v.as.handle->object);
+  return static_cast<T*>(v.asHandle()->object);
 }
 
 }  // namespace kith::vm

@@ -67,20 +67,20 @@ bool floatToExactInt(double d, std::int64_t& out) {
 }  // namespace
 
 bool numbersEqual(Value a, Value b) {
-  if (a.isInt() && b.isInt()) return a.as.integer == b.as.integer;
-  if (a.isFloat() && b.isFloat()) return a.as.floating == b.as.floating;
-  std::int64_t i = a.isInt() ? a.as.integer : b.as.integer;
-  double f = a.isFloat() ? a.as.floating : b.as.floating;
+  if (a.isInt() && b.isInt()) return a.asInt() == b.asInt();
+  if (a.isFloat() && b.isFloat()) return a.asFloat() == b.asFloat();
+  std::int64_t i = a.isInt() ? a.asInt() : b.asInt();
+  double f = a.isFloat() ? a.asFloat() : b.asFloat();
   std::int64_t fi;
   return floatToExactInt(f, fi) && fi == i;
 }
 
 bool numberLess(Value a, Value b) {
-  if (a.isInt() && b.isInt()) return a.as.integer < b.as.integer;
-  if (a.isFloat() && b.isFloat()) return a.as.floating < b.as.floating;
+  if (a.isInt() && b.isInt()) return a.asInt() < b.asInt();
+  if (a.isFloat() && b.isFloat()) return a.asFloat() < b.asFloat();
   // long double holds every int64 exactly on x86-64; elsewhere this rounds like Java.
-  long double x = a.isInt() ? static_cast<long double>(a.as.integer) : a.as.floating;
-  long double y = b.isInt() ? static_cast<long double>(b.as.integer) : b.as.floating;
+  long double x = a.isInt() ? static_cast<long double>(a.asInt()) : a.asFloat();
+  long double y = b.isInt() ? static_cast<long double>(b.asInt()) : b.asFloat();
   return x < y;
 }
 

@@ -1,89 +1,141 @@
 // Value: what the interpreter pushes, stores in locals, fields and array elements.
-// 16 bytes: a type tag and an 8-byte payload. A Value that refers to a heap object
-// holds the object's Handle* (handle_table.h), never the object's address, so the
-// heap may move the object (defragmentation) without touching any Value.
-// Classes and native functions live outside the studied heap (the "method area")
-// and are referred to by plain pointers.
+// 8 bytes, as in a JVM: a 64-bit word whose ranges encode the type (pointer tagging
+// with offset doubles, after JavaScriptCore's JSValue):
+//   0x0000_0000_0000_0000          nil (so zeroed memory and Value{} are nil)
+//   0x0000_pppp_pppp_ppp0|tag      a pointer, 8-aligned, tag in the low 3 bits:
+//                                    0 object Handle*, 1 boxed-int Handle*,
+//                                    2 ClassInfo*, 3 NativeFunction*
+//   0x0001_0000_0000_000{0,1,2}    false, true, undefined
+//   0x0002_... to 0xFFF2_...        a double: its bits + 2^49 (every double but the
+//                                    NaNs with a high payload, which become the
+//                                    canonical NaN)
+//   0xFFFF_xxxx_xxxx_xxxx          an int in 48 bits (-2^47 .. 2^47-1)
+// An int outside 48 bits is boxed: a Handle of class "boxed int" whose `object`
+// word holds the 64 bits (VM::boxInteger); it is an int to every reader, and the
+// collectors mark and free boxes like objects (they live outside the studied heap,
+// in the handle table, like Java's method area: see README "8-byte values").
+// Object references are raw Handle* (top bits zero), so Boehm's conservative
+// scan of an object still finds them. A Value that refers to a heap object holds
+// its Handle*, never the object's address, so the heap may move the object
+// (defragmentation) without touching any Value. Classes and native functions live
+// outside the studied heap (the "method area") and are referred to by pointers.
 #pragma once
 
 #include <bit>
 #include <cstdint>
 #include <string>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "vm/handle_table.h"
 
 namespace kith::vm {
 
-struct Handle;
 struct ClassInfo;
 struct NativeFunction;
 
 enum class ValueType : std::uint8_t {
   nil,
   boolean,
-  integer,
+  integer,   // 48 bits inline, or boxed
   floating,
-  object,     // as.handle: a heap object (string, array, instance, closure, ...)
-  klass,      // as.klass: a class (method area)
-  native,     // as.native: a built-in function (method area)
+  object,     // asHandle(): a heap object (string, array, instance, closure, ...)
+  klass,      // asClass(): a class (method area)
+  native,     // asNative(): a built-in function (method area)
   undefined,  // internal: a global whose declaration has not run; a deleted map entry
 };
 
+// Makes the box for an int outside 48 bits (the running VM's handle table; vm.cpp).
+Handle* boxInteger(std::int64_t i);
+
 struct Value {
-  ValueType type;
-  union {
-    bool boolean;
-    std::int64_t integer;
-    double floating;
-    Handle* handle;
-    ClassInfo* klass;
-    const NativeFunction* native;
-  } as;
+  std::uint64_t bits;
+
+  static constexpr std::uint64_t kPointerTagMask = 7;
+  static constexpr std::uint64_t kTopMask = 0xFFFF000000000000ULL;
+  static constexpr std::uint64_t kObjectTag = 0, kBoxedIntTag = 1, kClassTag = 2, kNativeTag = 3;
+  static constexpr std::uint64_t kFalse = 0x0001000000000000ULL, kTrue = kFalse + 1, kUndefined = kFalse + 2;
+  static constexpr std::uint64_t kDoubleOffset = 0x0002000000000000ULL;
+  static constexpr std::uint64_t kIntTag = 0xFFFF000000000000ULL;
+  static constexpr std::int64_t kSmallIntMin = -(std::int64_t{1} << 47), kSmallIntMax = (std::int64_t{1} << 47) - 1;
+  static constexpr std::uint64_t kCanonicalNaN = 0x7FF8000000000000ULL;
 
   // Trivially default-constructible on purpose: the VM stack is a large block
   // that should not be touched (committed) before it is used.
-  static Value nil() { Value v; v.type = ValueType::nil; v.as.integer = 0; return v; }
-  static Value undefined() { Value v; v.type = ValueType::undefined; v.as.integer = 0; return v; }
-  static Value boolean(bool b) { Value v; v.type = ValueType::boolean; v.as.integer = 0; v.as.boolean = b; return v; }
-  static Value integer(std::int64_t i) { Value v; v.type = ValueType::integer; v.as.integer = i; return v; }
-  static Value floating(double d) { Value v; v.type = ValueType::floating; v.as.floating = d; return v; }
-  static Value object(Handle* h) { Value v; v.type = ValueType::object; v.as.handle = h; return v; }
-  static Value klassValue(ClassInfo* c) { Value v; v.type = ValueType::klass; v.as.klass = c; return v; }
-  static Value nativeValue(const NativeFunction* n) { Value v; v.type = ValueType::native; v.as.native = n; return v; }
+  static Value fromBits(std::uint64_t b) { Value v; v.bits = b; return v; }
+  static Value nil() { return fromBits(0); }
+  static Value undefined() { return fromBits(kUndefined); }
+  static Value boolean(bool b) { return fromBits(b ? kTrue : kFalse); }
+  static bool fitsSmallInt(std::int64_t i) { return (static_cast<std::int64_t>(static_cast<std::uint64_t>(i) << 16) >> 16) == i; }
+  // i must fit 48 bits (fitsSmallInt): the interpreter's fast paths.
+  static Value smallInt(std::int64_t i) { return fromBits(static_cast<std::uint64_t>(i) | kIntTag); }
+  static Value integer(std::int64_t i) {
+    if (fitsSmallInt(i)) [[likely]] return smallInt(i);
+    return fromBits(reinterpret_cast<std::uintptr_t>(boxInteger(i)) | kBoxedIntTag);
+  }
+  // NaNs whose payload would leave the double range become the canonical NaN;
+  // arithmetic on doubles already in range cannot make such a NaN (x86's default
+  // NaN is 0xFFF8...), so the interpreter's fast paths use rawFloat.
+  static Value floating(double d) {
+    if (d != d) return fromBits(kCanonicalNaN + kDoubleOffset);
+    return rawFloat(d);
+  }
+  static Value rawFloat(double d) { return fromBits(std::bit_cast<std::uint64_t>(d) + kDoubleOffset); }
+  static Value object(Handle* h) { return fromBits(reinterpret_cast<std::uintptr_t>(h)); }
+  static Value klassValue(ClassInfo* c) { return fromBits(reinterpret_cast<std::uintptr_t>(c) | kClassTag); }
+  static Value nativeValue(const NativeFunction* n) { return fromBits(reinterpret_cast<std::uintptr_t>(n) | kNativeTag); }
 
-  bool isNil() const { return type == ValueType::nil; }
-  bool isBool() const { return type == ValueType::boolean; }
-  bool isInt() const { return type == ValueType::integer; }
-  bool isFloat() const { return type == ValueType::floating; }
-  bool isNumber() const { return type == ValueType::integer || type == ValueType::floating; }
-  bool isObject() const { return type == ValueType::object; }
-  bool isClass() const { return type == ValueType::klass; }
-  bool isNative() const { return type == ValueType::native; }
-  bool isUndefined() const { return type == ValueType::undefined; }
-  bool isFalsy() const { return type == ValueType::nil || (type == ValueType::boolean && !as.boolean); }
-  double toDouble() const { return isInt() ? static_cast<double>(as.integer) : as.floating; }
+  bool isNil() const { return bits == 0; }
+  bool isBool() const { return bits == kFalse || bits == kTrue; }
+  bool isSmallInt() const { return bits >= kIntTag; }
+  bool isFloat() const { return bits - kDoubleOffset < kIntTag - kDoubleOffset; }
+  bool isPointer() const { return bits != 0 && (bits & kTopMask) == 0; }
+  bool isObject() const { return bits != 0 && (bits & (kTopMask | kPointerTagMask)) == kObjectTag; }
+  bool isBoxedInt() const { return (bits & (kTopMask | kPointerTagMask)) == kBoxedIntTag; }
+  // An object or a boxed int: a Handle the collectors mark (handle()).
+  bool holdsHandle() const { return bits != 0 && (bits & (kTopMask | (kPointerTagMask - 1))) == 0; }
+  bool isInt() const { return isSmallInt() || isBoxedInt(); }
+  bool isNumber() const { return isFloat() || isInt(); }
+  bool isClass() const { return (bits & (kTopMask | kPointerTagMask)) == kClassTag; }
+  bool isNative() const { return (bits & (kTopMask | kPointerTagMask)) == kNativeTag; }
+  bool isUndefined() const { return bits == kUndefined; }
+  bool isFalsy() const { return bits == 0 || bits == kFalse; }
+
+  ValueType type() const {
+    if (bits >= kIntTag) return ValueType::integer;
+    if (bits >= kDoubleOffset) return ValueType::floating;
+    if (bits >= kFalse) return bits == kUndefined ? ValueType::undefined : ValueType::boolean;
+    if (bits == 0) return ValueType::nil;
+    switch (bits & kPointerTagMask) {
+      case kObjectTag: return ValueType::object;
+      case kBoxedIntTag: return ValueType::integer;
+      case kClassTag: return ValueType::klass;
+      default: return ValueType::native;
+    }
+  }
+
+  bool asBool() const { return bits == kTrue; }
+  std::int64_t asSmallInt() const { return static_cast<std::int64_t>(bits << 16) >> 16; }
+  inline std::int64_t asInt() const;  // after Handle's definition (handle_table.h)
+  double asFloat() const { return std::bit_cast<double>(bits - kDoubleOffset); }
+  Handle* asHandle() const { return reinterpret_cast<Handle*>(bits); }
+  Handle* handle() const { return reinterpret_cast<Handle*>(bits & ~kPointerTagMask); }
+  ClassInfo* asClass() const { return reinterpret_cast<ClassInfo*>(bits & ~kPointerTagMask); }
+  const NativeFunction* asNative() const { return reinterpret_cast<const NativeFunction*>(bits & ~kPointerTagMask); }
+  double toDouble() const { return isSmallInt() ? static_cast<double>(asSmallInt()) : isFloat() ? asFloat() : static_cast<double>(asInt()); }
+  // The same Value: same bits (identity; numbers compare with numbersEqual).
+  bool sameAs(Value other) const { return bits == other.bits; }
 };
-static_assert(sizeof(Value) == 16, "Values are 16 bytes: tag + payload");
+static_assert(sizeof(Value) == 8, "Values are 8 bytes");
 
-// Writes a whole Value, tag and payload, with one 16-byte store. The interpreter copies
-// Values with 16-byte loads, and a load that spans narrower stores still in the store
-// buffer cannot be forwarded from them: a stall of a dozen cycles or more, most of
-// sieve's time in `perf annotate` when the arithmetic opcodes wrote only the payload.
-// For the interpreter's hottest writes; elsewhere Value's factories do.
-inline void storeValue(Value* slot, ValueType type, std::uint64_t payload) {
-#if defined(__SSE2__)
-  __m128i whole = _mm_set_epi64x(static_cast<long long>(payload), static_cast<long long>(type));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(slot), whole);
-#else
-  *slot = Value::integer(static_cast<std::int64_t>(payload));
-  slot->type = type;
-#endif
+// A boxed int's 64 bits are its handle's `object` word.
+inline std::int64_t Value::asInt() const {
+  if (isSmallInt()) [[likely]] return asSmallInt();
+  return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(handle()->object));
 }
-inline void storeInt(Value* slot, std::int64_t i) { storeValue(slot, ValueType::integer, static_cast<std::uint64_t>(i)); }
-inline void storeFloat(Value* slot, double d) { storeValue(slot, ValueType::floating, std::bit_cast<std::uint64_t>(d)); }
-inline void storeBool(Value* slot, bool b) { storeValue(slot, ValueType::boolean, b ? 1 : 0); }
+
+// The interpreter's hottest writes: one 8-byte store each.
+inline void storeSmallInt(Value* slot, std::int64_t i) { *slot = Value::smallInt(i); }
+inline void storeFloat(Value* slot, double d) { *slot = Value::rawFloat(d); }
+inline void storeBool(Value* slot, bool b) { *slot = Value::boolean(b); }
 
 // Python's repr of a double: shortest round-trip digits, exponent form when the
 // decimal exponent is below -4 or at least 16 ("1e-05", "1e+16", "0.1", "2.0").

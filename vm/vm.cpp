@@ -57,10 +57,17 @@ const char* kindName(ObjectKind kind) {
     case ObjectKind::stringBuilder: return "StringBuilder";
     case ObjectKind::valueStorage: return "value storage";
     case ObjectKind::byteStorage: return "byte storage";
+    case ObjectKind::boxedInt: return "boxed int";
     case ObjectKind::count: break;
   }
   return "?";
 }
+
+namespace {
+// The VM whose handle table takes boxes made on this thread (Value::integer has no
+// VM to ask); set by the newest VM and by every entry into run().
+thread_local VM* boxingVM = nullptr;
+}  // namespace
 
 // --- construction ----------------------------------------------------------------------
 
@@ -90,6 +97,9 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   }
   builtinClass(ObjectKind::array)->name = "Array";
   builtinClass(ObjectKind::instance)->name = "Object";
+  boxedIntClass_ = builtinClass(ObjectKind::boxedInt);
+  previousBoxingVM_ = boxingVM;
+  boxingVM = this;
   messageSymbol_ = symbol("message");
   toStringSymbol_ = symbol("toString");
   initSymbol_ = symbol("init");
@@ -125,7 +135,12 @@ VM::~VM() {
   // allocator (`malloc`) has no arena, so its live objects go back one by one
   // (else LeakSanitizer reports them). Freed through freeObject so that the heap
   // statistics and a trace see the frees too; no trace is attached by now.
-  if (!heap_.arenaBase()) handles_.forEachLive([&](Handle* h) { freeObject(h); });
+  if (!heap_.arenaBase())
+    handles_.forEachLive([&](Handle* h) {
+      if (isBox(h)) releaseBox(h);
+      else freeObject(h);
+    });
+  if (boxingVM == this) boxingVM = previousBoxingVM_;
   std::free(stack_);
   std::free(frames_);
 }
@@ -263,9 +278,62 @@ void VM::pushCollectedHeapRoots(void* context, heap::PushRootsFn push) {
   std::vector<Handle*>& roots = vm->collectedHeapRoots_;
   roots.clear();
   vm->forEachRoot([&](Value& v) {
-    if (v.isObject()) roots.push_back(v.as.handle);
+    if (v.holdsHandle()) roots.push_back(v.handle());
   });
   if (!roots.empty()) push(roots.data(), roots.data() + roots.size());
+}
+
+// --- boxed ints -------------------------------------------------------------------------
+// An int outside 48 bits gets a handle of class "boxed int" (value.h). Boxes live in
+// the handle table, outside the studied heap, so making one never collects and is
+// safe anywhere; the collectors mark boxes like leaf objects and free them with
+// releaseBox. A program that makes boxes faster than its heap allocations trigger
+// collections is collected at the next interpreter poll (collectBoxesIfDue).
+
+Handle* boxInteger(std::int64_t i) {
+  if (boxingVM) [[likely]] return boxingVM->boxInteger(i);
+  // No VM on this thread (a unit test of Values): a box nobody collects, kept to exit.
+  static HandleTable orphans;
+  static ClassInfo orphanClass = [] {
+    ClassInfo klass;
+    klass.kind = ObjectKind::boxedInt;
+    klass.name = kindName(ObjectKind::boxedInt);
+    return klass;
+  }();
+  Handle* box = orphans.allocate(reinterpret_cast<void*>(static_cast<std::uintptr_t>(i)), &orphanClass);
+  if (!box) throw std::bad_alloc();
+  return box;
+}
+
+Handle* VM::boxInteger(std::int64_t i) {
+  void* bits = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
+  ClassInfo* klass = boxedIntClass_;
+  Handle* handle;
+  if (heapCollects_) {
+    // Boehm frees what it cannot reach: the box is a block of its heap (a Value
+    // holds the Handle* plus tag 1, an interior pointer, which libgc honours).
+    void* block = heap_.malloc(sizeof(Handle));
+    if (!block) throwOutOfMemory(sizeof(Handle));
+    handle = new (block) Handle{bits, klass, 0, 0};
+  } else {
+    handle = handles_.allocate(bits, klass);
+    if (!handle) throw std::bad_alloc();
+    handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
+  }
+  ++liveBoxes_;
+  ++boxesCreated_;
+  return handle;
+}
+
+void VM::releaseBox(Handle* box) {
+  --liveBoxes_;
+  handles_.release(box);
+}
+
+void VM::collectBoxesIfDue() {
+  if (liveBoxes_ < boxLimit_ || heapCollects_) return;
+  collectGarbage(GcCause::boxedIntegers);
+  boxLimit_ = std::max(kMinBoxLimit, 2 * liveBoxes_);
 }
 
 void VM::freeObject(Handle* handle) {
@@ -296,7 +364,7 @@ void VM::moveObjectsForStress() {
   for (std::size_t moved = 0, looked = 0; moved < kMovesPerAllocation && looked < capacity; ++looked) {
     moveCursor_ = (moveCursor_ + 1) % capacity;
     Handle* h = &handles_.chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
-    if (!h->klass) continue;
+    if (!h->klass || isBox(h)) continue;  // a free slot, or a box (no heap block)
     std::size_t size = static_cast<ObjectHeader*>(h->object)->size;
     void* to = tryMalloc(size, nullptr);
     if (!to) return;
@@ -376,9 +444,9 @@ Value VM::newArray(std::size_t length, Value fill, Handle* near) {
 
 Handle* VM::newValueStorage(std::size_t length, Handle* owner) {
   Value v = newArray(length, Value::nil(), owner);  // same layout, its own class for the studies
-  v.as.handle->klass = builtinClass(ObjectKind::valueStorage);
+  v.asHandle()->klass = builtinClass(ObjectKind::valueStorage);
   objectAt<ObjectHeader>(v)->classId = static_cast<std::uint32_t>(ObjectKind::valueStorage);
-  return v.as.handle;
+  return v.asHandle();
 }
 
 Handle* VM::newByteStorage(std::size_t capacity, Handle* owner) {
@@ -565,11 +633,11 @@ std::vector<std::string> VM::exceptionTrace() const {
 std::string VM::exceptionMessage(Value value) {
   RootScope roots(*this);
   Value& thrown = roots.root(value);  // str() below may run toString(), which allocates
-  bool isError = isKind(thrown, ObjectKind::instance) && thrown.as.handle->klass->isErrorClass;
-  auto slot = isError ? thrown.as.handle->klass->fieldSlots.find(messageSymbol_) : ClassInfo::FieldSlots::iterator{};
-  bool hasMessage = isError && slot != thrown.as.handle->klass->fieldSlots.end();
+  bool isError = isKind(thrown, ObjectKind::instance) && thrown.asHandle()->klass->isErrorClass;
+  auto slot = isError ? thrown.asHandle()->klass->fieldSlots.find(messageSymbol_) : ClassInfo::FieldSlots::iterator{};
+  bool hasMessage = isError && slot != thrown.asHandle()->klass->fieldSlots.end();
   Value& message = roots.root(hasMessage ? objectAt<InstanceObject>(thrown)->fields()[slot->second] : thrown);
-  if (fallbackInFlight_ && thrown.isObject() && thrown.as.handle == outOfMemoryError_.as.handle)
+  if (fallbackInFlight_ && thrown.isObject() && thrown.asHandle() == outOfMemoryError_.asHandle())
     return fallbackMessage_;  // the preallocated error, as the VM threw it: the failure's exact words
   try {
     return toDisplayString(message);
@@ -583,29 +651,29 @@ std::string VM::exceptionMessage(Value value) {
 
 bool VM::valuesEqual(Value a, Value b) {
   if (a.isNumber() && b.isNumber()) return numbersEqual(a, b);
-  if (a.type != b.type) return false;
-  switch (a.type) {
+  if (a.type() != b.type()) return false;
+  switch (a.type()) {
     case ValueType::nil: return true;
-    case ValueType::boolean: return a.as.boolean == b.as.boolean;
+    case ValueType::boolean: return a.asBool() == b.asBool();
     case ValueType::object:
-      if (a.as.handle == b.as.handle) return true;
+      if (a.asHandle() == b.asHandle()) return true;
       if (kindOf(a) == ObjectKind::string && kindOf(b) == ObjectKind::string) {
         auto* x = objectAt<StringObject>(a);
         auto* y = objectAt<StringObject>(b);
         return x->length == y->length && x->hash == y->hash && std::memcmp(x->bytes(), y->bytes(), x->length) == 0;
       }
       return false;
-    case ValueType::klass: return a.as.klass == b.as.klass;
-    case ValueType::native: return a.as.native == b.as.native;
+    case ValueType::klass: return a.asClass() == b.asClass();
+    case ValueType::native: return a.asNative() == b.asNative();
     default: return false;
   }
 }
 
 std::uint64_t VM::hashValue(Value v) {
-  switch (v.type) {
-    case ValueType::integer: return mix64(static_cast<std::uint64_t>(v.as.integer));
+  switch (v.type()) {
+    case ValueType::integer: return mix64(static_cast<std::uint64_t>(v.asInt()));
     case ValueType::floating: {
-      double d = v.as.floating;
+      double d = v.asFloat();
       // Equal numbers hash alike: a float with an int value hashes as that int.
       if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && std::trunc(d) == d)
         return mix64(static_cast<std::uint64_t>(static_cast<std::int64_t>(d)));
@@ -613,19 +681,19 @@ std::uint64_t VM::hashValue(Value v) {
       std::memcpy(&bits, &d, sizeof bits);
       return mix64(bits);
     }
-    case ValueType::boolean: return mix64(v.as.boolean ? 0x9e3779b97f4a7c15ULL : 0x7f4a7c159e3779b9ULL);
+    case ValueType::boolean: return mix64(v.asBool() ? 0x9e3779b97f4a7c15ULL : 0x7f4a7c159e3779b9ULL);
     case ValueType::object:
       if (kindOf(v) == ObjectKind::string) return objectAt<StringObject>(v)->hash;
       // Handles never move, so identity hashes are stable even when objects move.
-      return mix64(reinterpret_cast<std::uintptr_t>(v.as.handle));
-    case ValueType::klass: return mix64(reinterpret_cast<std::uintptr_t>(v.as.klass));
-    case ValueType::native: return mix64(reinterpret_cast<std::uintptr_t>(v.as.native));
+      return mix64(reinterpret_cast<std::uintptr_t>(v.asHandle()));
+    case ValueType::klass: return mix64(reinterpret_cast<std::uintptr_t>(v.asClass()));
+    case ValueType::native: return mix64(reinterpret_cast<std::uintptr_t>(v.asNative()));
     default: return 0;
   }
 }
 
 std::string VM::typeName(Value v) {
-  switch (v.type) {
+  switch (v.type()) {
     case ValueType::nil: return "nil";
     case ValueType::boolean: return "bool";
     case ValueType::integer: return "int";
@@ -640,8 +708,8 @@ std::string VM::typeName(Value v) {
     case ObjectKind::array: return "array";
     case ObjectKind::closure:
     case ObjectKind::boundMethod: return "function";
-    case ObjectKind::instance: return v.as.handle->klass->name;
-    default: return v.as.handle->klass->name;
+    case ObjectKind::instance: return v.asHandle()->klass->name;
+    default: return v.asHandle()->klass->name;
   }
 }
 
@@ -674,7 +742,7 @@ void VM::appendDisplay(std::string& out, Value value) {
   for (;;) {
     if (isKind(item, ObjectKind::array)) {
       bool open = false;
-      for (const Value& a : displayInProgress_) open |= a.as.handle == item.as.handle;
+      for (const Value& a : displayInProgress_) open |= a.asHandle() == item.asHandle();
       if (open) {
         out += "[...]";  // an array that contains itself
       } else {
@@ -689,7 +757,7 @@ void VM::appendDisplay(std::string& out, Value value) {
     // Move on to the next element of the innermost open array, closing finished ones.
     for (;;) {
       if (displayInProgress_.size() == base) return;
-      Handle* array = displayInProgress_.back().as.handle;
+      Handle* array = displayInProgress_.back().asHandle();
       std::uint64_t i = next.back();
       if (i < objectAt<ArrayObject>(array)->length) {
         if (i) out += ", ";
@@ -706,23 +774,23 @@ void VM::appendDisplay(std::string& out, Value value) {
 
 // str() of anything but an array; an instance's toString() must return a string.
 void VM::appendScalar(std::string& out, Value value) {
-  switch (value.type) {
+  switch (value.type()) {
     case ValueType::nil: out += "nil"; return;
-    case ValueType::boolean: out += value.as.boolean ? "true" : "false"; return;
-    case ValueType::integer: out += std::to_string(value.as.integer); return;
-    case ValueType::floating: out += formatFloat(value.as.floating); return;
-    case ValueType::klass: out += "<class " + value.as.klass->name + ">"; return;
-    case ValueType::native: out += std::string("<native fn ") + value.as.native->name + ">"; return;
+    case ValueType::boolean: out += value.asBool() ? "true" : "false"; return;
+    case ValueType::integer: out += std::to_string(value.asInt()); return;
+    case ValueType::floating: out += formatFloat(value.asFloat()); return;
+    case ValueType::klass: out += "<class " + value.asClass()->name + ">"; return;
+    case ValueType::native: out += std::string("<native fn ") + value.asNative()->name + ">"; return;
     case ValueType::undefined: out += "<undefined>"; return;
     case ValueType::object: break;
   }
-  Handle* h = value.as.handle;
+  Handle* h = value.asHandle();
   switch (h->klass->kind) {
     case ObjectKind::string: out += objectAt<StringObject>(h)->view(); return;
     case ObjectKind::closure: out += "<fn " + objectAt<ClosureObject>(h)->proto->name + ">"; return;
     case ObjectKind::boundMethod: {
       Value m = objectAt<BoundMethodObject>(h)->method;
-      out += m.isNative() ? std::string("<native fn ") + m.as.native->name + ">"
+      out += m.isNative() ? std::string("<native fn ") + m.asNative()->name + ">"
                           : "<fn " + objectAt<ClosureObject>(m)->proto->name + ">";
       return;
     }
@@ -767,30 +835,31 @@ void VM::callNative(const NativeFunction* native, int argc) {
   Value result = native->fn(*this, args, argc);
   stackTop_ = args - 1;
   *stackTop_++ = result;
+  collectBoxesIfDue();  // the result is on the stack: a safe point
 }
 
 bool VM::callValue(Value callee, int argc) {
-  switch (callee.type) {
+  switch (callee.type()) {
     case ValueType::object:
       switch (kindOf(callee)) {
-        case ObjectKind::closure: callClosure(callee.as.handle, argc); return true;
+        case ObjectKind::closure: callClosure(callee.asHandle(), argc); return true;
         case ObjectKind::boundMethod: {
           auto* bound = objectAt<BoundMethodObject>(callee);
           Value method = bound->method;
           stackTop_[-1 - argc] = bound->receiver;
           if (method.isNative()) {
-            callNative(method.as.native, argc);
+            callNative(method.asNative(), argc);
             return false;
           }
-          callClosure(method.as.handle, argc);
+          callClosure(method.asHandle(), argc);
           return true;
         }
         default: break;
       }
       break;
-    case ValueType::native: callNative(callee.as.native, argc); return false;
+    case ValueType::native: callNative(callee.asNative(), argc); return false;
     case ValueType::klass:
-      throwError("class " + callee.as.klass->name + " is instantiated with 'new " + callee.as.klass->name + "(...)'");
+      throwError("class " + callee.asClass()->name + " is instantiated with 'new " + callee.asClass()->name + "(...)'");
     default: break;
   }
   throwError("cannot call a value of type " + typeName(callee));
@@ -804,10 +873,10 @@ Value VM::call(int argc) {
 
 Value VM::callMethod(Value method, int argc) {
   if (method.isNative()) {
-    callNative(method.as.native, argc);
+    callNative(method.asNative(), argc);
     return *--stackTop_;
   }
-  callClosure(method.as.handle, argc);
+  callClosure(method.asHandle(), argc);
   return run(frameCount_ - 1);
 }
 
@@ -817,17 +886,17 @@ bool VM::invokeFromClass(ClassInfo* klass, int symbol, int argc) {
     throwError("class " + klass->name + " has no method '" + symbolName(symbol) + "'");
   Value method = it->second;
   if (method.isNative()) {
-    callNative(method.as.native, argc);
+    callNative(method.asNative(), argc);
     return false;
   }
-  callClosure(method.as.handle, argc);
+  callClosure(method.asHandle(), argc);
   return true;
 }
 
 bool VM::invoke(int symbol, int argc, InlineCache* cache) {
   Value receiver = stackTop_[-1 - argc];
   if (receiver.isObject()) {
-    ClassInfo* klass = receiver.as.handle->klass;
+    ClassInfo* klass = receiver.asHandle()->klass;
     if (klass->kind == ObjectKind::instance) {
       auto field = klass->fieldSlots.find(symbol);
       if (field != klass->fieldSlots.end()) {  // a field holding a function: call it
@@ -844,15 +913,15 @@ bool VM::invoke(int symbol, int argc, InlineCache* cache) {
     }
     Value method = it->second;
     if (method.isNative()) {
-      callNative(method.as.native, argc);
+      callNative(method.asNative(), argc);
       return false;
     }
     if (cache) *cache = InlineCache{klass, -1, method};
-    callClosure(method.as.handle, argc);
+    callClosure(method.asHandle(), argc);
     return true;
   }
   if (receiver.isClass()) {
-    ClassInfo* klass = receiver.as.klass;
+    ClassInfo* klass = receiver.asClass();
     auto it = klass->statics.find(symbol);
     if (it == klass->statics.end())
       throwError("class " + klass->name + " has no member '" + symbolName(symbol) + "'");
@@ -875,7 +944,7 @@ Value VM::bindMethod(Value receiver, ClassInfo* klass, int symbol, bool* found) 
 
 Value VM::getProperty(Value receiver, int symbol, InlineCache* cache) {
   if (receiver.isObject()) {
-    ClassInfo* klass = receiver.as.handle->klass;
+    ClassInfo* klass = receiver.asHandle()->klass;
     switch (klass->kind) {
       case ObjectKind::instance: {
         auto field = klass->fieldSlots.find(symbol);
@@ -901,16 +970,16 @@ Value VM::getProperty(Value receiver, int symbol, InlineCache* cache) {
     throwError(typeName(receiver) + " has no property '" + symbolName(symbol) + "'");
   }
   if (receiver.isClass()) {
-    auto it = receiver.as.klass->statics.find(symbol);
-    if (it != receiver.as.klass->statics.end()) return it->second;
-    throwError("class " + receiver.as.klass->name + " has no member '" + symbolName(symbol) + "'");
+    auto it = receiver.asClass()->statics.find(symbol);
+    if (it != receiver.asClass()->statics.end()) return it->second;
+    throwError("class " + receiver.asClass()->name + " has no member '" + symbolName(symbol) + "'");
   }
   throwError("cannot read property '" + symbolName(symbol) + "' of " + typeName(receiver));
 }
 
 void VM::setProperty(Value receiver, int symbol, Value value, InlineCache* cache) {
   if (isKind(receiver, ObjectKind::instance)) {
-    ClassInfo* klass = receiver.as.handle->klass;
+    ClassInfo* klass = receiver.asHandle()->klass;
     auto field = klass->fieldSlots.find(symbol);
     if (field == klass->fieldSlots.end())
       throwError(klass->name + " has no field '" + symbolName(symbol) + "'");
@@ -930,7 +999,7 @@ namespace {
 Value VM::getIndex(Value container, Value index) {
   if (container.isObject() && (kindOf(container) == ObjectKind::array || kindOf(container) == ObjectKind::string)) {
     if (!index.isInt()) throwError("index must be an int, not " + typeName(index));
-    std::int64_t i = index.as.integer;
+    std::int64_t i = index.asInt();
     if (kindOf(container) == ObjectKind::array) {
       auto* a = objectAt<ArrayObject>(container);
       if (i < 0 || static_cast<std::uint64_t>(i) >= a->length) outOfBounds(*this, i, a->length);
@@ -948,7 +1017,7 @@ void VM::setIndex(Value container, Value index, Value value) {
   if (isKind(container, ObjectKind::array)) {
     if (!index.isInt()) throwError("index must be an int, not " + typeName(index));
     auto* a = objectAt<ArrayObject>(container);
-    std::int64_t i = index.as.integer;
+    std::int64_t i = index.asInt();
     if (i < 0 || static_cast<std::uint64_t>(i) >= a->length) outOfBounds(*this, i, a->length);
     KITH_WRITE_BARRIER(collector_, a->elements()[i], value);
     return;
@@ -965,7 +1034,7 @@ void VM::binaryTypeError(const char* op, Value a, Value b) {
 
 Value VM::add(Value a, Value b) {
   if (a.isInt() && b.isInt())
-    return Value::integer(static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) + static_cast<std::uint64_t>(b.as.integer)));
+    return Value::integer(static_cast<std::int64_t>(static_cast<std::uint64_t>(a.asInt()) + static_cast<std::uint64_t>(b.asInt())));
   if (a.isNumber() && b.isNumber()) return Value::floating(a.toDouble() + b.toDouble());
   bool aString = isKind(a, ObjectKind::string), bString = isKind(b, ObjectKind::string);
   if (!aString && !bString) binaryTypeError("+", a, b);
@@ -1015,7 +1084,7 @@ void VM::closeUpvalues(Value* last) {
 void VM::defineClass(ClassInfo* klass, Value superclass, bool hasSuper) {
   if (hasSuper) {
     if (!superclass.isClass()) throwError("superclass must be a class, not " + typeName(superclass));
-    ClassInfo* super = superclass.as.klass;
+    ClassInfo* super = superclass.asClass();
     if (super->kind != ObjectKind::instance || !super->instantiable)
       throwError("class " + klass->name + " cannot inherit from built-in class " + super->name);
     for (int sym : klass->ownFieldSymbols)
@@ -1040,12 +1109,12 @@ void VM::defineClass(ClassInfo* klass, Value superclass, bool hasSuper) {
 bool VM::newObjectInstance(int argc, Handle* near) {
   Value callee = stackTop_[-1 - argc];
   if (!callee.isClass()) throwError("'new' needs a class, not " + typeName(callee));
-  ClassInfo* klass = callee.as.klass;
+  ClassInfo* klass = callee.asClass();
   if (klass->kind == ObjectKind::instance && klass->instantiable) {
     Value object = newInstance(klass, near);
     stackTop_[-1 - argc] = object;
     if (klass->initializer.isObject()) {
-      callClosure(klass->initializer.as.handle, argc);
+      callClosure(klass->initializer.asHandle(), argc);
       return true;
     }
     if (argc != 0) throwArity(0, argc);
@@ -1084,6 +1153,7 @@ void VM::runScript(FunctionProto* script) {
 #pragma GCC diagnostic ignored "-Wpedantic"
 #endif
 Value VM::run(std::size_t entryFrame) {
+  boxingVM = this;  // boxes made from here on go to this VM's handle table
   if (nativeDepth_ >= kMaxNativeDepth) {
     // Too deep in native -> script -> native calls for the C++ stack: drop the frame
     // the caller pushed, then report it like any other overflow.
@@ -1115,6 +1185,20 @@ Value VM::run(std::size_t entryFrame) {
   } while (0)
 // Before anything that may allocate, throw or call out: publish ip and stack top.
 #define SYNC() (frame->ip = ip, stackTop_ = sp)
+// An int result: inline when it fits 48 bits; else boxed (value.h) after SYNC, since
+// a box is a handle (or a Boehm block) and boxes piling up collect here, with the
+// result already on the stack.
+#define STORE_INT(slot, expr)                               \
+  do {                                                      \
+    std::int64_t result_ = (expr);                          \
+    if (Value::fitsSmallInt(result_)) [[likely]] {          \
+      storeSmallInt(slot, result_);                         \
+    } else {                                                \
+      SYNC();                                               \
+      *(slot) = Value::integer(result_);                    \
+      collectBoxesIfDue();                                  \
+    }                                                       \
+  } while (0)
 #define READ_BYTE() (*ip++)
 #define READ_U16() (ip += 2, static_cast<std::uint16_t>(ip[-2] | (ip[-1] << 8)))
 // VMOptions::stepLimit, checked where every endless run passes again and again.
@@ -1151,10 +1235,10 @@ Value VM::run(std::size_t entryFrame) {
 #endif
 
       CASE(CONSTANT) { *sp++ = constants[READ_U16()]; DISPATCH(); }
-      CASE(NIL) { storeValue(sp++, ValueType::nil, 0); DISPATCH(); }
+      CASE(NIL) { *sp++ = Value::nil(); DISPATCH(); }
       CASE(TRUE) { storeBool(sp++, true); DISPATCH(); }
       CASE(FALSE) { storeBool(sp++, false); DISPATCH(); }
-      CASE(SMALL_INT) { storeInt(sp++, static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
+      CASE(SMALL_INT) { storeSmallInt(sp++, static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
       CASE(POP) { --sp; DISPATCH(); }
       CASE(GET_LOCAL) { *sp++ = slots[READ_BYTE()]; DISPATCH(); }
       CASE(GET_LOCAL2) {
@@ -1217,7 +1301,7 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t sym = READ_U16();
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-1];
-        if (receiver.isObject() && receiver.as.handle->klass == cache->klass && cache->slot >= 0) {
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) {
           sp[-1] = objectAt<InstanceObject>(receiver)->fields()[cache->slot];
           DISPATCH();
         }
@@ -1230,7 +1314,7 @@ Value VM::run(std::size_t entryFrame) {
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-2];
         Value value = sp[-1];
-        if (receiver.isObject() && receiver.as.handle->klass == cache->klass && cache->slot >= 0) {
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) {
           KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value);
         } else {
           SYNC();
@@ -1244,8 +1328,8 @@ Value VM::run(std::size_t entryFrame) {
         Value container = sp[-2], index = sp[-1];
         if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array) {
           auto* a = objectAt<ArrayObject>(container);
-          if (static_cast<std::uint64_t>(index.as.integer) < a->length) {
-            sp[-2] = a->elements()[index.as.integer];
+          if (static_cast<std::uint64_t>(index.asInt()) < a->length) {
+            sp[-2] = a->elements()[index.asInt()];
             --sp;
             DISPATCH();
           }
@@ -1258,8 +1342,8 @@ Value VM::run(std::size_t entryFrame) {
       CASE(SET_INDEX) {
         Value container = sp[-3], index = sp[-2], value = sp[-1];
         if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array &&
-            static_cast<std::uint64_t>(index.as.integer) < objectAt<ArrayObject>(container)->length) {
-          KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.as.integer], value);
+            static_cast<std::uint64_t>(index.asInt()) < objectAt<ArrayObject>(container)->length) {
+          KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asInt()], value);
         } else {
           SYNC();
           setIndex(container, index, value);
@@ -1281,14 +1365,14 @@ Value VM::run(std::size_t entryFrame) {
       }
       CASE(EQUAL) {
         Value b = sp[-1], a = sp[-2];
-        bool eq = (a.isInt() && b.isInt()) ? a.as.integer == b.as.integer : valuesEqual(a, b);
+        bool eq = (a.isInt() && b.isInt()) ? a.asInt() == b.asInt() : valuesEqual(a, b);
         storeBool(sp - 2, eq);
         --sp;
         DISPATCH();
       }
       CASE(NOT_EQUAL) {
         Value b = sp[-1], a = sp[-2];
-        bool eq = (a.isInt() && b.isInt()) ? a.as.integer == b.as.integer : valuesEqual(a, b);
+        bool eq = (a.isInt() && b.isInt()) ? a.asInt() == b.asInt() : valuesEqual(a, b);
         storeBool(sp - 2, !eq);
         --sp;
         DISPATCH();
@@ -1299,12 +1383,12 @@ Value VM::run(std::size_t entryFrame) {
     Value b = sp[-1], a = sp[-2];                                                                    \
     bool r;                                                                                          \
     if (a.isInt() && b.isInt()) {                                                                    \
-      r = a.as.integer op b.as.integer;                                                              \
+      r = a.asInt() op b.asInt();                                                              \
     } else if (a.isFloat() && b.isFloat()) {                                                         \
-      r = a.as.floating op b.as.floating; /* IEEE: false when either is NaN */                       \
+      r = a.asFloat() op b.asFloat(); /* IEEE: false when either is NaN */                       \
     } else if (a.isNumber() && b.isNumber()) {                                                       \
       /* any comparison with NaN is false */                                                         \
-      if ((a.isFloat() && std::isnan(a.as.floating)) || (b.isFloat() && std::isnan(b.as.floating))) \
+      if ((a.isFloat() && std::isnan(a.asFloat())) || (b.isFloat() && std::isnan(b.asFloat()))) \
         r = false;                                                                                   \
       else                                                                                           \
         r = negate != numberLess lessArgs;                                                           \
@@ -1332,28 +1416,29 @@ Value VM::run(std::size_t entryFrame) {
     Value a = sp[-1];                                                                                \
     auto n = static_cast<std::int16_t>(READ_U16());                                                  \
     if (a.isInt()) {                                                                                 \
-      storeInt(sp - 1, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) op        \
+      STORE_INT(sp - 1, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.asInt()) op        \
                                                  static_cast<std::uint64_t>(std::int64_t{n})));     \
     } else if (a.isFloat()) {                                                                        \
-      storeFloat(sp - 1, a.as.floating op static_cast<double>(n));                                   \
+      storeFloat(sp - 1, a.asFloat() op static_cast<double>(n));                                   \
     } else {                                                                                         \
       SYNC();                                                                                        \
       fallback;                                                                                      \
     }                                                                                                \
     DISPATCH();                                                                                      \
   }
-      SMALL_INT_ARITHMETIC(ADD_SMALL, +, sp[-1] = add(a, Value::integer(n)))  // a string's concatenation, or the type error
-      SMALL_INT_ARITHMETIC(SUB_SMALL, -, binaryTypeError("-", a, Value::integer(n)))
+      SMALL_INT_ARITHMETIC(ADD_SMALL, +, sp[-1] = add(a, Value::smallInt(n)))  // a string's concatenation, or the type error
+      SMALL_INT_ARITHMETIC(SUB_SMALL, -, binaryTypeError("-", a, Value::smallInt(n)))
 #undef SMALL_INT_ARITHMETIC
       CASE(ADD) {
         Value b = sp[-1], a = sp[-2];
         if (a.isInt() && b.isInt()) {
-          storeInt(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) + static_cast<std::uint64_t>(b.as.integer)));
+          STORE_INT(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.asInt()) + static_cast<std::uint64_t>(b.asInt())));
         } else if (a.isFloat() && b.isFloat()) {
-          storeFloat(sp - 2, a.as.floating + b.as.floating);
+          storeFloat(sp - 2, a.asFloat() + b.asFloat());
         } else {
           SYNC();
           sp[-2] = add(a, b);
+          collectBoxesIfDue();
         }
         --sp;
         DISPATCH();
@@ -1362,7 +1447,7 @@ Value VM::run(std::size_t entryFrame) {
   CASE(opName) {                                                                                        \
     Value b = sp[-1], a = sp[-2];                                                                       \
     if (a.isInt() && b.isInt()) {                                                                       \
-      storeInt(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.as.integer) op static_cast<std::uint64_t>(b.as.integer))); \
+      STORE_INT(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.asInt()) op static_cast<std::uint64_t>(b.asInt()))); \
     } else if (a.isNumber() && b.isNumber()) {                                                          \
       storeFloat(sp - 2, a.toDouble() op b.toDouble());                                           \
     } else {                                                                                            \
@@ -1378,13 +1463,13 @@ Value VM::run(std::size_t entryFrame) {
       CASE(DIVIDE) {
         Value b = sp[-1], a = sp[-2];
         if (a.isInt() && b.isInt()) {
-          if (b.as.integer == 0) {
+          if (b.asInt() == 0) {
             SYNC();
             throwError("division by zero");
           }
           // INT64_MIN / -1 overflows in C++; in Kith it wraps to INT64_MIN.
-          storeInt(sp - 2, b.as.integer == -1 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer))
-                                                 : a.as.integer / b.as.integer);
+          STORE_INT(sp - 2, b.asInt() == -1 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.asInt()))
+                                                 : a.asInt() / b.asInt());
         } else if (a.isNumber() && b.isNumber()) {
           storeFloat(sp - 2, a.toDouble() / b.toDouble());
         } else {
@@ -1397,11 +1482,11 @@ Value VM::run(std::size_t entryFrame) {
       CASE(MODULO) {
         Value b = sp[-1], a = sp[-2];
         if (a.isInt() && b.isInt()) {
-          if (b.as.integer == 0) {
+          if (b.asInt() == 0) {
             SYNC();
             throwError("division by zero");
           }
-          storeInt(sp - 2, b.as.integer == -1 ? 0 : a.as.integer % b.as.integer);
+          STORE_INT(sp - 2, b.asInt() == -1 ? 0 : a.asInt() % b.asInt());
         } else if (a.isNumber() && b.isNumber()) {
           storeFloat(sp - 2, std::fmod(a.toDouble(), b.toDouble()));
         } else {
@@ -1418,10 +1503,10 @@ Value VM::run(std::size_t entryFrame) {
       SYNC();                                             \
       binaryTypeError(symbolText, a, b);                  \
     }                                                     \
-    std::uint64_t x = static_cast<std::uint64_t>(a.as.integer); \
-    std::uint64_t y = static_cast<std::uint64_t>(b.as.integer); \
+    std::uint64_t x = static_cast<std::uint64_t>(a.asInt()); \
+    std::uint64_t y = static_cast<std::uint64_t>(b.asInt()); \
     (void)x; (void)y;                                     \
-    storeInt(sp - 2, static_cast<std::int64_t>(expr));  \
+    STORE_INT(sp - 2, static_cast<std::int64_t>(expr));  \
     --sp;                                                 \
     DISPATCH();                                           \
   }
@@ -1429,13 +1514,13 @@ Value VM::run(std::size_t entryFrame) {
       BITWISE(BIT_OR, "|", x | y)
       BITWISE(BIT_XOR, "^", x ^ y)
       BITWISE(SHIFT_LEFT, "<<", x << (y & 63))
-      BITWISE(SHIFT_RIGHT, ">>", a.as.integer >> (y & 63))
+      BITWISE(SHIFT_RIGHT, ">>", a.asInt() >> (y & 63))
       BITWISE(SHIFT_RIGHT_LOGICAL, ">>>", x >> (y & 63))
 #undef BITWISE
       CASE(NEGATE) {
         Value a = sp[-1];
-        if (a.isInt()) storeInt(sp - 1, static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.as.integer)));
-        else if (a.isFloat()) storeFloat(sp - 1, -a.as.floating);
+        if (a.isInt()) STORE_INT(sp - 1, static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.asInt())));
+        else if (a.isFloat()) storeFloat(sp - 1, -a.asFloat());
         else {
           SYNC();
           throwError("unsupported operand type for unary -: " + typeName(a));
@@ -1448,7 +1533,7 @@ Value VM::run(std::size_t entryFrame) {
           SYNC();
           throwError("unsupported operand type for ~: " + typeName(sp[-1]));
         }
-        storeInt(sp - 1, ~sp[-1].as.integer);
+        STORE_INT(sp - 1, ~sp[-1].asInt());
         DISPATCH();
       }
       CASE(JUMP) {
@@ -1484,14 +1569,14 @@ Value VM::run(std::size_t entryFrame) {
       CASE(CALL) {
         int argc = READ_BYTE();
         Value callee = sp[-1 - argc];
-        if (callee.isObject() && callee.as.handle->klass->kind == ObjectKind::closure) {
+        if (callee.isObject() && callee.asHandle()->klass->kind == ObjectKind::closure) {
           // The common case inline: a script function with the right arity and room.
           FunctionProto* proto = objectAt<ClosureObject>(callee)->proto;
           Value* newSlots = sp - argc - 1;
           if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
             frame->ip = ip;
             frame = &frames_[frameCount_++];
-            *frame = CallFrame{callee.as.handle, proto, proto->code.data(), newSlots};
+            *frame = CallFrame{callee.asHandle(), proto, proto->code.data(), newSlots};
             ip = frame->ip;
             slots = newSlots;
             constants = proto->constants.data();
@@ -1509,8 +1594,8 @@ Value VM::run(std::size_t entryFrame) {
         int argc = READ_BYTE();
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-1 - argc];
-        if (receiver.isObject() && receiver.as.handle->klass == cache->klass && cache->slot < 0) {
-          Handle* closure = cache->method.as.handle;
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot < 0) {
+          Handle* closure = cache->method.asHandle();
           FunctionProto* proto = objectAt<ClosureObject>(closure)->proto;
           Value* newSlots = sp - argc - 1;
           if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
@@ -1549,7 +1634,7 @@ Value VM::run(std::size_t entryFrame) {
         int argc = READ_BYTE();
         SYNC();
         Value owner = stackTop_[-2 - argc];
-        if (newObjectInstance(argc, owner.isObject() ? owner.as.handle : nullptr)) LOAD_FRAME();
+        if (newObjectInstance(argc, owner.isObject() ? owner.asHandle() : nullptr)) LOAD_FRAME();
         sp = stackTop_;
         DISPATCH();
       }
@@ -1568,7 +1653,7 @@ Value VM::run(std::size_t entryFrame) {
           bool isLocal = READ_BYTE() != 0;
           std::uint8_t index = READ_BYTE();
           Handle* up = isLocal ? captureUpvalue(slots + index, closure)
-                               : objectAt<ClosureObject>(frame->closure)->upvalues()[index].as.handle;
+                               : objectAt<ClosureObject>(frame->closure)->upvalues()[index].asHandle();
           objectAt<ClosureObject>(closure)->upvalues()[i] = Value::object(up);  // re-read: capture allocates
         }
         DISPATCH();
@@ -1601,7 +1686,7 @@ Value VM::run(std::size_t entryFrame) {
       }
       CASE(METHOD) {
         int sym = READ_U16();
-        ClassInfo* klass = sp[-2].as.klass;
+        ClassInfo* klass = sp[-2].asClass();
         klass->methods[sym] = sp[-1];
         if (sym == initSymbol_) klass->initializer = sp[-1];
         --sp;
@@ -1624,11 +1709,11 @@ Value VM::run(std::size_t entryFrame) {
           SYNC();
           throwError("for-in needs an array, not " + typeName(array));
         }
-        std::int64_t index = slots[slot + 1].as.integer;
+        std::int64_t index = slots[slot + 1].asInt();
         auto* a = objectAt<ArrayObject>(array);
         if (static_cast<std::uint64_t>(index) < a->length) {
           *sp++ = a->elements()[index];
-          storeInt(&slots[slot + 1], index + 1);
+          storeSmallInt(&slots[slot + 1], index + 1);  // an index: far below 2^47
         } else {
           ip += offset;
         }
@@ -1706,6 +1791,7 @@ Value VM::run(std::size_t entryFrame) {
   }
 #undef LOAD_FRAME
 #undef SYNC
+#undef STORE_INT
 #undef READ_BYTE
 #undef READ_U16
 #undef CHECK_STEP_LIMIT

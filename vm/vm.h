@@ -97,14 +97,25 @@ class VM {
   // the object whose field receives it); the heap is asked to put it close
   // (heap::Heap::malloc(size, near)). Without one, near the last object of `klass`.
   Handle* allocateObject(ClassInfo* klass, std::size_t bytes, Handle* near = nullptr);
+  // Boxed ints (value.h): a handle outside the studied heap; never collects.
+  Handle* boxInteger(std::int64_t i);
+  bool isBox(const Handle* h) const { return h->klass == boxedIntClass_; }
+  // A collector frees an unreachable box with this (not freeObject: no heap block).
+  void releaseBox(Handle* box);
+  // At a safe point: a full collection when boxes have piled up since the last one.
+  void collectBoxesIfDue();
+  std::size_t liveBoxes() const { return liveBoxes_; }
+  std::uint64_t boxesCreated() const { return boxesCreated_; }
   // Frees one object and its handle (for collectors).
   void freeObject(Handle* handle);
   // Collectors report every collection; when the run is thrashing
   // (vm/gc_overhead_limit.h) the next allocation throws the catchable "out of
-  // memory" saying so. System.gc() and --gc-stress collections do not count.
+  // memory" saying so. System.gc(), --gc-stress and boxed-int collections do not count.
   void collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes) {
-    if (cause == GcCause::systemGc || cause == GcCause::stress) return;
-    if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, &thrashingMessage_)) thrashing_ = true;
+    if (cause == GcCause::systemGc || cause == GcCause::stress || cause == GcCause::boxedIntegers) return;
+    bool heapRefused = cause == GcCause::allocationFailure;
+    if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, heapRefused, &thrashingMessage_))
+      thrashing_ = true;
   }
   // Runs a full collection (System.gc() passes systemGc; the gate calls the
   // collector itself, with allocationFailure).
@@ -180,7 +191,7 @@ class VM {
   bool valuesEqual(Value a, Value b);
   std::uint64_t hashValue(Value v);
   std::string typeName(Value v);             // typeOf()
-  ObjectKind kindOf(Value v) const { return v.as.handle->klass->kind; }
+  ObjectKind kindOf(Value v) const { return v.asHandle()->klass->kind; }
   bool isKind(Value v, ObjectKind kind) const { return v.isObject() && kindOf(v) == kind; }
   std::string_view stringView(Value v) { return objectAt<StringObject>(v)->view(); }  // until the next allocation
 
@@ -332,6 +343,12 @@ class VM {
   std::uint64_t instructions_ = 0;
   std::uint64_t stepLimit_ = UINT64_MAX;  // VMOptions::stepLimit, or no limit
   std::uint64_t objectsCreated_ = 0;
+  ClassInfo* boxedIntClass_ = nullptr;
+  VM* previousBoxingVM_ = nullptr;
+  static constexpr std::size_t kMinBoxLimit = std::size_t{1} << 20;  // 24 MiB of handles
+  std::size_t liveBoxes_ = 0;
+  std::size_t boxLimit_ = kMinBoxLimit;
+  std::uint64_t boxesCreated_ = 0;
   heap::TraceWriter* trace_ = nullptr;
   std::uint64_t traceTime_ = 0;
   std::uint64_t traceNextId_ = 0;

@@ -34,7 +34,7 @@ void expectIntact(vm::VM& vm, const std::vector<Expected>& survivors) {
       auto* a = vm::objectAt<vm::ArrayObject>(v);
       ASSERT_EQ(a->length, e.length);
       for (std::size_t i = 0; i < e.length; ++i)
-        ASSERT_EQ(a->elements()[i].as.integer, e.id * 3 + static_cast<std::int64_t>(i)) << "survivor " << e.id;
+        ASSERT_EQ(a->elements()[i].asInt(), e.id * 3 + static_cast<std::int64_t>(i)) << "survivor " << e.id;
     }
   }
 }

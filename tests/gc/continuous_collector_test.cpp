@@ -30,7 +30,7 @@ struct ContinuousVm {
   }
   // The allocation gate coloured the new object already: check it did.
   Value born(Value v) {
-    EXPECT_EQ(v.as.handle->gcBits, collector.allocationColour());
+    EXPECT_EQ(v.asHandle()->gcBits, collector.allocationColour());
     return v;
   }
   // What a reference store will do: the barrier, then the store.
@@ -84,7 +84,7 @@ TEST(ContinuousCollector, ScansALongArrayAPieceAtATime) {
   std::uint64_t before = t.collector.incrementsRun();
   t.collector.step(vm);
   t.collector.step(vm);
-  EXPECT_FALSE(ContinuousCollector::isBlack(array.as.handle)) << "two slices cannot have scanned it";
+  EXPECT_FALSE(ContinuousCollector::isBlack(array.asHandle())) << "two slices cannot have scanned it";
   // The last element (not scanned yet) moves to the front (scanned), its old place cleared.
   t.store(element(array, 0), element(array, kLength - 1));
   t.store(element(array, kLength - 1), Value::nil());
@@ -116,8 +116,8 @@ TEST(ContinuousCollector, DeletionBarrierKeepsAnObjectMovedBehindTheMarker) {
   field(a, 0) = c;
   t.collector.startCycle(vm);  // A and B gray; B is on top of the gray stack
   t.collector.step(vm);        // scans B: black
-  ASSERT_TRUE(ContinuousCollector::isBlack(b.as.handle));
-  ASSERT_TRUE(ContinuousCollector::isWhite(c.as.handle));
+  ASSERT_TRUE(ContinuousCollector::isBlack(b.asHandle()));
+  ASSERT_TRUE(ContinuousCollector::isWhite(c.asHandle()));
   t.store(field(b, 0), c);            // into a black object: SATB needs no barrier here
   t.store(field(a, 0), Value::nil()); // the deletion: the barrier shades C
   runToIdle(t);

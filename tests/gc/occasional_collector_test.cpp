@@ -59,7 +59,7 @@ TEST(OccasionalCollector, MarksAMillionNodeListWithoutRecursionThenFreesIt) {
     ASSERT_EQ(vm.handles().liveCount(), static_cast<std::size_t>(kNodes));
     // Walk it: every node is still there, in order.
     int expected = kNodes - 1;
-    for (Value n = head; n.isObject(); n = field(n, 0)) ASSERT_EQ(field(n, 1).as.integer, expected--);
+    for (Value n = head; n.isObject(); n = field(n, 0)) ASSERT_EQ(field(n, 1).asInt(), expected--);
     EXPECT_EQ(expected, -1);
   }
   t.collector.collect(vm, GcCause::systemGc);
@@ -81,7 +81,7 @@ TEST(OccasionalCollector, KeepsWhatOnlyAClosureUpvalueReaches) {
     EXPECT_EQ(vm.handles().liveCount(), 3u) << "closure, upvalue, array";
     auto* up = vm::objectAt<vm::UpvalueObject>(vm::objectAt<vm::ClosureObject>(closure)->upvalues()[0]);
     ASSERT_TRUE(up->closed.isObject());
-    EXPECT_EQ(element(up->closed, 2).as.integer, 7);
+    EXPECT_EQ(element(up->closed, 2).asInt(), 7);
     EXPECT_EQ(verifyAfterFullCycle(vm), "");
   }
   t.collector.collect(vm, GcCause::systemGc);
@@ -203,7 +203,7 @@ TEST(OccasionalCollector, StatisticsAndLogLine) {
   vm::CollectorStatistics s = t.collector.statistics();
   EXPECT_EQ(s.cycles, 3u);
   EXPECT_EQ(s.objectsFreed, 3000u);
-  EXPECT_EQ(s.bytesFreed, 3000u * 128);  // 16 + 16 + 4 * 16 = 96 bytes: 128-byte buddy blocks
+  EXPECT_EQ(s.bytesFreed, 3000u * 64);  // 16 + 8 + 4 * 8 = 56 bytes: 64-byte buddy blocks
   EXPECT_GT(s.pauseMaxMs, 0);
   EXPECT_LE(s.pauseMeanMs, s.pauseMaxMs);
   EXPECT_LE(s.pauseP99Ms, s.pauseMaxMs);
@@ -240,7 +240,7 @@ TEST(HeapVerifier, ReportsAFreedHandleThatIsStillReachable) {
   Value s = vm.newString("doomed");
   roots.root(s);
   EXPECT_EQ(verifyHeap(vm), "");
-  vm.freeObject(s.as.handle);  // what a collector bug would do
+  vm.freeObject(s.asHandle());  // what a collector bug would do
   EXPECT_NE(verifyHeap(vm).find("freed handle"), std::string::npos) << verifyHeap(vm);
   vm.rootStack().clear();
 }
@@ -251,9 +251,9 @@ TEST(HeapVerifier, ReportsMarksLeftSetAndSurvivingGarbage) {
   vm::RootScope roots(vm);
   Value s = vm.newString("marked");
   roots.root(s);
-  s.as.handle->gcBits = kMarked;
+  s.asHandle()->gcBits = kMarked;
   EXPECT_NE(verifyHeap(vm).find("mark bits"), std::string::npos);
-  s.as.handle->gcBits = 0;
+  s.asHandle()->gcBits = 0;
   vm.newString("garbage");
   EXPECT_EQ(verifyHeap(vm), "");
   EXPECT_NE(verifyAfterFullCycle(vm).find("garbage survived"), std::string::npos);

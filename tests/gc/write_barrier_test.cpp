@@ -78,37 +78,37 @@ TEST_P(EveryStoreKind, ShadesTheOverwrittenObjectWhileMarking) {
 
 const StoreCase kStoreCases[] = {
     {"field, inline-cache fast path", "let box = new Box();\nbox.item = \"v\" + 1;\n",
-     [](ScriptVm& t) { return field0(t.global("box")).as.handle; }, "put(box, nil);"},
+     [](ScriptVm& t) { return field0(t.global("box")).asHandle(); }, "put(box, nil);"},
     {"field, first store at a site", "let box = new Box();\nbox.item = \"v\" + 1;\n",
-     [](ScriptVm& t) { return field0(t.global("box")).as.handle; }, "box.item = nil;"},
-    {"array element", "let arr = [\"v\" + 1];\n", [](ScriptVm& t) { return element(t.global("arr"), 0).as.handle; },
+     [](ScriptVm& t) { return field0(t.global("box")).asHandle(); }, "box.item = nil;"},
+    {"array element", "let arr = [\"v\" + 1];\n", [](ScriptVm& t) { return element(t.global("arr"), 0).asHandle(); },
      "arr[0] = nil;"},
     {"closed upvalue",
      "fn make() { let v = \"v\" + 1; return fn (x) { v = x; }; }\nlet setter = make();\n",
      [](ScriptVm& t) {
        Value up = vm::objectAt<vm::ClosureObject>(t.global("setter"))->upvalues()[0];
-       return vm::objectAt<vm::UpvalueObject>(up)->closed.as.handle;
+       return vm::objectAt<vm::UpvalueObject>(up)->closed.asHandle();
      },
      "setter(nil);"},
     {"List.set", "let l = new List();\nl.add(\"v\" + 1);\n",
-     [](ScriptVm& t) { return element(vm::objectAt<vm::ListObject>(t.global("l"))->storage, 0).as.handle; },
+     [](ScriptVm& t) { return element(vm::objectAt<vm::ListObject>(t.global("l"))->storage, 0).asHandle(); },
      "l.set(0, nil);"},
     {"List.removeLast", "let l = new List();\nl.add(\"v\" + 1);\n",
-     [](ScriptVm& t) { return element(vm::objectAt<vm::ListObject>(t.global("l"))->storage, 0).as.handle; },
+     [](ScriptVm& t) { return element(vm::objectAt<vm::ListObject>(t.global("l"))->storage, 0).asHandle(); },
      "l.removeLast();"},
     {"List growth replacing its storage", "let l = new List();\nfor (let i = 0; i < 8; i = i + 1) l.add(i);\n",
-     [](ScriptVm& t) { return vm::objectAt<vm::ListObject>(t.global("l"))->storage.as.handle; }, "l.add(8);"},
+     [](ScriptVm& t) { return vm::objectAt<vm::ListObject>(t.global("l"))->storage.asHandle(); }, "l.add(8);"},
     {"Map.put over a value", "let m = new Map();\nm.put(1, \"v\" + 1);\n",
-     [](ScriptVm& t) { return element(vm::objectAt<vm::MapObject>(t.global("m"))->entries, 1).as.handle; },
+     [](ScriptVm& t) { return element(vm::objectAt<vm::MapObject>(t.global("m"))->entries, 1).asHandle(); },
      "m.put(1, nil);"},
     {"Map.remove", "let m = new Map();\nm.put(1, \"v\" + 1);\n",
-     [](ScriptVm& t) { return element(vm::objectAt<vm::MapObject>(t.global("m"))->entries, 1).as.handle; },
+     [](ScriptVm& t) { return element(vm::objectAt<vm::MapObject>(t.global("m"))->entries, 1).asHandle(); },
      "m.remove(1);"},
     {"Map growth replacing its entries", "let m = new Map();\nfor (let i = 0; i < 5; i = i + 1) m.put(i, i);\n",
-     [](ScriptVm& t) { return vm::objectAt<vm::MapObject>(t.global("m"))->entries.as.handle; },
+     [](ScriptVm& t) { return vm::objectAt<vm::MapObject>(t.global("m"))->entries.asHandle(); },
      "for (let i = 5; i < 40; i = i + 1) m.put(i, i);"},
     {"StringBuilder growth replacing its buffer", "let sb = new StringBuilder();\nsb.append(\"abc\");\n",
-     [](ScriptVm& t) { return vm::objectAt<vm::StringBuilderObject>(t.global("sb"))->buffer.as.handle; },
+     [](ScriptVm& t) { return vm::objectAt<vm::StringBuilderObject>(t.global("sb"))->buffer.asHandle(); },
      "sb.append(\"a longer piece of text than sixteen bytes\");"},
 };
 
@@ -125,9 +125,9 @@ INSTANTIATE_TEST_SUITE_P(Stores, EveryStoreKind, ::testing::ValuesIn(kStoreCases
 TEST(WriteBarrier, ObjectMovedFromAnUnscannedIntoAScannedObjectSurvives) {
   ScriptVm t(1);  // one object scanned per slice
   t.run("class Box { field item; }\nlet pair = [new Box(), new Box()];\npair[0].item = \"moved \" + 1;\n");
-  Handle* first = element(t.global("pair"), 0).as.handle;
-  Handle* second = element(t.global("pair"), 1).as.handle;
-  Handle* item = field0(Value::object(first)).as.handle;
+  Handle* first = element(t.global("pair"), 0).asHandle();
+  Handle* second = element(t.global("pair"), 1).asHandle();
+  Handle* item = field0(Value::object(first)).asHandle();
   t.collector->startCycle(*t.machine);
   for (int i = 0; i < 100000 && !ContinuousCollector::isBlack(second); ++i) t.collector->step(*t.machine);
   ASSERT_TRUE(ContinuousCollector::isBlack(second));
@@ -153,7 +153,7 @@ TEST(WriteBarrier, ObjectsBornDuringACycleSurviveIt) {
   t.run("for (let i = 0; i < 40000; i = i + 1) { if (i < 2000) keep.add(\"k\" + i); let g = [i, i]; }\n");
   EXPECT_GT(t.collector->statistics().cycles, 0u) << "the gate's slices ran the cycle through its sweep";
   t.run("let ok = keep.size() == 2000;\nfor (let i = 0; i < 2000; i = i + 1) if (keep.get(i) != \"k\" + i) ok = false;\n");
-  EXPECT_TRUE(t.global("ok").as.boolean);
+  EXPECT_TRUE(t.global("ok").asBool());
   t.collector->collect(*t.machine, GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(*t.machine), "");
 }

@@ -52,8 +52,8 @@ TEST_F(CompilerTest, LargeIntegersAndFloatsAreConstants) {
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::NIL,
                                           Op::RETURN}));
   ASSERT_EQ(p->constants.size(), 3u);
-  EXPECT_EQ(p->constants[0].as.integer, 100000);
-  EXPECT_EQ(p->constants[1].as.floating, 2.5);
+  EXPECT_EQ(p->constants[0].asInt(), 100000);
+  EXPECT_EQ(p->constants[1].asFloat(), 2.5);
   EXPECT_EQ(t_.vm().stringView(p->constants[2]), "s");
 }
 

@@ -64,13 +64,13 @@ class HintsTest : public ::testing::Test {
   const void* objectOf(std::string_view global) {
     Value v = vm_.global(global);
     EXPECT_TRUE(v.isObject()) << global;
-    return v.isObject() ? v.as.handle->object : nullptr;
+    return v.isObject() ? v.asHandle()->object : nullptr;
   }
   const void* fieldObject(std::string_view global, int field) {
     auto* o = static_cast<InstanceObject*>(const_cast<void*>(objectOf(global)));
     Value v = o->fields()[field];
     EXPECT_TRUE(v.isObject());
-    return v.as.handle->object;
+    return v.asHandle()->object;
   }
 
   HintRecordingHeap heap_;
@@ -100,7 +100,7 @@ TEST_F(HintsTest, ListStorageIsBuiltNearTheList) {
   run("let list = new List();\nlist.add(1);\n");
   auto* l = static_cast<const ListObject*>(objectOf("list"));
   ASSERT_TRUE(l->storage.isObject());
-  EXPECT_EQ(heap_.hintFor(l->storage.as.handle->object), objectOf("list"));
+  EXPECT_EQ(heap_.hintFor(l->storage.asHandle()->object), objectOf("list"));
 }
 
 }  // namespace

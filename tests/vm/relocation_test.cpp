@@ -24,7 +24,7 @@ TEST(Relocation, DefragmentationMovesObjectsAndHandlesFollow) {
     try {
       Value s = vm.newString(expectedText(i));
       roots.root(s);
-      strings.push_back(s.as.handle);
+      strings.push_back(s.asHandle());
     } catch (const KithThrow&) {
       vm.clearException();
       break;
@@ -77,7 +77,7 @@ TEST(Relocation, ScriptStateSurvivesMoves) {
     try {
       Value s = vm.newString("g" + std::to_string(i));
       roots.root(s);
-      garbage.push_back(s.as.handle);
+      garbage.push_back(s.asHandle());
     } catch (const KithThrow&) {
       vm.clearException();
       break;

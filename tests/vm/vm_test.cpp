@@ -55,8 +55,8 @@ TEST(Interpreter, OutOfMemoryIsCatchableAndExact) {
   )");
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.out,
-            "out of memory: requested 1600024 bytes\n"
-            "out of memory: requested 147573952589676412936 bytes\nafter\n");
+            "out of memory: requested 800024 bytes\n"
+            "out of memory: requested 73786976294838206480 bytes\nafter\n");
 }
 
 TEST(Interpreter, IntegerArithmeticWraps) {
@@ -83,11 +83,11 @@ TEST(Roots, EnumerationCoversGlobalsStackAndPinned) {
   vm.push(vm.newString("on the stack"));
   std::set<Handle*> seen;
   vm.forEachRoot([&](Value& v) {
-    if (v.isObject()) seen.insert(v.as.handle);
+    if (v.isObject()) seen.insert(v.asHandle());
   });
   vm.pop();
-  EXPECT_TRUE(seen.count(global.as.handle));
-  EXPECT_TRUE(seen.count(pinned.as.handle));
+  EXPECT_TRUE(seen.count(global.asHandle()));
+  EXPECT_TRUE(seen.count(pinned.asHandle()));
   EXPECT_EQ(seen.size() >= 3, true);
   // Every live handle the roots name belongs to the handle table.
   for (Handle* h : seen) EXPECT_TRUE(vm.handles().owns(h));

@@ -9,7 +9,7 @@ For each workload:
      stdout must be identical on all (timings masked: `123us`, `45 msec`, `0.5 ms`);
   2. collectors: on estranged and knuth, with occasional and continuous collection, in
      a heap small enough that at least 3 collections happen (the first of 4M, 2M, 1M,
-     512K, 256K, 128K, 96K, 64K, 8M, 16M, 32M that runs with >= 3 cycles, read from --stats-file;
+     512K, 256K, 128K, 96K, 80K, 64K, 8M, 16M, 32M that runs with >= 3 cycles, read from --stats-file;
      sizes above twice the bytes the reference run allocated are tried last); same
      stdout again;
   3. stress: once with --gc-stress (estranged, continuous: a slice before every
@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from common import parse_size  # noqa: E402  (the study's reading of 64M, 512K, ...)
 
 TIMING = re.compile(r"\d+(\.\d+)?\s*(us|msec|ms|s)\b")
-COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K", "128K", "96K", "64K", "8M", "16M", "32M"]  # small first
+COLLECTION_HEAPS = ["4M", "2M", "1M", "512K", "256K", "128K", "96K", "80K", "64K", "8M", "16M", "32M"]  # small first
 
 
 def read_suite(path):
