@@ -5,11 +5,13 @@
 //   0x0000_pppp_pppp_ppp0|tag      a pointer, 8-aligned, tag in the low 3 bits:
 //                                    0 object Handle*, 1 boxed-int Handle*,
 //                                    2 ClassInfo*, 3 NativeFunction*
-//   0x0001_0000_0000_000{0,1,2}    false, true, undefined
+//   0x0000_0000_0000_00{04,0C,14}  false, true, undefined (tag 4)
+//   0x0001_xxxx_xxxx_xxxx          an int in 48 bits (-2^47 .. 2^47-1)
 //   0x0002_... to 0xFFF2_...        a double: its bits + 2^49 (every double but the
 //                                    NaNs with a high payload, which become the
 //                                    canonical NaN)
-//   0xFFFF_xxxx_xxxx_xxxx          an int in 48 bits (-2^47 .. 2^47-1)
+// Doubles are everything from 2^49 up, so "is a float" is one compare: the float
+// loops (mandelbrot, nbody) test it twice per operation.
 // An int outside 48 bits is boxed: a Handle of class "boxed int" whose `object`
 // word holds the 64 bits (VM::boxInteger); it is an int to every reader, and the
 // collectors mark and free boxes like objects (they live outside the studied heap,
@@ -51,10 +53,11 @@ struct Value {
 
   static constexpr std::uint64_t kPointerTagMask = 7;
   static constexpr std::uint64_t kTopMask = 0xFFFF000000000000ULL;
-  static constexpr std::uint64_t kObjectTag = 0, kBoxedIntTag = 1, kClassTag = 2, kNativeTag = 3;
-  static constexpr std::uint64_t kFalse = 0x0001000000000000ULL, kTrue = kFalse + 1, kUndefined = kFalse + 2;
+  static constexpr std::uint64_t kObjectTag = 0, kBoxedIntTag = 1, kClassTag = 2, kNativeTag = 3, kSpecialTag = 4;
+  static constexpr std::uint64_t kFalse = kSpecialTag, kTrue = kSpecialTag + 8, kUndefined = kSpecialTag + 16;
+  static constexpr std::uint64_t kIntTag = 0x0001000000000000ULL;
+  static constexpr std::uint64_t kIntPayload = kIntTag - 1;
   static constexpr std::uint64_t kDoubleOffset = 0x0002000000000000ULL;
-  static constexpr std::uint64_t kIntTag = 0xFFFF000000000000ULL;
   static constexpr std::int64_t kSmallIntMin = -(std::int64_t{1} << 47), kSmallIntMax = (std::int64_t{1} << 47) - 1;
   static constexpr std::uint64_t kCanonicalNaN = 0x7FF8000000000000ULL;
 
@@ -66,7 +69,7 @@ struct Value {
   static Value boolean(bool b) { return fromBits(b ? kTrue : kFalse); }
   static bool fitsSmallInt(std::int64_t i) { return (static_cast<std::int64_t>(static_cast<std::uint64_t>(i) << 16) >> 16) == i; }
   // i must fit 48 bits (fitsSmallInt): the interpreter's fast paths.
-  static Value smallInt(std::int64_t i) { return fromBits(static_cast<std::uint64_t>(i) | kIntTag); }
+  static Value smallInt(std::int64_t i) { return fromBits((static_cast<std::uint64_t>(i) & kIntPayload) | kIntTag); }
   static Value integer(std::int64_t i) {
     if (fitsSmallInt(i)) [[likely]] return smallInt(i);
     return fromBits(reinterpret_cast<std::uintptr_t>(boxInteger(i)) | kBoxedIntTag);
@@ -85,9 +88,8 @@ struct Value {
 
   bool isNil() const { return bits == 0; }
   bool isBool() const { return bits == kFalse || bits == kTrue; }
-  bool isSmallInt() const { return bits >= kIntTag; }
-  bool isFloat() const { return bits - kDoubleOffset < kIntTag - kDoubleOffset; }
-  bool isPointer() const { return bits != 0 && (bits & kTopMask) == 0; }
+  bool isSmallInt() const { return (bits >> 48) == 1; }
+  bool isFloat() const { return bits >= kDoubleOffset; }
   bool isObject() const { return bits != 0 && (bits & (kTopMask | kPointerTagMask)) == kObjectTag; }
   bool isBoxedInt() const { return (bits & (kTopMask | kPointerTagMask)) == kBoxedIntTag; }
   // An object or a boxed int: a Handle the collectors mark (handle()).
@@ -97,18 +99,18 @@ struct Value {
   bool isClass() const { return (bits & (kTopMask | kPointerTagMask)) == kClassTag; }
   bool isNative() const { return (bits & (kTopMask | kPointerTagMask)) == kNativeTag; }
   bool isUndefined() const { return bits == kUndefined; }
-  bool isFalsy() const { return bits == 0 || bits == kFalse; }
+  bool isFalsy() const { return (bits | kFalse) == kFalse; }  // nil or false
 
   ValueType type() const {
-    if (bits >= kIntTag) return ValueType::integer;
     if (bits >= kDoubleOffset) return ValueType::floating;
-    if (bits >= kFalse) return bits == kUndefined ? ValueType::undefined : ValueType::boolean;
+    if (bits >= kIntTag) return ValueType::integer;
     if (bits == 0) return ValueType::nil;
     switch (bits & kPointerTagMask) {
       case kObjectTag: return ValueType::object;
       case kBoxedIntTag: return ValueType::integer;
       case kClassTag: return ValueType::klass;
-      default: return ValueType::native;
+      case kNativeTag: return ValueType::native;
+      default: return bits == kUndefined ? ValueType::undefined : ValueType::boolean;
     }
   }
 

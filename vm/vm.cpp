@@ -1365,30 +1365,33 @@ Value VM::run(std::size_t entryFrame) {
       }
       CASE(EQUAL) {
         Value b = sp[-1], a = sp[-2];
-        bool eq = (a.isInt() && b.isInt()) ? a.asInt() == b.asInt() : valuesEqual(a, b);
+        bool eq = (a.isSmallInt() && b.isSmallInt()) ? a.sameAs(b) : valuesEqual(a, b);
         storeBool(sp - 2, eq);
         --sp;
         DISPATCH();
       }
       CASE(NOT_EQUAL) {
         Value b = sp[-1], a = sp[-2];
-        bool eq = (a.isInt() && b.isInt()) ? a.asInt() == b.asInt() : valuesEqual(a, b);
+        bool eq = (a.isSmallInt() && b.isSmallInt()) ? a.sameAs(b) : valuesEqual(a, b);
         storeBool(sp - 2, !eq);
         --sp;
         DISPATCH();
       }
 
+// Inline ints first, then two floats; boxed ints and mixed int/float after them.
 #define COMPARE(opName, symbolText, op, lessArgs, negate, stringExpr)                               \
   CASE(opName) {                                                                                     \
     Value b = sp[-1], a = sp[-2];                                                                    \
     bool r;                                                                                          \
-    if (a.isInt() && b.isInt()) {                                                                    \
-      r = a.asInt() op b.asInt();                                                              \
+    if (a.isSmallInt() && b.isSmallInt()) {                                                          \
+      r = a.asSmallInt() op b.asSmallInt();                                                          \
     } else if (a.isFloat() && b.isFloat()) {                                                         \
-      r = a.asFloat() op b.asFloat(); /* IEEE: false when either is NaN */                       \
+      r = a.asFloat() op b.asFloat(); /* IEEE: false when either is NaN */                           \
+    } else if (a.isInt() && b.isInt()) {                                                             \
+      r = a.asInt() op b.asInt();                                                                    \
     } else if (a.isNumber() && b.isNumber()) {                                                       \
       /* any comparison with NaN is false */                                                         \
-      if ((a.isFloat() && std::isnan(a.asFloat())) || (b.isFloat() && std::isnan(b.asFloat()))) \
+      if ((a.isFloat() && std::isnan(a.asFloat())) || (b.isFloat() && std::isnan(b.asFloat())))     \
         r = false;                                                                                   \
       else                                                                                           \
         r = negate != numberLess lessArgs;                                                           \
@@ -1409,17 +1412,21 @@ Value VM::run(std::size_t entryFrame) {
       COMPARE(GREATER_EQUAL, "'>='", >=, (a, b), true, c >= 0)
 #undef COMPARE
 
+// 64-bit two's complement: + - * wrap (LANGUAGE.md), computed on unsigned.
+#define WRAP(x, op, y) static_cast<std::int64_t>(static_cast<std::uint64_t>(x) op static_cast<std::uint64_t>(y))
+
 // `top op n` for the small int literal n (SMALL_INT n; ADD or SUBTRACT, fused by the
 // compiler); anything but an int or a float goes to `fallback`, as the unfused op would.
 #define SMALL_INT_ARITHMETIC(opName, op, fallback)                                                  \
   CASE(opName) {                                                                                     \
     Value a = sp[-1];                                                                                \
     auto n = static_cast<std::int16_t>(READ_U16());                                                  \
-    if (a.isInt()) {                                                                                 \
-      STORE_INT(sp - 1, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.asInt()) op        \
-                                                 static_cast<std::uint64_t>(std::int64_t{n})));     \
+    if (a.isSmallInt()) {                                                                            \
+      STORE_INT(sp - 1, a.asSmallInt() op std::int64_t{n});  /* 48 bits op 16: no overflow */        \
     } else if (a.isFloat()) {                                                                        \
-      storeFloat(sp - 1, a.asFloat() op static_cast<double>(n));                                   \
+      storeFloat(sp - 1, a.asFloat() op static_cast<double>(n));                                     \
+    } else if (a.isInt()) {                                                                          \
+      STORE_INT(sp - 1, WRAP(a.asInt(), op, std::int64_t{n}));                                       \
     } else {                                                                                         \
       SYNC();                                                                                        \
       fallback;                                                                                      \
@@ -1431,8 +1438,8 @@ Value VM::run(std::size_t entryFrame) {
 #undef SMALL_INT_ARITHMETIC
       CASE(ADD) {
         Value b = sp[-1], a = sp[-2];
-        if (a.isInt() && b.isInt()) {
-          STORE_INT(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.asInt()) + static_cast<std::uint64_t>(b.asInt())));
+        if (a.isSmallInt() && b.isSmallInt()) {
+          STORE_INT(sp - 2, a.asSmallInt() + b.asSmallInt());  // two 48-bit ints: no overflow
         } else if (a.isFloat() && b.isFloat()) {
           storeFloat(sp - 2, a.asFloat() + b.asFloat());
         } else {
@@ -1446,10 +1453,14 @@ Value VM::run(std::size_t entryFrame) {
 #define ARITHMETIC(opName, symbolText, op)                                                              \
   CASE(opName) {                                                                                        \
     Value b = sp[-1], a = sp[-2];                                                                       \
-    if (a.isInt() && b.isInt()) {                                                                       \
-      STORE_INT(sp - 2, static_cast<std::int64_t>(static_cast<std::uint64_t>(a.asInt()) op static_cast<std::uint64_t>(b.asInt()))); \
+    if (a.isSmallInt() && b.isSmallInt()) {                                                             \
+      STORE_INT(sp - 2, WRAP(a.asSmallInt(), op, b.asSmallInt()));                                      \
+    } else if (a.isFloat() && b.isFloat()) {                                                            \
+      storeFloat(sp - 2, a.asFloat() op b.asFloat());                                                   \
+    } else if (a.isInt() && b.isInt()) {                                                                \
+      STORE_INT(sp - 2, WRAP(a.asInt(), op, b.asInt()));                                                \
     } else if (a.isNumber() && b.isNumber()) {                                                          \
-      storeFloat(sp - 2, a.toDouble() op b.toDouble());                                           \
+      storeFloat(sp - 2, a.toDouble() op b.toDouble());                                                 \
     } else {                                                                                            \
       SYNC();                                                                                           \
       binaryTypeError(symbolText, a, b);                                                                \
@@ -1792,6 +1803,7 @@ Value VM::run(std::size_t entryFrame) {
 #undef LOAD_FRAME
 #undef SYNC
 #undef STORE_INT
+#undef WRAP
 #undef READ_BYTE
 #undef READ_U16
 #undef CHECK_STEP_LIMIT

@@ -81,7 +81,7 @@ TEST(ValueEncoding, DoublesRoundTripAndStayFloats) {
   for (double d : cases) {
     Value v = Value::floating(d);
     EXPECT_TRUE(v.isFloat()) << d;
-    EXPECT_FALSE(v.isInt() || v.isPointer() || v.isBool() || v.isNil()) << d;
+    EXPECT_FALSE(v.isInt() || v.holdsHandle() || v.isClass() || v.isNative() || v.isBool() || v.isNil()) << d;
     EXPECT_EQ(std::bit_cast<std::uint64_t>(v.asFloat()), std::bit_cast<std::uint64_t>(d)) << d;
   }
   // NaNs with any payload, either sign: a float, and a NaN.
