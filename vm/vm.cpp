@@ -1363,20 +1363,25 @@ Value VM::run(std::size_t entryFrame) {
         sp[-1] = bound;
         DISPATCH();
       }
+// Same bits: the same value (but NaN != NaN). Different bits: unequal when either is
+// nil or both are inline ints; else (strings by content, numbers across int, float and
+// boxes) valuesEqual decides.
+#define VALUES_EQUAL(a, b)                                                                        \
+  ((a).sameAs(b) ? !((a).isFloat() && std::isnan((a).asFloat()))                                  \
+                 : !(((a).isSmallInt() && (b).isSmallInt()) || (a).isNil() || (b).isNil()) && valuesEqual(a, b))
       CASE(EQUAL) {
         Value b = sp[-1], a = sp[-2];
-        bool eq = (a.isSmallInt() && b.isSmallInt()) ? a.sameAs(b) : valuesEqual(a, b);
-        storeBool(sp - 2, eq);
+        storeBool(sp - 2, VALUES_EQUAL(a, b));
         --sp;
         DISPATCH();
       }
       CASE(NOT_EQUAL) {
         Value b = sp[-1], a = sp[-2];
-        bool eq = (a.isSmallInt() && b.isSmallInt()) ? a.sameAs(b) : valuesEqual(a, b);
-        storeBool(sp - 2, !eq);
+        storeBool(sp - 2, !VALUES_EQUAL(a, b));
         --sp;
         DISPATCH();
       }
+#undef VALUES_EQUAL
 
 // Inline ints first, then two floats; boxed ints and mixed int/float after them.
 #define COMPARE(opName, symbolText, op, lessArgs, negate, stringExpr)                               \
