@@ -157,12 +157,15 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
     shadeValue(root);
   });
 
-  // Pacing (see the header): the cycle's work spread over half the free space.
+  // Pacing (see the header): the cycle's work spread over half the free space. A
+  // cycle that boxed ints started (vm/value.h) must end before they double, so its
+  // free space is the boxes' room (boxes pay the pacing in handle bytes).
   std::size_t size = heapBytes(vm);
+  std::size_t free = size > inUse ? size - inUse : 0;
+  if (cause == GcCause::boxedIntegers) free = std::min(free, vm.boxRoomBytes());
   if (size == 0) {
     sliceBytes_ = options_.fallbackSliceBytes;
   } else {
-    std::size_t free = size > inUse ? size - inUse : 0;
     // The slices this cycle will take: as many as the last one took (its live set
     // is the best guess of this one's), or, for the first, every handle marked.
     std::size_t slices = lastCycleSlices_ + lastCycleSlices_ / 8;
@@ -180,7 +183,7 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
     sliceBytes_ = std::max(kMinSliceBytes, free / kPacingDivisor * kPacingNumerator / slices);
     cyclePlannedSlices_ = slices;
   }
-  cycleAllowance_ = size == 0 ? kNoBudget : (size > inUse ? size - inUse : 0) / kPacingDivisor * kPacingNumerator;
+  cycleAllowance_ = size == 0 ? kNoBudget : free / kPacingDivisor * kPacingNumerator;
   cycleRequested_ = 0;
   nextOccupancyCheck_ = cycleAllowance_;
   cycleReserve_ = size > inUse ? (size - inUse) / kReserveDivisor : 0;

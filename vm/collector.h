@@ -85,6 +85,9 @@ class Collector {
   virtual void collect(VM& vm, GcCause cause) = 0;
   virtual std::string_view name() const = 0;
   virtual CollectorStatistics statistics() const { return {}; }
+  // Boxed ints (vm/value.h) piled up past the VM's limit, at a safe point: a full
+  // collection, unless the collector does better (an incremental one starts a cycle).
+  virtual void boxesPiledUp(VM& vm) { collect(vm, GcCause::boxedIntegers); }
 
   // The allocation gate calls this before every heap.malloc, when every live
   // object is reachable from the roots. One compare and one subtraction until the

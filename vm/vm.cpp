@@ -321,6 +321,7 @@ Handle* VM::boxInteger(std::int64_t i) {
     handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
   }
   ++liveBoxes_;
+  ++boxesUnpaid_;
   ++boxesCreated_;
   return handle;
 }
@@ -331,9 +332,15 @@ void VM::releaseBox(Handle* box) {
 }
 
 void VM::collectBoxesIfDue() {
-  if (liveBoxes_ < boxLimit_ || heapCollects_) return;
-  collectGarbage(GcCause::boxedIntegers);
-  boxLimit_ = std::max(kMinBoxLimit, 2 * liveBoxes_);
+  if (boxesUnpaid_ == 0 || heapCollects_) return;
+  // Boxes pay the collector's pacing like heap bytes (an incremental cycle gets its
+  // slices from them too, so one that boxes started keeps up with them).
+  std::size_t bytes = boxesUnpaid_ * sizeof(Handle);
+  boxesUnpaid_ = 0;
+  collector_.beforeAllocation(*this, bytes);
+  if (liveBoxes_ < boxLimit_) return;
+  boxLimit_ = 2 * liveBoxes_;  // until the collection asked for here ends (collectionEnded)
+  collector_.boxesPiledUp(*this);
 }
 
 void VM::freeObject(Handle* handle) {

@@ -105,6 +105,8 @@ class VM {
   // At a safe point: a full collection when boxes have piled up since the last one.
   void collectBoxesIfDue();
   std::size_t liveBoxes() const { return liveBoxes_; }
+  // Handle bytes of boxes that may still be made before their limit forces a collection.
+  std::size_t boxRoomBytes() const { return boxLimit_ > liveBoxes_ ? (boxLimit_ - liveBoxes_) * sizeof(Handle) : 0; }
   std::uint64_t boxesCreated() const { return boxesCreated_; }
   // Frees one object and its handle (for collectors).
   void freeObject(Handle* handle);
@@ -112,6 +114,7 @@ class VM {
   // (vm/gc_overhead_limit.h) the next allocation throws the catchable "out of
   // memory" saying so. System.gc(), --gc-stress and boxed-int collections do not count.
   void collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes) {
+    boxLimit_ = std::max(kMinBoxLimit, 2 * liveBoxes_);
     if (cause == GcCause::systemGc || cause == GcCause::stress || cause == GcCause::boxedIntegers) return;
     bool heapRefused = cause == GcCause::allocationFailure;
     if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, heapRefused, &thrashingMessage_))
@@ -348,6 +351,7 @@ class VM {
   static constexpr std::size_t kMinBoxLimit = std::size_t{1} << 20;  // 24 MiB of handles
   std::size_t liveBoxes_ = 0;
   std::size_t boxLimit_ = kMinBoxLimit;
+  std::size_t boxesUnpaid_ = 0;  // made since the last poll (collectBoxesIfDue)
   std::uint64_t boxesCreated_ = 0;
   heap::TraceWriter* trace_ = nullptr;
   std::uint64_t traceTime_ = 0;

@@ -96,6 +96,31 @@ TEST(BoxedInt, BoxesFromNativesAreCollected) {
   EXPECT_GE(t.collector.statistics().cycles, 1u);
 }
 
+// Under the continuous collector boxes start an incremental cycle, paced so that it
+// ends before the boxes double: no stop-the-world collection (time or work pacing).
+TEST(BoxedInt, ContinuousCollectorCollectsBoxesIncrementally) {
+  for (GcPacing pacing : {GcPacing::time, GcPacing::work}) {
+    auto heap = heap::makeHeap("estranged", 128 << 20, false);  // room for ~5M boxes' bytes
+    ContinuousCollectorOptions options;
+    options.pacing = pacing;
+    ContinuousCollector collector(options);
+    vm::VM machine(*heap, collector);
+    stdlib::installBuiltins(machine);
+    runScript(machine, R"(
+      let keep = new List();
+      let s = 0;
+      for (let i = 0; i < 3000000; i = i + 1) {
+        s = (1 << 50) + i;
+        if (i % 64 == 0) keep.add([i]);   // some heap allocation, as em3d has
+      }
+    )");
+    EXPECT_GE(collector.statistics().cycles, 2u);
+    EXPECT_LE(machine.liveBoxes(), std::size_t{2} << 20);
+    EXPECT_NE(collector.lastLogLine().find("Incremental Cycle (Boxed Integers)"), std::string::npos)
+        << collector.lastLogLine();
+  }
+}
+
 // Incremental cycles: a box allocated while marking is black, and one whose only
 // reference moves from a heap slot to the stack while marking survives (the
 // deletion barrier shades it).
