@@ -277,7 +277,7 @@ class Compiler {
   bool fuseLast(Op last, int size, Op fused) {
     auto& code = proto()->code;
     int here = static_cast<int>(code.size());
-    if (fn_->lastOpAt != here - size || fn_->jumpTargetAt == here ||
+    if (here < size || fn_->lastOpAt != here - size || fn_->jumpTargetAt == here ||
         code[static_cast<std::size_t>(here - size)] != static_cast<std::uint8_t>(last))
       return false;
     code[static_cast<std::size_t>(here - size)] = static_cast<std::uint8_t>(fused);
@@ -299,10 +299,13 @@ class Compiler {
     fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
     return fn_->jumpTargetAt;
   }
-  // The POP that ends an expression statement. After a local assignment the two
-  // become one SET_LOCAL_POP: an assignment statement costs one dispatch, not two.
+  // The POP that ends an expression statement. After an assignment to a local, a
+  // field or an element the two become one instruction (SET_LOCAL_POP,
+  // SET_PROPERTY_POP, SET_INDEX_POP): an assignment statement costs one dispatch.
   void emitStatementPop() {
-    if (!fuseLast(Op::SET_LOCAL, 2, Op::SET_LOCAL_POP)) emitOp(Op::POP);
+    if (!fuseLast(Op::SET_LOCAL, 2, Op::SET_LOCAL_POP) && !fuseLast(Op::SET_PROPERTY, 5, Op::SET_PROPERTY_POP) &&
+        !fuseLast(Op::SET_INDEX, 1, Op::SET_INDEX_POP))
+      emitOp(Op::POP);
   }
   void emitU16(int v) {
     emitByte(static_cast<std::uint8_t>(v & 0xff));

@@ -58,7 +58,7 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     case Op::GET_GLOBAL: case Op::SET_GLOBAL: case Op::DEFINE_GLOBAL:
       out += std::to_string(u16(a)) + " '" + vm.globalName(u16(a)) + "'";
       break;
-    case Op::GET_PROPERTY: case Op::SET_PROPERTY:
+    case Op::GET_PROPERTY: case Op::SET_PROPERTY: case Op::SET_PROPERTY_POP:
       out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "' cache " + std::to_string(u16(a + 2));
       break;
     case Op::METHOD: out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "'"; break;

@@ -28,8 +28,10 @@ namespace kith::vm {
   X(CLOSE_UPVALUE, 0, -1)                                                    \
   X(GET_PROPERTY, 4, 0)    /* u16 symbol, u16 cache */                       \
   X(SET_PROPERTY, 4, -1)   /* u16 symbol, u16 cache: obj value -> value */   \
+  X(SET_PROPERTY_POP, 4, -2) /* SET_PROPERTY then POP (an assignment statement) */ \
   X(GET_INDEX, 0, -1)                                                        \
   X(SET_INDEX, 0, -2)      /* obj index value -> value */                    \
+  X(SET_INDEX_POP, 0, -3)  /* SET_INDEX then POP (an assignment statement) */ \
   X(GET_SUPER, 4, 0)       /* u16 class id, u16 symbol: this -> bound */     \
   X(EQUAL, 0, -1)                                                            \
   X(NOT_EQUAL, 0, -1)                                                        \

@@ -1316,21 +1316,26 @@ Value VM::run(std::size_t entryFrame) {
         sp[-1] = getProperty(receiver, sym, cache);
         DISPATCH();
       }
-      CASE(SET_PROPERTY) {
-        std::uint16_t sym = READ_U16();
-        InlineCache* cache = &caches[READ_U16()];
-        Value receiver = sp[-2];
-        Value value = sp[-1];
-        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) {
-          KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value);
-        } else {
-          SYNC();
-          setProperty(receiver, sym, value, cache);
-        }
-        sp[-2] = value;
-        --sp;
-        DISPATCH();
-      }
+// A store into a field or an element; the statement form (_POP) leaves nothing.
+#define SET_PROPERTY_OP(opName, leave)                                                           \
+  CASE(opName) {                                                                                 \
+    std::uint16_t sym = READ_U16();                                                              \
+    InlineCache* cache = &caches[READ_U16()];                                                    \
+    Value receiver = sp[-2];                                                                     \
+    Value value = sp[-1];                                                                        \
+    if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) { \
+      KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value); \
+    } else {                                                                                     \
+      SYNC();                                                                                    \
+      setProperty(receiver, sym, value, cache);                                                  \
+    }                                                                                            \
+    sp -= 2;                                                                                     \
+    if (leave) *sp++ = value;                                                                    \
+    DISPATCH();                                                                                  \
+  }
+      SET_PROPERTY_OP(SET_PROPERTY, true)
+      SET_PROPERTY_OP(SET_PROPERTY_POP, false)
+#undef SET_PROPERTY_OP
       CASE(GET_INDEX) {
         Value container = sp[-2], index = sp[-1];
         if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array) {
@@ -1346,19 +1351,23 @@ Value VM::run(std::size_t entryFrame) {
         --sp;
         DISPATCH();
       }
-      CASE(SET_INDEX) {
-        Value container = sp[-3], index = sp[-2], value = sp[-1];
-        if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array &&
-            static_cast<std::uint64_t>(index.asInt()) < objectAt<ArrayObject>(container)->length) {
-          KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asInt()], value);
-        } else {
-          SYNC();
-          setIndex(container, index, value);
-        }
-        sp[-3] = value;
-        sp -= 2;
-        DISPATCH();
-      }
+#define SET_INDEX_OP(opName, leave)                                                                   \
+  CASE(opName) {                                                                                      \
+    Value container = sp[-3], index = sp[-2], value = sp[-1];                                         \
+    if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array &&            \
+        static_cast<std::uint64_t>(index.asInt()) < objectAt<ArrayObject>(container)->length) {       \
+      KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asInt()], value); \
+    } else {                                                                                          \
+      SYNC();                                                                                         \
+      setIndex(container, index, value);                                                              \
+    }                                                                                                 \
+    sp -= 3;                                                                                          \
+    if (leave) *sp++ = value;                                                                         \
+    DISPATCH();                                                                                       \
+  }
+      SET_INDEX_OP(SET_INDEX, true)
+      SET_INDEX_OP(SET_INDEX_POP, false)
+#undef SET_INDEX_OP
       CASE(GET_SUPER) {
         std::uint16_t classId = READ_U16();
         std::uint16_t sym = READ_U16();

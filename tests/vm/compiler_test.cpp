@@ -101,6 +101,21 @@ TEST_F(CompilerTest, AssignmentStatementsFuseTheirPop) {
       << "the 'and' jumps past the store to the POP, so the POP must stay";
 }
 
+// Field and element assignment statements fuse their POP too (SET_PROPERTY_POP,
+// SET_INDEX_POP), with the same exceptions: used as a value, or a jump lands on the POP.
+TEST_F(CompilerTest, FieldAndElementAssignmentStatementsFuseTheirPop) {
+  FunctionProto* p = compileOk("let o = nil; let a = nil; o.f = 1; a[0] = 2; let x = o.f = 3; let y = a[1] = 4;");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_PROPERTY_POP), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_INDEX_POP), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_PROPERTY), 1) << "o.f = 3 is a value";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_INDEX), 1) << "a[1] = 4 is a value";
+  FunctionProto* q = compileOk("let o = nil; let a = nil; o and (o.f = 1); a and (a[0] = 2);");
+  std::vector<Op> qops = opcodes(*q);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::SET_PROPERTY_POP), 0) << "the 'and' jumps to the POP";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::SET_INDEX_POP), 0) << "the 'and' jumps to the POP";
+}
+
 TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
   FunctionProto* p = compileOk("fn outer() { let n = 0; return fn () { n = n + 1; return n; }; }");
   ASSERT_EQ(p->functions.size(), 1u);
@@ -120,7 +135,7 @@ TEST_F(CompilerTest, MethodCallsAreInvokesWithCaches) {
   auto ops = opcodes(*p);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::INVOKE), 1);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::GET_PROPERTY), 1);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_PROPERTY), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_PROPERTY_POP), 1) << "a statement: the store and its POP fused";
   EXPECT_EQ(p->caches.size(), 3u);
 }
 
@@ -239,7 +254,7 @@ TEST_F(CompilerTest, ANewObjectAssignedToAFieldIsHintedNearTheReceiver) {
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::NEW), 3);
   auto near = std::find(ops.begin(), ops.end(), Op::NEW_NEAR);
   ASSERT_NE(near, ops.end());
-  EXPECT_EQ(*(near + 1), Op::SET_PROPERTY);
+  EXPECT_EQ(*(near + 1), Op::SET_PROPERTY_POP);
 }
 
 }  // namespace
