@@ -101,6 +101,7 @@ struct FunctionState {
   int tryDepth = 0;
   int stackDepth = 1;  // slot 0: the callee or `this`
   int lastOpAt = -1;      // offset of the last opcode emitted
+  int opBeforeLastAt = -1, secondOpBeforeLastAt = -1;  // the two before it (ADD_LOCAL_SMALL)
   int jumpTargetAt = -1;  // the latest offset a jump lands on (a patched forward jump, a loop start)
 };
 
@@ -267,6 +268,8 @@ class Compiler {
     if (fn_->stackDepth > proto()->maxStack) proto()->maxStack = fn_->stackDepth;
   }
   void emitOp(Op op) {
+    fn_->secondOpBeforeLastAt = fn_->opBeforeLastAt;
+    fn_->opBeforeLastAt = fn_->lastOpAt;
     fn_->lastOpAt = static_cast<int>(proto()->code.size());
     emitByte(static_cast<std::uint8_t>(op));
     adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
@@ -303,9 +306,33 @@ class Compiler {
   // field or an element the two become one instruction (SET_LOCAL_POP,
   // SET_PROPERTY_POP, SET_INDEX_POP): an assignment statement costs one dispatch.
   void emitStatementPop() {
-    if (!fuseLast(Op::SET_LOCAL, 2, Op::SET_LOCAL_POP) && !fuseLast(Op::SET_PROPERTY, 5, Op::SET_PROPERTY_POP) &&
-        !fuseLast(Op::SET_INDEX, 1, Op::SET_INDEX_POP))
+    if (fuseLast(Op::SET_LOCAL, 2, Op::SET_LOCAL_POP)) {
+      fuseLocalIncrement();
+      return;
+    }
+    if (!fuseLast(Op::SET_PROPERTY, 5, Op::SET_PROPERTY_POP) && !fuseLast(Op::SET_INDEX, 1, Op::SET_INDEX_POP))
       emitOp(Op::POP);
+  }
+  // `x = x + n;` (GET_LOCAL x; ADD_SMALL n; SET_LOCAL_POP x, nothing jumping in between)
+  // becomes ADD_LOCAL_SMALL x n: a loop's `i = i + 1` in one dispatch.
+  void fuseLocalIncrement() {
+    auto& code = proto()->code;
+    int get = fn_->secondOpBeforeLastAt, add = fn_->opBeforeLastAt, set = fn_->lastOpAt;
+    if (get < 0 || add != get + 2 || set != add + 3 || static_cast<int>(code.size()) != set + 2 ||
+        fn_->jumpTargetAt > get)
+      return;
+    auto at = [&](int i) { return code[static_cast<std::size_t>(i)]; };
+    if (at(get) != static_cast<std::uint8_t>(Op::GET_LOCAL) || at(add) != static_cast<std::uint8_t>(Op::ADD_SMALL) ||
+        at(set) != static_cast<std::uint8_t>(Op::SET_LOCAL_POP) || at(get + 1) != at(set + 1))
+      return;
+    std::uint8_t slot = at(get + 1), low = at(add + 1), high = at(add + 2);
+    code.resize(static_cast<std::size_t>(get));
+    proto()->lines.resize(static_cast<std::size_t>(get));
+    fn_->lastOpAt = fn_->opBeforeLastAt = fn_->secondOpBeforeLastAt = -1;  // nothing to fuse with
+    emitOp(Op::ADD_LOCAL_SMALL);  // stack effect 0, as the three had together
+    emitByte(slot);
+    emitByte(low);
+    emitByte(high);
   }
   void emitU16(int v) {
     emitByte(static_cast<std::uint8_t>(v & 0xff));

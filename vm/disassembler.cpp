@@ -55,6 +55,9 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
       out += std::to_string(u8(a));
       break;
     case Op::GET_LOCAL2: out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1)); break;
+    case Op::ADD_LOCAL_SMALL:
+      out += std::to_string(u8(a)) + " " + std::to_string(static_cast<std::int16_t>(u16(a + 1)));
+      break;
     case Op::GET_GLOBAL: case Op::SET_GLOBAL: case Op::DEFINE_GLOBAL:
       out += std::to_string(u16(a)) + " '" + vm.globalName(u16(a)) + "'";
       break;

@@ -43,6 +43,7 @@ namespace kith::vm {
   X(SUBTRACT, 0, -1)                                                         \
   X(ADD_SMALL, 2, 0)       /* s16: top + n (SMALL_INT n; ADD) */              \
   X(SUB_SMALL, 2, 0)       /* s16: top - n (SMALL_INT n; SUBTRACT) */         \
+  X(ADD_LOCAL_SMALL, 3, 0) /* u8 slot, s16 n: local += n (GET_LOCAL; ADD_SMALL; SET_LOCAL_POP) */ \
   X(MULTIPLY, 0, -1)                                                         \
   X(DIVIDE, 0, -1)                                                           \
   X(MODULO, 0, -1)                                                           \

@@ -1457,6 +1457,21 @@ Value VM::run(std::size_t entryFrame) {
       SMALL_INT_ARITHMETIC(ADD_SMALL, +, sp[-1] = add(a, Value::smallInt(n)))  // a string's concatenation, or the type error
       SMALL_INT_ARITHMETIC(SUB_SMALL, -, binaryTypeError("-", a, Value::smallInt(n)))
 #undef SMALL_INT_ARITHMETIC
+      CASE(ADD_LOCAL_SMALL) {  // `x = x + n;`: what GET_LOCAL, ADD_SMALL, SET_LOCAL_POP would do
+        Value* local = &slots[READ_BYTE()];
+        auto n = static_cast<std::int16_t>(READ_U16());
+        Value a = *local;
+        if (a.isSmallInt()) {
+          STORE_INT(local, a.asSmallInt() + std::int64_t{n});
+        } else if (a.isFloat()) {
+          storeFloat(local, a.asFloat() + static_cast<double>(n));
+        } else {
+          SYNC();
+          *local = add(a, Value::smallInt(n));  // a boxed int, a string's concatenation, or the type error
+          collectBoxesIfDue();
+        }
+        DISPATCH();
+      }
       CASE(ADD) {
         Value b = sp[-1], a = sp[-2];
         if (a.isSmallInt() && b.isSmallInt()) {

@@ -71,8 +71,8 @@ TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
                                           Op::POP, Op::POP, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
   EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::LESS,
-                                          Op::POP_JUMP_IF_FALSE, Op::GET_LOCAL, Op::ADD_SMALL,
-                                          Op::SET_LOCAL_POP, Op::LOOP, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::POP_JUMP_IF_FALSE, Op::ADD_LOCAL_SMALL, Op::LOOP, Op::POP,
+                                          Op::POP, Op::NIL, Op::RETURN}));
 }
 
 // `+ n` and `- n` with a small int literal are one instruction each; not when a jump
@@ -114,6 +114,20 @@ TEST_F(CompilerTest, FieldAndElementAssignmentStatementsFuseTheirPop) {
   std::vector<Op> qops = opcodes(*q);
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::SET_PROPERTY_POP), 0) << "the 'and' jumps to the POP";
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::SET_INDEX_POP), 0) << "the 'and' jumps to the POP";
+}
+
+// `x = x + n;` is one ADD_LOCAL_SMALL; not when the local differs, when the sum is a
+// value, or when a jump lands inside the three instructions.
+TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
+  FunctionProto* p = compileOk("{ let x = 0; let y = 0; x = x + 1; y = x + 1; let z = x = x + 2; }");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::ADD_LOCAL_SMALL), 1);
+  FunctionProto* loop = compileOk("{ for (let i = 0; i < 3; i = i + 1) print(i); }");
+  std::vector<Op> lops = opcodes(*loop);
+  EXPECT_EQ(std::count(lops.begin(), lops.end(), Op::ADD_LOCAL_SMALL), 1) << "the loop's increment";
+  FunctionProto* q = compileOk("{ let x = 0; x > 0 and (x = x + 1); }");
+  std::vector<Op> qops = opcodes(*q);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::ADD_LOCAL_SMALL), 0) << "the 'and' jumps to the POP";
 }
 
 TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
