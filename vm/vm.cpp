@@ -98,6 +98,7 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   builtinClass(ObjectKind::array)->name = "Array";
   builtinClass(ObjectKind::instance)->name = "Object";
   boxedIntClass_ = builtinClass(ObjectKind::boxedInt);
+  arrayClass_ = builtinClass(ObjectKind::array);
   previousBoxingVM_ = boxingVM;
   boxingVM = this;
   messageSymbol_ = symbol("message");
@@ -1338,10 +1339,12 @@ Value VM::run(std::size_t entryFrame) {
 #undef SET_PROPERTY_OP
       CASE(GET_INDEX) {
         Value container = sp[-2], index = sp[-1];
-        if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array) {
+        // An array and an inline int (a boxed one is past any array's end): the class
+        // pointer is compared, not its kind, one load fewer.
+        if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == arrayClass_) {
           auto* a = objectAt<ArrayObject>(container);
-          if (static_cast<std::uint64_t>(index.asInt()) < a->length) {
-            sp[-2] = a->elements()[index.asInt()];
+          if (static_cast<std::uint64_t>(index.asSmallInt()) < a->length) {
+            sp[-2] = a->elements()[index.asSmallInt()];
             --sp;
             DISPATCH();
           }
@@ -1354,9 +1357,9 @@ Value VM::run(std::size_t entryFrame) {
 #define SET_INDEX_OP(opName, leave)                                                                   \
   CASE(opName) {                                                                                      \
     Value container = sp[-3], index = sp[-2], value = sp[-1];                                         \
-    if (container.isObject() && index.isInt() && kindOf(container) == ObjectKind::array &&            \
-        static_cast<std::uint64_t>(index.asInt()) < objectAt<ArrayObject>(container)->length) {       \
-      KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asInt()], value); \
+    if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == arrayClass_ &&   \
+        static_cast<std::uint64_t>(index.asSmallInt()) < objectAt<ArrayObject>(container)->length) {  \
+      KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asSmallInt()], value); \
     } else {                                                                                          \
       SYNC();                                                                                         \
       setIndex(container, index, value);                                                              \

@@ -347,6 +347,7 @@ class VM {
   std::uint64_t stepLimit_ = UINT64_MAX;  // VMOptions::stepLimit, or no limit
   std::uint64_t objectsCreated_ = 0;
   ClassInfo* boxedIntClass_ = nullptr;
+  ClassInfo* arrayClass_ = nullptr;  // the interpreter's array fast paths compare it
   VM* previousBoxingVM_ = nullptr;
   static constexpr std::size_t kMinBoxLimit = std::size_t{1} << 20;  // 24 MiB of handles
   std::size_t liveBoxes_ = 0;
