@@ -358,8 +358,8 @@ class Compiler {
     proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
     proto()->code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((jump >> 8) & 0xff);
   }
-  void emitLoop(int start) {
-    emitOp(Op::LOOP);
+  void emitLoop(int start, Op op = Op::LOOP) {
+    emitOp(op);
     std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
     if (offset > 0xffff) error("loop body too large");
     emitU16(static_cast<int>(offset));
@@ -762,16 +762,46 @@ class Compiler {
     fn_->loop = loop.enclosing;
   }
 
+  // The parser's position, to compile a stretch of source twice (loop inversion).
+  struct ParserState {
+    Lexer lexer;
+    Token current, previous, lookahead;
+    bool hasLookahead;
+  };
+  ParserState saveParser() const { return {lexer_, current_, previous_, lookahead_, hasLookahead_}; }
+  void restoreParser(const ParserState& state) {
+    lexer_ = state.lexer;
+    current_ = state.current;
+    previous_ = state.previous;
+    lookahead_ = state.lookahead;
+    hasLookahead_ = state.hasLookahead;
+  }
+
+  // Inverted, as compilers do: the condition once before the loop, and again after
+  // the body, where LOOP_IF_TRUE jumps back while it holds — one instruction an
+  // iteration where a test at the top needs its jump out and the LOOP back. The
+  // condition's source is compiled twice (the parser rewinds to it); `continue`
+  // goes to the top test, which is equivalent. Not when the source has errors.
   void whileStatement() {
     int start = loopTarget();
     consume(TokenType::leftParen, "expected '(' after 'while'");
+    ParserState condition = saveParser();
     expression();
     consume(TokenType::rightParen, "expected ')' after the condition");
     int exitJump = emitJump(Op::POP_JUMP_IF_FALSE);
+    int bodyStart = loopTarget();
     LoopState loop = beginLoop(start);
     fn_->loop = &loop;
     body();
-    emitLoop(start);
+    if (errors_.empty()) {
+      ParserState after = saveParser();
+      restoreParser(condition);
+      expression();
+      restoreParser(after);
+      emitLoop(bodyStart, Op::LOOP_IF_TRUE);
+    } else {
+      emitLoop(start);
+    }
     patchJump(exitJump);
     endLoop(loop);
   }

@@ -61,6 +61,7 @@ namespace kith::vm {
   X(JUMP_IF_TRUE, 2, 0)    /* keeps the condition */                         \
   X(POP_JUMP_IF_FALSE, 2, -1)                                                \
   X(LOOP, 2, 0)            /* u16 backward offset */                         \
+  X(LOOP_IF_TRUE, 2, -1)   /* u16 backward offset: pops; jumps back while truthy (an inverted while) */ \
   X(CALL, 1, 0)            /* u8 argc: callee args -> result */              \
   X(INVOKE, 5, 0)          /* u16 symbol, u8 argc, u16 cache */              \
   X(SUPER_INVOKE, 5, 0)    /* u16 class id, u16 symbol, u8 argc */           \

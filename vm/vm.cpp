@@ -1616,6 +1616,18 @@ Value VM::run(std::size_t entryFrame) {
         }
         DISPATCH();
       }
+      CASE(LOOP_IF_TRUE) {  // the bottom test of an inverted while: a back-edge when it holds
+        std::uint16_t offset = READ_U16();
+        if (!(*--sp).isFalsy()) {
+          ip -= offset;
+          CHECK_STEP_LIMIT();
+          if (collector_.atBackEdge()) {
+            SYNC();
+            collector_.backEdgeSlice(*this);
+          }
+        }
+        DISPATCH();
+      }
       CASE(CALL) {
         int argc = READ_BYTE();
         Value callee = sp[-1 - argc];

@@ -71,8 +71,8 @@ TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
                                           Op::POP, Op::POP, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
   EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::LESS,
-                                          Op::POP_JUMP_IF_FALSE, Op::ADD_LOCAL_SMALL, Op::LOOP, Op::POP,
-                                          Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::POP_JUMP_IF_FALSE, Op::ADD_LOCAL_SMALL, Op::GET_LOCAL2, Op::LESS,
+                                          Op::LOOP_IF_TRUE, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
 }
 
 // `+ n` and `- n` with a small int literal are one instruction each; not when a jump
@@ -128,6 +128,17 @@ TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
   FunctionProto* q = compileOk("{ let x = 0; x > 0 and (x = x + 1); }");
   std::vector<Op> qops = opcodes(*q);
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::ADD_LOCAL_SMALL), 0) << "the 'and' jumps to the POP";
+}
+
+// A while loop is inverted: its condition is compiled twice, before the loop and after
+// the body, where LOOP_IF_TRUE jumps back; a compile error in it is reported once.
+TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
+  FunctionProto* p = compileOk("{ let i = 0; while (i < 3) i = i + 1; }");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LESS), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_TRUE), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0);
+  EXPECT_EQ(errorsOf("let i = 0; while (i < ) { i = i + 1; }").size(), 1u);
 }
 
 TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
