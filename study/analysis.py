@@ -324,6 +324,9 @@ def write_results(study, out_dir):
     return tables
 
 
+CONTINUOUS_HEADROOM = 2  # see split_out_of_memory
+
+
 def split_out_of_memory(failed, minheap_rows, ran_out_of_memory):
     """Splits failed runs into real failures and runs that did not fit: out of memory
     (ran_out_of_memory(row), e.g. Study.out_of_memory on the run's log: exit 70 alone is
@@ -331,15 +334,24 @@ def split_out_of_memory(failed, minheap_rows, ran_out_of_memory):
     workload and policy. The main heap is 2x the smallest minimum over the policies, so
     a policy that needs more (kingsley, which never coalesces) cannot run there; that
     is a result (the minimum-heap figure shows it), not a failure of the study.
+    The minimum is measured with one collector (occasional by default); a continuous
+    run is held to CONTINUOUS_HEADROOM times it when its own was not measured:
+    incremental collection keeps a cycle's floating garbage (snapshot at the
+    beginning) and spreads the cycle over the free space, so it needs room the
+    stop-the-world minimum does not have.
     Returns ([(run_id, exit)], [(run_id, heap, policy minimum)])."""
     minimum = {}
     for m in minheap_rows:
         if m.get("status") == "found" and m.get("min_heap_bytes"):
-            key = (m["workload"], m["policy"])
+            key = (m["workload"], m["policy"], m.get("collector"))
             minimum[key] = max(minimum.get(key, 0), int(float(m["min_heap_bytes"])))
     failures, did_not_fit = [], []
     for r in failed:
-        need = minimum.get((r["workload"], r["policy"]))
+        need = minimum.get((r["workload"], r["policy"], r.get("collector")))
+        if need is None:
+            measured = [v for (w, p, _), v in minimum.items() if w == r["workload"] and p == r["policy"]]
+            if measured:
+                need = max(measured) * (CONTINUOUS_HEADROOM if r.get("collector") == "continuous" else 1)
         heap = int(float(r["heap_size"])) if r.get("heap_size") not in (None, "") else None
         if need and heap and heap < need and ran_out_of_memory(r):
             did_not_fit.append((r["run_id"], heap, need))

@@ -164,7 +164,9 @@ def write_report(study, out_dir, tables, info, figures_ok):
         L.append("")
     if info.get("did_not_fit"):
         L.append("**Runs that did not fit**: out of memory (exit 70) on a heap below the minimum "
-                 "measured for their policy (figure 8), as expected:")
+                 "measured for their policy (figure 8) — for a continuous run whose own minimum was not "
+                 "measured, twice the occasional one (incremental collection keeps a cycle's floating "
+                 "garbage) — as expected:")
         L.append("")
         for run_id, heap, need in info["did_not_fit"]:
             L.append(f"- `{run_id}`: heap {heap} B, the policy's minimum {need} B")

@@ -210,6 +210,22 @@ class DidNotFit(unittest.TestCase):
         self.assertEqual(failures, [])
         self.assertEqual(did_not_fit, [("a", 320000, 500000)])
 
+    def test_continuous_runs_get_headroom_over_the_occasional_minimum(self):
+        row = self.run_row("a", "w", "kingsley", 900000, 70)
+        row["collector"] = "continuous"
+        failures, did_not_fit = split_out_of_memory([row], self.MINHEAP, self.oom)
+        self.assertEqual(did_not_fit, [("a", 900000, 1000000)])   # under 2 x 500000
+        row = self.run_row("fits", "w", "knuth", 320000, 70)
+        row["collector"] = "continuous"
+        failures, did_not_fit = split_out_of_memory([row], self.MINHEAP, self.oom)
+        self.assertEqual(failures, [("fits", 70)])                # 2 x 160000 = 320000: should fit
+        minheap = self.MINHEAP + [{"workload": "w", "policy": "kingsley", "collector": "continuous",
+                                   "status": "found", "min_heap_bytes": "600000"}]
+        row = self.run_row("a", "w", "kingsley", 900000, 70)
+        row["collector"] = "continuous"
+        failures, did_not_fit = split_out_of_memory([row], minheap, self.oom)
+        self.assertEqual(failures, [("a", 70)])                   # its own minimum was measured: 600000
+
     def test_everything_else_is_a_failure(self):
         rows = [self.run_row("crash", "w", "kingsley", 320000, 134),     # not out of memory
                 self.run_row("error", "w", "kingsley", 320000, 70),      # exit 70, another error
