@@ -114,7 +114,10 @@ class VM {
   // (vm/gc_overhead_limit.h) the next allocation throws the catchable "out of
   // memory" saying so. System.gc(), --gc-stress and boxed-int collections do not count.
   void collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes) {
-    boxLimit_ = std::max(kMinBoxLimit, 2 * liveBoxes_);
+    // Half the survivors again, at least 2^20, before the next box-driven collection;
+    // not twice them: an incremental cycle's survivors include every box born during
+    // it, and doubling those each cycle would let the limit ratchet up.
+    boxLimit_ = liveBoxes_ + std::max(kMinBoxLimit, liveBoxes_ / 2);
     if (cause == GcCause::systemGc || cause == GcCause::stress || cause == GcCause::boxedIntegers) return;
     bool heapRefused = cause == GcCause::allocationFailure;
     if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, heapRefused, &thrashingMessage_))

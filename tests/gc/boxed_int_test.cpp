@@ -109,13 +109,15 @@ TEST(BoxedInt, ContinuousCollectorCollectsBoxesIncrementally) {
     runScript(machine, R"(
       let keep = new List();
       let s = 0;
-      for (let i = 0; i < 3000000; i = i + 1) {
+      for (let i = 0; i < 6000000; i = i + 1) {
         s = (1 << 50) + i;
         if (i % 64 == 0) keep.add([i]);   // some heap allocation, as em3d has
       }
     )");
     EXPECT_GE(collector.statistics().cycles, 2u);
-    EXPECT_LE(machine.liveBoxes(), std::size_t{2} << 20);
+    // Each cycle may let the boxes double before it ends (then it is finished at once),
+    // and under time pacing a loaded machine stretches cycles: 4M of the 6M made.
+    EXPECT_LE(machine.liveBoxes(), std::size_t{4} << 20);
     EXPECT_NE(collector.lastLogLine().find("Incremental Cycle (Boxed Integers)"), std::string::npos)
         << collector.lastLogLine();
   }
