@@ -63,12 +63,6 @@ const char* kindName(ObjectKind kind) {
   return "?";
 }
 
-namespace {
-// The VM whose handle table takes boxes made on this thread (Value::integer has no
-// VM to ask); set by the newest VM and by every entry into run().
-thread_local VM* boxingVM = nullptr;
-}  // namespace
-
 // --- construction ----------------------------------------------------------------------
 
 VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
@@ -99,8 +93,7 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   builtinClass(ObjectKind::instance)->name = "Object";
   boxedIntClass_ = builtinClass(ObjectKind::boxedInt);
   arrayClass_ = builtinClass(ObjectKind::array);
-  previousBoxingVM_ = boxingVM;
-  boxingVM = this;
+  beginBoxing();
   messageSymbol_ = symbol("message");
   toStringSymbol_ = symbol("toString");
   initSymbol_ = symbol("init");
@@ -141,7 +134,7 @@ VM::~VM() {
       if (isBox(h)) releaseBox(h);
       else freeObject(h);
     });
-  if (boxingVM == this) boxingVM = previousBoxingVM_;
+  endBoxing();
   std::free(stack_);
   std::free(frames_);
 }
@@ -282,66 +275,6 @@ void VM::pushCollectedHeapRoots(void* context, heap::PushRootsFn push) {
     if (v.holdsHandle()) roots.push_back(v.handle());
   });
   if (!roots.empty()) push(roots.data(), roots.data() + roots.size());
-}
-
-// --- boxed ints -------------------------------------------------------------------------
-// An int outside 48 bits gets a handle of class "boxed int" (value.h). Boxes live in
-// the handle table, outside the studied heap, so making one never collects and is
-// safe anywhere; the collectors mark boxes like leaf objects and free them with
-// releaseBox. A program that makes boxes faster than its heap allocations trigger
-// collections is collected at the next interpreter poll (collectBoxesIfDue).
-
-Handle* boxInteger(std::int64_t i) {
-  if (boxingVM) [[likely]] return boxingVM->boxInteger(i);
-  // No VM on this thread (a unit test of Values): a box nobody collects, kept to exit.
-  static HandleTable orphans;
-  static ClassInfo orphanClass = [] {
-    ClassInfo klass;
-    klass.kind = ObjectKind::boxedInt;
-    klass.name = kindName(ObjectKind::boxedInt);
-    return klass;
-  }();
-  Handle* box = orphans.allocate(reinterpret_cast<void*>(static_cast<std::uintptr_t>(i)), &orphanClass);
-  if (!box) throw std::bad_alloc();
-  return box;
-}
-
-Handle* VM::boxInteger(std::int64_t i) {
-  void* bits = reinterpret_cast<void*>(static_cast<std::uintptr_t>(i));
-  ClassInfo* klass = boxedIntClass_;
-  Handle* handle;
-  if (heapCollects_) {
-    // Boehm frees what it cannot reach: the box is a block of its heap (a Value
-    // holds the Handle* plus tag 1, an interior pointer, which libgc honours).
-    void* block = heap_.malloc(sizeof(Handle));
-    if (!block) throwOutOfMemory(sizeof(Handle));
-    handle = new (block) Handle{bits, klass, 0, 0};
-  } else {
-    handle = handles_.allocate(bits, klass);
-    if (!handle) throw std::bad_alloc();
-    handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
-  }
-  ++liveBoxes_;
-  ++boxesUnpaid_;
-  ++boxesCreated_;
-  return handle;
-}
-
-void VM::releaseBox(Handle* box) {
-  --liveBoxes_;
-  handles_.release(box);
-}
-
-void VM::collectBoxesIfDue() {
-  if (boxesUnpaid_ == 0 || heapCollects_) return;
-  // Boxes pay the collector's pacing like heap bytes (an incremental cycle gets its
-  // slices from them too, so one that boxes started keeps up with them).
-  std::size_t bytes = boxesUnpaid_ * sizeof(Handle);
-  boxesUnpaid_ = 0;
-  collector_.beforeAllocation(*this, bytes);
-  if (liveBoxes_ < boxLimit_) return;
-  boxLimit_ = 2 * liveBoxes_;  // until the collection asked for here ends (collectionEnded)
-  collector_.boxesPiledUp(*this);
 }
 
 void VM::freeObject(Handle* handle) {
@@ -1161,7 +1094,7 @@ void VM::runScript(FunctionProto* script) {
 #pragma GCC diagnostic ignored "-Wpedantic"
 #endif
 Value VM::run(std::size_t entryFrame) {
-  boxingVM = this;  // boxes made from here on go to this VM's handle table
+  boxHere();  // boxes made from here on go to this VM's handle table
   if (nativeDepth_ >= kMaxNativeDepth) {
     // Too deep in native -> script -> native calls for the C++ stack: drop the frame
     // the caller pushed, then report it like any other overflow.

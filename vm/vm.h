@@ -102,7 +102,8 @@ class VM {
   bool isBox(const Handle* h) const { return h->klass == boxedIntClass_; }
   // A collector frees an unreachable box with this (not freeObject: no heap block).
   void releaseBox(Handle* box);
-  // At a safe point: a full collection when boxes have piled up since the last one.
+  // At a safe point: boxes made since the last poll pay the collector's pacing, and a
+  // collection runs when they have piled up (vm/boxed_int.cpp).
   void collectBoxesIfDue();
   std::size_t liveBoxes() const { return liveBoxes_; }
   // Handle bytes of boxes that may still be made before their limit forces a collection.
@@ -352,6 +353,10 @@ class VM {
   ClassInfo* boxedIntClass_ = nullptr;
   ClassInfo* arrayClass_ = nullptr;  // the interpreter's array fast paths compare it
   VM* previousBoxingVM_ = nullptr;
+  // This thread's boxes go to this VM (constructor, run) until it ends (destructor).
+  void beginBoxing();
+  void boxHere();
+  void endBoxing();
   static constexpr std::size_t kMinBoxLimit = std::size_t{1} << 20;  // 24 MiB of handles
   std::size_t liveBoxes_ = 0;
   std::size_t boxLimit_ = kMinBoxLimit;
