@@ -358,6 +358,19 @@ class Compiler {
     proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
     proto()->code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((jump >> 8) & 0xff);
   }
+  // The bottom test's jump back; a comparison just before it fuses with it (unless a
+  // jump lands between the two, as after `a and b < c`).
+  void emitLoopIfTrue(int start) {
+    Op op = Op::LOOP_IF_TRUE;
+    if (fuseLast(Op::LESS, 1, Op::LOOP_IF_LESS) || fuseLast(Op::LESS_EQUAL, 1, Op::LOOP_IF_LESS_EQUAL) ||
+        fuseLast(Op::GREATER, 1, Op::LOOP_IF_GREATER) || fuseLast(Op::GREATER_EQUAL, 1, Op::LOOP_IF_GREATER_EQUAL)) {
+      std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
+      if (offset > 0xffff) error("loop body too large");
+      emitU16(static_cast<int>(offset));
+      return;
+    }
+    emitLoop(start, op);
+  }
   void emitLoop(int start, Op op = Op::LOOP) {
     emitOp(op);
     std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
@@ -798,7 +811,7 @@ class Compiler {
       restoreParser(condition);
       expression();
       restoreParser(after);
-      emitLoop(bodyStart, Op::LOOP_IF_TRUE);
+      emitLoopIfTrue(bodyStart);
     } else {
       emitLoop(start);
     }

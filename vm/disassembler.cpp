@@ -79,7 +79,8 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     case Op::JUMP: case Op::JUMP_IF_FALSE: case Op::JUMP_IF_TRUE: case Op::POP_JUMP_IF_FALSE: case Op::TRY:
       out += "-> " + std::to_string(next + u16(a));
       break;
-    case Op::LOOP: case Op::LOOP_IF_TRUE: out += "-> " + std::to_string(next - u16(a)); break;
+    case Op::LOOP: case Op::LOOP_IF_TRUE: case Op::LOOP_IF_LESS: case Op::LOOP_IF_LESS_EQUAL:
+    case Op::LOOP_IF_GREATER: case Op::LOOP_IF_GREATER_EQUAL: out += "-> " + std::to_string(next - u16(a)); break;
     case Op::FOR_IN: out += "slot " + std::to_string(u8(a)) + " exit -> " + std::to_string(next + u16(a + 1)); break;
     case Op::CLASS: out += vm.classById(u16(a))->name + (u8(a + 2) ? " < super" : ""); break;
     case Op::ARRAY: out += std::to_string(u16(a)); break;

@@ -62,6 +62,10 @@ namespace kith::vm {
   X(POP_JUMP_IF_FALSE, 2, -1)                                                \
   X(LOOP, 2, 0)            /* u16 backward offset */                         \
   X(LOOP_IF_TRUE, 2, -1)   /* u16 backward offset: pops; jumps back while truthy (an inverted while) */ \
+  X(LOOP_IF_LESS, 2, -2)   /* LESS then LOOP_IF_TRUE: an inverted while's `a < b` */ \
+  X(LOOP_IF_LESS_EQUAL, 2, -2) \
+  X(LOOP_IF_GREATER, 2, -2) \
+  X(LOOP_IF_GREATER_EQUAL, 2, -2) \
   X(CALL, 1, 0)            /* u8 argc: callee args -> result */              \
   X(INVOKE, 5, 0)          /* u16 symbol, u8 argc, u16 cache */              \
   X(SUPER_INVOKE, 5, 0)    /* u16 class id, u16 symbol, u8 argc */           \

@@ -590,6 +590,32 @@ std::string VM::exceptionMessage(Value value) {
 
 // --- values -----------------------------------------------------------------------------------------
 
+// `a op b` for < <= > >= (op is the comparison opcode) past the interpreter's inline
+// cases: ints exactly (boxed too), an int against a float exactly (never through a
+// rounding double), false with NaN, strings bytewise; anything else is the error.
+bool VM::compareSlow(Op op, Value a, Value b) {
+  const char* symbol = op == Op::LESS ? "'<'" : op == Op::LESS_EQUAL ? "'<='" : op == Op::GREATER ? "'>'" : "'>='";
+  if (a.isNumber() && b.isNumber()) {
+    if ((a.isFloat() && std::isnan(a.asFloat())) || (b.isFloat() && std::isnan(b.asFloat()))) return false;
+    switch (op) {
+      case Op::LESS: return numberLess(a, b);
+      case Op::LESS_EQUAL: return !numberLess(b, a);
+      case Op::GREATER: return numberLess(b, a);
+      default: return !numberLess(a, b);
+    }
+  }
+  if (isKind(a, ObjectKind::string) && isKind(b, ObjectKind::string)) {
+    int c = objectAt<StringObject>(a)->view().compare(objectAt<StringObject>(b)->view());
+    switch (op) {
+      case Op::LESS: return c < 0;
+      case Op::LESS_EQUAL: return c <= 0;
+      case Op::GREATER: return c > 0;
+      default: return c >= 0;
+    }
+  }
+  throwError(std::string("cannot compare ") + typeName(a) + " and " + typeName(b) + " with " + symbol);
+}
+
 bool VM::valuesEqual(Value a, Value b) {
   if (a.isNumber() && b.isNumber()) return numbersEqual(a, b);
   if (a.type() != b.type()) return false;
@@ -1335,39 +1361,47 @@ Value VM::run(std::size_t entryFrame) {
       }
 #undef VALUES_EQUAL
 
-// Inline ints first, then two floats; boxed ints and mixed int/float after them.
-#define COMPARE(opName, symbolText, op, lessArgs, negate, stringExpr)                               \
-  CASE(opName) {                                                                                     \
-    Value b = sp[-1], a = sp[-2];                                                                    \
-    bool r;                                                                                          \
-    if (a.isSmallInt() && b.isSmallInt()) {                                                          \
-      r = a.asSmallInt() op b.asSmallInt();                                                          \
-    } else if (a.isFloat() && b.isFloat()) {                                                         \
-      r = a.asFloat() op b.asFloat(); /* IEEE: false when either is NaN */                           \
-    } else if (a.isInt() && b.isInt()) {                                                             \
-      r = a.asInt() op b.asInt();                                                                    \
-    } else if (a.isNumber() && b.isNumber()) {                                                       \
-      /* any comparison with NaN is false */                                                         \
-      if ((a.isFloat() && std::isnan(a.asFloat())) || (b.isFloat() && std::isnan(b.asFloat())))     \
-        r = false;                                                                                   \
-      else                                                                                           \
-        r = negate != numberLess lessArgs;                                                           \
-    } else if (isKind(a, ObjectKind::string) && isKind(b, ObjectKind::string)) {                     \
-      int c = objectAt<StringObject>(a)->view().compare(objectAt<StringObject>(b)->view());          \
-      r = stringExpr;                                                                                \
-    } else {                                                                                         \
-      SYNC();                                                                                        \
-      throwError(std::string("cannot compare ") + typeName(a) + " and " + typeName(b) + " with " symbolText); \
-    }                                                                                                \
-    storeBool(sp - 2, r);                                                                            \
-    --sp;                                                                                            \
-    DISPATCH();                                                                                      \
+// Inline ints first, then two floats, inline; the rest (boxed ints, mixed int/float,
+// strings, the type error) in compareSlow. COMPARE pushes the result; LOOP_IF_COMPARE is
+// an inverted while's bottom test fused with its LOOP_IF_TRUE.
+#define COMPARE_FAST(a, b, op, slowOp)                                                    \
+  ((a).isSmallInt() && (b).isSmallInt() ? (a).asSmallInt() op (b).asSmallInt()            \
+   : (a).isFloat() && (b).isFloat()     ? (a).asFloat() op (b).asFloat() /* false with NaN */ \
+                                        : (SYNC(), compareSlow(Op::slowOp, a, b)))
+#define COMPARE(opName, op)                       \
+  CASE(opName) {                                  \
+    Value b = sp[-1], a = sp[-2];                 \
+    storeBool(sp - 2, COMPARE_FAST(a, b, op, opName)); \
+    --sp;                                         \
+    DISPATCH();                                   \
   }
-      COMPARE(LESS, "'<'", <, (a, b), false, c < 0)
-      COMPARE(LESS_EQUAL, "'<='", <=, (b, a), true, c <= 0)
-      COMPARE(GREATER, "'>'", >, (b, a), false, c > 0)
-      COMPARE(GREATER_EQUAL, "'>='", >=, (a, b), true, c >= 0)
+      COMPARE(LESS, <)
+      COMPARE(LESS_EQUAL, <=)
+      COMPARE(GREATER, >)
+      COMPARE(GREATER_EQUAL, >=)
 #undef COMPARE
+#define LOOP_IF_COMPARE(opName, op, compareOp) \
+  CASE(opName) {                               \
+    std::uint16_t offset = READ_U16();         \
+    Value b = sp[-1], a = sp[-2];              \
+    bool holds = COMPARE_FAST(a, b, op, compareOp); \
+    sp -= 2;                                   \
+    if (holds) {                               \
+      ip -= offset;                            \
+      CHECK_STEP_LIMIT();                      \
+      if (collector_.atBackEdge()) {           \
+        SYNC();                                \
+        collector_.backEdgeSlice(*this);       \
+      }                                        \
+    }                                          \
+    DISPATCH();                                \
+  }
+      LOOP_IF_COMPARE(LOOP_IF_LESS, <, LESS)
+      LOOP_IF_COMPARE(LOOP_IF_LESS_EQUAL, <=, LESS_EQUAL)
+      LOOP_IF_COMPARE(LOOP_IF_GREATER, >, GREATER)
+      LOOP_IF_COMPARE(LOOP_IF_GREATER_EQUAL, >=, GREATER_EQUAL)
+#undef LOOP_IF_COMPARE
+#undef COMPARE_FAST
 
 // 64-bit two's complement: + - * wrap (LANGUAGE.md), computed on unsigned.
 #define WRAP(x, op, y) static_cast<std::int64_t>(static_cast<std::uint64_t>(x) op static_cast<std::uint64_t>(y))

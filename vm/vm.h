@@ -14,6 +14,7 @@
 
 #include "heap/heap.h"
 #include "heap/trace.h"
+#include "vm/opcodes.h"
 #include "vm/collector.h"
 #include "vm/gc_overhead_limit.h"
 #include "vm/handle_table.h"
@@ -196,6 +197,7 @@ class VM {
   std::string toDisplayString(Value value);  // str(); may call toString() (script code)
   Value toStringValue(Value value);           // the same, as a heap string
   bool valuesEqual(Value a, Value b);
+  bool compareSlow(Op op, Value a, Value b);  // < <= > >= past the interpreter's inline cases
   std::uint64_t hashValue(Value v);
   std::string typeName(Value v);             // typeOf()
   ObjectKind kindOf(Value v) const { return v.asHandle()->klass->kind; }

@@ -71,8 +71,8 @@ TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
                                           Op::POP, Op::POP, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
   EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::LESS,
-                                          Op::POP_JUMP_IF_FALSE, Op::ADD_LOCAL_SMALL, Op::GET_LOCAL2, Op::LESS,
-                                          Op::LOOP_IF_TRUE, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::POP_JUMP_IF_FALSE, Op::ADD_LOCAL_SMALL, Op::GET_LOCAL2,
+                                          Op::LOOP_IF_LESS, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
 }
 
 // `+ n` and `- n` with a small int literal are one instruction each; not when a jump
@@ -135,9 +135,13 @@ TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
 TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   FunctionProto* p = compileOk("{ let i = 0; while (i < 3) i = i + 1; }");
   std::vector<Op> ops = opcodes(*p);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LESS), 2);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_TRUE), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LESS), 1) << "the top test";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS), 1) << "the bottom test, fused";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0);
+  FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go and i < 3) i = i + 1; while (go) go = false; }");
+  std::vector<Op> qops = opcodes(*q);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_LESS), 0) << "the 'and' jumps between compare and loop";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE), 2);
   EXPECT_EQ(errorsOf("let i = 0; while (i < ) { i = i + 1; }").size(), 1u);
 }
 
