@@ -297,6 +297,11 @@ class Compiler {
   void emitArithmeticWithSmallInt(Op op, Op fused) {
     if (!fuseLast(Op::SMALL_INT, 3, fused)) emitOp(op);
   }
+  // `+ - *` right after their operands' local reads: GET_LOCAL2 a b; op becomes
+  // op_LL a b, GET_LOCAL b; op becomes op_L b (the left operand already on the stack).
+  bool fuseLocalOperands(Op bothLocals, Op rightLocal) {
+    return fuseLast(Op::GET_LOCAL2, 3, bothLocals) || fuseLast(Op::GET_LOCAL, 2, rightLocal);
+  }
   // Where a loop starts (a backward jump's target): no instruction is fused across it.
   int loopTarget() {
     fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
@@ -1113,9 +1118,15 @@ class Compiler {
       case TokenType::shiftLeft: emitOp(Op::SHIFT_LEFT); break;
       case TokenType::shiftRight: emitOp(Op::SHIFT_RIGHT); break;
       case TokenType::shiftRightLogical: emitOp(Op::SHIFT_RIGHT_LOGICAL); break;
-      case TokenType::plus: emitArithmeticWithSmallInt(Op::ADD, Op::ADD_SMALL); break;
-      case TokenType::minus: emitArithmeticWithSmallInt(Op::SUBTRACT, Op::SUB_SMALL); break;
-      case TokenType::star: emitOp(Op::MULTIPLY); break;
+      case TokenType::plus:
+        if (!fuseLocalOperands(Op::ADD_LL, Op::ADD_L)) emitArithmeticWithSmallInt(Op::ADD, Op::ADD_SMALL);
+        break;
+      case TokenType::minus:
+        if (!fuseLocalOperands(Op::SUB_LL, Op::SUB_L)) emitArithmeticWithSmallInt(Op::SUBTRACT, Op::SUB_SMALL);
+        break;
+      case TokenType::star:
+        if (!fuseLocalOperands(Op::MUL_LL, Op::MUL_L)) emitOp(Op::MULTIPLY);
+        break;
       case TokenType::slash: emitOp(Op::DIVIDE); break;
       case TokenType::percent: emitOp(Op::MODULO); break;
       default: break;

@@ -54,7 +54,10 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     case Op::CALL: case Op::NEW: case Op::NEW_NEAR:
       out += std::to_string(u8(a));
       break;
-    case Op::GET_LOCAL2: out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1)); break;
+    case Op::GET_LOCAL2: case Op::ADD_LL: case Op::SUB_LL: case Op::MUL_LL:
+      out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1));
+      break;
+    case Op::ADD_L: case Op::SUB_L: case Op::MUL_L: out += std::to_string(u8(a)); break;
     case Op::ADD_LOCAL_SMALL:
       out += std::to_string(u8(a)) + " " + std::to_string(static_cast<std::int16_t>(u16(a + 1)));
       break;

@@ -44,6 +44,12 @@ namespace kith::vm {
   X(ADD_SMALL, 2, 0)       /* s16: top + n (SMALL_INT n; ADD) */              \
   X(SUB_SMALL, 2, 0)       /* s16: top - n (SMALL_INT n; SUBTRACT) */         \
   X(ADD_LOCAL_SMALL, 3, 0) /* u8 slot, s16 n: local += n (GET_LOCAL; ADD_SMALL; SET_LOCAL_POP) */ \
+  X(ADD_L, 1, 0)           /* u8 slot: top + local (GET_LOCAL; ADD) */          \
+  X(SUB_L, 1, 0)           /* u8 slot: top - local */                          \
+  X(MUL_L, 1, 0)           /* u8 slot: top * local */                          \
+  X(ADD_LL, 2, 1)          /* u8 a, u8 b: push local a + local b (GET_LOCAL2 a b; ADD) */ \
+  X(SUB_LL, 2, 1)          /* u8 a, u8 b: push a - b */                         \
+  X(MUL_LL, 2, 1)          /* u8 a, u8 b: push a * b */                         \
   X(MULTIPLY, 0, -1)                                                         \
   X(DIVIDE, 0, -1)                                                           \
   X(MODULO, 0, -1)                                                           \

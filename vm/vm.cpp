@@ -616,6 +616,20 @@ bool VM::compareSlow(Op op, Value a, Value b) {
   throwError(std::string("cannot compare ") + typeName(a) + " and " + typeName(b) + " with " + symbol);
 }
 
+// `a op b` for + - * (op is ADD, SUBTRACT or MULTIPLY) past the interpreter's inline
+// cases: boxed ints (64-bit wrap), mixed int/float, `+` on strings, the type error.
+Value VM::arithmeticSlow(Op op, Value a, Value b) {
+  if (op == Op::ADD) return add(a, b);
+  bool subtract = op == Op::SUBTRACT;
+  if (a.isInt() && b.isInt()) {
+    auto x = static_cast<std::uint64_t>(a.asInt()), y = static_cast<std::uint64_t>(b.asInt());
+    return Value::integer(static_cast<std::int64_t>(subtract ? x - y : x * y));
+  }
+  if (a.isNumber() && b.isNumber())
+    return Value::floating(subtract ? a.toDouble() - b.toDouble() : a.toDouble() * b.toDouble());
+  binaryTypeError(subtract ? "-" : "*", a, b);
+}
+
 bool VM::valuesEqual(Value a, Value b) {
   if (a.isNumber() && b.isNumber()) return numbersEqual(a, b);
   if (a.type() != b.type()) return false;
@@ -1477,6 +1491,42 @@ Value VM::run(std::size_t entryFrame) {
       ARITHMETIC(SUBTRACT, "-", -)
       ARITHMETIC(MULTIPLY, "*", *)
 #undef ARITHMETIC
+// `top op local` and `local op local` (the compiler fuses the reads into the op): inline
+// ints and floats here, the rest through arithmeticSlow. op_LL first pushes nil, so the
+// stack (the roots) already holds its result slot when the slow path collects.
+#define ARITHMETIC_INTO(dest, a, b, op, opName)                        \
+  if ((a).isSmallInt() && (b).isSmallInt()) {                          \
+    STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
+  } else if ((a).isFloat() && (b).isFloat()) {                         \
+    storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
+  } else {                                                             \
+    SYNC();                                                            \
+    *(dest) = arithmeticSlow(Op::opName, a, b);                        \
+    collectBoxesIfDue();                                               \
+  }
+#define ARITHMETIC_LOCAL(opName, op, genericOp)                        \
+  CASE(opName) {                                                       \
+    Value b = slots[READ_BYTE()], a = sp[-1];                          \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp)                       \
+    DISPATCH();                                                        \
+  }
+#define ARITHMETIC_LOCALS(opName, op, genericOp)                       \
+  CASE(opName) {                                                       \
+    Value a = slots[ip[0]], b = slots[ip[1]];                          \
+    ip += 2;                                                           \
+    *sp++ = Value::nil();                                              \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp)                       \
+    DISPATCH();                                                        \
+  }
+      ARITHMETIC_LOCAL(ADD_L, +, ADD)
+      ARITHMETIC_LOCAL(SUB_L, -, SUBTRACT)
+      ARITHMETIC_LOCAL(MUL_L, *, MULTIPLY)
+      ARITHMETIC_LOCALS(ADD_LL, +, ADD)
+      ARITHMETIC_LOCALS(SUB_LL, -, SUBTRACT)
+      ARITHMETIC_LOCALS(MUL_LL, *, MULTIPLY)
+#undef ARITHMETIC_LOCALS
+#undef ARITHMETIC_LOCAL
+#undef ARITHMETIC_INTO
       CASE(DIVIDE) {
         Value b = sp[-1], a = sp[-2];
         if (a.isInt() && b.isInt()) {

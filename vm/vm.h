@@ -198,6 +198,7 @@ class VM {
   Value toStringValue(Value value);           // the same, as a heap string
   bool valuesEqual(Value a, Value b);
   bool compareSlow(Op op, Value a, Value b);  // < <= > >= past the interpreter's inline cases
+  Value arithmeticSlow(Op op, Value a, Value b);  // + - * past the interpreter's inline cases
   std::uint64_t hashValue(Value v);
   std::string typeName(Value v);             // typeOf()
   ObjectKind kindOf(Value v) const { return v.asHandle()->klass->kind; }

@@ -66,8 +66,8 @@ TEST_F(CompilerTest, GlobalsAndLocals) {
 // Two GET_LOCALs in a row are one GET_LOCAL2, but not across a loop's start (the
 // backward jump lands between them).
 TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
-  FunctionProto* p = compileOk("{ let a = 1; let b = 2; a + b; }");
-  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::ADD, Op::POP,
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; a < b; }");
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP,
                                           Op::POP, Op::POP, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
   EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::LESS,
@@ -143,6 +143,17 @@ TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_LESS), 0) << "the 'and' jumps between compare and loop";
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE), 2);
   EXPECT_EQ(errorsOf("let i = 0; while (i < ) { i = i + 1; }").size(), 1u);
+}
+
+// `+ - *` on locals fuse with the reads: GET_LOCAL2 a b; MUL is MUL_LL a b, and
+// GET_LOCAL b; ADD after a computed left operand is ADD_L b.
+TEST_F(CompilerTest, ArithmeticOnLocalsFusesTheReads) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; let c = a * b; let d = c + a * b; let e = 3 - a; }");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::MUL_LL), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::MUL_L), 1) << "c + a * b: a is read with c, b fuses";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SUB_L), 1) << "3 - a";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::MULTIPLY), 0);
 }
 
 TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
