@@ -366,18 +366,17 @@ class Compiler {
   // The bottom test's jump back; a comparison just before it fuses with it (unless a
   // jump lands between the two, as after `a and b < c`).
   void emitLoopIfTrue(int start) {
-    Op op = Op::LOOP_IF_TRUE;
-    if (fuseLast(Op::LESS, 1, Op::LOOP_IF_LESS) || fuseLast(Op::LESS_EQUAL, 1, Op::LOOP_IF_LESS_EQUAL) ||
-        fuseLast(Op::GREATER, 1, Op::LOOP_IF_GREATER) || fuseLast(Op::GREATER_EQUAL, 1, Op::LOOP_IF_GREATER_EQUAL)) {
-      std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
-      if (offset > 0xffff) error("loop body too large");
-      emitU16(static_cast<int>(offset));
-      return;
-    }
-    emitLoop(start, op);
+    if (!fuseLast(Op::LESS, 1, Op::LOOP_IF_LESS) && !fuseLast(Op::LESS_EQUAL, 1, Op::LOOP_IF_LESS_EQUAL) &&
+        !fuseLast(Op::GREATER, 1, Op::LOOP_IF_GREATER) && !fuseLast(Op::GREATER_EQUAL, 1, Op::LOOP_IF_GREATER_EQUAL))
+      emitOp(Op::LOOP_IF_TRUE);
+    emitLoopOffset(start);
   }
-  void emitLoop(int start, Op op = Op::LOOP) {
-    emitOp(op);
+  void emitLoop(int start) {
+    emitOp(Op::LOOP);
+    emitLoopOffset(start);
+  }
+  // The backward offset after a loop instruction's opcode: from past its operand to `start`.
+  void emitLoopOffset(int start) {
     std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
     if (offset > 0xffff) error("loop body too large");
     emitU16(static_cast<int>(offset));

@@ -1190,6 +1190,17 @@ Value VM::run(std::size_t entryFrame) {
       throw StepLimitReached{};                                \
     }                                                          \
   } while (0)
+// A loop's jump back (LOOP, LOOP_IF_TRUE, LOOP_IF_LESS ...): the step limit, and the
+// collector's slice, so an incremental cycle also advances in loops that never allocate.
+#define BACK_EDGE(offset)                \
+  do {                                   \
+    ip -= (offset);                      \
+    CHECK_STEP_LIMIT();                  \
+    if (collector_.atBackEdge()) {       \
+      SYNC();                            \
+      collector_.backEdgeSlice(*this);   \
+    }                                    \
+  } while (0)
 
   LOAD_FRAME();
   for (;;) {
@@ -1400,14 +1411,7 @@ Value VM::run(std::size_t entryFrame) {
     Value b = sp[-1], a = sp[-2];              \
     bool holds = COMPARE_FAST(a, b, op, compareOp); \
     sp -= 2;                                   \
-    if (holds) {                               \
-      ip -= offset;                            \
-      CHECK_STEP_LIMIT();                      \
-      if (collector_.atBackEdge()) {           \
-        SYNC();                                \
-        collector_.backEdgeSlice(*this);       \
-      }                                        \
-    }                                          \
+    if (holds) BACK_EDGE(offset);              \
     DISPATCH();                                \
   }
       LOOP_IF_COMPARE(LOOP_IF_LESS, <, LESS)
@@ -1420,80 +1424,9 @@ Value VM::run(std::size_t entryFrame) {
 // 64-bit two's complement: + - * wrap (LANGUAGE.md), computed on unsigned.
 #define WRAP(x, op, y) static_cast<std::int64_t>(static_cast<std::uint64_t>(x) op static_cast<std::uint64_t>(y))
 
-// `top op n` for the small int literal n (SMALL_INT n; ADD or SUBTRACT, fused by the
-// compiler); anything but an int or a float goes to `fallback`, as the unfused op would.
-#define SMALL_INT_ARITHMETIC(opName, op, fallback)                                                  \
-  CASE(opName) {                                                                                     \
-    Value a = sp[-1];                                                                                \
-    auto n = static_cast<std::int16_t>(READ_U16());                                                  \
-    if (a.isSmallInt()) {                                                                            \
-      STORE_INT(sp - 1, a.asSmallInt() op std::int64_t{n});  /* 48 bits op 16: no overflow */        \
-    } else if (a.isFloat()) {                                                                        \
-      storeFloat(sp - 1, a.asFloat() op static_cast<double>(n));                                     \
-    } else if (a.isInt()) {                                                                          \
-      STORE_INT(sp - 1, WRAP(a.asInt(), op, std::int64_t{n}));                                       \
-    } else {                                                                                         \
-      SYNC();                                                                                        \
-      fallback;                                                                                      \
-    }                                                                                                \
-    DISPATCH();                                                                                      \
-  }
-      SMALL_INT_ARITHMETIC(ADD_SMALL, +, sp[-1] = add(a, Value::smallInt(n)))  // a string's concatenation, or the type error
-      SMALL_INT_ARITHMETIC(SUB_SMALL, -, binaryTypeError("-", a, Value::smallInt(n)))
-#undef SMALL_INT_ARITHMETIC
-      CASE(ADD_LOCAL_SMALL) {  // `x = x + n;`: what GET_LOCAL, ADD_SMALL, SET_LOCAL_POP would do
-        Value* local = &slots[READ_BYTE()];
-        auto n = static_cast<std::int16_t>(READ_U16());
-        Value a = *local;
-        if (a.isSmallInt()) {
-          STORE_INT(local, a.asSmallInt() + std::int64_t{n});
-        } else if (a.isFloat()) {
-          storeFloat(local, a.asFloat() + static_cast<double>(n));
-        } else {
-          SYNC();
-          *local = add(a, Value::smallInt(n));  // a boxed int, a string's concatenation, or the type error
-          collectBoxesIfDue();
-        }
-        DISPATCH();
-      }
-      CASE(ADD) {
-        Value b = sp[-1], a = sp[-2];
-        if (a.isSmallInt() && b.isSmallInt()) {
-          STORE_INT(sp - 2, a.asSmallInt() + b.asSmallInt());  // two 48-bit ints: no overflow
-        } else if (a.isFloat() && b.isFloat()) {
-          storeFloat(sp - 2, a.asFloat() + b.asFloat());
-        } else {
-          SYNC();
-          sp[-2] = add(a, b);
-          collectBoxesIfDue();
-        }
-        --sp;
-        DISPATCH();
-      }
-#define ARITHMETIC(opName, symbolText, op)                                                              \
-  CASE(opName) {                                                                                        \
-    Value b = sp[-1], a = sp[-2];                                                                       \
-    if (a.isSmallInt() && b.isSmallInt()) {                                                             \
-      STORE_INT(sp - 2, WRAP(a.asSmallInt(), op, b.asSmallInt()));                                      \
-    } else if (a.isFloat() && b.isFloat()) {                                                            \
-      storeFloat(sp - 2, a.asFloat() op b.asFloat());                                                   \
-    } else if (a.isInt() && b.isInt()) {                                                                \
-      STORE_INT(sp - 2, WRAP(a.asInt(), op, b.asInt()));                                                \
-    } else if (a.isNumber() && b.isNumber()) {                                                          \
-      storeFloat(sp - 2, a.toDouble() op b.toDouble());                                                 \
-    } else {                                                                                            \
-      SYNC();                                                                                           \
-      binaryTypeError(symbolText, a, b);                                                                \
-    }                                                                                                   \
-    --sp;                                                                                               \
-    DISPATCH();                                                                                         \
-  }
-      ARITHMETIC(SUBTRACT, "-", -)
-      ARITHMETIC(MULTIPLY, "*", *)
-#undef ARITHMETIC
-// `top op local` and `local op local` (the compiler fuses the reads into the op): inline
-// ints and floats here, the rest through arithmeticSlow. op_LL first pushes nil, so the
-// stack (the roots) already holds its result slot when the slow path collects.
+// `a op b` into dest (a stack or local slot, so a root when the slow path collects):
+// inline ints and floats here, the rest (boxed ints, mixed int/float, `+` on strings,
+// the type errors) through arithmeticSlow.
 #define ARITHMETIC_INTO(dest, a, b, op, opName)                        \
   if ((a).isSmallInt() && (b).isSmallInt()) {                          \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
@@ -1503,6 +1436,45 @@ Value VM::run(std::size_t entryFrame) {
     SYNC();                                                            \
     *(dest) = arithmeticSlow(Op::opName, a, b);                        \
     collectBoxesIfDue();                                               \
+  }
+// `a op n` into dest for the small int literal n (SMALL_INT n; ADD or SUBTRACT, and
+// `x = x + n;`, fused by the compiler): a float stays a float, as unfused.
+#define SMALL_INT_INTO(dest, a, n, op, opName)                                     \
+  if ((a).isSmallInt()) {                                                          \
+    STORE_INT(dest, (a).asSmallInt() op std::int64_t{n}); /* 48 bits op 16: no overflow */ \
+  } else if ((a).isFloat()) {                                                      \
+    storeFloat(dest, (a).asFloat() op static_cast<double>(n));                     \
+  } else {                                                                         \
+    SYNC();                                                                        \
+    *(dest) = arithmeticSlow(Op::opName, a, Value::smallInt(n));                   \
+    collectBoxesIfDue();                                                           \
+  }
+#define SMALL_INT_ARITHMETIC(opName, op, genericOp)   \
+  CASE(opName) {                                      \
+    Value a = sp[-1];                                 \
+    auto n = static_cast<std::int16_t>(READ_U16());   \
+    SMALL_INT_INTO(sp - 1, a, n, op, genericOp)       \
+    DISPATCH();                                       \
+  }
+      SMALL_INT_ARITHMETIC(ADD_SMALL, +, ADD)
+      SMALL_INT_ARITHMETIC(SUB_SMALL, -, SUBTRACT)
+#undef SMALL_INT_ARITHMETIC
+      CASE(ADD_LOCAL_SMALL) {  // `x = x + n;`: what GET_LOCAL, ADD_SMALL, SET_LOCAL_POP would do
+        Value* local = &slots[READ_BYTE()];
+        auto n = static_cast<std::int16_t>(READ_U16());
+        Value a = *local;
+        SMALL_INT_INTO(local, a, n, +, ADD)
+        DISPATCH();
+      }
+#undef SMALL_INT_INTO
+// `a op b` on the stack, `top op local` and `local op local` (the compiler fuses the
+// reads into the op). op_LL first pushes nil, so its result slot is a root.
+#define ARITHMETIC(opName, op)                                         \
+  CASE(opName) {                                                       \
+    Value b = sp[-1], a = sp[-2];                                      \
+    ARITHMETIC_INTO(sp - 2, a, b, op, opName)                          \
+    --sp;                                                              \
+    DISPATCH();                                                        \
   }
 #define ARITHMETIC_LOCAL(opName, op, genericOp)                        \
   CASE(opName) {                                                       \
@@ -1518,6 +1490,9 @@ Value VM::run(std::size_t entryFrame) {
     ARITHMETIC_INTO(sp - 1, a, b, op, genericOp)                       \
     DISPATCH();                                                        \
   }
+      ARITHMETIC(ADD, +)
+      ARITHMETIC(SUBTRACT, -)
+      ARITHMETIC(MULTIPLY, *)
       ARITHMETIC_LOCAL(ADD_L, +, ADD)
       ARITHMETIC_LOCAL(SUB_L, -, SUBTRACT)
       ARITHMETIC_LOCAL(MUL_L, *, MULTIPLY)
@@ -1526,6 +1501,7 @@ Value VM::run(std::size_t entryFrame) {
       ARITHMETIC_LOCALS(MUL_LL, *, MULTIPLY)
 #undef ARITHMETIC_LOCALS
 #undef ARITHMETIC_LOCAL
+#undef ARITHMETIC
 #undef ARITHMETIC_INTO
       CASE(DIVIDE) {
         Value b = sp[-1], a = sp[-2];
@@ -1625,24 +1601,12 @@ Value VM::run(std::size_t entryFrame) {
       }
       CASE(LOOP) {
         std::uint16_t offset = READ_U16();
-        ip -= offset;
-        CHECK_STEP_LIMIT();
-        if (collector_.atBackEdge()) {  // an incremental slice also runs in loops that never allocate
-          SYNC();
-          collector_.backEdgeSlice(*this);
-        }
+        BACK_EDGE(offset);
         DISPATCH();
       }
       CASE(LOOP_IF_TRUE) {  // the bottom test of an inverted while: a back-edge when it holds
         std::uint16_t offset = READ_U16();
-        if (!(*--sp).isFalsy()) {
-          ip -= offset;
-          CHECK_STEP_LIMIT();
-          if (collector_.atBackEdge()) {
-            SYNC();
-            collector_.backEdgeSlice(*this);
-          }
-        }
+        if (!(*--sp).isFalsy()) BACK_EDGE(offset);
         DISPATCH();
       }
       CASE(CALL) {
@@ -1870,6 +1834,7 @@ Value VM::run(std::size_t entryFrame) {
   }
 #undef LOAD_FRAME
 #undef SYNC
+#undef BACK_EDGE
 #undef STORE_INT
 #undef WRAP
 #undef READ_BYTE
