@@ -84,7 +84,8 @@ struct UpvalueRef {
 
 struct LoopState {
   LoopState* enclosing;
-  int continueTarget;  // a code offset to LOOP back to
+  int continueTarget;  // a code offset to LOOP back to; -1: forward, to a point not yet emitted
+  ZoneVector<int> continueJumps;  // with continueTarget -1: the forward jumps to patch there
   std::size_t localCount;  // locals that live outside the loop body
   int tryDepth;
   ZoneVector<int> breakJumps;
@@ -313,6 +314,7 @@ class Compiler {
   void emitStatementPop() {
     if (fuseLast(Op::SET_LOCAL, 2, Op::SET_LOCAL_POP)) {
       fuseLocalIncrement();
+      fuseLocalsArithmeticStore();
       return;
     }
     if (!fuseLast(Op::SET_PROPERTY, 5, Op::SET_PROPERTY_POP) && !fuseLast(Op::SET_INDEX, 1, Op::SET_INDEX_POP))
@@ -339,6 +341,29 @@ class Compiler {
     emitByte(low);
     emitByte(high);
   }
+  // `c = a op b;` on locals (ADD_LL a b; SET_LOCAL_POP c, nothing jumping in between)
+  // becomes ADD_LL_TO a b c: three-address arithmetic, as a register machine does it.
+  void fuseLocalsArithmeticStore() {
+    auto& code = proto()->code;
+    int arith = fn_->opBeforeLastAt, set = fn_->lastOpAt;
+    if (arith < 0 || set != arith + 3 || static_cast<int>(code.size()) != set + 2 || fn_->jumpTargetAt > arith)
+      return;
+    static constexpr std::pair<Op, Op> kFused[] = {
+        {Op::ADD_LL, Op::ADD_LL_TO}, {Op::SUB_LL, Op::SUB_LL_TO}, {Op::MUL_LL, Op::MUL_LL_TO}};
+    for (auto [pushing, storing] : kFused) {
+      if (code[static_cast<std::size_t>(arith)] != static_cast<std::uint8_t>(pushing)) continue;
+      std::uint8_t a = code[static_cast<std::size_t>(arith + 1)], b = code[static_cast<std::size_t>(arith + 2)];
+      std::uint8_t dest = code[static_cast<std::size_t>(set + 1)];
+      code.resize(static_cast<std::size_t>(arith));
+      proto()->lines.resize(static_cast<std::size_t>(arith));
+      fn_->lastOpAt = fn_->opBeforeLastAt = fn_->secondOpBeforeLastAt = -1;  // nothing to fuse with
+      emitOp(storing);  // stack effect 0, as the two had together
+      emitByte(a);
+      emitByte(b);
+      emitByte(dest);
+      return;
+    }
+  }
   void emitU16(int v) {
     emitByte(static_cast<std::uint8_t>(v & 0xff));
     emitByte(static_cast<std::uint8_t>((v >> 8) & 0xff));
@@ -363,8 +388,23 @@ class Compiler {
     proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
     proto()->code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((jump >> 8) & 0xff);
   }
+  // A condition's forward jump when it is false; a comparison just before it fuses
+  // with it (JUMP_UNLESS_LESS ...: `if (a < b)` in one dispatch after the operands).
+  int emitJumpIfFalse() {
+    static constexpr std::pair<Op, Op> kFused[] = {
+        {Op::LESS, Op::JUMP_UNLESS_LESS},       {Op::LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL},
+        {Op::GREATER, Op::JUMP_UNLESS_GREATER}, {Op::GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL},
+        {Op::EQUAL, Op::JUMP_UNLESS_EQUAL},     {Op::NOT_EQUAL, Op::JUMP_UNLESS_NOT_EQUAL}};
+    for (auto [compare, fused] : kFused) {
+      if (fuseLast(compare, 1, fused)) {
+        emitU16(0xffff);
+        return static_cast<int>(proto()->code.size()) - 2;
+      }
+    }
+    return emitJump(Op::POP_JUMP_IF_FALSE);
+  }
   // The bottom test's jump back; a comparison just before it fuses with it (unless a
-  // jump lands between the two, as after `a and b < c`).
+  // jump lands between the two).
   void emitLoopIfTrue(int start) {
     if (!fuseLast(Op::LESS, 1, Op::LOOP_IF_LESS) && !fuseLast(Op::LESS_EQUAL, 1, Op::LOOP_IF_LESS_EQUAL) &&
         !fuseLast(Op::GREATER, 1, Op::LOOP_IF_GREATER) && !fuseLast(Op::GREATER_EQUAL, 1, Op::LOOP_IF_GREATER_EQUAL))
@@ -755,23 +795,43 @@ class Compiler {
 
   void ifStatement() {
     consume(TokenType::leftParen, "expected '(' after 'if'");
-    expression();
+    ZoneVector<int> falseJumps = conditionJumps();
     consume(TokenType::rightParen, "expected ')' after the condition");
-    int thenJump = emitJump(Op::POP_JUMP_IF_FALSE);
+    falseJumps.push_back(emitJumpIfFalse());
     body();
     if (match(TokenType::kwElse)) {
       int elseJump = emitJump(Op::JUMP);
-      patchJump(thenJump);
+      for (int j : falseJumps) patchJump(j);
       body();
       patchJump(elseJump);
     } else {
-      patchJump(thenJump);
+      for (int j : falseJumps) patchJump(j);
     }
   }
 
+  // A condition that only decides a jump, up to its `end` (')', or ';' in a for). A top-level chain
+  // `a and b and c` compiles as jumps: each operand but the last jumps out when false
+  // (fused with its comparison), so no JUMP_IF_FALSE/POP pair and the last comparison
+  // can fuse with the caller's jump. Unclear input (a lexical error, end of file) takes
+  // the ordinary path, which reports what is wrong. Returns those jumps, to be patched where the
+  // condition is false; the last operand's value is left for the caller's own jump.
+  ZoneVector<int> conditionJumps(TokenType end = TokenType::rightParen) {
+    ZoneVector<int> falseJumps{ZoneAllocator<int>(&zone_)};
+    ClauseShape shape = lookAheadInClause();
+    if (shape.end != end || !shape.topLevelAnd || shape.topLevelLoose) {
+      expression();
+      return falseJumps;
+    }
+    parsePrecedence(Precedence::equality);
+    while (match(TokenType::kwAnd) || match(TokenType::ampAmp)) {
+      falseJumps.push_back(emitJumpIfFalse());
+      parsePrecedence(Precedence::equality);
+    }
+    return falseJumps;
+  }
   LoopState beginLoop(int continueTarget) {
-    LoopState loop{fn_->loop, continueTarget, fn_->locals.size(), fn_->tryDepth,
-                   ZoneVector<int>(ZoneAllocator<int>(&zone_))};
+    LoopState loop{fn_->loop, continueTarget, ZoneVector<int>(ZoneAllocator<int>(&zone_)), fn_->locals.size(),
+                   fn_->tryDepth, ZoneVector<int>(ZoneAllocator<int>(&zone_))};
     return loop;
   }
   void endLoop(LoopState& loop) {
@@ -803,26 +863,33 @@ class Compiler {
     int start = loopTarget();
     consume(TokenType::leftParen, "expected '(' after 'while'");
     ParserState condition = saveParser();
-    expression();
+    ZoneVector<int> exitJumps = conditionJumps();
     consume(TokenType::rightParen, "expected ')' after the condition");
-    int exitJump = emitJump(Op::POP_JUMP_IF_FALSE);
+    exitJumps.push_back(emitJumpIfFalse());
     int bodyStart = loopTarget();
     LoopState loop = beginLoop(start);
     fn_->loop = &loop;
     body();
-    if (errors_.empty()) {
-      ParserState after = saveParser();
-      restoreParser(condition);
-      expression();
-      restoreParser(after);
-      emitLoopIfTrue(bodyStart);
-    } else {
-      emitLoop(start);
-    }
-    patchJump(exitJump);
+    if (errors_.empty()) emitBottomTest(condition, TokenType::rightParen, bodyStart, exitJumps);
+    else emitLoop(start);
+    for (int j : exitJumps) patchJump(j);
     endLoop(loop);
   }
+  // An inverted loop's bottom test: the condition at `condition` compiled again, its
+  // last comparison fused with the jump back to the body; its `and` jumps join `exits`.
+  void emitBottomTest(const ParserState& condition, TokenType end, int bodyStart, ZoneVector<int>& exits) {
+    ParserState after = saveParser();
+    restoreParser(condition);
+    for (int j : conditionJumps(end)) exits.push_back(j);
+    restoreParser(after);
+    emitLoopIfTrue(bodyStart);
+  }
 
+  // Inverted too: init; the condition; then body, increment and the condition again at
+  // the bottom, jumping back to the body. The increment's source is skipped on the way
+  // in and compiled after the body; `continue` jumps forward to it. A loop whose
+  // increment cannot be skipped cleanly (a lexical error in it) keeps the test at the
+  // top and the increment before the body, so the error is reported once.
   void forStatement() {
     consume(TokenType::leftParen, "expected '(' after 'for'");
     if (check(TokenType::identifier) && peekNext().type == TokenType::kwIn) {
@@ -842,29 +909,113 @@ class Compiler {
       expressionStatement();
     }
     int start = loopTarget();
-    int exitJump = -1;
-    if (!match(TokenType::semicolon)) {
-      expression();
+    ZoneVector<int> exitJumps{ZoneAllocator<int>(&zone_)};
+    ParserState condition = saveParser();
+    bool hasCondition = !match(TokenType::semicolon);
+    if (hasCondition) {
+      exitJumps = conditionJumps(TokenType::semicolon);
       consume(TokenType::semicolon, "expected ';' after the loop condition");
-      exitJump = emitJump(Op::POP_JUMP_IF_FALSE);
+      exitJumps.push_back(emitJumpIfFalse());
     }
-    if (!match(TokenType::rightParen)) {
+    ParserState increment = saveParser();
+    bool hasIncrement = !check(TokenType::rightParen);
+    if (hasIncrement && lookAheadInClause().end != TokenType::rightParen) {
       int bodyJump = emitJump(Op::JUMP);
       int incrementStart = loopTarget();
       expression();
       emitStatementPop();
-      consume(TokenType::rightParen, "expected ')' after the for clauses");
       emitLoop(start);
       start = incrementStart;
       patchJump(bodyJump);
+      consume(TokenType::rightParen, "expected ')' after the for clauses");
+      LoopState loop = beginLoop(start);
+      fn_->loop = &loop;
+      body();
+      emitLoop(start);
+      for (int j : exitJumps) patchJump(j);
+      endLoop(loop);
+      endScope();
+      return;
     }
-    LoopState loop = beginLoop(start);
+    skipToCloseParen();
+    int bodyStart = loopTarget();
+    LoopState loop = beginLoop(-1);
     fn_->loop = &loop;
     body();
-    emitLoop(start);
-    if (exitJump != -1) patchJump(exitJump);
+    for (int j : loop.continueJumps) patchJump(j);
+    if (hasIncrement) {
+      ParserState after = saveParser();
+      restoreParser(increment);
+      expression();
+      emitStatementPop();
+      consume(TokenType::rightParen, "expected ')' after the for clauses");
+      restoreParser(after);
+    }
+    if (!hasCondition) emitLoop(bodyStart);
+    else if (errors_.empty()) emitBottomTest(condition, TokenType::rightParen, bodyStart, exitJumps);
+    else emitLoop(start);
+    for (int j : exitJumps) patchJump(j);
     endLoop(loop);
     endScope();
+  }
+
+  // What the tokens from here to the end of a clause (the ')' closing the enclosing
+  // parenthesis or a top-level ';') hold, seen without consuming them: a condition, a
+  // for loop's increment.
+  struct ClauseShape {
+    TokenType end = TokenType::eof;  // rightParen or semicolon; eof when unclear (brackets
+                                     // that do not balance, a lexical error, end of file)
+    bool topLevelAnd = false;   // `and` / `&&` joins operands at the top level
+    bool topLevelLoose = false; // so do `or`, `||` or `=`, which bind looser than `and`
+  };
+  ClauseShape lookAheadInClause() {
+    ClauseShape shape;
+    Lexer scan = lexer_;
+    Token t = current_;
+    bool lookaheadPending = hasLookahead_;
+    for (int depth = 0;;) {
+      bool top = depth == 0;
+      switch (t.type) {
+        case TokenType::leftParen: case TokenType::leftBracket: case TokenType::leftBrace: ++depth; break;
+        case TokenType::rightBracket: case TokenType::rightBrace: --depth; break;
+        case TokenType::rightParen:
+          if (top) {
+            shape.end = t.type;
+            return shape;
+          }
+          --depth;
+          break;
+        case TokenType::semicolon:
+          if (top) {
+            shape.end = t.type;
+            return shape;
+          }
+          break;
+        case TokenType::kwAnd: case TokenType::ampAmp: shape.topLevelAnd |= top; break;
+        case TokenType::kwOr: case TokenType::pipePipe: case TokenType::equal: shape.topLevelLoose |= top; break;
+        case TokenType::error: case TokenType::eof: return shape;
+        default: break;
+      }
+      if (depth < 0) return shape;
+      if (lookaheadPending) {
+        t = lookahead_;
+        lookaheadPending = false;
+      } else {
+        t = scan.next();
+      }
+    }
+  }
+  // Consumes the tokens up to and including the ')' closing the enclosing parenthesis;
+  // lookAheadInClause() has seen that it ends there.
+  void skipToCloseParen() {
+    for (int depth = 0; depth > 0 || !check(TokenType::rightParen); advance()) {
+      switch (current_.type) {
+        case TokenType::leftParen: case TokenType::leftBracket: case TokenType::leftBrace: ++depth; break;
+        case TokenType::rightParen: case TokenType::rightBracket: case TokenType::rightBrace: --depth; break;
+        default: break;
+      }
+    }
+    advance();
   }
 
   // for (x in array) body: hidden locals hold the array and the next index;
@@ -918,7 +1069,8 @@ class Compiler {
       int depth = fn_->stackDepth;
       for (int i = fn_->tryDepth; i > fn_->loop->tryDepth; --i) emitOp(Op::END_TRY);
       emitPopsTo(fn_->loop->localCount);
-      emitLoop(fn_->loop->continueTarget);
+      if (fn_->loop->continueTarget >= 0) emitLoop(fn_->loop->continueTarget);
+      else fn_->loop->continueJumps.push_back(emitJump(Op::JUMP));
       fn_->stackDepth = depth;
     }
     consume(TokenType::semicolon, "expected ';' after 'continue'");

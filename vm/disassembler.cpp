@@ -40,8 +40,8 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     return out + "<bad opcode " + std::to_string(code[offset]) + ">";
   }
   const OpInfo& info = kOpInfo[static_cast<int>(op)];
-  char name[24];
-  std::snprintf(name, sizeof name, "%-20s", info.name);
+  char name[32];
+  std::snprintf(name, sizeof name, "%-19s ", info.name);  // a column, and a space after longer names
   out += name;
   std::size_t a = offset + 1;
   next = a + static_cast<std::size_t>(info.operandBytes);
@@ -56,6 +56,9 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
       break;
     case Op::GET_LOCAL2: case Op::ADD_LL: case Op::SUB_LL: case Op::MUL_LL:
       out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1));
+      break;
+    case Op::ADD_LL_TO: case Op::SUB_LL_TO: case Op::MUL_LL_TO:
+      out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1)) + " -> " + std::to_string(u8(a + 2));
       break;
     case Op::ADD_L: case Op::SUB_L: case Op::MUL_L: out += std::to_string(u8(a)); break;
     case Op::ADD_LOCAL_SMALL:
@@ -80,6 +83,8 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
              std::to_string(u8(a + 4)) + " args)";
       break;
     case Op::JUMP: case Op::JUMP_IF_FALSE: case Op::JUMP_IF_TRUE: case Op::POP_JUMP_IF_FALSE: case Op::TRY:
+    case Op::JUMP_UNLESS_LESS: case Op::JUMP_UNLESS_LESS_EQUAL: case Op::JUMP_UNLESS_GREATER:
+    case Op::JUMP_UNLESS_GREATER_EQUAL: case Op::JUMP_UNLESS_EQUAL: case Op::JUMP_UNLESS_NOT_EQUAL:
       out += "-> " + std::to_string(next + u16(a));
       break;
     case Op::LOOP: case Op::LOOP_IF_TRUE: case Op::LOOP_IF_LESS: case Op::LOOP_IF_LESS_EQUAL:

@@ -50,6 +50,9 @@ namespace kith::vm {
   X(ADD_LL, 2, 1)          /* u8 a, u8 b: push local a + local b (GET_LOCAL2 a b; ADD) */ \
   X(SUB_LL, 2, 1)          /* u8 a, u8 b: push a - b */                         \
   X(MUL_LL, 2, 1)          /* u8 a, u8 b: push a * b */                         \
+  X(ADD_LL_TO, 3, 0)       /* u8 a, u8 b, u8 c: local c = a + b (ADD_LL a b; SET_LOCAL_POP c) */ \
+  X(SUB_LL_TO, 3, 0)       /* u8 a, u8 b, u8 c: local c = a - b */              \
+  X(MUL_LL_TO, 3, 0)       /* u8 a, u8 b, u8 c: local c = a * b */              \
   X(MULTIPLY, 0, -1)                                                         \
   X(DIVIDE, 0, -1)                                                           \
   X(MODULO, 0, -1)                                                           \
@@ -66,6 +69,12 @@ namespace kith::vm {
   X(JUMP_IF_FALSE, 2, 0)   /* keeps the condition */                         \
   X(JUMP_IF_TRUE, 2, 0)    /* keeps the condition */                         \
   X(POP_JUMP_IF_FALSE, 2, -1)                                                \
+  X(JUMP_UNLESS_LESS, 2, -2) /* u16 forward offset: pops a b; jumps unless a < b (LESS; POP_JUMP_IF_FALSE) */ \
+  X(JUMP_UNLESS_LESS_EQUAL, 2, -2) \
+  X(JUMP_UNLESS_GREATER, 2, -2) \
+  X(JUMP_UNLESS_GREATER_EQUAL, 2, -2) \
+  X(JUMP_UNLESS_EQUAL, 2, -2) \
+  X(JUMP_UNLESS_NOT_EQUAL, 2, -2) \
   X(LOOP, 2, 0)            /* u16 backward offset */                         \
   X(LOOP_IF_TRUE, 2, -1)   /* u16 backward offset: pops; jumps back while truthy (an inverted while) */ \
   X(LOOP_IF_LESS, 2, -2)   /* LESS then LOOP_IF_TRUE: an inverted while's `a < b` */ \

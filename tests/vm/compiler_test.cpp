@@ -70,9 +70,9 @@ TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP,
                                           Op::POP, Op::POP, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
-  EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::LESS,
-                                          Op::POP_JUMP_IF_FALSE, Op::ADD_LOCAL_SMALL, Op::GET_LOCAL2,
-                                          Op::LOOP_IF_LESS, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::JUMP_UNLESS_LESS,
+                                          Op::ADD_LOCAL_SMALL, Op::GET_LOCAL2, Op::LOOP_IF_LESS, Op::POP, Op::POP,
+                                          Op::NIL, Op::RETURN}));
 }
 
 // `+ n` and `- n` with a small int literal are one instruction each; not when a jump
@@ -135,14 +135,81 @@ TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
 TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   FunctionProto* p = compileOk("{ let i = 0; while (i < 3) i = i + 1; }");
   std::vector<Op> ops = opcodes(*p);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LESS), 1) << "the top test";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 1) << "the top test, fused";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS), 1) << "the bottom test, fused";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0);
-  FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go and i < 3) i = i + 1; while (go) go = false; }");
+  FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go) go = false; }");
   std::vector<Op> qops = opcodes(*q);
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_LESS), 0) << "the 'and' jumps between compare and loop";
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE), 2);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE), 1);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 1);
   EXPECT_EQ(errorsOf("let i = 0; while (i < ) { i = i + 1; }").size(), 1u);
+}
+
+// A for loop is inverted too: the increment's source is skipped, compiled after the
+// body, and followed by the condition again; `continue` jumps forward to the increment.
+TEST_F(CompilerTest, ForLoopsRunTheIncrementAndTestAtTheBottom) {
+  FunctionProto* p = compileOk("{ for (let i = 0; i < f(3); i = g(i)) { if (i == 1) continue; h(i); } }");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 1) << "the top test";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS), 1) << "the bottom test";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0) << "continue goes forward, not back";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP), 1) << "the continue";
+  auto body = std::find(ops.begin(), ops.end(), Op::JUMP_UNLESS_EQUAL);
+  auto increment = std::find(ops.begin(), ops.end(), Op::SET_LOCAL_POP);
+  EXPECT_LT(body, increment) << "the increment follows the body";
+  FunctionProto* endless = compileOk("{ for (;;) break; for (let i = 0; ; i = i + 1) break; }");
+  std::vector<Op> eops = opcodes(*endless);
+  EXPECT_EQ(std::count(eops.begin(), eops.end(), Op::LOOP), 2);
+  EXPECT_EQ(std::count(eops.begin(), eops.end(), Op::ADD_LOCAL_SMALL), 1);
+  // A lexical error in the increment: reported once, by the top-tested fallback.
+  std::vector<std::string> errors = errorsOf("for (let i = 0; i < 3; i = i @ 1) {}");
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors.front().find("unexpected character"), std::string::npos) << errors.front();
+  EXPECT_EQ(std::count_if(errors.begin(), errors.end(),
+                          [](const std::string& e) { return e.find("unexpected character") != std::string::npos; }),
+            1);
+  errors = errorsOf("for (let i = 0; i < 3; i = i + 1 2) {}");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors.front().find("expected ')' after the for clauses, found '2'"), std::string::npos) << errors.front();
+  EXPECT_EQ(errorsOf("for (let i = 0; i < ; i = i + 1) {}").size(), 1u);
+}
+
+// A condition's comparison fuses with its jump (JUMP_UNLESS_...), and a top-level
+// `and` chain in a condition compiles as one jump per operand, each fused.
+TEST_F(CompilerTest, ConditionsJumpOnTheirComparisons) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; if (a < b) a = 0; if (a != b) a = 0; if (a) a = 0; }");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_NOT_EQUAL), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::POP_JUMP_IF_FALSE), 1) << "if (a)";
+  FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go and i < 3 and i >= 0) i = i + 1; }");
+  std::vector<Op> qops = opcodes(*q);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 2) << "go, top and bottom";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_UNLESS_LESS), 2) << "i < 3, top and bottom";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_GREATER_EQUAL), 1) << "the last test loops back";
+  // Not a chain: `or` or an assignment at the top level, or `and` only inside parentheses.
+  for (const char* source : {"{ let a = 1; if (a and a or a) a = 0; }", "{ let a = 1; if (a = a and a) a = 0; }",
+                             "{ let a = 1; if ((a and a)) a = 0; }", "{ let a = 1; if (f(a and a)) a = 0; }"}) {
+    std::vector<Op> nops = opcodes(*compileOk(source));
+    EXPECT_EQ(std::count(nops.begin(), nops.end(), Op::JUMP_IF_FALSE), 1) << source;
+  }
+}
+
+// `c = a op b;` on three locals is one instruction (ADD_LL_TO ...), not when a jump
+// lands between the arithmetic and the store.
+TEST_F(CompilerTest, LocalArithmeticStatementsAreThreeAddress) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; let c = 0; c = a + b; c = a - b; c = b * b; c = a / b; }");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::ADD_LL_TO), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SUB_LL_TO), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::MUL_LL_TO), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_LOCAL_POP), 1) << "c = a / b";
+  std::string text = disassemble(t_.vm(), *p);
+  EXPECT_NE(text.find("ADD_LL_TO           1 2 -> 3"), std::string::npos) << text;
+  FunctionProto* q = compileOk("{ let a = 1; let c = 0; c = a and a * a; }");
+  std::vector<Op> qops = opcodes(*q);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::MUL_LL_TO), 0) << "the 'and' lands on the store";
 }
 
 // `+ - *` on locals fuse with the reads: GET_LOCAL2 a b; MUL is MUL_LL a b, and
