@@ -342,25 +342,31 @@ class Compiler {
     emitByte(high);
   }
   // `c = a op b;` on locals (ADD_LL a b; SET_LOCAL_POP c, nothing jumping in between)
-  // becomes ADD_LL_TO a b c: three-address arithmetic, as a register machine does it.
+  // becomes ADD_LL_TO a b c: three-address arithmetic, as a register machine does it;
+  // `c = e op b;` (ADD_L b; SET_LOCAL_POP c) becomes ADD_L_TO b c.
   void fuseLocalsArithmeticStore() {
     auto& code = proto()->code;
     int arith = fn_->opBeforeLastAt, set = fn_->lastOpAt;
-    if (arith < 0 || set != arith + 3 || static_cast<int>(code.size()) != set + 2 || fn_->jumpTargetAt > arith)
-      return;
+    if (arith < 0 || static_cast<int>(code.size()) != set + 2 || fn_->jumpTargetAt > arith) return;
     static constexpr std::pair<Op, Op> kFused[] = {
-        {Op::ADD_LL, Op::ADD_LL_TO}, {Op::SUB_LL, Op::SUB_LL_TO}, {Op::MUL_LL, Op::MUL_LL_TO}};
-    for (auto [pushing, storing] : kFused) {
-      if (code[static_cast<std::size_t>(arith)] != static_cast<std::uint8_t>(pushing)) continue;
-      std::uint8_t a = code[static_cast<std::size_t>(arith + 1)], b = code[static_cast<std::size_t>(arith + 2)];
-      std::uint8_t dest = code[static_cast<std::size_t>(set + 1)];
+        {Op::ADD_LL, Op::ADD_LL_TO}, {Op::SUB_LL, Op::SUB_LL_TO}, {Op::MUL_LL, Op::MUL_LL_TO},
+        {Op::ADD_L, Op::ADD_L_TO},   {Op::SUB_L, Op::SUB_L_TO},   {Op::MUL_L, Op::MUL_L_TO}};
+    for (auto [arithmetic, storing] : kFused) {
+      int operandBytes = kOpInfo[static_cast<int>(arithmetic)].operandBytes;
+      if (code[static_cast<std::size_t>(arith)] != static_cast<std::uint8_t>(arithmetic) ||
+          set != arith + 1 + operandBytes)
+        continue;
+      // The arithmetic's local operands, then the target: the fused instruction's operands.
+      std::uint8_t operands[3];
+      for (int i = 0; i < operandBytes; ++i) operands[i] = code[static_cast<std::size_t>(arith + 1 + i)];
+      operands[operandBytes] = code[static_cast<std::size_t>(set + 1)];
       code.resize(static_cast<std::size_t>(arith));
       proto()->lines.resize(static_cast<std::size_t>(arith));
+      int depth = fn_->stackDepth;  // already the two's net effect, which is the fused one's
       fn_->lastOpAt = fn_->opBeforeLastAt = fn_->secondOpBeforeLastAt = -1;  // nothing to fuse with
-      emitOp(storing);  // stack effect 0, as the two had together
-      emitByte(a);
-      emitByte(b);
-      emitByte(dest);
+      emitOp(storing);
+      fn_->stackDepth = depth;
+      for (int i = 0; i <= operandBytes; ++i) emitByte(operands[i]);
       return;
     }
   }

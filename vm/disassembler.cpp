@@ -60,6 +60,9 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     case Op::ADD_LL_TO: case Op::SUB_LL_TO: case Op::MUL_LL_TO:
       out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1)) + " -> " + std::to_string(u8(a + 2));
       break;
+    case Op::ADD_L_TO: case Op::SUB_L_TO: case Op::MUL_L_TO:
+      out += std::to_string(u8(a)) + " -> " + std::to_string(u8(a + 1));
+      break;
     case Op::ADD_L: case Op::SUB_L: case Op::MUL_L: out += std::to_string(u8(a)); break;
     case Op::ADD_LOCAL_SMALL:
       out += std::to_string(u8(a)) + " " + std::to_string(static_cast<std::int16_t>(u16(a + 1)));

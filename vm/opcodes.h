@@ -53,6 +53,9 @@ namespace kith::vm {
   X(ADD_LL_TO, 3, 0)       /* u8 a, u8 b, u8 c: local c = a + b (ADD_LL a b; SET_LOCAL_POP c) */ \
   X(SUB_LL_TO, 3, 0)       /* u8 a, u8 b, u8 c: local c = a - b */              \
   X(MUL_LL_TO, 3, 0)       /* u8 a, u8 b, u8 c: local c = a * b */              \
+  X(ADD_L_TO, 2, -1)       /* u8 b, u8 c: pops a; local c = a + b (ADD_L b; SET_LOCAL_POP c) */ \
+  X(SUB_L_TO, 2, -1)       /* u8 b, u8 c: pops a; local c = a - b */          \
+  X(MUL_L_TO, 2, -1)       /* u8 b, u8 c: pops a; local c = a * b */          \
   X(MULTIPLY, 0, -1)                                                         \
   X(DIVIDE, 0, -1)                                                           \
   X(MODULO, 0, -1)                                                           \

@@ -1547,6 +1547,19 @@ Value VM::run(std::size_t entryFrame) {
       ARITHMETIC_LOCALS_TO(SUB_LL_TO, -, SUBTRACT)
       ARITHMETIC_LOCALS_TO(MUL_LL_TO, *, MULTIPLY)
 #undef ARITHMETIC_LOCALS_TO
+#define ARITHMETIC_LOCAL_TO(opName, op, genericOp)                     \
+  CASE(opName) {                                                       \
+    Value a = sp[-1], b = slots[ip[0]]; /* a stays a root until the store */ \
+    Value* dest = &slots[ip[1]];                                       \
+    ip += 2;                                                           \
+    ARITHMETIC_INTO(dest, a, b, op, genericOp)                         \
+    --sp;                                                              \
+    DISPATCH();                                                        \
+  }
+      ARITHMETIC_LOCAL_TO(ADD_L_TO, +, ADD)
+      ARITHMETIC_LOCAL_TO(SUB_L_TO, -, SUBTRACT)
+      ARITHMETIC_LOCAL_TO(MUL_L_TO, *, MULTIPLY)
+#undef ARITHMETIC_LOCAL_TO
 #undef ARITHMETIC_LOCALS
 #undef ARITHMETIC_LOCAL
 #undef ARITHMETIC

@@ -196,8 +196,8 @@ TEST_F(CompilerTest, ConditionsJumpOnTheirComparisons) {
   }
 }
 
-// `c = a op b;` on three locals is one instruction (ADD_LL_TO ...), not when a jump
-// lands between the arithmetic and the store.
+// `c = a op b;` on three locals is one instruction (ADD_LL_TO ...), and so is
+// `c = e op b;` (ADD_L_TO ...); not when a jump lands between the arithmetic and the store.
 TEST_F(CompilerTest, LocalArithmeticStatementsAreThreeAddress) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; let c = 0; c = a + b; c = a - b; c = b * b; c = a / b; }");
   std::vector<Op> ops = opcodes(*p);
@@ -207,6 +207,12 @@ TEST_F(CompilerTest, LocalArithmeticStatementsAreThreeAddress) {
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::SET_LOCAL_POP), 1) << "c = a / b";
   std::string text = disassemble(t_.vm(), *p);
   EXPECT_NE(text.find("ADD_LL_TO           1 2 -> 3"), std::string::npos) << text;
+  FunctionProto* r = compileOk("{ let a = 1; let b = 2; let c = 0; c = a * 2 + b; c = 3 - b; c = c * b; }");
+  std::vector<Op> rops = opcodes(*r);
+  EXPECT_EQ(std::count(rops.begin(), rops.end(), Op::ADD_L_TO), 1);
+  EXPECT_EQ(std::count(rops.begin(), rops.end(), Op::SUB_L_TO), 1);
+  EXPECT_EQ(std::count(rops.begin(), rops.end(), Op::MUL_LL_TO), 1);
+  EXPECT_EQ(r->maxStack, 1 + 3 + 2 + 2) << "slot 0, three locals, two operands, the natives' headroom";
   FunctionProto* q = compileOk("{ let a = 1; let c = 0; c = a and a * a; }");
   std::vector<Op> qops = opcodes(*q);
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::MUL_LL_TO), 0) << "the 'and' lands on the store";
