@@ -321,8 +321,9 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
         bytesFreed_ += heap.getSize(h->object);
         vm.freeObject(h);
         ++freed;
-        // A free costs a whole work unit (kSweepSlotsPerWorkUnit slot visits).
-        budget -= std::min(budget, kSweepSlotsPerWorkUnit - 1);
+        // A free costs kWorkUnitsPerFree whole work units (of kSweepSlotsPerWorkUnit slot
+        // visits each; the loop takes the slot's own visit).
+        budget -= std::min(budget, kWorkUnitsPerFree * kSweepSlotsPerWorkUnit - 1);
         if (budget == 0) {
           ++sweepSlot_;
           break;

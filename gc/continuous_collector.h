@@ -27,7 +27,7 @@
 // Phases: idle -> marking (slices of `workPerSlice` work units: a unit is an object
 // scanned, or kMarkSlotsPerWorkUnit of its reference slots; long arrays are scanned in
 // pieces) -> sweeping
-// (slices of `workPerSlice` work units: a unit is one heap free, or
+// (slices of `workPerSlice` work units: kWorkUnitsPerFree units a heap free, one unit
 // kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
 // rewritten, a free slot is skipped) -> idle. A cycle starts when the heap's
 // bytes in use reach `startOccupancy` of the heap (checked, as OccasionalCollector
@@ -123,6 +123,11 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kMinSliceBytes = 256;
   static constexpr std::uint32_t kBackEdgesPerSlice = 4096;
   static constexpr std::size_t kSweepSlotsPerWorkUnit = 8;
+  // Sweeping: a free costs this many work units. Measured on binary_trees (estranged,
+  // --stats-file, 2026-11-26): a mark unit takes ~25 ns, a free 65-110 ns; at one
+  // unit a free, the slices that freed ~1,000 objects were the longest of each run
+  // (65-112 us against a p99 of 28 us).
+  static constexpr std::size_t kWorkUnitsPerFree = 3;
   // Marking: an object costs a work unit and one more per this many reference slots
   // (so a slice is bounded by slots scanned, not objects), and an array with more
   // elements than kLongArraySlots is scanned that many at a time.

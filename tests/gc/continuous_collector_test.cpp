@@ -61,9 +61,12 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
   runToIdle(t);
   EXPECT_EQ(vm.handles().liveCount(), 101u);
   EXPECT_EQ(t.collector.statistics().objectsFreed, 5000u);
-  EXPECT_LE(t.collector.largestSweepBurst(), ContinuousCollector::kSweepSlotsPerWorkUnit * 64)
-      << "never more than one slice's worth at once";
-  EXPECT_GT(t.collector.incrementsRun(), 5000u / (ContinuousCollector::kSweepSlotsPerWorkUnit * 64));
+  // A free costs kWorkUnitsPerFree of a slice's 64 units (the slice's last free may
+  // take what is left of the budget).
+  constexpr std::size_t kFreesPerSlice = 64 / ContinuousCollector::kWorkUnitsPerFree + 1;
+  EXPECT_LE(t.collector.largestSweepBurst(), kFreesPerSlice) << "never more than one slice's worth at once";
+  EXPECT_GE(t.collector.largestSweepBurst(), kFreesPerSlice - 1) << "all garbage: a slice frees its whole budget";
+  EXPECT_GT(t.collector.incrementsRun(), 5000u / kFreesPerSlice);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
@@ -213,7 +216,7 @@ TEST_P(EveryPolicy, AllocationPacedCyclesKeepTheHeapFromFilling) {
   }
   EXPECT_GT(t.collector.statistics().cycles, 1u);
   EXPECT_EQ(t.heap->statistics().failed_allocations, 0u);
-  EXPECT_LE(t.collector.largestSweepBurst(), ContinuousCollector::kSweepSlotsPerWorkUnit * 256);
+  EXPECT_LE(t.collector.largestSweepBurst(), 256 / ContinuousCollector::kWorkUnitsPerFree + 1);
   t.collector.collect(vm, GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
   vm.rootStack().clear();
