@@ -130,8 +130,11 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kWorkUnitsPerFree = 3;
   // Marking: an object costs a work unit and one more per this many reference slots
   // (so a slice is bounded by slots scanned, not objects), and an array with more
-  // elements than kLongArraySlots is scanned that many at a time.
-  static constexpr std::size_t kMarkSlotsPerWorkUnit = 4;
+  // elements than kLongArraySlots is scanned that many at a time. One: each slot may
+  // shade an object never touched this cycle, a cache miss like the object's own
+  // (at 4 slots a unit, a slice over mst's hash chains or deltablue's long arrays
+  // took 150 us where binary_trees' took 25).
+  static constexpr std::size_t kMarkSlotsPerWorkUnit = 1;
   static constexpr std::size_t kLongArraySlots = 256;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
@@ -183,6 +186,7 @@ class ContinuousCollector final : public vm::Collector {
   // Most objects freed by one slice (the "trickle" the allocator sees; collect()'s
   // whole cycles are not slices and do not count).
   std::uint64_t largestSweepBurst() const { return largestBurst_; }
+  std::size_t grayStackCapacity() const { return gray_.capacity(); }  // for tests
   // Requested bytes between slices in the cycle in progress (or the last one).
   std::size_t sliceBytes() const { return sliceBytes_; }
   // The log line of the last cycle ("" before the first).

@@ -70,6 +70,33 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
+// The gray stack has room for every object when a cycle starts: it never grows (a copy
+// of the whole stack) inside a slice, however wide the object graph.
+TEST(ContinuousCollector, TheGrayStackNeverGrowsInsideASlice) {
+  ContinuousCollectorOptions options;
+  options.workPerSlice = 16;
+  ContinuousVm t("estranged", 32 << 20, options);  // no cycle starts while the graph is built
+  vm::VM& vm = t.vm();
+  vm::RootScope roots(vm);
+  constexpr std::size_t kWidth = 200;  // 200 arrays of 200 strings: 40,000 gray at once
+  roots.root(t.born(vm.newArray(kWidth, Value::nil())));
+  for (std::size_t i = 0; i < kWidth; ++i) {
+    Value row = t.born(vm.newArray(kWidth, Value::nil()));
+    element(vm.rootStack().back(), i) = row;
+    for (std::size_t j = 0; j < kWidth; ++j) element(row, j) = t.born(vm.newString("x"));
+  }
+  ASSERT_EQ(t.collector.phase(), Phase::idle);
+  t.collector.startCycle(vm);
+  std::size_t capacity = t.collector.grayStackCapacity();
+  EXPECT_GE(capacity, vm.handles().liveCount());
+  while (t.collector.phase() == Phase::marking) {
+    t.collector.step(vm);
+    ASSERT_EQ(t.collector.grayStackCapacity(), capacity);
+  }
+  runToIdle(t);
+  EXPECT_EQ(vm.handles().liveCount(), 1 + kWidth + kWidth * kWidth);
+}
+
 // An array longer than kLongArraySlots is scanned a piece per slice, not in one slice
 // (a slice stays bounded however long the array), and stays gray until its last piece;
 // stores into it meanwhile keep the snapshot's objects alive.
