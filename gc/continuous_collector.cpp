@@ -92,8 +92,14 @@ void ContinuousCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
     return;
   }
   slice(vm);
+  // Behind plan (the cycle's allowance requested, and it is still running: it needs
+  // more slices than the last cycle took, as when the live set grows): a slice every
+  // quarter of the bytes, so it catches up before the heap, or the boxed ints'
+  // allowance, fills and forces a full pause. The time governor still holds while
+  // there is room.
+  std::size_t every = cycleRequested_ < cycleAllowance_ ? sliceBytes_ : std::max(kMinSliceBytes, sliceBytes_ / 4);
   if (phase_ != Phase::idle && !options_.stress)
-    grantedBudget_ = allocationBudget_ = sliceBytes_ > debt ? sliceBytes_ - debt : 0;
+    grantedBudget_ = allocationBudget_ = every > debt ? every - debt : 0;
 }
 
 // The time-based half of the pacing: after a slice of d ns the mutator gets at least
@@ -151,11 +157,6 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   allocationColour_ = kBlack;
   barrierActive_ = true;
   gray_.clear();
-  // An object turns gray at most once a cycle, and objects born in it are black: room
-  // for every handle now means the stack never grows (copying itself) inside a slice —
-  // growing past 16K and 32K entries made mst's, voronoi's and deltablue's longest
-  // slices (120-200 us). The reservation is address space; pages are touched as used.
-  gray_.reserve(vm.handles().capacity());
   partial_ = nullptr;
   if (options_.measureLocality) locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
   vm.forEachRoot([&](vm::Value& root) {
@@ -270,8 +271,7 @@ bool ContinuousCollector::markSome(std::size_t budget) {
       continue;
     }
     if (gray_.empty()) break;
-    vm::Handle* h = gray_.back();
-    gray_.pop_back();
+    vm::Handle* h = gray_.pop();
     --budget;
     const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
     cycleLiveBytes_ += size;

@@ -38,7 +38,9 @@
 // cycle assumes every handle is marked): the cycle is done when half the free space
 // has been requested — at most all of it in blocks, even for a policy that rounds
 // requests up to twice their size (kingsley) — so it finishes before the heap fills
-// unless the estimate was short (forced completions count those times).
+// unless the estimate was short. A cycle still running when its allowance is spent
+// (more live objects than the last one marked) gets a slice every quarter of those
+// bytes from then on, to catch up; one that cannot is forced (counted, below).
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
 // progress. PACING, by time (a mutator-utilization governor): a slice due less than
 // 3/2 times the last slice's length after it is deferred (the mutator runs on; the
@@ -73,6 +75,7 @@
 #include <vector>
 
 #include "gc/gc_cause.h"
+#include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
@@ -131,9 +134,8 @@ class ContinuousCollector final : public vm::Collector {
   // Marking: an object costs a work unit and one more per this many reference slots
   // (so a slice is bounded by slots scanned, not objects), and an array with more
   // elements than kLongArraySlots is scanned that many at a time. One: each slot may
-  // shade an object never touched this cycle, a cache miss like the object's own
-  // (at 4 slots a unit, a slice over mst's hash chains or deltablue's long arrays
-  // took 150 us where binary_trees' took 25).
+  // shade an object not touched yet this cycle, a cache miss like the object's own (at
+  // four slots a unit, a slice over mst's hash chains took 150 us, binary_trees' 25).
   static constexpr std::size_t kMarkSlotsPerWorkUnit = 1;
   static constexpr std::size_t kLongArraySlots = 256;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
@@ -186,7 +188,6 @@ class ContinuousCollector final : public vm::Collector {
   // Most objects freed by one slice (the "trickle" the allocator sees; collect()'s
   // whole cycles are not slices and do not count).
   std::uint64_t largestSweepBurst() const { return largestBurst_; }
-  std::size_t grayStackCapacity() const { return gray_.capacity(); }  // for tests
   // Requested bytes between slices in the cycle in progress (or the last one).
   std::size_t sliceBytes() const { return sliceBytes_; }
   // The log line of the last cycle ("" before the first).
@@ -208,7 +209,7 @@ class ContinuousCollector final : public vm::Collector {
   void shade(vm::Handle* h) {
     if (!isWhite(h)) return;  // already gray or black
     h->gcBits = kGray;
-    gray_.push_back(h);
+    gray_.push(h);
   }
   // An object goes gray; a boxed int (value.h), a leaf, straight to black.
   void shadeValue(vm::Value v) {
@@ -240,7 +241,7 @@ class ContinuousCollector final : public vm::Collector {
   std::chrono::steady_clock::time_point start_;
   Phase phase_ = Phase::idle;
   std::uint32_t white_ = kWhite0;  // the current white; the other one is garbage while sweeping
-  std::vector<vm::Handle*> gray_;
+  GrayStack gray_;
   vm::Handle* partial_ = nullptr;  // a long array being scanned a piece at a time (gray)
   std::size_t partialNext_ = 0;    // its next element to scan
   std::size_t sweepChunk_ = 0, sweepSlot_ = 0;  // the sweep's cursor in the handle table
