@@ -1,7 +1,7 @@
 // reserveNativeStack(): room on the main thread's stack for the C++ recursion Kith
 // allows. The interpreter recurses in C++ only where script code re-enters it from
 // native code (toString() inside str(), List.forEach ...), at most kMaxNativeDepth
-// times (vm.cpp), and the compiler as deep as the source nests (at most 1,000
+// times (interpreter.cpp), and the compiler as deep as the source nests (at most 1,000
 // levels). A sanitizer build's frames are several times larger, so `kith run` and
 // the fuzz targets call this first: Linux grows the main thread's stack on demand up
 // to the soft limit in force at the fault, so raising the limit now is enough.

@@ -45,7 +45,7 @@ enum class ValueType : std::uint8_t {
   undefined,  // internal: a global whose declaration has not run; a deleted map entry
 };
 
-// Makes the box for an int outside 48 bits (the running VM's handle table; vm.cpp).
+// Makes the box for an int outside 48 bits (the running VM's handle table; boxed_int.cpp).
 Handle* boxInteger(std::int64_t i);
 
 struct Value {

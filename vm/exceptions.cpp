@@ -1,0 +1,111 @@
+// Thrown values and runtime errors: their messages, traces and the step limit.
+#include "vm/vm.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+
+namespace kith::vm {
+
+namespace {
+
+std::string plural(int n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+// --- errors -------------------------------------------------------------------------------------
+
+void VM::throwValue(Value value) {
+  fallbackInFlight_ = false;
+  pendingException_ = value;
+  exceptionTrace_.clear();
+  traceCaptured_ = false;
+  throw KithThrow{};
+}
+
+void VM::throwError(const std::string& message) {
+  Value error = Value::nil();
+  bool made = false;
+  if (!creatingError_) {  // an error while making an error: use the preallocated one
+    creatingError_ = true;
+    try {
+      RootScope roots(*this);
+      Value& text = roots.root(newString(message));
+      if (errorClass_) {
+        error = newInstance(errorClass_);
+        auto slot = errorClass_->fieldSlots.find(messageSymbol_);
+        if (slot != errorClass_->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = text;
+      } else {
+        error = text;  // before the prelude has defined Error
+      }
+      made = true;
+    } catch (const KithThrow&) {
+    }
+    creatingError_ = false;
+  }
+  if (!made) {
+    // The preallocated error, untouched (a script may hold it and even have set its
+    // message); the exact words go to the uncaught report through fallbackMessage_.
+    fallbackMessage_ = message;
+    pendingException_ = outOfMemoryError_;
+    exceptionTrace_.clear();
+    traceCaptured_ = false;
+    fallbackInFlight_ = true;
+    throw KithThrow{};
+  }
+  throwValue(error);
+}
+
+void VM::throwArity(int expected, int got) {
+  throwError("expected " + plural(expected, "argument") + " but got " + std::to_string(got));
+}
+
+void VM::captureTrace() {
+  exceptionTrace_.clear();
+  for (std::size_t i = frameCount_; i-- > 0;) {
+    const CallFrame& f = frames_[i];
+    std::size_t offset = static_cast<std::size_t>(f.ip - f.proto->code.data());
+    int line = f.proto->lines.empty() ? 0 : f.proto->lines[offset > 0 ? std::min(offset - 1, f.proto->lines.size() - 1) : 0];
+    exceptionTrace_.push_back({f.proto, line});
+  }
+  traceCaptured_ = true;
+  // Under a step limit (fuzzing) a deep capture spends steps: a recursion that throws
+  // and catches at every level would otherwise do O(depth) work per counted step.
+  spendSteps(frameCount_);
+}
+
+// Work that is slow per instruction counts against VMOptions::stepLimit too.
+void VM::spendSteps(std::uint64_t steps) {
+  if (options_.stepLimit) stepLimit_ = stepLimit_ > steps ? stepLimit_ - steps : 0;
+}
+
+std::vector<std::string> VM::exceptionTrace() const {
+  std::vector<std::string> lines;
+  lines.reserve(exceptionTrace_.size());
+  for (const TraceFrame& f : exceptionTrace_)
+    lines.push_back("  at " + f.proto->name + " (" + f.proto->file + ":" + std::to_string(f.line) + ")");
+  return lines;
+}
+
+std::string VM::exceptionMessage(Value value) {
+  RootScope roots(*this);
+  Value& thrown = roots.root(value);  // str() below may run toString(), which allocates
+  bool isError = isKind(thrown, ObjectKind::instance) && thrown.asHandle()->klass->isErrorClass;
+  auto slot = isError ? thrown.asHandle()->klass->fieldSlots.find(messageSymbol_) : ClassInfo::FieldSlots::iterator{};
+  bool hasMessage = isError && slot != thrown.asHandle()->klass->fieldSlots.end();
+  Value& message = roots.root(hasMessage ? objectAt<InstanceObject>(thrown)->fields()[slot->second] : thrown);
+  if (fallbackInFlight_ && thrown.isObject() && thrown.asHandle() == outOfMemoryError_.asHandle())
+    return fallbackMessage_;  // the preallocated error, as the VM threw it: the failure's exact words
+  try {
+    return toDisplayString(message);
+  } catch (const KithThrow&) {
+    clearException();
+    return "<" + typeName(message) + " (its toString() threw)>";
+  }
+}
+
+}  // namespace kith::vm

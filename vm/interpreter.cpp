@@ -1,0 +1,820 @@
+// The interpreter: runScript and the dispatch loop (VM::run), computed goto where
+// the compiler has it. Built with -fno-gcse -fno-crossjumping (vm/CMakeLists.txt).
+#include "vm/vm.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+
+#include "vm/freed_object_guard.h"
+#include "vm/opcodes.h"
+
+namespace kith::vm {
+
+namespace {
+
+constexpr int kMaxNativeDepth = 1000;     // nested interpreter entries (C++ recursion)
+
+}  // namespace
+
+// --- running --------------------------------------------------------------------------------------------
+
+void VM::runScript(FunctionProto* script) {
+  modules_.noteMainScript(script->file);
+  Handle* h = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject));
+  auto* c = objectAt<ClosureObject>(h);
+  c->proto = script;
+  c->upvalueCount = 0;
+  Value* base = stackTop_;
+  push(Value::object(h));
+  try {
+    callClosure(h, 0);
+    run(frameCount_ - 1);
+  } catch (...) {
+    stackTop_ = base;
+    throw;
+  }
+  stackTop_ = base;
+}
+
+// Computed goto (labels as values) is a GNU extension; -Wpedantic would flag every use.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#endif
+Value VM::run(std::size_t entryFrame) {
+  boxHere();  // boxes made from here on go to this VM's handle table
+  if (nativeDepth_ >= kMaxNativeDepth) {
+    // Too deep in native -> script -> native calls for the C++ stack: drop the frame
+    // the caller pushed, then report it like any other overflow.
+    frameCount_ = entryFrame;
+    stackTop_ = frames_[entryFrame].slots;
+    throwError("stack overflow");
+  }
+  struct DepthGuard {
+    int& depth;
+    explicit DepthGuard(int& d) : depth(d) { ++depth; }
+    ~DepthGuard() { --depth; }
+  } depthGuard(nativeDepth_);
+
+  CallFrame* frame;
+  const std::uint8_t* ip;
+  Value* slots;
+  Value* sp = stackTop_;
+  const Value* constants;
+  InlineCache* caches;
+  std::uint64_t executed = 0;
+
+#define LOAD_FRAME()                                 \
+  do {                                               \
+    frame = &frames_[frameCount_ - 1];               \
+    ip = frame->ip;                                  \
+    slots = frame->slots;                            \
+    constants = frame->proto->constants.data();      \
+    caches = frame->proto->caches.data();            \
+  } while (0)
+// Before anything that may allocate, throw or call out: publish ip and stack top.
+#define SYNC() (frame->ip = ip, stackTop_ = sp)
+// An int result: inline when it fits 48 bits; else boxed (value.h) after SYNC, since
+// a box is a handle (or a Boehm block) and boxes piling up collect here, with the
+// result already on the stack.
+#define STORE_INT(slot, expr)                               \
+  do {                                                      \
+    std::int64_t result_ = (expr);                          \
+    if (Value::fitsSmallInt(result_)) [[likely]] {          \
+      storeSmallInt(slot, result_);                         \
+    } else {                                                \
+      SYNC();                                               \
+      *(slot) = Value::integer(result_);                    \
+      collectBoxesIfDue();                                  \
+    }                                                       \
+  } while (0)
+#define READ_BYTE() (*ip++)
+#define READ_U16() (ip += 2, static_cast<std::uint16_t>(ip[-2] | (ip[-1] << 8)))
+// VMOptions::stepLimit, checked where every endless run passes again and again.
+#define CHECK_STEP_LIMIT()                                     \
+  do {                                                         \
+    if (instructions_ + executed > stepLimit_) [[unlikely]] {  \
+      SYNC();                                                  \
+      throw StepLimitReached{};                                \
+    }                                                          \
+  } while (0)
+// A conditional forward jump, then the next instruction. Written as a branch that
+// dispatches on each side: computed as `ip += cond ? offset : 0`, gcc emits a cmov,
+// and the next opcode's address then waits for the condition (on mandelbrot's float
+// compare that made the whole loop 40% slower), where a predicted branch runs ahead.
+#define JUMP_FORWARD_IF(cond, offset) \
+  do {                                \
+    if (!(cond)) DISPATCH();          \
+    ip += (offset);                   \
+    DISPATCH();                       \
+  } while (0)
+// A loop's jump back (LOOP, LOOP_IF_TRUE, LOOP_IF_LESS ...): the step limit, and the
+// collector's slice, so an incremental cycle also advances in loops that never allocate.
+#define BACK_EDGE(offset)                \
+  do {                                   \
+    ip -= (offset);                      \
+    CHECK_STEP_LIMIT();                  \
+    if (collector_.atBackEdge()) {       \
+      SYNC();                            \
+      collector_.backEdgeSlice(*this);   \
+    }                                    \
+  } while (0)
+
+  LOAD_FRAME();
+  for (;;) {
+    try {
+#if defined(__GNUC__)
+      static void* const dispatchTable[] = {
+#define KITH_OP_LABEL(name, operands, effect) &&op_##name,
+          KITH_OPCODES(KITH_OP_LABEL)
+#undef KITH_OP_LABEL
+      };
+#define DISPATCH()                     \
+  do {                                 \
+    ++executed;                        \
+    goto* dispatchTable[*ip++];        \
+  } while (0)
+#define CASE(name) op_##name:
+      DISPATCH();
+#else
+#define DISPATCH() continue
+#define CASE(name) case Op::name:
+      for (;;) {
+        ++executed;
+        switch (static_cast<Op>(*ip++)) {
+#endif
+
+      CASE(CONSTANT) { *sp++ = constants[READ_U16()]; DISPATCH(); }
+      CASE(NIL) { *sp++ = Value::nil(); DISPATCH(); }
+      CASE(TRUE) { storeBool(sp++, true); DISPATCH(); }
+      CASE(FALSE) { storeBool(sp++, false); DISPATCH(); }
+      CASE(SMALL_INT) { storeSmallInt(sp++, static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
+      CASE(POP) { --sp; DISPATCH(); }
+      CASE(GET_LOCAL) { *sp++ = slots[READ_BYTE()]; DISPATCH(); }
+      CASE(GET_LOCAL2) {
+        sp[0] = slots[ip[0]];
+        sp[1] = slots[ip[1]];
+        sp += 2;
+        ip += 2;
+        DISPATCH();
+      }
+      CASE(SET_LOCAL) { slots[READ_BYTE()] = sp[-1]; DISPATCH(); }
+      CASE(SET_LOCAL_POP) { slots[READ_BYTE()] = *--sp; DISPATCH(); }
+      CASE(GET_GLOBAL) {
+        std::uint16_t slot = READ_U16();
+        Value v = globals_[slot];
+        if (v.isUndefined()) {
+          SYNC();
+          throwError("undefined variable '" + globalNames_[slot] + "'");
+        }
+        *sp++ = v;
+        DISPATCH();
+      }
+      CASE(SET_GLOBAL) {
+        std::uint16_t slot = READ_U16();
+        if (globals_[slot].isUndefined()) {
+          SYNC();
+          throwError("undefined variable '" + globalNames_[slot] + "'");
+        }
+        KITH_WRITE_BARRIER(collector_, globals_[slot], sp[-1]);
+        DISPATCH();
+      }
+      CASE(DEFINE_GLOBAL) {
+        std::uint16_t slot = READ_U16();
+        if (globalDeclared_[slot]) {  // declared at the top level of another file too
+          SYNC();
+          throwError("global '" + globalNames_[slot] + "' is already defined");
+        }
+        globalDeclared_[slot] = true;
+        KITH_WRITE_BARRIER(collector_, globals_[slot], *--sp);
+        DISPATCH();
+      }
+      CASE(GET_UPVALUE) {
+        Value up = objectAt<ClosureObject>(frame->closure)->upvalues()[READ_BYTE()];
+        auto* u = objectAt<UpvalueObject>(up);
+        *sp++ = u->stackSlot ? *u->stackSlot : u->closed;
+        DISPATCH();
+      }
+      CASE(SET_UPVALUE) {
+        Value up = objectAt<ClosureObject>(frame->closure)->upvalues()[READ_BYTE()];
+        auto* u = objectAt<UpvalueObject>(up);
+        if (u->stackSlot) *u->stackSlot = sp[-1];  // open: a stack slot, a root
+        else KITH_WRITE_BARRIER(collector_, u->closed, sp[-1]);
+        DISPATCH();
+      }
+      CASE(CLOSE_UPVALUE) {
+        closeUpvalues(sp - 1);
+        --sp;
+        DISPATCH();
+      }
+      CASE(GET_PROPERTY) {
+        std::uint16_t sym = READ_U16();
+        InlineCache* cache = &caches[READ_U16()];
+        Value receiver = sp[-1];
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) {
+          sp[-1] = objectAt<InstanceObject>(receiver)->fields()[cache->slot];
+          DISPATCH();
+        }
+        SYNC();
+        sp[-1] = getProperty(receiver, sym, cache);
+        DISPATCH();
+      }
+// A store into a field or an element; the statement form (_POP) leaves nothing.
+#define SET_PROPERTY_OP(opName, leave)                                                           \
+  CASE(opName) {                                                                                 \
+    std::uint16_t sym = READ_U16();                                                              \
+    InlineCache* cache = &caches[READ_U16()];                                                    \
+    Value receiver = sp[-2];                                                                     \
+    Value value = sp[-1];                                                                        \
+    if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) { \
+      KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value); \
+    } else {                                                                                     \
+      SYNC();                                                                                    \
+      setProperty(receiver, sym, value, cache);                                                  \
+    }                                                                                            \
+    sp -= 2;                                                                                     \
+    if (leave) *sp++ = value;                                                                    \
+    DISPATCH();                                                                                  \
+  }
+      SET_PROPERTY_OP(SET_PROPERTY, true)
+      SET_PROPERTY_OP(SET_PROPERTY_POP, false)
+#undef SET_PROPERTY_OP
+      CASE(GET_INDEX) {
+        Value container = sp[-2], index = sp[-1];
+        // An array and an inline int (a boxed one is past any array's end): the class
+        // pointer is compared, not its kind, one load fewer.
+        if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == arrayClass_) {
+          auto* a = objectAt<ArrayObject>(container);
+          if (static_cast<std::uint64_t>(index.asSmallInt()) < a->length) {
+            sp[-2] = a->elements()[index.asSmallInt()];
+            --sp;
+            DISPATCH();
+          }
+        }
+        SYNC();
+        sp[-2] = getIndex(container, index);
+        --sp;
+        DISPATCH();
+      }
+#define SET_INDEX_OP(opName, leave)                                                                   \
+  CASE(opName) {                                                                                      \
+    Value container = sp[-3], index = sp[-2], value = sp[-1];                                         \
+    if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == arrayClass_ &&   \
+        static_cast<std::uint64_t>(index.asSmallInt()) < objectAt<ArrayObject>(container)->length) {  \
+      KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asSmallInt()], value); \
+    } else {                                                                                          \
+      SYNC();                                                                                         \
+      setIndex(container, index, value);                                                              \
+    }                                                                                                 \
+    sp -= 3;                                                                                          \
+    if (leave) *sp++ = value;                                                                         \
+    DISPATCH();                                                                                       \
+  }
+      SET_INDEX_OP(SET_INDEX, true)
+      SET_INDEX_OP(SET_INDEX_POP, false)
+#undef SET_INDEX_OP
+      CASE(GET_SUPER) {
+        std::uint16_t classId = READ_U16();
+        std::uint16_t sym = READ_U16();
+        SYNC();
+        ClassInfo* super = classes_[classId]->superclass;
+        bool found;
+        Value bound = bindMethod(sp[-1], super, sym, &found);
+        if (!found) throwError("class " + super->name + " has no method '" + symbolName(sym) + "'");
+        sp[-1] = bound;
+        DISPATCH();
+      }
+// Same bits: the same value (but NaN != NaN). Different bits: unequal when either is
+// nil or both are inline ints; else (strings by content, numbers across int, float and
+// boxes) valuesEqual decides.
+#define VALUES_EQUAL(a, b)                                                                        \
+  ((a).sameAs(b) ? !((a).isFloat() && std::isnan((a).asFloat()))                                  \
+                 : !(((a).isSmallInt() && (b).isSmallInt()) || (a).isNil() || (b).isNil()) && valuesEqual(a, b))
+      CASE(EQUAL) {
+        Value b = sp[-1], a = sp[-2];
+        storeBool(sp - 2, VALUES_EQUAL(a, b));
+        --sp;
+        DISPATCH();
+      }
+      CASE(NOT_EQUAL) {
+        Value b = sp[-1], a = sp[-2];
+        storeBool(sp - 2, !VALUES_EQUAL(a, b));
+        --sp;
+        DISPATCH();
+      }
+      CASE(JUMP_UNLESS_EQUAL) {  // `if (a == b)`: EQUAL; POP_JUMP_IF_FALSE
+        std::uint16_t offset = READ_U16();
+        Value b = sp[-1], a = sp[-2];
+        sp -= 2;
+        JUMP_FORWARD_IF(!VALUES_EQUAL(a, b), offset);
+      }
+      CASE(JUMP_UNLESS_NOT_EQUAL) {
+        std::uint16_t offset = READ_U16();
+        Value b = sp[-1], a = sp[-2];
+        sp -= 2;
+        JUMP_FORWARD_IF(VALUES_EQUAL(a, b), offset);
+      }
+#undef VALUES_EQUAL
+
+// Inline ints first, then two floats, inline; the rest (boxed ints, mixed int/float,
+// strings, the type error) in compareSlow. COMPARE pushes the result; LOOP_IF_COMPARE is
+// an inverted while's bottom test fused with its LOOP_IF_TRUE.
+#define COMPARE_FAST(a, b, op, slowOp)                                                    \
+  ((a).isSmallInt() && (b).isSmallInt() ? (a).asSmallInt() op (b).asSmallInt()            \
+   : (a).isFloat() && (b).isFloat()     ? (a).asFloat() op (b).asFloat() /* false with NaN */ \
+                                        : (SYNC(), compareSlow(Op::slowOp, a, b)))
+#define COMPARE(opName, op)                       \
+  CASE(opName) {                                  \
+    Value b = sp[-1], a = sp[-2];                 \
+    storeBool(sp - 2, COMPARE_FAST(a, b, op, opName)); \
+    --sp;                                         \
+    DISPATCH();                                   \
+  }
+      COMPARE(LESS, <)
+      COMPARE(LESS_EQUAL, <=)
+      COMPARE(GREATER, >)
+      COMPARE(GREATER_EQUAL, >=)
+#undef COMPARE
+#define LOOP_IF_COMPARE(opName, op, compareOp) \
+  CASE(opName) {                               \
+    std::uint16_t offset = READ_U16();         \
+    Value b = sp[-1], a = sp[-2];              \
+    bool holds = COMPARE_FAST(a, b, op, compareOp); \
+    sp -= 2;                                   \
+    if (holds) BACK_EDGE(offset);              \
+    DISPATCH();                                \
+  }
+      LOOP_IF_COMPARE(LOOP_IF_LESS, <, LESS)
+      LOOP_IF_COMPARE(LOOP_IF_LESS_EQUAL, <=, LESS_EQUAL)
+      LOOP_IF_COMPARE(LOOP_IF_GREATER, >, GREATER)
+      LOOP_IF_COMPARE(LOOP_IF_GREATER_EQUAL, >=, GREATER_EQUAL)
+#undef LOOP_IF_COMPARE
+// A condition's comparison fused with its forward jump when false (`if (a < b)`).
+#define JUMP_UNLESS_COMPARE(opName, op, compareOp)  \
+  CASE(opName) {                                    \
+    std::uint16_t offset = READ_U16();              \
+    Value b = sp[-1], a = sp[-2];                   \
+    bool holds = COMPARE_FAST(a, b, op, compareOp); \
+    sp -= 2;                                        \
+    JUMP_FORWARD_IF(!holds, offset);                \
+  }
+      JUMP_UNLESS_COMPARE(JUMP_UNLESS_LESS, <, LESS)
+      JUMP_UNLESS_COMPARE(JUMP_UNLESS_LESS_EQUAL, <=, LESS_EQUAL)
+      JUMP_UNLESS_COMPARE(JUMP_UNLESS_GREATER, >, GREATER)
+      JUMP_UNLESS_COMPARE(JUMP_UNLESS_GREATER_EQUAL, >=, GREATER_EQUAL)
+#undef JUMP_UNLESS_COMPARE
+#undef COMPARE_FAST
+
+// 64-bit two's complement: + - * wrap (LANGUAGE.md), computed on unsigned.
+#define WRAP(x, op, y) static_cast<std::int64_t>(static_cast<std::uint64_t>(x) op static_cast<std::uint64_t>(y))
+
+// `a op b` into dest (a stack or local slot, so a root when the slow path collects):
+// inline ints and floats here, the rest (boxed ints, mixed int/float, `+` on strings,
+// the type errors) through arithmeticSlow.
+#define ARITHMETIC_INTO(dest, a, b, op, opName)                        \
+  if ((a).isSmallInt() && (b).isSmallInt()) {                          \
+    STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
+  } else if ((a).isFloat() && (b).isFloat()) {                         \
+    storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
+  } else {                                                             \
+    SYNC();                                                            \
+    *(dest) = arithmeticSlow(Op::opName, a, b);                        \
+    collectBoxesIfDue();                                               \
+  }
+// `a op n` into dest for the small int literal n (SMALL_INT n; ADD or SUBTRACT, and
+// `x = x + n;`, fused by the compiler): a float stays a float, as unfused.
+#define SMALL_INT_INTO(dest, a, n, op, opName)                                     \
+  if ((a).isSmallInt()) {                                                          \
+    STORE_INT(dest, (a).asSmallInt() op std::int64_t{n}); /* 48 bits op 16: no overflow */ \
+  } else if ((a).isFloat()) {                                                      \
+    storeFloat(dest, (a).asFloat() op static_cast<double>(n));                     \
+  } else {                                                                         \
+    SYNC();                                                                        \
+    *(dest) = arithmeticSlow(Op::opName, a, Value::smallInt(n));                   \
+    collectBoxesIfDue();                                                           \
+  }
+#define SMALL_INT_ARITHMETIC(opName, op, genericOp)   \
+  CASE(opName) {                                      \
+    Value a = sp[-1];                                 \
+    auto n = static_cast<std::int16_t>(READ_U16());   \
+    SMALL_INT_INTO(sp - 1, a, n, op, genericOp)       \
+    DISPATCH();                                       \
+  }
+      SMALL_INT_ARITHMETIC(ADD_SMALL, +, ADD)
+      SMALL_INT_ARITHMETIC(SUB_SMALL, -, SUBTRACT)
+#undef SMALL_INT_ARITHMETIC
+      CASE(ADD_LOCAL_SMALL) {  // `x = x + n;`: what GET_LOCAL, ADD_SMALL, SET_LOCAL_POP would do
+        Value* local = &slots[READ_BYTE()];
+        auto n = static_cast<std::int16_t>(READ_U16());
+        Value a = *local;
+        SMALL_INT_INTO(local, a, n, +, ADD)
+        DISPATCH();
+      }
+#undef SMALL_INT_INTO
+// `a op b` on the stack, `top op local` and `local op local` (the compiler fuses the
+// reads into the op). op_LL first pushes nil, so its result slot is a root.
+#define ARITHMETIC(opName, op)                                         \
+  CASE(opName) {                                                       \
+    Value b = sp[-1], a = sp[-2];                                      \
+    ARITHMETIC_INTO(sp - 2, a, b, op, opName)                          \
+    --sp;                                                              \
+    DISPATCH();                                                        \
+  }
+#define ARITHMETIC_LOCAL(opName, op, genericOp)                        \
+  CASE(opName) {                                                       \
+    Value b = slots[READ_BYTE()], a = sp[-1];                          \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp)                       \
+    DISPATCH();                                                        \
+  }
+#define ARITHMETIC_LOCALS(opName, op, genericOp)                       \
+  CASE(opName) {                                                       \
+    Value a = slots[ip[0]], b = slots[ip[1]];                          \
+    ip += 2;                                                           \
+    *sp++ = Value::nil();                                              \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp)                       \
+    DISPATCH();                                                        \
+  }
+      ARITHMETIC(ADD, +)
+      ARITHMETIC(SUBTRACT, -)
+      ARITHMETIC(MULTIPLY, *)
+      ARITHMETIC_LOCAL(ADD_L, +, ADD)
+      ARITHMETIC_LOCAL(SUB_L, -, SUBTRACT)
+      ARITHMETIC_LOCAL(MUL_L, *, MULTIPLY)
+      ARITHMETIC_LOCALS(ADD_LL, +, ADD)
+      ARITHMETIC_LOCALS(SUB_LL, -, SUBTRACT)
+      ARITHMETIC_LOCALS(MUL_LL, *, MULTIPLY)
+#define ARITHMETIC_LOCALS_TO(opName, op, genericOp)                    \
+  CASE(opName) {                                                       \
+    Value a = slots[ip[0]], b = slots[ip[1]];                          \
+    Value* dest = &slots[ip[2]];                                       \
+    ip += 3;                                                           \
+    ARITHMETIC_INTO(dest, a, b, op, genericOp)                         \
+    DISPATCH();                                                        \
+  }
+      ARITHMETIC_LOCALS_TO(ADD_LL_TO, +, ADD)
+      ARITHMETIC_LOCALS_TO(SUB_LL_TO, -, SUBTRACT)
+      ARITHMETIC_LOCALS_TO(MUL_LL_TO, *, MULTIPLY)
+#undef ARITHMETIC_LOCALS_TO
+#define ARITHMETIC_LOCAL_TO(opName, op, genericOp)                     \
+  CASE(opName) {                                                       \
+    Value a = sp[-1], b = slots[ip[0]]; /* a stays a root until the store */ \
+    Value* dest = &slots[ip[1]];                                       \
+    ip += 2;                                                           \
+    ARITHMETIC_INTO(dest, a, b, op, genericOp)                         \
+    --sp;                                                              \
+    DISPATCH();                                                        \
+  }
+      ARITHMETIC_LOCAL_TO(ADD_L_TO, +, ADD)
+      ARITHMETIC_LOCAL_TO(SUB_L_TO, -, SUBTRACT)
+      ARITHMETIC_LOCAL_TO(MUL_L_TO, *, MULTIPLY)
+#undef ARITHMETIC_LOCAL_TO
+#undef ARITHMETIC_LOCALS
+#undef ARITHMETIC_LOCAL
+#undef ARITHMETIC
+#undef ARITHMETIC_INTO
+      CASE(DIVIDE) {
+        Value b = sp[-1], a = sp[-2];
+        if (a.isInt() && b.isInt()) {
+          if (b.asInt() == 0) {
+            SYNC();
+            throwError("division by zero");
+          }
+          // INT64_MIN / -1 overflows in C++; in Kith it wraps to INT64_MIN.
+          STORE_INT(sp - 2, b.asInt() == -1 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.asInt()))
+                                                 : a.asInt() / b.asInt());
+        } else if (a.isNumber() && b.isNumber()) {
+          storeFloat(sp - 2, a.toDouble() / b.toDouble());
+        } else {
+          SYNC();
+          binaryTypeError("/", a, b);
+        }
+        --sp;
+        DISPATCH();
+      }
+      CASE(MODULO) {
+        Value b = sp[-1], a = sp[-2];
+        if (a.isInt() && b.isInt()) {
+          if (b.asInt() == 0) {
+            SYNC();
+            throwError("division by zero");
+          }
+          STORE_INT(sp - 2, b.asInt() == -1 ? 0 : a.asInt() % b.asInt());
+        } else if (a.isNumber() && b.isNumber()) {
+          storeFloat(sp - 2, std::fmod(a.toDouble(), b.toDouble()));
+        } else {
+          SYNC();
+          binaryTypeError("%", a, b);
+        }
+        --sp;
+        DISPATCH();
+      }
+#define BITWISE(opName, symbolText, expr)                 \
+  CASE(opName) {                                          \
+    Value b = sp[-1], a = sp[-2];                         \
+    if (!a.isInt() || !b.isInt()) {                       \
+      SYNC();                                             \
+      binaryTypeError(symbolText, a, b);                  \
+    }                                                     \
+    std::uint64_t x = static_cast<std::uint64_t>(a.asInt()); \
+    std::uint64_t y = static_cast<std::uint64_t>(b.asInt()); \
+    (void)x; (void)y;                                     \
+    STORE_INT(sp - 2, static_cast<std::int64_t>(expr));  \
+    --sp;                                                 \
+    DISPATCH();                                           \
+  }
+      BITWISE(BIT_AND, "&", x & y)
+      BITWISE(BIT_OR, "|", x | y)
+      BITWISE(BIT_XOR, "^", x ^ y)
+      BITWISE(SHIFT_LEFT, "<<", x << (y & 63))
+      BITWISE(SHIFT_RIGHT, ">>", a.asInt() >> (y & 63))
+      BITWISE(SHIFT_RIGHT_LOGICAL, ">>>", x >> (y & 63))
+#undef BITWISE
+      CASE(NEGATE) {
+        Value a = sp[-1];
+        if (a.isInt()) STORE_INT(sp - 1, static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(a.asInt())));
+        else if (a.isFloat()) storeFloat(sp - 1, -a.asFloat());
+        else {
+          SYNC();
+          throwError("unsupported operand type for unary -: " + typeName(a));
+        }
+        DISPATCH();
+      }
+      CASE(NOT) { storeBool(sp - 1, sp[-1].isFalsy()); DISPATCH(); }
+      CASE(BIT_NOT) {
+        if (!sp[-1].isInt()) {
+          SYNC();
+          throwError("unsupported operand type for ~: " + typeName(sp[-1]));
+        }
+        STORE_INT(sp - 1, ~sp[-1].asInt());
+        DISPATCH();
+      }
+      CASE(JUMP) {
+        std::uint16_t offset = READ_U16();
+        ip += offset;
+        DISPATCH();
+      }
+      CASE(JUMP_IF_FALSE) {
+        std::uint16_t offset = READ_U16();
+        JUMP_FORWARD_IF(sp[-1].isFalsy(), offset);
+      }
+      CASE(JUMP_IF_TRUE) {
+        std::uint16_t offset = READ_U16();
+        JUMP_FORWARD_IF(!sp[-1].isFalsy(), offset);
+      }
+      CASE(POP_JUMP_IF_FALSE) {
+        std::uint16_t offset = READ_U16();
+        JUMP_FORWARD_IF((--sp)->isFalsy(), offset);
+      }
+      CASE(LOOP) {
+        std::uint16_t offset = READ_U16();
+        BACK_EDGE(offset);
+        DISPATCH();
+      }
+      CASE(LOOP_IF_TRUE) {  // the bottom test of an inverted while: a back-edge when it holds
+        std::uint16_t offset = READ_U16();
+        if (!(*--sp).isFalsy()) BACK_EDGE(offset);
+        DISPATCH();
+      }
+      CASE(CALL) {
+        int argc = READ_BYTE();
+        Value callee = sp[-1 - argc];
+        if (callee.isObject() && callee.asHandle()->klass->kind == ObjectKind::closure) {
+          // The common case inline: a script function with the right arity and room.
+          FunctionProto* proto = objectAt<ClosureObject>(callee)->proto;
+          Value* newSlots = sp - argc - 1;
+          if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
+            frame->ip = ip;
+            frame = &frames_[frameCount_++];
+            *frame = CallFrame{callee.asHandle(), proto, proto->code.data(), newSlots};
+            ip = frame->ip;
+            slots = newSlots;
+            constants = proto->constants.data();
+            caches = proto->caches.data();
+            DISPATCH();
+          }
+        }
+        SYNC();
+        if (callValue(callee, argc)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(INVOKE) {
+        std::uint16_t sym = READ_U16();
+        int argc = READ_BYTE();
+        InlineCache* cache = &caches[READ_U16()];
+        Value receiver = sp[-1 - argc];
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot < 0) {
+          Handle* closure = cache->method.asHandle();
+          FunctionProto* proto = objectAt<ClosureObject>(closure)->proto;
+          Value* newSlots = sp - argc - 1;
+          if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
+            frame->ip = ip;
+            frame = &frames_[frameCount_++];
+            *frame = CallFrame{closure, proto, proto->code.data(), newSlots};
+            ip = frame->ip;
+            slots = newSlots;
+            constants = proto->constants.data();
+            caches = proto->caches.data();
+            DISPATCH();
+          }
+        }
+        SYNC();
+        if (invoke(sym, argc, cache)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(SUPER_INVOKE) {
+        std::uint16_t classId = READ_U16();
+        std::uint16_t sym = READ_U16();
+        int argc = READ_BYTE();
+        SYNC();
+        if (invokeFromClass(classes_[classId]->superclass, sym, argc)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(NEW) {
+        int argc = READ_BYTE();
+        SYNC();
+        if (newObjectInstance(argc)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(NEW_NEAR) {  // obj.f = new C(...): build the instance near obj, below the class
+        int argc = READ_BYTE();
+        SYNC();
+        Value owner = stackTop_[-2 - argc];
+        if (newObjectInstance(argc, owner.isObject() ? owner.asHandle() : nullptr)) LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(CLOSURE) {
+        FunctionProto* proto = frame->proto->functions[READ_U16()];
+        SYNC();
+        std::size_t count = static_cast<std::size_t>(proto->upvalueCount);
+        Handle* closure = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject) + count * sizeof(Value));
+        auto* c = objectAt<ClosureObject>(closure);
+        c->proto = proto;
+        c->upvalueCount = count;
+        for (std::size_t i = 0; i < count; ++i) c->upvalues()[i] = Value::nil();
+        *sp++ = Value::object(closure);  // on the stack (a root) while its upvalues are captured
+        stackTop_ = sp;
+        for (std::size_t i = 0; i < count; ++i) {
+          bool isLocal = READ_BYTE() != 0;
+          std::uint8_t index = READ_BYTE();
+          Handle* up = isLocal ? captureUpvalue(slots + index, closure)
+                               : objectAt<ClosureObject>(frame->closure)->upvalues()[index].asHandle();
+          objectAt<ClosureObject>(closure)->upvalues()[i] = Value::object(up);  // re-read: capture allocates
+        }
+        DISPATCH();
+      }
+      CASE(RETURN) {
+        CHECK_STEP_LIMIT();
+        Value result = *--sp;
+        if (!openUpvalues_.empty()) closeUpvalues(slots);
+        while (!handlers_.empty() && handlers_.back().frameIndex >= frameCount_ - 1) handlers_.pop_back();
+        --frameCount_;
+        if (frameCount_ == entryFrame) {
+          stackTop_ = slots;
+          instructions_ += executed;
+          return result;
+        }
+        sp = slots;
+        *sp++ = result;
+        LOAD_FRAME();
+        DISPATCH();
+      }
+      CASE(CLASS) {
+        std::uint16_t classId = READ_U16();
+        bool hasSuper = READ_BYTE() != 0;
+        SYNC();
+        ClassInfo* klass = classes_[classId].get();
+        defineClass(klass, hasSuper ? sp[-1] : Value::nil(), hasSuper);
+        if (hasSuper) sp[-1] = Value::klassValue(klass);
+        else *sp++ = Value::klassValue(klass);
+        DISPATCH();
+      }
+      CASE(METHOD) {
+        int sym = READ_U16();
+        ClassInfo* klass = sp[-2].asClass();
+        klass->methods[sym] = sp[-1];
+        if (sym == initSymbol_) klass->initializer = sp[-1];
+        --sp;
+        DISPATCH();
+      }
+      CASE(ARRAY) {
+        std::size_t count = READ_U16();
+        SYNC();
+        Value array = newArray(count, Value::nil());  // the elements stay on the stack meanwhile
+        if (count) std::memcpy(static_cast<void*>(objectAt<ArrayObject>(array)->elements()), sp - count, count * sizeof(Value));
+        sp -= count;
+        *sp++ = array;
+        DISPATCH();
+      }
+      CASE(FOR_IN) {
+        std::uint8_t slot = READ_BYTE();
+        std::uint16_t offset = READ_U16();
+        Value array = slots[slot];
+        if (!isKind(array, ObjectKind::array)) {
+          SYNC();
+          throwError("for-in needs an array, not " + typeName(array));
+        }
+        std::int64_t index = slots[slot + 1].asInt();
+        auto* a = objectAt<ArrayObject>(array);
+        if (static_cast<std::uint64_t>(index) < a->length) {
+          *sp++ = a->elements()[index];
+          storeSmallInt(&slots[slot + 1], index + 1);  // an index: far below 2^47
+        } else {
+          ip += offset;
+        }
+        DISPATCH();
+      }
+      CASE(IMPORT) {
+        SYNC();  // the path stays on the stack (rooted) while the module compiles
+        FunctionProto* module;
+        {  // scoped: clang rejects a computed goto out of a std::string's scope
+          std::string path(stringView(sp[-1]));
+          module = modules_.load(*this, path, frame->proto->file);
+        }
+        if (!module) {
+          sp[-1] = Value::nil();
+          DISPATCH();
+        }
+        Handle* closure = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject));
+        auto* c = objectAt<ClosureObject>(closure);
+        c->proto = module;
+        c->upvalueCount = 0;
+        sp[-1] = Value::object(closure);
+        frame->ip = ip;
+        callClosure(closure, 0);  // the module's frame; its RETURN leaves nil in the path's slot
+        LOAD_FRAME();
+        sp = stackTop_;
+        DISPATCH();
+      }
+      CASE(THROW) {
+        Value thrown = *--sp;
+        SYNC();
+        throwValue(thrown);
+      }
+      CASE(TRY) {
+        std::uint16_t offset = READ_U16();
+        handlers_.push_back(TryHandler{frameCount_ - 1, sp, ip + offset});
+        DISPATCH();
+      }
+      CASE(END_TRY) {
+        handlers_.pop_back();
+        DISPATCH();
+      }
+#if !defined(__GNUC__)
+        }
+      }
+#endif
+    } catch (const KithThrow&) {
+      instructions_ += executed;
+      executed = 0;
+      frame->ip = ip;  // the top frame is this invocation's: inner ones have unwound
+      if (instructions_ > stepLimit_) throw StepLimitReached{};
+      if (!traceCaptured_) captureTrace();
+      if (!handlers_.empty() && handlers_.back().frameIndex >= entryFrame) {
+        TryHandler handler = handlers_.back();
+        handlers_.pop_back();
+        closeUpvalues(handler.stackTop);
+        frameCount_ = handler.frameIndex + 1;
+        sp = handler.stackTop;
+        *sp++ = pendingException_;
+        stackTop_ = sp;
+        pendingException_ = Value::nil();
+        exceptionTrace_.clear();
+        traceCaptured_ = false;
+        LOAD_FRAME();
+        ip = handler.catchIp;
+        continue;
+      }
+      closeUpvalues(frames_[entryFrame].slots);
+      stackTop_ = frames_[entryFrame].slots;
+      frameCount_ = entryFrame;
+      throw;
+    } catch (...) {
+      instructions_ += executed;
+      throw;
+    }
+  }
+#undef LOAD_FRAME
+#undef SYNC
+#undef BACK_EDGE
+#undef JUMP_FORWARD_IF
+#undef STORE_INT
+#undef WRAP
+#undef READ_BYTE
+#undef READ_U16
+#undef CHECK_STEP_LIMIT
+#undef DISPATCH
+#undef CASE
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+}  // namespace kith::vm
