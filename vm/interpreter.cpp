@@ -578,23 +578,29 @@ Value VM::run(std::size_t entryFrame) {
         if (!(*--sp).isFalsy()) BACK_EDGE(offset);
         DISPATCH();
       }
+// The common call inline: a script function with the right arity and room on the
+// stacks gets its frame here and runs on; anything else falls through to the caller's
+// general path (callValue, invoke).
+#define ENTER_SCRIPT_FUNCTION(closureHandle, functionProto)                                              \
+  do {                                                                                                   \
+    FunctionProto* proto = (functionProto);                                                              \
+    Value* newSlots = sp - argc - 1;                                                                     \
+    if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) { \
+      frame->ip = ip;                                                                                    \
+      frame = &frames_[frameCount_++];                                                                   \
+      *frame = CallFrame{(closureHandle), proto, proto->code.data(), newSlots};                          \
+      ip = frame->ip;                                                                                    \
+      slots = newSlots;                                                                                  \
+      constants = proto->constants.data();                                                               \
+      caches = proto->caches.data();                                                                     \
+      DISPATCH();                                                                                        \
+    }                                                                                                    \
+  } while (0)
       CASE(CALL) {
         int argc = READ_BYTE();
         Value callee = sp[-1 - argc];
         if (callee.isObject() && callee.asHandle()->klass->kind == ObjectKind::closure) {
-          // The common case inline: a script function with the right arity and room.
-          FunctionProto* proto = objectAt<ClosureObject>(callee)->proto;
-          Value* newSlots = sp - argc - 1;
-          if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
-            frame->ip = ip;
-            frame = &frames_[frameCount_++];
-            *frame = CallFrame{callee.asHandle(), proto, proto->code.data(), newSlots};
-            ip = frame->ip;
-            slots = newSlots;
-            constants = proto->constants.data();
-            caches = proto->caches.data();
-            DISPATCH();
-          }
+          ENTER_SCRIPT_FUNCTION(callee.asHandle(), objectAt<ClosureObject>(callee)->proto);
         }
         SYNC();
         if (callValue(callee, argc)) LOAD_FRAME();
@@ -608,18 +614,7 @@ Value VM::run(std::size_t entryFrame) {
         Value receiver = sp[-1 - argc];
         if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot < 0) {
           Handle* closure = cache->method.asHandle();
-          FunctionProto* proto = objectAt<ClosureObject>(closure)->proto;
-          Value* newSlots = sp - argc - 1;
-          if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) {
-            frame->ip = ip;
-            frame = &frames_[frameCount_++];
-            *frame = CallFrame{closure, proto, proto->code.data(), newSlots};
-            ip = frame->ip;
-            slots = newSlots;
-            constants = proto->constants.data();
-            caches = proto->caches.data();
-            DISPATCH();
-          }
+          ENTER_SCRIPT_FUNCTION(closure, objectAt<ClosureObject>(closure)->proto);
         }
         SYNC();
         if (invoke(sym, argc, cache)) LOAD_FRAME();
@@ -804,6 +799,7 @@ Value VM::run(std::size_t entryFrame) {
 #undef LOAD_FRAME
 #undef SYNC
 #undef BACK_EDGE
+#undef ENTER_SCRIPT_FUNCTION
 #undef JUMP_FORWARD_IF
 #undef STORE_INT
 #undef WRAP
