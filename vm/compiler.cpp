@@ -320,6 +320,13 @@ class Compiler {
     if (!fuseLast(Op::SET_PROPERTY, 5, Op::SET_PROPERTY_POP) && !fuseLast(Op::SET_INDEX, 1, Op::SET_INDEX_POP))
       emitOp(Op::POP);
   }
+  // Removes the code from offset `at` on, to emit a fused instruction in its place;
+  // nothing before `at` fuses with what comes next. The stack depth is the caller's.
+  void dropCodeFrom(int at) {
+    proto()->code.resize(static_cast<std::size_t>(at));
+    proto()->lines.resize(static_cast<std::size_t>(at));
+    fn_->lastOpAt = fn_->opBeforeLastAt = fn_->secondOpBeforeLastAt = -1;
+  }
   // `x = x + n;` (GET_LOCAL x; ADD_SMALL n; SET_LOCAL_POP x, nothing jumping in between)
   // becomes ADD_LOCAL_SMALL x n: a loop's `i = i + 1` in one dispatch.
   void fuseLocalIncrement() {
@@ -333,9 +340,7 @@ class Compiler {
         at(set) != static_cast<std::uint8_t>(Op::SET_LOCAL_POP) || at(get + 1) != at(set + 1))
       return;
     std::uint8_t slot = at(get + 1), low = at(add + 1), high = at(add + 2);
-    code.resize(static_cast<std::size_t>(get));
-    proto()->lines.resize(static_cast<std::size_t>(get));
-    fn_->lastOpAt = fn_->opBeforeLastAt = fn_->secondOpBeforeLastAt = -1;  // nothing to fuse with
+    dropCodeFrom(get);
     emitOp(Op::ADD_LOCAL_SMALL);  // stack effect 0, as the three had together
     emitByte(slot);
     emitByte(low);
@@ -360,10 +365,8 @@ class Compiler {
       std::uint8_t operands[3];
       for (int i = 0; i < operandBytes; ++i) operands[i] = code[static_cast<std::size_t>(arith + 1 + i)];
       operands[operandBytes] = code[static_cast<std::size_t>(set + 1)];
-      code.resize(static_cast<std::size_t>(arith));
-      proto()->lines.resize(static_cast<std::size_t>(arith));
+      dropCodeFrom(arith);
       int depth = fn_->stackDepth;  // already the two's net effect, which is the fused one's
-      fn_->lastOpAt = fn_->opBeforeLastAt = fn_->secondOpBeforeLastAt = -1;  // nothing to fuse with
       emitOp(storing);
       fn_->stackDepth = depth;
       for (int i = 0; i <= operandBytes; ++i) emitByte(operands[i]);
@@ -396,25 +399,30 @@ class Compiler {
   }
   // A condition's forward jump when it is false; a comparison just before it fuses
   // with it (JUMP_UNLESS_LESS ...: `if (a < b)` in one dispatch after the operands).
+  // The comparison just emitted (one of `fusions`' first ops) rewritten into its
+  // fused jump (the second); false when the last instruction is none of them.
+  template <std::size_t N>
+  bool fuseComparison(const std::pair<Op, Op> (&fusions)[N]) {
+    for (auto [compare, fused] : fusions)
+      if (fuseLast(compare, 1, fused)) return true;
+    return false;
+  }
   int emitJumpIfFalse() {
     static constexpr std::pair<Op, Op> kFused[] = {
         {Op::LESS, Op::JUMP_UNLESS_LESS},       {Op::LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL},
         {Op::GREATER, Op::JUMP_UNLESS_GREATER}, {Op::GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL},
         {Op::EQUAL, Op::JUMP_UNLESS_EQUAL},     {Op::NOT_EQUAL, Op::JUMP_UNLESS_NOT_EQUAL}};
-    for (auto [compare, fused] : kFused) {
-      if (fuseLast(compare, 1, fused)) {
-        emitU16(0xffff);
-        return static_cast<int>(proto()->code.size()) - 2;
-      }
-    }
-    return emitJump(Op::POP_JUMP_IF_FALSE);
+    if (!fuseComparison(kFused)) return emitJump(Op::POP_JUMP_IF_FALSE);
+    emitU16(0xffff);
+    return static_cast<int>(proto()->code.size()) - 2;
   }
   // The bottom test's jump back; a comparison just before it fuses with it (unless a
   // jump lands between the two).
   void emitLoopIfTrue(int start) {
-    if (!fuseLast(Op::LESS, 1, Op::LOOP_IF_LESS) && !fuseLast(Op::LESS_EQUAL, 1, Op::LOOP_IF_LESS_EQUAL) &&
-        !fuseLast(Op::GREATER, 1, Op::LOOP_IF_GREATER) && !fuseLast(Op::GREATER_EQUAL, 1, Op::LOOP_IF_GREATER_EQUAL))
-      emitOp(Op::LOOP_IF_TRUE);
+    static constexpr std::pair<Op, Op> kFused[] = {
+        {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
+        {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL}};
+    if (!fuseComparison(kFused)) emitOp(Op::LOOP_IF_TRUE);
     emitLoopOffset(start);
   }
   void emitLoop(int start) {
@@ -925,7 +933,10 @@ class Compiler {
     }
     ParserState increment = saveParser();
     bool hasIncrement = !check(TokenType::rightParen);
-    if (hasIncrement && lookAheadInClause().end != TokenType::rightParen) {
+    bool incrementAfterBody = !hasIncrement || lookAheadInClause().end == TokenType::rightParen;
+    if (incrementAfterBody) {
+      skipToCloseParen();
+    } else {  // compiled where it stands, jumped over on the way in
       int bodyJump = emitJump(Op::JUMP);
       int incrementStart = loopTarget();
       expression();
@@ -934,32 +945,27 @@ class Compiler {
       start = incrementStart;
       patchJump(bodyJump);
       consume(TokenType::rightParen, "expected ')' after the for clauses");
-      LoopState loop = beginLoop(start);
-      fn_->loop = &loop;
-      body();
-      emitLoop(start);
-      for (int j : exitJumps) patchJump(j);
-      endLoop(loop);
-      endScope();
-      return;
     }
-    skipToCloseParen();
     int bodyStart = loopTarget();
-    LoopState loop = beginLoop(-1);
+    LoopState loop = beginLoop(incrementAfterBody ? -1 : start);
     fn_->loop = &loop;
     body();
-    for (int j : loop.continueJumps) patchJump(j);
-    if (hasIncrement) {
-      ParserState after = saveParser();
-      restoreParser(increment);
-      expression();
-      emitStatementPop();
-      consume(TokenType::rightParen, "expected ')' after the for clauses");
-      restoreParser(after);
+    if (!incrementAfterBody) {
+      emitLoop(start);
+    } else {
+      for (int j : loop.continueJumps) patchJump(j);
+      if (hasIncrement) {
+        ParserState after = saveParser();
+        restoreParser(increment);
+        expression();
+        emitStatementPop();
+        consume(TokenType::rightParen, "expected ')' after the for clauses");
+        restoreParser(after);
+      }
+      if (!hasCondition) emitLoop(bodyStart);
+      else if (errors_.empty()) emitBottomTest(condition, TokenType::rightParen, bodyStart, exitJumps);
+      else emitLoop(start);
     }
-    if (!hasCondition) emitLoop(bodyStart);
-    else if (errors_.empty()) emitBottomTest(condition, TokenType::rightParen, bodyStart, exitJumps);
-    else emitLoop(start);
     for (int j : exitJumps) patchJump(j);
     endLoop(loop);
     endScope();
@@ -981,27 +987,17 @@ class Compiler {
     bool lookaheadPending = hasLookahead_;
     for (int depth = 0;;) {
       bool top = depth == 0;
+      if (top && (t.type == TokenType::rightParen || t.type == TokenType::semicolon)) {
+        shape.end = t.type;
+        return shape;
+      }
       switch (t.type) {
-        case TokenType::leftParen: case TokenType::leftBracket: case TokenType::leftBrace: ++depth; break;
-        case TokenType::rightBracket: case TokenType::rightBrace: --depth; break;
-        case TokenType::rightParen:
-          if (top) {
-            shape.end = t.type;
-            return shape;
-          }
-          --depth;
-          break;
-        case TokenType::semicolon:
-          if (top) {
-            shape.end = t.type;
-            return shape;
-          }
-          break;
         case TokenType::kwAnd: case TokenType::ampAmp: shape.topLevelAnd |= top; break;
         case TokenType::kwOr: case TokenType::pipePipe: case TokenType::equal: shape.topLevelLoose |= top; break;
         case TokenType::error: case TokenType::eof: return shape;
         default: break;
       }
+      depth += nesting(t.type);
       if (depth < 0) return shape;
       if (lookaheadPending) {
         t = lookahead_;
@@ -1014,14 +1010,16 @@ class Compiler {
   // Consumes the tokens up to and including the ')' closing the enclosing parenthesis;
   // lookAheadInClause() has seen that it ends there.
   void skipToCloseParen() {
-    for (int depth = 0; depth > 0 || !check(TokenType::rightParen); advance()) {
-      switch (current_.type) {
-        case TokenType::leftParen: case TokenType::leftBracket: case TokenType::leftBrace: ++depth; break;
-        case TokenType::rightParen: case TokenType::rightBracket: case TokenType::rightBrace: --depth; break;
-        default: break;
-      }
-    }
+    for (int depth = 0; depth > 0 || !check(TokenType::rightParen); advance()) depth += nesting(current_.type);
     advance();
+  }
+  // How a token changes the bracket depth: +1 opening, -1 closing ( [ {.
+  static int nesting(TokenType type) {
+    switch (type) {
+      case TokenType::leftParen: case TokenType::leftBracket: case TokenType::leftBrace: return 1;
+      case TokenType::rightParen: case TokenType::rightBracket: case TokenType::rightBrace: return -1;
+      default: return 0;
+    }
   }
 
   // for (x in array) body: hidden locals hold the array and the next index;
