@@ -963,7 +963,7 @@ class Compiler {
         restoreParser(after);
       }
       if (!hasCondition) emitLoop(bodyStart);
-      else if (errors_.empty()) emitBottomTest(condition, TokenType::rightParen, bodyStart, exitJumps);
+      else if (errors_.empty()) emitBottomTest(condition, TokenType::semicolon, bodyStart, exitJumps);
       else emitLoop(start);
     }
     for (int j : exitJumps) patchJump(j);

@@ -188,6 +188,12 @@ TEST_F(CompilerTest, ConditionsJumpOnTheirComparisons) {
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 2) << "go, top and bottom";
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_UNLESS_LESS), 2) << "i < 3, top and bottom";
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_GREATER_EQUAL), 1) << "the last test loops back";
+  // A for loop's condition ends at ';': a chain there too, at the top and at the bottom.
+  FunctionProto* f = compileOk("{ let go = true; for (let i = 0; go and i < 3; i = i + 1) go = true; }");
+  std::vector<Op> fops = opcodes(*f);
+  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
+  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_UNLESS_LESS), 1) << "i < 3 at the top";
+  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::LOOP_IF_LESS), 1) << "i < 3 at the bottom";
   // Not a chain: `or` or an assignment at the top level, or `and` only inside parentheses.
   for (const char* source : {"{ let a = 1; if (a and a or a) a = 0; }", "{ let a = 1; if (a = a and a) a = 0; }",
                              "{ let a = 1; if ((a and a)) a = 0; }", "{ let a = 1; if (f(a and a)) a = 0; }"}) {
