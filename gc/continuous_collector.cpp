@@ -167,8 +167,8 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   // cycle that boxed ints started (vm/value.h) must end before they double, so its
   // free space is the boxes' room (boxes pay the pacing in handle bytes).
   std::size_t size = heapBytes(vm);
-  std::size_t free = size > inUse ? size - inUse : 0;
-  if (cause == GcCause::boxedIntegers) free = std::min(free, vm.boxRoomBytes());
+  std::size_t heapFree = size > inUse ? size - inUse : 0;
+  std::size_t free = cause == GcCause::boxedIntegers ? std::min(heapFree, vm.boxRoomBytes()) : heapFree;
   if (size == 0) {
     sliceBytes_ = options_.fallbackSliceBytes;
   } else {
@@ -192,7 +192,7 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   cycleAllowance_ = size == 0 ? kNoBudget : free / kPacingDivisor * kPacingNumerator;
   cycleRequested_ = 0;
   nextOccupancyCheck_ = cycleAllowance_;
-  cycleReserve_ = size > inUse ? (size - inUse) / kReserveDivisor : 0;
+  cycleReserve_ = heapFree / kReserveDivisor;
 
   Clock::time_point end = Clock::now();
   pauses_.record(begin, end);

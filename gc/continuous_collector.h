@@ -159,13 +159,13 @@ class ContinuousCollector final : public vm::Collector {
   // Finishes the cycle in progress (a forced completion when the cause is an
   // allocation failure), then runs a whole cycle at once: everything unreachable
   // now is freed.
+  void collect(vm::VM& vm, GcCause cause) override;
   // Starts a cycle, which frees the dead boxes at its end like the rest; when boxes
   // pile up again before that, the cycle is finished at once.
   void boxesPiledUp(vm::VM& vm) override {
     if (phase_ == Phase::idle) startCycle(vm, GcCause::boxedIntegers);
     else collect(vm, GcCause::boxedIntegers);
   }
-  void collect(vm::VM& vm, GcCause cause) override;
   std::string_view name() const override { return "continuous"; }
   vm::CollectorStatistics statistics() const override;
 

@@ -10,7 +10,8 @@
 // (HotSpot's GCHeapFreeLimit, 2% there; 10% here, because a policy's bytes in use
 // leave out its headers and unusable holes — with 8-byte values a small object's
 // block header is 15-30% of it, so a full heap can show more than 10% "free", and
-// a refused request is the better witness that it is full), the run is thrashing: the VM throws the catchable "out of memory" at the next allocation. A
+// a refused request is the better witness that it is full), the run is thrashing:
+// the VM throws the catchable "out of memory" at the next allocation. A
 // live set that grows towards the heap's size is not thrashing (much is allocated
 // between its collections), nor is a fragmented heap with room left (the
 // allocation gate defragments); System.gc() cycles do not count, and a request

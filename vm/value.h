@@ -90,14 +90,16 @@ struct Value {
   bool isBool() const { return bits == kFalse || bits == kTrue; }
   bool isSmallInt() const { return (bits >> 48) == 1; }
   bool isFloat() const { return bits >= kDoubleOffset; }
-  bool isObject() const { return bits != 0 && (bits & (kTopMask | kPointerTagMask)) == kObjectTag; }
-  bool isBoxedInt() const { return (bits & (kTopMask | kPointerTagMask)) == kBoxedIntTag; }
+  bool isObject() const { return bits != 0 && isPointerWithTag(kObjectTag); }
+  bool isBoxedInt() const { return isPointerWithTag(kBoxedIntTag); }
   // An object or a boxed int: a Handle the collectors mark (handle()).
   bool holdsHandle() const { return bits != 0 && (bits & (kTopMask | (kPointerTagMask - 1))) == 0; }
   bool isInt() const { return isSmallInt() || isBoxedInt(); }
   bool isNumber() const { return isFloat() || isInt(); }
-  bool isClass() const { return (bits & (kTopMask | kPointerTagMask)) == kClassTag; }
-  bool isNative() const { return (bits & (kTopMask | kPointerTagMask)) == kNativeTag; }
+  bool isClass() const { return isPointerWithTag(kClassTag); }
+  bool isNative() const { return isPointerWithTag(kNativeTag); }
+  // A pointer (top 16 bits zero) with this tag in its low 3 bits.
+  bool isPointerWithTag(std::uint64_t tag) const { return (bits & (kTopMask | kPointerTagMask)) == tag; }
   bool isUndefined() const { return bits == kUndefined; }
   bool isFalsy() const { return (bits | kFalse) == kFalse; }  // nil or false
 
