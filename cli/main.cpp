@@ -45,10 +45,20 @@ constexpr const char* kUsage =
     "                                encoding; - reads standard input) on a policy,\n"
     "                                without the VM (options of replay, below)\n"
     "  kith trace dump TRACE         print a trace (binary or text) as text on stdout\n"
+    "  kith trace lifetimes [--json] TRACE\n"
+    "                                the age at death of every freed object, in bytes\n"
+    "                                allocated since its birth, as a histogram (8 buckets\n"
+    "                                per power of two), and the objects live at the end\n"
     "  kith policies                 list the heap policies, then the collectors, one line each\n"
-    "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N]\n"
+    "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N] [--fill=F]\n"
     "                                the paper's Figure 8 worst-case request experiment\n"
-    "                                on list, knuth, estranged and tlsf (default heap 64M)\n"
+    "                                on list, knuth, estranged and tlsf (default heap 64M):\n"
+    "                                32 B objects take F of the heap (default 0.6, so the\n"
+    "                                list's 48 B blocks fill 90% of it, as the paper fills\n"
+    "                                most of the heap), every other one is freed, then one\n"
+    "                                1 KiB request is timed; N fresh heaps (default 21):\n"
+    "                                median, mean, 95% interval, samples and the steps the\n"
+    "                                policy counted for the request\n"
     "  kith bench defrag [--json] [--policy=knuth|estranged] [--seeds=N]\n"
     "                                blocks and bytes one defragmenting request moves, for\n"
     "                                k = 4 ... 12, against the least live bytes of an aligned\n"
@@ -82,6 +92,11 @@ constexpr const char* kUsage =
     "                      so every count in the statistics is identical run to run\n"
     "  --gc-pauses-file=PATH  write every GC pause to PATH, one 'START_NS DURATION_NS'\n"
     "                      line each (ns since the run's start)\n"
+    "  --frag-file=PATH    after every collection write the heap's free space to PATH,\n"
+    "                      one tab-separated line: cycle, bytes_allocated, in_use,\n"
+    "                      free, largest_free, then free bytes by block size class\n"
+    "                      free_16, free_32, ... where the policy can enumerate its\n"
+    "                      free blocks (header '# kith-frag 1'; NA where it cannot tell)\n"
     "  --gc-overhead-limit=PCT|off  thrashing: when between each of the last 5 collections\n"
     "                      the program allocated under (100-PCT)% of the heap on\n"
     "                      average (default 98: 2%), throw out of memory\n"
@@ -103,17 +118,23 @@ constexpr const char* kUsage =
     "  --max-depth=N       call-depth limit, 1 to 1000000 (default 10000)\n"
     "  --stats             a statistics table on stderr after the run\n"
     "  --stats=json        the statistics as one JSON object on stderr\n"
-    "  --stats-file=PATH   write the JSON statistics to PATH\n"
+"  --stats-file=PATH   write the JSON statistics to PATH\n"
+    "  --stats-timers=on|off  on (default): time every malloc and free (alloc_ns,\n"
+    "                      free_ns; two clock reads each); off: keep every count,\n"
+    "                      read no clock per operation (for timed runs)\n"
     "  --trace=PATH        record every allocation and free to PATH, for kith replay;\n"
     "                      binary (compact, fast) unless PATH ends in .txt\n"
     "  --trace-format=F    binary or text, whatever PATH ends in (kith trace dump\n"
     "                      prints a binary trace as text)\n"
     "\n"
     "options of replay:\n"
-    "  --heap=POLICY       the policy to replay on (default estranged; not boehm)\n"
+    "  --heap=POLICY       the policy to replay on (default estranged; not boehm), or\n"
+    "                      nothing: the baseline whose malloc returns an address\n"
+    "                      with no memory and whose free does nothing, so a\n"
+    "                      policy's cost minus its cost is the policy's own\n"
     "  --heap-size=SIZE    its fixed heap (default 64M, at least 16K)\n"
     "  --pretouch          as for run: populate the heap before the replay starts\n"
-    "  --stats, --stats=json, --stats-file=PATH\n"
+    "  --stats, --stats=json, --stats-file=PATH, --stats-timers=on|off\n"
     "                      as for run: the heap block, plus a replay block (events,\n"
     "                      events/s, failed requests); no gc or vm block\n"
     "  --stop-on-failure   stop at the first request the policy cannot meet, exit 70.\n"
@@ -136,7 +157,7 @@ int usageError(const std::string& message) {
 
 // The heap policies first (tests/cli reads those lines), then the collectors.
 int listPolicies() {
-  for (const auto* list : {&kith::heap::policyList(), &kith::heap::baselineList()})
+  for (const auto* list : {&kith::heap::policyList(), &kith::heap::baselineList(), &kith::heap::replayBaselineList()})
     for (const auto& p : *list)
       std::printf("%-10s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.description.size()),
                   p.description.data());
@@ -156,7 +177,8 @@ int benchContrived(const std::vector<std::string_view>& args) {
   kith::heap::arenaPretouch() = true;  // a latency benchmark: no first-touch page faults
   bool json = false;
   std::size_t heapBytes = 64u << 20;
-  int repetitions = 5;
+  int repetitions = 21;
+  double fill = kith::cli::kDefaultContrivedFill;
   for (std::string_view a : args) {
     if (a == "--json") {
       json = true;
@@ -173,12 +195,19 @@ int benchContrived(const std::vector<std::string_view>& args) {
       if (v.empty() || *end || n < 1 || n > 1000)
         return usageError("--repetitions wants a number from 1 to 1000; got '" + v + "'");
       repetitions = static_cast<int>(n);
+    } else if (a.starts_with("--fill=")) {
+      std::string v(a.substr(7));
+      char* end = nullptr;
+      double f = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(f > 0 && f < 1))
+        return usageError("--fill wants the objects' share of the heap, a fraction in (0, 1) like 0.6; got '" + v + "'");
+      fill = f;
     } else {
       return usageError("unknown option for 'bench contrived': " + std::string(a));
     }
   }
   try {
-    auto result = kith::cli::runContrived(heapBytes, repetitions);
+    auto result = kith::cli::runContrived(heapBytes, repetitions, fill);
     std::fputs(json ? kith::cli::contrivedJson(result).c_str() : kith::cli::contrivedTable(result).c_str(),
                stdout);
   } catch (const std::exception& e) {
@@ -231,6 +260,9 @@ int runCommand(const std::vector<std::string_view>& args) {
     auto value = [&](std::string_view prefix) { return std::string(a.substr(prefix.size())); };
     if (a.starts_with("--heap=")) {
       options.heapPolicy = value("--heap=");
+      if (kith::heap::isReplayBaseline(options.heapPolicy))
+        return usageError("--heap=" + options.heapPolicy +
+                          " is a replay baseline with no memory behind its blocks: only 'kith replay' takes it");
       if (!kith::heap::isPolicy(options.heapPolicy))
         return usageError("unknown heap policy '" + options.heapPolicy + "'; valid: " + kith::heap::policyNames());
     } else if (a.starts_with("--heap-size=")) {
@@ -258,6 +290,10 @@ int runCommand(const std::vector<std::string_view>& args) {
       options.stats = kith::vm::StatsFormat::json;
     } else if (a.starts_with("--stats-file=") && a.size() > 13) {
       options.statsFile = value("--stats-file=");
+    } else if (a.starts_with("--stats-timers=")) {
+      std::string v = value("--stats-timers=");
+      if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
+      options.statsTimers = v == "on";
     } else if (a.starts_with("--trace=") && a.size() > 8) {
       options.tracePath = value("--trace=");
     } else if (a.starts_with("--trace-format=")) {
@@ -285,6 +321,8 @@ int runCommand(const std::vector<std::string_view>& args) {
         return usageError("--gc-pacing wants time or work; got '" + options.gcPacing + "'");
     } else if (a.starts_with("--gc-pauses-file=") && a.size() > 17) {
       options.gcPausesFile = value("--gc-pauses-file=");
+    } else if (a.starts_with("--frag-file=") && a.size() > 12) {
+      options.fragFile = value("--frag-file=");
     } else if (a == "--gc-log") {
       options.gcLog = true;
     } else if (a == "--gc-stress") {

@@ -42,11 +42,11 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
   while (reader.next(e)) {
     switch (e.kind) {
       case heap::TraceEventKind::alloc: {
+        void* p = allocateOne(e.size);
+        if (!p) p = retryAllocation(e.size);
         // The reader numbers objects densely in allocation order: this one is
-        // blocks_.size().
-        void* p = heap_.malloc(e.size);
-        if (!p) p = retryAllocation(e.size, blocks_.size());
-        else if (canRelocate_) *static_cast<std::uint64_t*>(p) = blocks_.size();  // relocated() reads it
+        // blocks_.size(), which relocated() reads from the block's first word.
+        if (p && canRelocate_) *static_cast<std::uint64_t*>(p) = blocks_.size();
         blocks_.push_back(p);
         ++r.allocations;
         if (!p) {
@@ -62,7 +62,7 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
       case heap::TraceEventKind::free: {
         void*& p = blocks_[reader.objectIndex()];
         if (p) {
-          heap_.free(p);
+          freeOne(p);
           p = nullptr;
         } else {
           ++r.skippedFrees;
@@ -91,19 +91,24 @@ void TraceReplayer::reserve(std::size_t objects, bool populate) {
   }
 }
 
+// One allocation or free: the heap's call and nothing else (replay.h, "Measuring a
+// policy's cost"); each compiles to a tail jump through the vtable.
+void* TraceReplayer::allocateOne(std::size_t size) { return heap_.malloc(size); }
+
+void TraceReplayer::freeOne(void* p) { heap_.free(p); }
+
 // The VM's allocation gate with no collector (vm.cpp, allocateObject): a plain
 // retry (where a collection would have run; lea consolidates its quick lists on a
 // failure, so the retry can succeed), then, on a moving heap, one more with the
 // relocator installed. So a replay on the recording policy makes the same calls,
 // and counts the same `satisfied` outcomes, as a --gc=none run.
-void* TraceReplayer::retryAllocation(std::size_t size, std::uint64_t index) {
+void* TraceReplayer::retryAllocation(std::size_t size) {
   void* p = heap_.malloc(size);
   if (!p && canRelocate_) {
     heap_.setRelocator(&relocated, this);
     p = heap_.malloc(size);
     heap_.setRelocator(nullptr, nullptr);
   }
-  if (p && canRelocate_) *static_cast<std::uint64_t*>(p) = index;
   return p;
 }
 
@@ -142,6 +147,7 @@ struct Options {
   std::size_t heapSize = std::size_t{64} << 20;
   Stats stats = Stats::none;
   std::string statsFile;
+  bool statsTimers = true;  // --stats-timers=off: counts only, no clock read per operation
   bool stopOnFailure = false;
   std::string trace;
 };
@@ -186,8 +192,9 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
     auto value = [&](std::string_view prefix) { return std::string(a.substr(prefix.size())); };
     if (a.starts_with("--heap=")) {
       o.policy = value("--heap=");
-      if (!heap::isPolicy(o.policy))
-        return usageError("unknown heap policy '" + o.policy + "'; valid: " + heap::policyNames());
+      if (!heap::isPolicy(o.policy) && !heap::isReplayBaseline(o.policy))
+        return usageError("unknown heap policy '" + o.policy + "'; valid: " + heap::policyNames() +
+                          ", and the replay baseline nothing");
       for (const heap::PolicyInfo& p : heap::baselineList())
         if (p.name == o.policy)
           return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
@@ -202,6 +209,10 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
       o.stats = Stats::json;
     } else if (a.starts_with("--stats-file=") && a.size() > 13) {
       o.statsFile = value("--stats-file=");
+    } else if (a.starts_with("--stats-timers=")) {
+      std::string v = value("--stats-timers=");
+      if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
+      o.statsTimers = v == "on";
     } else if (a == "--stop-on-failure") {
       o.stopOnFailure = true;
     } else if (a == "--pretouch") {
@@ -235,7 +246,8 @@ int replayCommand(const std::vector<std::string_view>& args) {
   bool wantStats = o.stats != Stats::none || !o.statsFile.empty();
   std::unique_ptr<heap::Heap> heap;
   try {
-    heap = heap::makeHeap(o.policy, o.heapSize, wantStats);  // latency timing only when reported, as in run
+    // latency timing only when reported and --stats-timers is on, as in run
+    heap = heap::makeHeap(o.policy, o.heapSize, wantStats && o.statsTimers);
   } catch (const std::bad_alloc&) {
     // As run: the size parsed, the system would not map it (a usage matter).
     std::fprintf(stderr,

@@ -19,6 +19,17 @@
 //   free    free() of the object's block (skipped if its allocation failed here).
 //   failed  (the recording heap's failure) skipped and counted: the trace does
 //           not say what the program did next, only what it allocated.
+//
+// Measuring a policy's cost: every allocation goes through
+// kith::cli::TraceReplayer::allocateOne(unsigned long) (plus, when that fails,
+// kith::cli::TraceReplayer::retryAllocation(unsigned long), the gate's retries) and
+// every free through kith::cli::TraceReplayer::freeOne(void*), all never inlined,
+// so their inclusive cost under `valgrind --tool=callgrind --cache-sim=yes kith
+// replay ...` divided by allocateOne's or freeOne's call count is the cost per
+// request (instructions, simulated cache misses). The same replay on
+// `--heap=nothing` (heap/nothing_heap.h) costs the call, the virtual dispatch and
+// StatsHeap's counting without any policy work; subtracted, the rest is the
+// policy's own (study/alloc_cost.py does both).
 #pragma once
 
 #include <cstdint>
@@ -67,7 +78,13 @@ class TraceReplayer {
   void release();
 
  private:
-  [[gnu::noinline]] void* retryAllocation(std::size_t size, std::uint64_t index);
+  // The only calls into the heap per event, each kept out of line under a stable
+  // name so that a profiler's inclusive cost of one is the cost of one request
+  // (see "Measuring a policy's cost" above). A direct call and a tail jump each,
+  // about 5 instructions an event: below what a wall-clock replay can resolve.
+  [[gnu::noinline]] void* allocateOne(std::size_t size);
+  [[gnu::noinline]] void freeOne(void* p);
+  [[gnu::noinline]] void* retryAllocation(std::size_t size);
   static void relocated(void* self, void* from, void* to, std::size_t size);
 
   heap::Heap& heap_;

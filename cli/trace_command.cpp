@@ -4,11 +4,13 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 
 #include "cli/usage_error.h"
+#include "heap/object_lifetimes.h"
 #include "heap/trace.h"
 
 namespace kith::cli {
@@ -46,6 +48,61 @@ int dumpTrace(const std::string& path) {
   return kExitOk;
 }
 
+// `kith trace lifetimes`: the age at death of every freed object, in bytes
+// allocated since its birth (heap/object_lifetimes.h), as a table or JSON.
+int traceLifetimes(const std::string& path, bool json) {
+  std::string openError;
+  TraceFile file = openTrace(path, openError);
+  if (!file) {
+    std::fprintf(stderr, "kith: %s\n", openError.c_str());
+    return kExitNoInput;
+  }
+  heap::TraceReader reader(file.get());
+  heap::ObjectLifetimes lifetimes;
+  for (heap::TraceEvent e; reader.next(e);) lifetimes.record(e, reader.objectIndex());
+  if (!reader.error().empty()) {
+    std::fprintf(stderr, "kith: %s: %s\n", path.c_str(), reader.error().c_str());
+    return kExitDataError;
+  }
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  std::string out;
+  if (json) {
+    out = "{\"objects\": " + n(lifetimes.objects()) + ", \"freed\": " + n(lifetimes.freed()) +
+          ", \"freed_bytes\": " + n(lifetimes.freedBytes()) + ", \"live_at_end\": " + n(lifetimes.liveAtEnd()) +
+          ", \"live_at_end_bytes\": " + n(lifetimes.liveBytesAtEnd()) + ", \"failed\": " + n(lifetimes.failed()) +
+          ", \"bytes_allocated\": " + n(lifetimes.bytesAllocated()) + ",\n \"histogram\": [";
+    bool first = true;
+    for (const auto& [bound, bucket] : lifetimes.histogram()) {
+      out += std::string(first ? "" : ",\n  ") + "{\"age_bytes_le\": " + n(bound) +
+             ", \"objects\": " + n(bucket.objects) + ", \"bytes\": " + n(bucket.bytes) + "}";
+      first = false;
+    }
+    out += "]}\n";
+  } else {
+    out = "objects          " + n(lifetimes.objects()) + " (" + n(lifetimes.bytesAllocated()) + " bytes allocated)\n" +
+          "freed            " + n(lifetimes.freed()) + " (" + n(lifetimes.freedBytes()) + " bytes)\n" +
+          "live at end      " + n(lifetimes.liveAtEnd()) + " (" + n(lifetimes.liveBytesAtEnd()) + " bytes; censored)\n" +
+          "failed requests  " + n(lifetimes.failed()) + "\n" +
+          "allocation clock " + n(lifetimes.bytesAllocated()) + " bytes at the end\n" +
+          "age at death, bytes allocated since birth:\n" +
+          "  age_bytes_le      objects        bytes  cum_objects\n";
+    std::uint64_t cumulative = 0;
+    for (const auto& [bound, bucket] : lifetimes.histogram()) {
+      cumulative += bucket.objects;
+      char line[128];
+      std::snprintf(line, sizeof line, "  %12llu %12llu %12llu  %10.4f\n", static_cast<unsigned long long>(bound),
+                    static_cast<unsigned long long>(bucket.objects), static_cast<unsigned long long>(bucket.bytes),
+                    static_cast<double>(cumulative) / static_cast<double>(lifetimes.freed()));
+      out += line;
+    }
+  }
+  if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "kith: trace lifetimes: writing to stdout failed\n");
+    return kExitIoError;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 TraceFile openTrace(const std::string& path, std::string& error) {
@@ -61,8 +118,15 @@ TraceFile openTrace(const std::string& path, std::string& error) {
 }
 
 int traceCommand(const std::vector<std::string_view>& args) {
-  if (args.empty()) return usageError("'trace' needs a subcommand: kith trace dump FILE");
-  if (args[0] != "dump") return usageError("unknown 'trace' subcommand '" + std::string(args[0]) + "'; known: dump");
+  if (args.empty()) return usageError("'trace' needs a subcommand: kith trace dump FILE, kith trace lifetimes FILE");
+  if (args[0] == "lifetimes") {
+    bool json = args.size() == 3 && args[1] == "--json";
+    if (!(args.size() == 2 || json) || (args.back().starts_with("-") && args.back() != "-"))
+      return usageError("'trace lifetimes' takes one trace file (or - for standard input): kith trace lifetimes [--json] FILE");
+    return traceLifetimes(std::string(args.back()), json);
+  }
+  if (args[0] != "dump")
+    return usageError("unknown 'trace' subcommand '" + std::string(args[0]) + "'; known: dump, lifetimes");
   if (args.size() != 2 || (args[1].starts_with("-") && args[1] != "-"))
     return usageError("'trace dump' takes one trace file (or - for standard input): kith trace dump FILE");
   return dumpTrace(std::string(args[1]));

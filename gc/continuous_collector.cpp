@@ -363,6 +363,7 @@ void ContinuousCollector::endCycle(vm::VM& vm) {
   entry.forced = cycleForced_;
   lastLogLine_ = formatIncrementalCycleLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
+  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, vm.heap());
   vm.collectionEnded(cycleCause_, cycleBytesBefore_, after, entry.heapBytes);
   setTriggerPoint(vm, after);
 }
@@ -420,6 +421,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   entry.pauseMs = static_cast<double>(nanosBetween(begin, end)) / 1e6;
   lastLogLine_ = formatGcLogLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
+  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, vm.heap());
   vm.collectionEnded(cause, before, after, entry.heapBytes);
   setTriggerPoint(vm, after);
   resetBudgets();

@@ -75,6 +75,7 @@
 #include <vector>
 
 #include "gc/gc_cause.h"
+#include "gc/fragmentation_log.h"
 #include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
@@ -114,6 +115,7 @@ struct ContinuousCollectorOptions {
   // Fill the locality block at every cycle's marking (see OccasionalCollectorOptions).
   bool measureLocality = true;
   std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
+  FragmentationLog* fragmentation = nullptr;  // --frag-file: the free space after each cycle
 };
 
 class ContinuousCollector final : public vm::Collector {

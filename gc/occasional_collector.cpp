@@ -50,6 +50,7 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   entry.pauseMs = static_cast<double>(pauseNs) / 1e6;
   lastLogLine_ = formatGcLogLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
+  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, vm.heap());
 
   if (options_.verify) {
     VerifyOptions verifyOptions;

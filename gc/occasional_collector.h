@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "gc/gc_cause.h"
+#include "gc/fragmentation_log.h"
 #include "gc/gc_log.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
@@ -67,6 +68,7 @@ struct OccasionalCollectorOptions {
   // where it would make every allocation walk the whole heap.
   bool verify = kVerifyByDefault;
   std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
+  FragmentationLog* fragmentation = nullptr;  // --frag-file: the free space after each cycle
   // Fill the locality block (locality_meter.h) at every mark phase. It costs the
   // marker a load and a bucket per reference: the CLI turns it on only when the
   // statistics are reported (as StatsHeap's latency timing).

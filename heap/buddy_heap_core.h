@@ -45,6 +45,12 @@ class BuddyHeapCore : public Super {
   // The largest single free block. An estranged buddy-free pair counts as two
   // blocks, not one (it has not been glued).
   std::size_t largestFreeBlock() const { return table_.largestFreeBlock(); }
+  // fn(block bytes, free blocks) for each level with free blocks (free_space.h).
+  template <class Fn>
+  void forEachFreeSize(Fn&& fn) const {
+    for (unsigned l = 0; l <= table_.topLevel(); ++l)
+      if (table_.freeBlocks(l) != 0) fn(BuddyBlockTable::blockBytes(l), table_.freeBlocks(l));
+  }
   unsigned topLevel() const { return table_.topLevel(); }
   std::size_t metadataBytes() const { return table_.metadataBytes(); }
   std::string layout() const { return table_.layout(); }

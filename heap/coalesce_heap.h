@@ -103,6 +103,12 @@ class CoalesceHeap : public Super {
   // a bigger one; failed: the last malloc returned nullptr.
   Outcome lastOutcome() const { return outcome_; }
 
+  // fn(usable bytes, 1) for each free block the structure holds (free_space.h).
+  template <class Fn>
+  void forEachFreeSize(Fn&& fn) const {
+    Super::forEachFreeBlock([&](void* block) { fn(Super::getSize(block), std::size_t{1}); });
+  }
+
   // The representation's checks (headers, sentinels, sizes sum to the arena), then:
   // no two adjacent blocks are free; the structure's own checks hold; it holds
   // every free block exactly once and nothing else; freeBytes() adds up.

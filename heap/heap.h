@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "heap/free_space.h"
 #include "heap/outcome.h"
 #include "heap/statistics.h"
 
@@ -44,6 +46,10 @@ class Heap {
   // The fixed region the policy manages; nullptr / 0 for `malloc`, which has none.
   virtual std::byte* arenaBase() const = 0;
   virtual std::size_t arenaSize() const = 0;
+  // A census of the free memory now (free_space.h): byClass when the policy can
+  // enumerate its free blocks (forEachFreeSize); only free bytes and the largest
+  // block when it can tell those; nullopt — the default — when it can tell neither.
+  virtual std::optional<FreeSpace> freeSpace() const { return std::nullopt; }
 
   // --- a heap that collects garbage itself (only `boehm`; the defaults: none) ----
   // True when the heap reclaims unreachable blocks without free(): its owner must
@@ -71,6 +77,10 @@ const std::vector<PolicyInfo>& baselineList();
 // Policies this build left out because their library was missing at build time
 // (jemalloc, mimalloc); the description says which package. `kith policies` notes them.
 const std::vector<PolicyInfo>& leftOutPolicyList();
+// The replay baseline (`nothing`): makeHeap builds it, but isPolicy and
+// policyNames leave it out, as only `kith replay` takes it.
+const std::vector<PolicyInfo>& replayBaselineList();
+bool isReplayBaseline(std::string_view name);
 bool isPolicy(std::string_view name);
 // "list, knuth, ..." for error messages.
 std::string policyNames();

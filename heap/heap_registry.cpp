@@ -52,6 +52,20 @@ class PolicyHeap final : public Heap {
     if constexpr (requires { heap_.arenaSize(); }) return heap_.arenaSize();
     else return 0;
   }
+  std::optional<FreeSpace> freeSpace() const override {
+    FreeSpace census;
+    if constexpr (requires { heap_.forEachFreeSize([](std::size_t, std::size_t) {}); }) {
+      heap_.forEachFreeSize([&](std::size_t bytes, std::size_t count) { census.add(bytes, count); });
+      census.byClass = true;
+      return census;
+    } else if constexpr (requires { heap_.freeBytes(); heap_.largestFreeBlock(); }) {
+      census.freeBytes = heap_.freeBytes();
+      census.largestFreeBlock = heap_.largestFreeBlock();
+      return census;
+    } else {
+      return std::nullopt;
+    }
+  }
   bool collectsGarbage() const override { return kBoehm; }
   bool setRootScanner(RootScanFn fn, void* context) override {
     if constexpr (requires { heap_.setRootScanner(fn, context); }) return heap_.setRootScanner(fn, context);
@@ -98,6 +112,24 @@ const std::vector<PolicyInfo>& baselineList() {
   return list;
 }
 
+const std::vector<PolicyInfo>& replayBaselineList() {
+  static const std::vector<PolicyInfo> list = [] {
+    std::vector<PolicyInfo> v;
+    forEachReplayBaseline([&]<class P>(std::string_view n, std::string_view d) {
+      v.push_back({n, d});
+      return false;
+    });
+    return v;
+  }();
+  return list;
+}
+
+bool isReplayBaseline(std::string_view name) {
+  for (const auto& p : replayBaselineList())
+    if (p.name == name) return true;
+  return false;
+}
+
 const std::vector<PolicyInfo>& leftOutPolicyList() {
   static const std::vector<PolicyInfo> list = {
 #if !defined(KITH_HAVE_JEMALLOC)
@@ -134,7 +166,7 @@ std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes, boo
     made = std::make_unique<PolicyHeap<P>>(n, heapBytes, timeLatency);
     return true;
   };
-  forEachPolicy(make) || forEachBaseline(make);
+  forEachPolicy(make) || forEachBaseline(make) || forEachReplayBaseline(make);
   return made;
 }
 

@@ -33,6 +33,7 @@
 #if defined(KITH_HAVE_MIMALLOC)
 #include "heap/mimalloc_heap.h"
 #endif
+#include "heap/nothing_heap.h"
 #include "heap/null_heap.h"
 #include "heap/quick_list_heap.h"
 #include "heap/size_classes.h"
@@ -131,6 +132,16 @@ using BoehmPolicy = BoehmHeap;
 template <class Fn>
 bool forEachBaseline(Fn&& fn) {
   return fn.template operator()<BoehmPolicy>(std::string_view("boehm"), std::string_view("Boehm-Demers-Weiser conservative GC allocates and collects (baseline only)"));
+}
+
+// --- the replay baseline --------------------------------------------------------
+// Listed apart (heap.h, replayBaselineList): only `kith replay` takes it; its
+// blocks are addresses with no memory behind them (nothing_heap.h).
+using NothingPolicy = NothingHeap;
+
+template <class Fn>
+bool forEachReplayBaseline(Fn&& fn) {
+  return fn.template operator()<NothingPolicy>(std::string_view("nothing"), std::string_view("replay baseline only (kith replay): returns addresses with no memory, frees nothing; its cost is replay's own"));
 }
 
 }  // namespace kith::heap

@@ -166,6 +166,15 @@ class QuickListHeap : public Super {
     return largest;
   }
 
+  // fn(usable bytes, count) for Super's free blocks, then each cached block (free_space.h).
+  template <class Fn>
+    requires requires(const Super s) { s.forEachFreeSize([](std::size_t, std::size_t) {}); }
+  void forEachFreeSize(Fn&& fn) const {
+    Super::forEachFreeSize(fn);
+    for (unsigned c = 0; c < kListCount; ++c)
+      lists_[c].forEachFree([&](void* block) { fn(Super::getSize(block), std::size_t{1}); });
+  }
+
   // Super's invariants, then every list: no loop, count and bytes as recorded,
   // each block of a size that belongs on it, in the arena, and not free in Super.
   std::string checkInvariants() const {

@@ -15,6 +15,15 @@ struct LatencySummary {
   double mean = 0, p50 = 0, p99 = 0, max = 0;  // nanoseconds
 };
 
+// The steps a policy counted per request (step_histogram.h). `counted` is false for
+// policies that count none (malloc, jemalloc, mimalloc); the JSON then has no "steps".
+struct StepSummary {
+  bool counted = false;
+  std::uint64_t count = 0, max = 0;
+  double mean = 0;
+  std::map<std::uint64_t, std::uint64_t> histogram;  // bucket lower bound -> requests
+};
+
 struct HeapStatistics {
   std::uint64_t allocations = 0;        // successful mallocs
   std::uint64_t frees = 0;
@@ -25,7 +34,9 @@ struct HeapStatistics {
   std::uint64_t failed_allocations = 0;
   std::array<std::uint64_t, kOutcomeCount> satisfied{};  // indexed by Outcome
   std::map<std::size_t, std::uint64_t> size_histogram;   // block size -> count
+  bool op_timers = true;                // false: alloc_ns/free_ns were not measured (setTiming(false))
   LatencySummary alloc_ns, free_ns;
+  StepSummary malloc_steps, free_steps;  // every malloc (failed ones too) and every free
   std::uint64_t internal_bytes = 0;     // bytes_allocated - bytes_requested
   double external_at_failure = 0;       // 1 - largest free block / free bytes, at the first failure
 };

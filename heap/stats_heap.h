@@ -7,7 +7,9 @@
 // Super (getSize, setRelocator, checkInvariants, arenaBase, ...) stays visible
 // through inheritance. Requirements on Super: getSize (SizedHeap), to count block
 // bytes. Optional: `Outcome lastOutcome() const` (ReportsOutcome) fills
-// `satisfied`; freeBytes() and largestFreeBlock() give `external_at_failure`.
+// `satisfied`; freeBytes() and largestFreeBlock() give `external_at_failure`;
+// lastSteps() (CountsMallocSteps) and lastFreeSteps() (CountsFreeSteps), read after
+// every malloc and free, fill the `steps` histograms (step_histogram.h).
 //
 // Latency: two reads of a CycleClock per operation (the TSC where it is invariant,
 // ~9 ns a read here), binned in ticks in a LatencyHistogram, so memory stays
@@ -27,6 +29,7 @@
 #include "heap/layer.h"
 #include "heap/outcome.h"
 #include "heap/statistics.h"
+#include "heap/step_histogram.h"
 
 namespace kith::heap {
 
@@ -34,6 +37,16 @@ template <class H>
 concept ReportsFreeSpace = requires(H h) {
   { h.freeBytes() } -> std::convertible_to<std::size_t>;
   { h.largestFreeBlock() } -> std::convertible_to<std::size_t>;
+};
+
+// The steps of the last malloc / free, in the units the policy's bounds count.
+template <class H>
+concept CountsMallocSteps = requires(const H h) {
+  { h.lastSteps() } -> std::convertible_to<std::size_t>;
+};
+template <class H>
+concept CountsFreeSteps = requires(const H h) {
+  { h.lastFreeSteps() } -> std::convertible_to<std::size_t>;
 };
 
 template <class Super>
@@ -50,6 +63,7 @@ class StatsHeap : public Super {
     std::uint64_t start = timing_ ? clock_.ticks() : 0;
     void* p = mallocNear(static_cast<Super&>(*this), size, near);
     if (timing_) allocTicks_.record(since(start));
+    if constexpr (CountsMallocSteps<Super>) mallocSteps_.record(Super::lastSteps());
 
     if constexpr (ReportsOutcome<Super>) {
       // A null result is a failure whatever the policy reports.
@@ -80,6 +94,7 @@ class StatsHeap : public Super {
     std::uint64_t start = timing_ ? clock_.ticks() : 0;
     Super::free(p);
     if (timing_) freeTicks_.record(since(start));
+    if constexpr (CountsFreeSteps<Super>) freeSteps_.record(Super::lastFreeSteps());
     ++stats_.frees;
     stats_.bytes_in_use -= block;
   }
@@ -96,6 +111,9 @@ class StatsHeap : public Super {
     double nsPerTick = timed ? clock_.nsPerTick() : 1.0;
     s.alloc_ns = inNs(allocTicks_.summary(), nsPerTick);
     s.free_ns = inNs(freeTicks_.summary(), nsPerTick);
+    s.op_timers = timing_;
+    if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
+    if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
     s.internal_bytes =
         s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
     return s;
@@ -133,6 +151,7 @@ class StatsHeap : public Super {
   std::array<std::uint64_t, kSmallSizes> smallSizes_{};
   CycleClock clock_;
   LatencyHistogram allocTicks_, freeTicks_;  // in clock_ ticks
+  StepHistogram mallocSteps_, freeSteps_;
   bool timing_ = true;
 };
 

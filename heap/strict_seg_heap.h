@@ -96,6 +96,16 @@ class StrictSegHeap : public Super {
     return largest;
   }
 
+  // fn(bytes, count): the arena's untouched tail as one block, then each bin's
+  // cached blocks at the class size (as freeBytes counts them; free_space.h).
+  template <class Fn>
+    requires requires(const Super& s) { s.remaining(); }
+  void forEachFreeSize(Fn&& fn) const {
+    fn(Super::remaining(), std::size_t{1});
+    for (int c = 0; c < NumBins; ++c)
+      if (cached_[c]) fn(ClassMaxSize(c), cached_[c]);
+  }
+
   // Walks every bin whose LittleHeap can be walked (FreelistHeap::forEachFree):
   // each cached block is aligned, inside the arena (when Super has one), of a size
   // that belongs in that bin, and no list loops. "" when all hold.

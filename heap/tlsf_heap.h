@@ -200,6 +200,14 @@ class TlsfHeap : public Super {
     return listLowerBound({first, second}) - kHeaderSize;
   }
 
+  // fn(usable bytes, 1) for each block on the free lists (free_space.h).
+  template <class Fn>
+  void forEachFreeSize(Fn&& fn) const {
+    for (unsigned f = 0; f < kFirstLevelCount; ++f)
+      for (unsigned s = 0; s < kSecondLevelCount && secondLevel_[f] != 0; ++s)
+        for (const Block* b = heads_[f][s]; b != nullptr; b = b->nextInList) fn(b->size() - kHeaderSize, std::size_t{1});
+  }
+
   // Walks every physical block and every free list; "" when invariants 1-5 hold,
   // otherwise what is wrong, with offsets from arenaBase().
   std::string checkInvariants() const {

@@ -5,6 +5,8 @@ CSV per figure. The figures (plot_study.py) and report.md (report.py) read only 
 import json
 import os
 
+import alloc_cost
+import demographics
 import stats
 from plan import Run, load_stats, run_files
 from common import write_csv
@@ -21,12 +23,18 @@ def collect_rows(study, out_dir):
         if not r:
             continue
         rc = done[run_id]
+        if r.kind in ("cost", "replay"):
+            continue  # replays, not runs: alloc_cost.csv and replay_time.csv
         if r.kind == "contrived":
             s = load_stats(out_dir, r) or {}
             contrived.append({"run_id": run_id, "heap_size": r.heap, "repeat": r.repeat, "exit_code": rc,
                               "n": s.get("n"), "object_bytes": s.get("object_bytes"),
-                              "request_bytes": s.get("request_bytes"),
-                              **{f"{p}_ns": s.get(f"{p}_ns") for p in ("list", "knuth", "estranged", "tlsf")}})
+                              "request_bytes": s.get("request_bytes"), "fill": s.get("fill"),
+                              **{f"{p}_{k}": s.get(f"{p}_{k}") for p in ("list", "knuth", "estranged", "tlsf")
+                                 for k in ("ns", "steps", "ns_ci_low", "ns_ci_high")},
+                              # the request's time in each of the run's fresh heaps, space-separated
+                              **{f"{p}_ns_samples": " ".join(f"{x:g}" for x in s.get(f"{p}_ns_samples") or [])
+                                 for p in ("list", "knuth", "estranged", "tlsf")}})
             continue
         w = study.by_name.get(r.workload)
         row = {"run_id": run_id, "kind": r.kind, "workload": r.workload, "argset": r.argset,
@@ -94,6 +102,7 @@ def analyse(study, out_dir, rows, contrived):
     """Writes the per-figure CSVs; returns {name: (rows, columns)} for the report."""
     argset = study.argset
     tables = {}
+    study.refresh(out_dir)  # for out_of_memory (reads the runs' logs)
     mains = main_rows(rows, argset)
     policies = study.config["policies"]
     collectors = study.config["collectors"]
@@ -127,84 +136,99 @@ def analyse(study, out_dir, rows, contrived):
                    "mean_object_bytes": (byts / objects) if objects else None,
                    "peak_live_bytes": peak or None, "heap_size": ref[0]["heap_size"] if ref else None,
                    "run_time_s": stats.median([x for x in walls if x is not None]),
+                   "arena_s": mean_of(ref, "vm.arena_s", ref[0]) if ref else None,
+                   "startup_s": mean_of(ref, "vm.startup_s", ref[0]) if ref else None,
                    "timed_on": f"{ref[0]['policy']}/{ref[0]['collector']}" if ref else ""})
     cols = ["workload", "args", "stresses", "objects", "bytes", "mean_object_bytes", "peak_live_bytes", "heap_size",
-            "run_time_s", "timed_on"]
+            "run_time_s", "arena_s", "startup_s", "timed_on"]
     write_csv(os.path.join(out_dir, "workloads.csv"), wl, cols)
     tables["workloads"] = (wl, cols)
 
-    # Figure 2: the worst-case request against heap size.
-    cols = ["run_id", "heap_size", "repeat", "exit_code", "n", "object_bytes", "request_bytes", "list_ns", "knuth_ns",
-            "estranged_ns", "tlsf_ns"]
+    # Figure 2: the worst-case request against heap size. Each run repeats the request on
+    # fresh heaps (its *_ns_samples); the summary pools them over the runs of a heap size
+    # (runs without samples count with their median). steps: the policy's own count.
+    policies2 = ("list", "knuth", "estranged", "tlsf")
+    cols = (["run_id", "heap_size", "repeat", "exit_code", "n", "object_bytes", "request_bytes", "fill"] +
+            [f"{p}_ns" for p in policies2] + [f"{p}_{k}" for p in policies2
+                                              for k in ("steps", "ns_ci_low", "ns_ci_high", "ns_samples")])
     write_csv(os.path.join(out_dir, "contrived.csv"), contrived, cols)
+
+    def samples_of(c, p):
+        if c.get(f"{p}_ns_samples"):
+            return [float(x) for x in str(c[f"{p}_ns_samples"]).split()]
+        return [float(c[f"{p}_ns"])] if c.get(f"{p}_ns") not in (None, "") else []
+
     cs = []
     for heap in sorted({c["heap_size"] for c in contrived}):
         reps = [c for c in contrived if c["heap_size"] == heap and c["exit_code"] == 0 and c.get("list_ns")]
         if not reps:
             continue
-        base = [float(c["list_ns"]) for c in reps]
-        for p in ("list", "knuth", "estranged", "tlsf"):
-            xs = [float(c[f"{p}_ns"]) for c in reps if c.get(f"{p}_ns")]
+        base = [x for c in reps for x in samples_of(c, "list")]
+        for p in policies2:
+            xs = [x for c in reps for x in samples_of(c, p)]
             q, lo, hi = stats.ratio_ci(base, xs)
-            cs.append({"heap_size": heap, "n_objects": reps[0]["n"], "policy": p, "repeats": len(xs),
-                       "median_ns": stats.median(xs), "mean_ns": sum(xs) / len(xs) if xs else None,
+            mean, ci_low, ci_high = stats.mean_ci(xs)
+            steps = [int(c[f"{p}_steps"]) for c in reps if c.get(f"{p}_steps") not in (None, "")]
+            cs.append({"heap_size": heap, "n_objects": reps[0]["n"], "policy": p, "repeats": len(reps),
+                       "samples": len(xs), "median_ns": stats.median(xs), "mean_ns": mean,
+                       "ci_low_ns": ci_low, "ci_high_ns": ci_high, "steps": max(steps) if steps else None,
                        "speedup_over_list": (stats.median(base) / stats.median(xs)) if xs and stats.median(xs) else None,
                        "speedup_ci_low": lo, "speedup_ci_high": hi})
-    cols = ["heap_size", "n_objects", "policy", "repeats", "median_ns", "mean_ns", "speedup_over_list",
-            "speedup_ci_low", "speedup_ci_high"]
+    cols = ["heap_size", "n_objects", "policy", "repeats", "samples", "median_ns", "mean_ns", "ci_low_ns",
+            "ci_high_ns", "steps", "speedup_over_list", "speedup_ci_low", "speedup_ci_high"]
     write_csv(os.path.join(out_dir, "contrived_summary.csv"), cs, cols)
     tables["contrived"] = (cs, cols)
 
-    # Figure 3: speedup over list.
-    sp = []
-    for name in workloads:
-        for col in collectors:
-            base = [num(r, "vm.wall_s") for r in pick(name, "list", col)]
-            base = [x for x in base if x is not None]
-            if not base:
-                continue
-            for p in policies:
-                xs = [num(r, "vm.wall_s") for r in pick(name, p, col)]
-                xs = [x for x in xs if x is not None]
-                if not xs:
-                    continue
-                q, lo, hi = stats.ratio_ci(base, xs)
-                sp.append({"workload": name, "collector": col, "policy": p, "runs": len(xs), "list_runs": len(base),
-                           "speedup": q, "ci_low": lo, "ci_high": hi,
-                           "median_speedup": stats.median(base) / stats.median(xs)})
-    cols = ["workload", "collector", "policy", "runs", "list_runs", "speedup", "ci_low", "ci_high", "median_speedup"]
+    # Figure 3: speedup over list, at the common heap; with GC time beside it.
+    sp = speedup_rows(study, rows, workloads, policies, collectors)
+    cols = ["workload", "collector", "policy", "heap_size", "runs", "list_runs", "speedup", "ci_low", "ci_high",
+            "median_speedup", "gc_ms_policy", "gc_ms_list", "gc_cycles_policy", "gc_cycles_list", "log_ratio",
+            "p_value", "p_holm", "holm_significant", "note", "gc_parameters", "commit"]
     write_csv(os.path.join(out_dir, "speedup.csv"), sp, cols)
     tables["speedup"] = (sp, cols)
 
     # Figure 4: how requests were satisfied (counts: repeat 0; checked identical across repeats).
+    recycling = recycling_workloads(mains)
     sat = []
-    outcomes = ["immediate", "split", "glue", "defrag", "failed"]
-    count_keys = [f"heap.satisfied.{o}" for o in outcomes] + ["heap.allocations", "heap.frees", "gc.cycles",
-                                                             "heap.peak_bytes_in_use"]
     for name in workloads:
         for col in collectors:
             for p in policies:
                 rs = [r for r in mains if r["workload"] == name and r["policy"] == p and r["collector"] == col
                       and r["exit_code"] == 0]
-                if not rs:
-                    continue
-                rs.sort(key=lambda r: r["repeat"])
-                first = rs[0]
-                total = sum(int(num(first, f"heap.satisfied.{o}") or 0) for o in outcomes)
-                if total == 0:
-                    continue  # the policy does not say how it met requests (malloc)
-                row = {"workload": name, "collector": col, "policy": p, "pacing": first["pacing"], "runs": len(rs),
-                       "requests": total,
-                       "counts_identical": all(all(num(r, k) == num(first, k) for k in count_keys) for r in rs)}
-                for o in outcomes:
-                    n = int(num(first, f"heap.satisfied.{o}") or 0)
-                    row[o] = n
-                    row[f"{o}_pct"] = 100.0 * n / total if total else None
+                row = satisfied_row(rs)
+                if row is None:
+                    continue  # no run, or the policy does not say how it met requests (malloc)
+                row.update({"workload": name, "collector": col, "policy": p, "heap_size": rs[0]["heap_size"],
+                            "recycling": recycling.get((name, col), False), "gc_parameters": gc_parameters(rs[0]),
+                            "commit": study.config.get("commit", "")})
                 sat.append(row)
-    cols = (["workload", "collector", "policy", "pacing", "runs", "requests"] + outcomes +
-            [f"{o}_pct" for o in outcomes] + ["counts_identical"])
+    cols = (["workload", "collector", "policy", "pacing", "heap_size", "runs", "requests"] + OUTCOMES +
+            [f"{o}_pct" for o in OUTCOMES] + ["retried", "counts_identical", "recycling", "gc_parameters", "commit"])
     write_csv(os.path.join(out_dir, "satisfied.csv"), sat, cols)
     tables["satisfied"] = (sat, cols)
+    means = satisfied_means(sat)
+    cols = ["collector", "policy", "subset", "workloads", "requests"] + \
+        [f"{o}_pct_{w}" for o in OUTCOMES for w in ("weighted", "unweighted")]
+    write_csv(os.path.join(out_dir, "satisfied_means.csv"), means, cols)
+    tables["satisfied_means"] = (means, cols)
+
+    # Figure 7 (and Figure 10 against heap multiple): the trade-off at multiples of each
+    # policy's own minimum heap.
+    tr, trs = tradeoff_rows(study, rows, workloads, policies, collectors)
+    write_csv(os.path.join(out_dir, "tradeoff.csv"), tr, TRADEOFF_COLUMNS)
+    tables["tradeoff"] = (tr, TRADEOFF_COLUMNS)
+    write_csv(os.path.join(out_dir, "tradeoff_summary.csv"), trs, TRADEOFF_SUMMARY_COLUMNS)
+    tables["tradeoff_summary"] = (trs, TRADEOFF_SUMMARY_COLUMNS)
+
+    # The allocator's share of run time, from the instrumented (trace) runs' means.
+    share = allocator_share(rows, argset, workloads, policies, collectors)
+    cols = ["workload", "collector", "policy", "allocations", "frees", "alloc_ns_mean", "free_ns_mean", "wall_s",
+            "share_pct", "source"]
+    write_csv(os.path.join(out_dir, "alloc_share.csv"), share, cols)
+    tables["alloc_share"] = (share, cols)
+
+    # Configurations whose wall-time interval is wider than the target.
+    tables["timing_target"] = timing_target(rows, argset, study.config)
 
     # Figure 5: request sizes (block sizes of a buddy policy = requests by power-of-two class).
     sizes = []
@@ -306,6 +330,290 @@ def analyse(study, out_dir, rows, contrived):
     return tables
 
 
+# --- the analysis of issue 25: speedups with their GC time and a corrected test, how
+# requests were met (retries apart), the trade-off at each policy's own minimum heap ------
+
+OUTCOMES = ["immediate", "split", "glue", "defrag"]  # a successful request is met one of these ways
+
+
+def mean_of(runs, key, like=None):
+    """Mean of a column over runs (those of like's configuration when like is given)."""
+    xs = [num(r, key) for r in runs if like is None or (r["policy"], r["collector"]) == (like["policy"],
+                                                                                         like["collector"])]
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def first_ok(runs):
+    return next(r for r in runs if r["exit_code"] == 0)
+
+
+def int_or_none(x):
+    return None if x is None else int(x)
+
+
+def gc_parameters(row):
+    """The collector's parameters of a run ('pacing=work start_occupancy=0.5 ...'), from the
+    JSON's gc.parameters block; empty when the kith that ran it did not report them."""
+    items = sorted((k[len("gc.parameters."):], v) for k, v in row.items()
+                   if k.startswith("gc.parameters.") and v not in (None, ""))
+    return " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in items)
+
+
+def config_runs(rows, argset, kind, workload, policy, collector, multiple=None):
+    return sorted((r for r in rows if r["kind"] == kind and r["argset"] == argset and r["workload"] == workload
+                   and r["policy"] == policy and r["collector"] == collector
+                   and (multiple is None or r["multiple"] == multiple)), key=lambda r: r["repeat"])
+
+
+def run_status(study, runs):
+    """(status, why) of a configuration's runs: ok (every run exited 0), out_of_memory or
+    failed (from its first failed run), not_run (none)."""
+    if not runs:
+        return "not_run", "not run"
+    bad = [r for r in runs if r["exit_code"] != 0]
+    if not bad:
+        return "ok", ""
+    r = bad[0]
+    run = Run.parse(r["run_id"])
+    if run and study.out_of_memory(run):
+        return "out_of_memory", f"out of memory at {r['heap_size']} bytes"
+    return "failed", f"exit {r['exit_code']} at {r['heap_size']} bytes"
+
+
+def ok_walls(runs):
+    xs = [num(r, "vm.wall_s") for r in runs if r["exit_code"] == 0]
+    return [x for x in xs if x is not None]
+
+
+def speedup_rows(study, rows, workloads, policies, collectors):
+    """speedup.csv: per workload x collector x policy at the common heap, list's mean wall
+    time over the policy's (Fieller interval), with both GC times and cycle counts beside
+    it; log_ratio and p_value from Welch's t test on the log wall times; Holm-Bonferroni
+    over every test of a policy against list. A configuration that could not run (list,
+    or the policy) keeps its row, with an empty speedup and a note saying why."""
+    argset = study.argset
+    sp = []
+    for name in workloads:
+        for col in collectors:
+            base_runs = config_runs(rows, argset, "main", name, "list", col)
+            base = ok_walls(base_runs)
+            base_status, base_why = run_status(study, base_runs)
+            for p in policies:
+                runs = config_runs(rows, argset, "main", name, p, col)
+                if not runs and not base_runs:
+                    continue
+                xs = ok_walls(runs)
+                status, why = run_status(study, runs)
+                row = {"workload": name, "collector": col, "policy": p,
+                       "heap_size": (runs or base_runs)[0]["heap_size"], "runs": len(xs), "list_runs": len(base),
+                       "gc_ms_policy": mean_of([r for r in runs if r["exit_code"] == 0], "gc.pause_ms.total"),
+                       "gc_ms_list": mean_of([r for r in base_runs if r["exit_code"] == 0], "gc.pause_ms.total"),
+                       "gc_cycles_policy": int_or_none(num(first_ok(runs), "gc.cycles")) if xs else None,
+                       "gc_cycles_list": int_or_none(num(first_ok(base_runs), "gc.cycles")) if base else None,
+                       "gc_parameters": gc_parameters(runs[0]) if runs else "", "note": "",
+                       "commit": study.config.get("commit", "")}
+                notes = []
+                if not base:
+                    notes.append(f"list did not run: {base_why}")
+                elif base_status != "ok":
+                    notes.append(f"{len(base_runs) - len(base)} of {len(base_runs)} list runs failed: {base_why}")
+                if not xs and p != "list":
+                    notes.append(f"{p} did not run: {why}")
+                elif status != "ok" and p != "list":
+                    notes.append(f"{len(runs) - len(xs)} of {len(runs)} runs failed: {why}")
+                row["note"] = "; ".join(notes)
+                if base and xs:
+                    q, lo, hi = stats.ratio_ci(base, xs)
+                    row.update({"speedup": q, "ci_low": lo, "ci_high": hi,
+                                "median_speedup": stats.median(base) / stats.median(xs)})
+                    if p != "list":
+                        row["log_ratio"], row["p_value"] = stats.welch_log_test(base, xs)
+                sp.append(row)
+    significant, adjusted = stats.holm_bonferroni([r.get("p_value") for r in sp])
+    for r, sig, adj in zip(sp, significant, adjusted):
+        r["p_holm"] = adj
+        r["holm_significant"] = sig if r.get("p_value") is not None else None
+    return sp
+
+
+def recycling_workloads(mains):
+    """{(workload, collector): recycles?} from the data: a workload recycles memory under a
+    collector when a run of it there freed objects (heap.frees > 0) in at least one
+    collection that freed memory (gc.cycles > 0 and gc.bytes_freed > 0)."""
+    out = {}
+    for r in mains:
+        if r["exit_code"] != 0:
+            continue
+        key = (r["workload"], r["collector"])
+        recycles = ((num(r, "heap.frees") or 0) > 0 and (num(r, "gc.cycles") or 0) > 0
+                    and (num(r, "gc.bytes_freed") or 0) > 0)
+        out[key] = out.get(key, False) or recycles
+    return out
+
+
+def satisfied_row(runs):
+    """How the requests of a configuration's runs were met (counts from its first repeat),
+    or None when there is no successful run or the policy does not say. The percentages'
+    denominator is the successful requests (immediate + split + glue + defrag): a request
+    that fails (heap.satisfied.failed) is collected for and retried, so it would count
+    twice; those are the `retried` column, outside the percentages."""
+    runs = sorted((r for r in runs if r["exit_code"] == 0), key=lambda r: r["repeat"])
+    if not runs:
+        return None
+    first = runs[0]
+    counts = {o: int(num(first, f"heap.satisfied.{o}") or 0) for o in OUTCOMES}
+    total = sum(counts.values())
+    if total == 0:
+        return None
+    keys = [f"heap.satisfied.{o}" for o in OUTCOMES + ["failed"]] + ["heap.allocations", "heap.frees", "gc.cycles",
+                                                                     "heap.peak_bytes_in_use"]
+    row = {"pacing": first["pacing"], "runs": len(runs), "requests": total,
+           "retried": int(num(first, "heap.satisfied.failed") or 0),
+           "counts_identical": all(all(num(r, k) == num(first, k) for k in keys) for r in runs)}
+    for o in OUTCOMES:
+        row[o] = counts[o]
+        row[f"{o}_pct"] = 100.0 * counts[o] / total
+    return row
+
+
+def satisfied_means(sat):
+    """Per collector x policy, over all workloads and over the recycling ones: the
+    request-weighted mean of each outcome's share (every request counts once) and the
+    per-workload mean (every workload counts once)."""
+    out = []
+    keys = []
+    for r in sat:
+        if (r["collector"], r["policy"]) not in keys:
+            keys.append((r["collector"], r["policy"]))
+    for col, p in keys:
+        for subset in ("all", "recycling"):
+            rs = [r for r in sat if r["collector"] == col and r["policy"] == p and (subset == "all" or r["recycling"])]
+            if not rs:
+                continue
+            total = sum(r["requests"] for r in rs)
+            row = {"collector": col, "policy": p, "subset": subset, "workloads": len(rs), "requests": total}
+            for o in OUTCOMES:
+                row[f"{o}_pct_weighted"] = 100.0 * sum(r[o] for r in rs) / total if total else None
+                row[f"{o}_pct_unweighted"] = sum(r[f"{o}_pct"] for r in rs) / len(rs)
+            out.append(row)
+    return out
+
+
+TRADEOFF_COLUMNS = ["workload", "policy", "collector", "multiple", "heap_size", "runs", "status", "wall_s_mean",
+                    "wall_s_ci_low", "wall_s_ci_high", "gc_ms_mean", "gc_cycles", "relative_time", "speedup_vs_list",
+                    "immediate_pct", "split_pct", "glue_pct", "defrag_pct", "retried", "note", "gc_parameters",
+                    "commit"]
+TRADEOFF_SUMMARY_COLUMNS = ["collector", "policy", "multiple", "workloads", "geomean_relative_time", "ci_low", "ci_high",
+                            "geomean_speedup_vs_list"]
+
+
+def tradeoff_rows(study, rows, workloads, policies, collectors):
+    """tradeoff.csv (one row per workload x policy x collector x multiple of the policy's
+    own minimum heap) and tradeoff_summary.csv (per collector x policy x multiple: the
+    geometric mean over workloads of the time relative to the workload's best, with the
+    t interval of the mean log, and of the speedup over list at the same multiple)."""
+    argset = study.argset
+    out = []
+    for name in workloads:
+        for col in collectors:
+            group = []
+            for m in study.config["multiples"]:
+                for p in policies:
+                    runs = config_runs(rows, argset, "tradeoff", name, p, col, multiple=m)
+                    if not runs:
+                        continue
+                    status, why = run_status(study, runs)
+                    ok = [r for r in runs if r["exit_code"] == 0]
+                    mean, lo, hi = stats.mean_ci(ok_walls(runs))
+                    row = {"workload": name, "policy": p, "collector": col, "multiple": f"{float(m):g}",
+                           "heap_size": runs[0]["heap_size"], "runs": len(runs), "status": status,
+                           "wall_s_mean": mean, "wall_s_ci_low": lo, "wall_s_ci_high": hi,
+                           "gc_ms_mean": mean_of(ok, "gc.pause_ms.total"),
+                           "gc_cycles": int_or_none(num(ok[0], "gc.cycles")) if ok else None,
+                           "note": why if status != "ok" else "", "gc_parameters": gc_parameters(runs[0]),
+                           "commit": study.config.get("commit", "")}
+                    sat = satisfied_row(ok)
+                    if sat:
+                        row.update({f"{o}_pct": sat[f"{o}_pct"] for o in OUTCOMES})
+                        row["retried"] = sat["retried"]
+                    group.append(row)
+            best = min((r["wall_s_mean"] for r in group if r["wall_s_mean"]), default=None)
+            for r in group:
+                if best and r["wall_s_mean"]:
+                    r["relative_time"] = r["wall_s_mean"] / best
+                base = next((b for b in group if b["policy"] == "list" and b["multiple"] == r["multiple"]), None)
+                if base and base["wall_s_mean"] and r["wall_s_mean"]:
+                    r["speedup_vs_list"] = base["wall_s_mean"] / r["wall_s_mean"]
+                elif base is not None and r["policy"] != "list" and not base["wall_s_mean"]:
+                    r["note"] = "; ".join(x for x in (r["note"], f"list did not run: {base['note']}") if x)
+            out += group
+    summary = []
+    for col in collectors:
+        for p in policies:
+            for m in study.config["multiples"]:
+                rs = [r for r in out if r["collector"] == col and r["policy"] == p
+                      and r["multiple"] == f"{float(m):g}" and r.get("relative_time")]
+                if not rs:
+                    continue
+                g, lo, hi = stats.geomean_ci([r["relative_time"] for r in rs])
+                sv = [r["speedup_vs_list"] for r in rs if r.get("speedup_vs_list")]
+                summary.append({"collector": col, "policy": p, "multiple": f"{float(m):g}", "workloads": len(rs),
+                                "geomean_relative_time": g, "ci_low": lo, "ci_high": hi,
+                                "geomean_speedup_vs_list": stats.geomean_ci(sv)[0] if sv else None})
+    return out, summary
+
+
+def allocator_share(rows, argset, workloads, policies, collectors):
+    """The allocator's share of run time, from means: (alloc_ns.mean x allocations +
+    free_ns.mean x frees) / wall_s of the instrumented `trace` run of each configuration
+    (the only runs that time every malloc and free); source n/a without one."""
+    out = []
+    for name in workloads:
+        for col in collectors:
+            for p in policies:
+                mains = config_runs(rows, argset, "main", name, p, col)
+                traced = [r for r in config_runs(rows, argset, "trace", name, p, col) if r["exit_code"] == 0]
+                if not mains and not traced:
+                    continue
+                row = {"workload": name, "collector": col, "policy": p, "source": "n/a"}
+                if traced:
+                    t = traced[0]
+                    a, f = num(t, "heap.allocations"), num(t, "heap.frees")
+                    an, fn, wall = num(t, "heap.alloc_ns.mean"), num(t, "heap.free_ns.mean"), num(t, "vm.wall_s")
+                    row.update({"allocations": a, "frees": f, "alloc_ns_mean": an, "free_ns_mean": fn,
+                                "wall_s": wall, "source": t["run_id"]})
+                    if None not in (a, f, an, fn) and wall:
+                        row["share_pct"] = 100.0 * (an * a + fn * f) / (wall * 1e9)
+                out.append(row)
+    return out
+
+
+TIMING_TARGET_COLUMNS = ["kind", "workload", "policy", "collector", "heap_size", "multiple", "runs",
+                         "half_width_pct"]
+
+
+def timing_target(rows, argset, config):
+    """Every timed configuration (main, tradeoff) whose 95% interval of the mean wall time
+    is wider than +-target_ci of the mean after its repeats (or has one run, so no
+    interval): ([rows], columns)."""
+    target = 100.0 * config.get("target_ci", 0.03)
+    groups = {}
+    for r in rows:
+        if r["kind"] in ("main", "tradeoff") and r["argset"] == argset:
+            key = (r["kind"], r["workload"], r["policy"], r["collector"], r["heap_size"], r["multiple"])
+            groups.setdefault(key, []).append(r)
+    out = []
+    for key, rs in sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+        ws = ok_walls(rs)
+        if not ws:
+            continue
+        half = stats.relative_half_width(ws)
+        if half is None or 100.0 * half > target:
+            out.append(dict(zip(TIMING_TARGET_COLUMNS, key + (len(ws), None if half is None else 100.0 * half))))
+    return out, TIMING_TARGET_COLUMNS
+
+
 def write_results(study, out_dir):
     rows, contrived = collect_rows(study, out_dir)
     stat_cols = set()
@@ -321,6 +629,9 @@ def write_results(study, out_dir):
     tables = analyse(study, out_dir, rows, contrived)
     tables["summary"] = (summary, scols)
     tables["results"] = (rows, cols)
+    write_csv(os.path.join(out_dir, "timing_target.csv"), *tables["timing_target"])
+    tables.update(demographics.write_demographics(study, out_dir, rows))  # lifetimes, alloc rate, fragmentation
+    tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
     return tables
 
 

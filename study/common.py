@@ -18,8 +18,14 @@ QUICK_MULTIPLES = [1.5, 3]
 FULL_CONTRIVED = ["1M", "2M", "4M", "8M", "16M", "32M", "64M", "128M", "256M"]
 QUICK_CONTRIVED = ["1M", "4M", "16M"]
 QUICK_WORKLOADS = 3
-KINDS = ["contrived", "main", "pauses", "minheap", "tradeoff"]
+KINDS = ["contrived", "main", "pauses", "minheap", "tradeoff", "demog", "trace", "cost", "replay"]
 TIMEOUT_EXIT = 124  # as timeout(1)
+# Runs whose wall time is a result: they run alone (no other run beside them) by default,
+# and with --stats-timers=off where they are study runs (main, tradeoff).
+TIMED_KINDS = {"contrived", "main", "tradeoff", "replay"}
+TIMERS_OFF_KINDS = {"main", "tradeoff"}  # count, but read no clock per malloc/free
+DEFAULT_MAX_REPEAT = 15
+DEFAULT_TARGET_CI = 0.03  # the 95% interval's half-width, as a fraction of the mean
 FALLBACK_ROW = {"name": "binary_trees", "script": "examples/binary_trees.kith", "default_args": "16",
                 "small_args": "10", "heap_size": "64M", "stresses": "short-lived binary trees (fallback row)"}
 

@@ -16,9 +16,17 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
              identical run to run)
   pauses     every workload x collector on one policy at the same heap, with
              --gc-pacing=time and --gc-pauses-file: pause distributions and MMU curves
-  tradeoff   every workload x policy x collector at multiples of the minimum heap
+  tradeoff   every workload x policy x collector at multiples of EACH POLICY'S OWN minimum
+             heap (1.25x ... 6x), so space is not confounded with collection frequency
+  demog      per workload, estranged and knuth under occasional collection at the main
+             heap with --frag-file (and --trace on estranged): object lifetimes, alloc
+             rate, fragmentation over time (demographics.py)
 Repeats are interleaved (repeat 0 of every configuration, then repeat 1, ...), so slow
-drift of the machine hits every configuration alike. A run is done when its .rc file
+drift of the machine hits every configuration alike; after the --repeat minimum, a
+configuration whose 95% interval is wider than +-3% (--target-ci) of its mean gets one
+more run per round, up to --max-repeat. Timed runs (main, tradeoff, contrived, replay)
+run alone (--timing-jobs 1) and main and tradeoff runs pass --stats-timers=off (counts,
+no clock read per malloc and free); the untimed runs use --jobs. A run is done when its .rc file
 (the exit code) exists; --resume keeps what is done, --plan prints what can run now as
 shell commands, --merge folds run files made elsewhere into DIR.
 Then (analysis.py): results.csv/json (one row per run), summary.csv and one CSV per
@@ -37,8 +45,8 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from analysis import split_out_of_memory, write_results  # noqa: E402
-from common import (DEFAULT_COLLECTORS, DEFAULT_POLICIES, FULL_CONTRIVED, FULL_MULTIPLES, KINDS,  # noqa: E402
-                    QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, parse_size, read_csv, warn)
+from common import (DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES, DEFAULT_TARGET_CI,  # noqa: E402
+                    FULL_CONTRIVED, FULL_MULTIPLES, KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, parse_size, read_csv, warn)
 from plan import Run, Study  # noqa: E402
 from report import draw_figures, machine_info, version_info, write_report  # noqa: E402
 from runner import Progress, execute  # noqa: E402
@@ -64,10 +72,18 @@ def parse_args(argv):
                     help=f"comma-separated heap policies (default {','.join(DEFAULT_POLICIES)})")
     ap.add_argument("--collectors", default=None,
                     help=f"comma-separated collectors (default {','.join(DEFAULT_COLLECTORS)})")
-    ap.add_argument("--repeat", type=int, default=None, help="runs of each configuration (default 5; quick 1)")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="runs of each timed configuration, at least (default 5; quick 1)")
+    ap.add_argument("--max-repeat", type=int, default=None,
+                    help=f"runs of a configuration at most: after each round, one more run of every configuration "
+                         f"whose 95%% interval is wider than --target-ci (default {DEFAULT_MAX_REPEAT})")
+    ap.add_argument("--target-ci", type=float, default=None,
+                    help=f"the 95%% interval's half-width wanted, a fraction of the mean wall time "
+                         f"(default {DEFAULT_TARGET_CI:g})")
     ap.add_argument("--jobs", type=int, default=None, help="processes at a time (default: the number of cores)")
     ap.add_argument("--timing-jobs", type=int, default=None,
-                    help="processes at a time while a timing run is running (default --jobs; 1 for quiet timings)")
+                    help="processes at a time while a timed run (main, tradeoff, contrived, replay) runs "
+                         "(default 1: timed runs run alone; the others use --jobs)")
     ap.add_argument("--out", default="build/study", help="results directory (default build/study)")
     ap.add_argument("--quick", action="store_true", default=None,
                     help=f"small arguments, 1 repeat, {QUICK_WORKLOADS} workloads, heap multiples "
@@ -108,7 +124,8 @@ def parse_args(argv):
 
 # The options that shape a study: --resume, --merge and --plan take those not given from the
 # directory's study.json, so they continue the study that is there; then these defaults.
-STUDY_OPTIONS = {"workloads": "all", "policies": None, "collectors": None, "repeat": None, "jobs": None,
+STUDY_OPTIONS = {"workloads": "all", "policies": None, "collectors": None, "repeat": None, "max_repeat": None,
+                 "target_ci": None, "jobs": None,
                  "timing_jobs": None, "quick": False, "sizes": None, "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"),
                  "experiments": ",".join(KINDS), "main_heap": "2", "pause_policy": None,
                  "min_heap_collector": None, "min_heap_precision": 0.02, "probes_per_round": 1,
@@ -159,6 +176,10 @@ def build_config(a, kith):
     repeat = a.repeat if a.repeat is not None else (1 if a.quick else 5)
     if repeat < 1:
         raise SystemExit("kith study: --repeat wants at least 1")
+    max_repeat = max(a.max_repeat if a.max_repeat is not None else (repeat if a.quick else DEFAULT_MAX_REPEAT), repeat)
+    target_ci = a.target_ci if a.target_ci is not None else DEFAULT_TARGET_CI
+    if not 0 < target_ci < 1:
+        raise SystemExit(f"kith study: --target-ci wants a fraction in (0, 1), like 0.03; got {target_ci}")
     jobs = a.jobs or os.cpu_count() or 1
     if jobs < 1:
         raise SystemExit("kith study: --jobs wants at least 1")
@@ -177,7 +198,8 @@ def build_config(a, kith):
         raise SystemExit("kith study: --min-heap-precision wants a fraction in (0, 1), like 0.02")
     return {
         "argset": a.sizes or ("small" if a.quick else "study"), "quick": a.quick, "policies": policies,
-        "collectors": collectors, "repeat": repeat, "jobs": jobs, "timing_jobs": min(a.timing_jobs or jobs, jobs),
+        "collectors": collectors, "repeat": repeat, "jobs": jobs, "timing_jobs": min(a.timing_jobs or 1, jobs),
+        "max_repeat": max_repeat, "target_ci": target_ci,
         "experiments": experiments,
         "pause_policy": a.pause_policy or ("estranged" if "estranged" in policies else policies[0]), "pause_repeat": 1,
         "minheap_collector": mh_col, "precision": a.min_heap_precision, "probes": max(1, a.probes_per_round),
@@ -214,7 +236,7 @@ def merge(dirs, out_dir):
                     continue
                 dest = os.path.join(out_dir, "runs", r.kind)
                 os.makedirs(dest, exist_ok=True)
-                for ext in ("json", "log", "pauses", "rc"):  # .rc last: the run counts as done once it is there
+                for ext in ("json", "log", "pauses", "frag", "trace", "lifetimes.json", "rc"):  # .rc last: the run counts as done once it is there
                     src = os.path.join(root, f"{run_id}.{ext}")
                     dst = os.path.join(dest, f"{run_id}.{ext}")
                     if os.path.exists(src) and os.path.abspath(src) != os.path.abspath(dst):
@@ -238,6 +260,9 @@ def main(argv):
             previous = {}
     options = fill_options(a, previous)
     config = build_config(a, kith)
+    version = version_info(kith, a.kith_build)
+    # The commit beside every count in the CSVs (the counts change when the collector does).
+    config["commit"] = (version["commit"] or "unknown") + ("-dirty" if version["dirty"] else "")
     all_workloads, fallback = read_suite(config["suite"])
     workloads = select_workloads(all_workloads, a.workloads, a.quick)
     config["workload_names"] = [w.name for w in workloads]
@@ -319,7 +344,7 @@ def main(argv):
     failed_runs += [(c["run_id"], c["exit_code"]) for c in read_csv(os.path.join(out_dir, "contrived.csv"))
                     if str(c["exit_code"]) != "0"]
     figures_ok = False if a.no_figures else draw_figures(out_dir)
-    info = {"machine": machine_info(), "version": version_info(kith, a.kith_build), "invocations": invocations,
+    info = {"machine": machine_info(), "version": version, "invocations": invocations,
             "load_start": load_start, "load_end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
             "examples": [examples[k] for k in KINDS if k in examples], "failures": failed_runs,
             "did_not_fit": did_not_fit,

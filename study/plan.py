@@ -12,8 +12,10 @@ import math
 import os
 import shlex
 
+import alloc_cost
+import demographics
 import stats
-from common import KINDS, NOT_FIXED_SIZE
+from common import DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS
 
 class Run:
     """One process of the study. Its id names everything the results need."""
@@ -49,7 +51,10 @@ class Run:
 
     @property
     def timing(self):
-        return self.kind != "minheap"  # probes only ask "does it fit?"
+        """Whether the run's wall time is a result: then no other run runs beside it (by
+        default; --timing-jobs). Minimum-heap probes only ask "does it fit?", and
+        instrumented or simulated runs (trace, cost) count rather than time."""
+        return self.kind in TIMED_KINDS
 
     @property
     def exclusive(self):
@@ -69,13 +74,21 @@ class Run:
     def argv(self, kith):
         if self.kind == "contrived":
             return [kith, "bench", "contrived", "--json", f"--heap-size={self.heap}"]
+        if self.kind in ("cost", "replay"):
+            return alloc_cost.replay_argv(self, kith)  # replays of a trace run's trace
         # --pretouch: no run pays first-touch page faults, so times measure the allocator.
         argv = [kith, "run", f"--heap={self.policy}", f"--gc={self.collector}", f"--heap-size={self.heap}",
                 "--pretouch"]
         if self.collector == "continuous":
             argv.append(f"--gc-pacing={self.pacing}")
+        if self.kind in TIMERS_OFF_KINDS:
+            argv.append("--stats-timers=off")  # counts without two clock reads per malloc and free
+        if self.kind == "demog":
+            argv += demographics.run_options(self)  # --frag-file, and --trace on estranged
         if self.kind == "pauses":
             argv.append(f"--gc-pauses-file={self.path('pauses')}")
+        if self.kind == "trace":
+            argv += [f"--trace={self.path('trace')}", "--trace-format=binary"]  # timers on: the latency run
         argv.append(f"--stats-file={self.path('json')}")
         return argv + [self.script] + list(self.args)
 
@@ -245,6 +258,48 @@ class Study:
                 found.append(high)
         return True, (min(found) if found else None)
 
+    def own_minimum(self, w, policy, base):
+        """The policy's own minimum heap for w (the trade-off runs' unit); a policy with no
+        minimum (malloc: the heap size only paces the collector) takes the workload's, None
+        when its search found none."""
+        if policy in NOT_FIXED_SIZE or base is None:
+            return base
+        status, _, high, _ = self.minheap_state(w, policy)
+        return high if status == "found" else None
+
+    def wall(self, run_id):
+        s = self.stats_cache.get(run_id)
+        try:
+            return float(s["vm"]["wall_s"])
+        except (TypeError, KeyError, ValueError):
+            return None
+
+    def wants_more(self, runs):
+        """Whether a configuration whose runs so far are `runs` (repeats 0..n-1) needs
+        another: all done and exited 0, and the 95% interval of their mean wall time is
+        wider than +-target_ci of the mean."""
+        walls = []
+        for r in runs:
+            if self.done.get(r.id) != 0:
+                return False
+            walls.append(self.wall(r.id))
+        if len(walls) < 2 or None in walls:
+            return False
+        half = stats.relative_half_width(walls)
+        return half is not None and half > self.config.get("target_ci", DEFAULT_TARGET_CI)
+
+    def repeats(self, minimum, make):
+        """A configuration's runs: `minimum` repeats, then one more per round (so extra
+        repeats stay interleaved across configurations) while wants_more, up to
+        max_repeat. make(rep) builds repeat rep."""
+        runs = [make(rep) for rep in range(minimum)]
+        if minimum < 2:
+            return runs
+        top = max(self.config.get("max_repeat", DEFAULT_MAX_REPEAT), minimum)
+        while len(runs) < top and self.wants_more(runs):
+            runs.append(make(len(runs)))
+        return runs
+
     def sized(self, base, multiple):
         return int(math.ceil(base * multiple / 1024) * 1024)
 
@@ -265,14 +320,17 @@ class Study:
             if ok:
                 ready[w.name] = base
         runs = []
-        for rep in range(c["repeat"]):
-            for w in self.workloads:
-                if w.name not in ready:
-                    continue
-                heap = self.main_heap(w, ready[w.name])
-                for col in c["collectors"]:
-                    for p in c["policies"]:
-                        runs.append(self.make("main", w, p, col, heap, rep))
+        extra = []  # repeats beyond the minimum: after every configuration's minimum
+        for w in self.workloads:
+            if w.name not in ready:
+                continue
+            heap = self.main_heap(w, ready[w.name])
+            for col in c["collectors"]:
+                for p in c["policies"]:
+                    rs = self.repeats(c["repeat"], lambda rep: self.make("main", w, p, col, heap, rep))
+                    runs += rs[:c["repeat"]]
+                    extra += rs[c["repeat"]:]
+        runs.sort(key=lambda r: r.repeat)  # interleaved: repeat 0 of everything, then repeat 1, ...
         for rep in range(c["pause_repeat"]):
             for w in self.workloads:
                 if w.name not in ready:
@@ -281,16 +339,27 @@ class Study:
                 for col in c["collectors"]:
                     if col != "none":
                         runs.append(self.make("pauses", w, c["pause_policy"], col, heap, rep))
-        for rep in range(c["tradeoff_repeat"]):
-            for m in c["multiples"]:
-                for w in self.workloads:
-                    if ready.get(w.name) is None:
-                        continue
-                    heap = self.sized(ready[w.name], m)
-                    for col in c["collectors"]:
-                        for p in c["policies"]:
-                            runs.append(self.make("tradeoff", w, p, col, heap, rep, multiple=m))
-        return runs
+        # Trade-off runs at multiples of each policy's OWN minimum heap: at one absolute
+        # heap, policies would run at different multiples of their needs, and collection
+        # frequency would pass for allocator speed.
+        trade = []
+        for m in c["multiples"]:
+            for w in self.workloads:
+                if ready.get(w.name) is None:
+                    continue
+                for col in c["collectors"]:
+                    for p in c["policies"]:
+                        own = self.own_minimum(w, p, ready[w.name])
+                        if own is None:
+                            continue
+                        heap = self.sized(own, m)
+                        rs = self.repeats(c["tradeoff_repeat"],
+                                          lambda rep: self.make("tradeoff", w, p, col, heap, rep, multiple=m))
+                        trade += rs[:c["tradeoff_repeat"]]
+                        extra += rs[c["tradeoff_repeat"]:]
+        trade.sort(key=lambda r: r.repeat)
+        runs += demographics.plan_runs(self, ready)
+        return runs + trade + extra
 
     def plan(self, out_dir):
         """The runs not done yet that can run now: the contrived runs and the minimum-heap
@@ -304,6 +373,7 @@ class Study:
         if self.searching():
             runs += self.minheap_runs()
         runs += self.sized_runs()
+        runs += alloc_cost.plan_runs(self)  # trace runs, then their replays once traced
         return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
 
     def estimate_remaining(self, planned):

@@ -1,33 +1,67 @@
 #!/usr/bin/python3
 """Draws the study's figures from its CSV files alone: `/usr/bin/python3 study/plot_study.py DIR`.
 
-Reads DIR/{workloads,contrived_summary,speedup,satisfied,sizes,pauses,mmu,summary,minheap,
-fragmentation}.csv (written by kith_study.py) and writes DIR/figures/figN-*.png and .svg. A
-figure whose CSV has no rows is still written, saying so, so that every figure file exists.
+Every figure is sized for a paper's column (3.4 in single, 7 in double; PNG at 150 dpi, so at
+most ~1050 px wide), with 8 pt text at print size, in PNG, SVG and PDF under DIR/figures/.
+A panel holds at most 8 series, each with its own colour and marker from the Okabe-Ito
+palette (colour-blind safe), and a policy keeps its colour and marker in every figure.
+Intervals are drawn only where a value rests on two or more runs; otherwise the figure says
+"single run". A figure whose CSV is missing or empty is skipped with one line on stderr (and
+an older copy of it removed); columns an older study lacks leave out what they would draw.
 Needs matplotlib (Debian: python3-matplotlib; scripts/setup installs it).
 """
 
 import csv
 import math
 import os
+import statistics
 import sys
 
 try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import (FixedLocator, FuncFormatter, LogFormatterSciNotation, LogLocator, NullFormatter,
+                                   NullLocator)
 except ImportError:
     sys.exit("plot_study.py: matplotlib is missing (apt-get install python3-matplotlib; scripts/setup does it)")
 
-POLICY_ORDER = ["list", "knuth", "estranged", "tlsf", "kingsley", "lea", "malloc", "boehm"]
-COLLECTOR_STYLE = {"occasional": "-", "continuous": "--", "none": ":"}
-OUTCOMES = [("immediate", "#4c72b0"), ("split", "#dd8452"), ("glue", "#55a868"), ("defrag", "#c44e52"),
-            ("failed", "#333333")]
+SINGLE, DOUBLE = 3.4, 7.0  # column widths (in)
+DPI = 150
+MAX_SERIES = 8
+CONFIDENCE_LABEL = "95% CI"
 PAPER_CONTRIVED_SPEEDUP = 72  # the paper's Figure 8
 
-plt.rcParams.update({"font.size": 8, "axes.titlesize": 9, "figure.dpi": 110, "svg.hashsalt": "kith-study",
-                     "axes.grid": True, "grid.alpha": 0.3})
+# Okabe & Ito (2008): eight colours told apart under every common colour-vision deficiency.
+BLACK, ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILLION, PURPLE = (
+    "#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
+# A series' style: colour and marker both differ, so a series is found without colour too.
+SERIES_STYLES = [(BLUE, "o"), (ORANGE, "s"), (GREEN, "^"), (VERMILLION, "D"), (PURPLE, "v"), (SKY, "P"),
+                 (BLACK, "X"), (YELLOW, "*")]
+POLICY_STYLE = {"list": (BLACK, "o"), "knuth": (ORANGE, "s"), "estranged": (BLUE, "^"), "tlsf": (GREEN, "D"),
+                "kingsley": (VERMILLION, "v"), "lea": (PURPLE, "P"), "malloc": (SKY, "X"), "boehm": (YELLOW, "*")}
+POLICY_ORDER = list(POLICY_STYLE)
+COLLECTOR_ORDER = ["occasional", "continuous", "none"]
+OUTCOMES = [("immediate", BLUE), ("split", ORANGE), ("glue", GREEN), ("defrag", VERMILLION), ("failed", BLACK)]
 
+plt.rcParams.update({
+    "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8,
+    "legend.fontsize": 8, "figure.titlesize": 9, "legend.title_fontsize": 8,
+    "figure.dpi": DPI, "savefig.dpi": DPI, "lines.markersize": 4, "lines.linewidth": 1.0,
+    "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.5, "axes.linewidth": 0.6,
+    "svg.hashsalt": "kith-study", "svg.fonttype": "none", "pdf.fonttype": 42,
+    "legend.frameon": False, "legend.handletextpad": 0.3, "legend.columnspacing": 1.0,
+})
+
+
+class Skip(Exception):
+    """A figure with nothing to draw; the message says why."""
+
+
+# --- reading ----------------------------------------------------------------------------
 
 def read(out_dir, name):
     path = os.path.join(out_dir, name)
@@ -37,12 +71,31 @@ def read(out_dir, name):
         return list(csv.DictReader(f))
 
 
+def need(out_dir, name, keep=lambda r: True):
+    """The rows of DIR/name that keep() accepts; Skip when the file is missing or has none."""
+    path = os.path.join(out_dir, name)
+    if not os.path.exists(path):
+        raise Skip(f"no {name}")
+    rows = [r for r in read(out_dir, name) if keep(r)]
+    if not rows:
+        raise Skip(f"{name} has no rows to draw")
+    return rows
+
+
 def num(v):
     try:
         x = float(v)
     except (TypeError, ValueError):
         return None
-    return None if math.isnan(x) else x
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def col(r, key):
+    return num(r.get(key)) if r else None
+
+
+def truthy(v):
+    return str(v).strip().lower() in ("true", "1", "yes")
 
 
 def ordered(values, order):
@@ -50,349 +103,904 @@ def ordered(values, order):
     return sorted(values, key=lambda v: (order.index(v) if v in order else len(order), v))
 
 
-def colour(policy):
-    cmap = plt.get_cmap("tab10")
-    i = POLICY_ORDER.index(policy) if policy in POLICY_ORDER else len(POLICY_ORDER)
-    return cmap(i % 10)
+def interval(r, low, high, runs_key=None):
+    """(low, high) of a row's interval, or None when it rests on fewer than two runs."""
+    lo, hi = col(r, low), col(r, high)
+    if lo is None or hi is None:
+        return None
+    if runs_key and col(r, runs_key) is not None and col(r, runs_key) < 2:
+        return None
+    return lo, hi
 
 
-def save(fig, out_dir, name):
-    d = os.path.join(out_dir, "figures")
-    os.makedirs(d, exist_ok=True)
-    fig.savefig(os.path.join(d, name + ".png"), bbox_inches="tight", metadata={"Software": None})
-    fig.savefig(os.path.join(d, name + ".svg"), bbox_inches="tight", metadata={"Date": None})
-    plt.close(fig)
+def ci_note(any_interval):
+    return CONFIDENCE_LABEL if any_interval else "single run, no interval"
 
 
-def empty(out_dir, name, title, why):
-    fig, ax = plt.subplots(figsize=(6, 2))
-    ax.axis("off")
-    ax.set_title(title)
-    ax.text(0.5, 0.5, why, ha="center", va="center", transform=ax.transAxes)
-    save(fig, out_dir, name)
+def mean_t(xs):
+    """(mean, low, high) with the 95% t interval of the mean; no interval below two values."""
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None, None
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, None, None
+    half = t975(len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, m - half, m + half
 
 
-def grid(n, cols, w=3.6, h=2.6):
-    cols = max(1, min(cols, n))
-    rows = max(1, math.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(w * cols, h * rows), squeeze=False)
-    flat = [a for row in axes for a in row]
-    for a in flat[n:]:
-        a.axis("off")
-    return fig, flat[:n]
+def t975(df):
+    """The 97.5% quantile of Student's t (df degrees of freedom), from its table."""
+    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+             10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+    keys = [k for k in sorted(table) if k <= df]
+    return table[keys[-1]] if keys and df < 1000 else 1.960
+
+
+def geomean_t(xs):
+    """Geometric mean with the exponentiated t interval of the mean log."""
+    logs = [math.log(x) for x in xs if x is not None and x > 0]
+    m, lo, hi = mean_t(logs)
+    if m is None:
+        return None, None, None
+    return math.exp(m), (math.exp(lo) if lo is not None else None), (math.exp(hi) if hi is not None else None)
 
 
 def mib(x):
     return x / (1 << 20)
 
 
-# --- 1 ----------------------------------------------------------------------------------
+# --- styles and saving ------------------------------------------------------------------
 
-def fig_workloads(out_dir):
-    name, title = "fig1-workloads", "Workloads (cf. the paper's Figure 7)"
-    rows = read(out_dir, "workloads.csv")
-    if not rows:
-        return empty(out_dir, name, title, "no workload runs")
-    cells = []
-    for r in rows:
-        objects, byts = num(r["objects"]), num(r["bytes"])
-        mean, live, t = num(r["mean_object_bytes"]), num(r["peak_live_bytes"]), num(r["run_time_s"])
-        cells.append([r["workload"], r["args"], f"{objects:,.0f}" if objects is not None else "",
-                      f"{mib(byts):,.1f} MiB" if byts is not None else "", f"{mean:.1f}" if mean else "",
-                      f"{mib(live):,.2f} MiB" if live else "", f"{t:.3f}" if t is not None else ""])
-    fig, ax = plt.subplots(figsize=(9, 0.45 + 0.28 * len(cells)))
-    ax.axis("off")
-    ax.set_title(title)
-    table = ax.table(cellText=cells, colLabels=["workload", "args", "objects", "bytes requested", "mean size (B)",
-                                                "peak live", "run time (s)"], loc="center", cellLoc="right")
-    table.auto_set_font_size(False)
-    table.set_fontsize(8)
-    table.scale(1, 1.3)
-    save(fig, out_dir, name)
+def policy_styles(policies):
+    """Each policy's fixed (colour, marker); a policy outside the known eight gets a style
+    no policy in this figure uses."""
+    styles = {p: POLICY_STYLE[p] for p in policies if p in POLICY_STYLE}
+    free = [s for s in SERIES_STYLES if s not in styles.values()]
+    for p in policies:
+        if p not in styles:
+            styles[p] = free.pop(0) if free else SERIES_STYLES[len(styles) % len(SERIES_STYLES)]
+    return styles
 
 
-# --- 2 ----------------------------------------------------------------------------------
-
-def fig_contrived(out_dir):
-    name, title = "fig2-worst-case-request", "The worst-case request against heap size (cf. Figure 8)"
-    rows = read(out_dir, "contrived_summary.csv")
-    rows = [r for r in rows if num(r["median_ns"])]
-    if not rows:
-        return empty(out_dir, name, title, "no contrived runs")
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.6))
-    for p in ordered([r["policy"] for r in rows], POLICY_ORDER):
-        pts = sorted((num(r["heap_size"]), num(r["median_ns"])) for r in rows if r["policy"] == p)
-        a1.plot([mib(x) for x, _ in pts], [y for _, y in pts], "o-", color=colour(p), label=p)
-        if p == "list":
-            continue
-        sp = sorted((num(r["heap_size"]), num(r["speedup_over_list"]), num(r["speedup_ci_low"]),
-                     num(r["speedup_ci_high"])) for r in rows if r["policy"] == p and num(r["speedup_over_list"]))
-        if sp:
-            xs = [mib(x[0]) for x in sp]
-            ys = [x[1] for x in sp]
-            lo = [max(y - x[2], 0) if x[2] is not None else 0 for x, y in zip(sp, ys)]
-            hi = [max(x[3] - y, 0) if x[3] is not None else 0 for x, y in zip(sp, ys)]
-            a2.errorbar(xs, ys, yerr=[lo, hi], fmt="o-", color=colour(p), label=p, capsize=2)
-    a1.set_xscale("log", base=2)
-    a1.set_yscale("log")
-    a1.set_xlabel("heap size (MiB)")
-    a1.set_ylabel("one 1 KiB request (ns, median)")
-    a1.set_title("request time")
-    a1.legend()
-    a2.axhline(PAPER_CONTRIVED_SPEEDUP, color="grey", linestyle=":", label="paper: 72x")
-    a2.set_xscale("log", base=2)
-    a2.set_yscale("log")
-    a2.set_xlabel("heap size (MiB)")
-    a2.set_ylabel("speedup over list")
-    a2.set_title("speedup over list (95% CI)")
-    a2.legend()
-    fig.suptitle(title)
-    save(fig, out_dir, name)
+def series_styles(names):
+    return {n: SERIES_STYLES[i % len(SERIES_STYLES)] for i, n in enumerate(names)}
 
 
-# --- 3 ----------------------------------------------------------------------------------
+def marker_kw(style, filled=True, size=4):
+    colour, marker = style
+    edge = BLACK if colour == YELLOW else colour  # yellow alone is faint on white
+    return {"marker": marker, "color": colour, "markersize": size, "markeredgecolor": edge,
+            "markeredgewidth": 0.7, "markerfacecolor": colour if filled else "white"}
+
+
+def handle(label, style, line=False):
+    return Line2D([], [], linestyle="-" if line else "none", label=label, **marker_kw(style))
+
+
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+def figure_paths(out_dir, name):
+    return [os.path.join(out_dir, "figures", f"{name}.{ext}") for ext in FIGURE_FORMATS]
+
+
+def compact(v, _pos=None):
+    """A tick label without exponents: 0.01, 1, 300, 2k, 10M."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= scale:
+            return f"{v / scale:g}{suffix}"
+    return f"{v:g}"
+
+
+def plain_log_labels(fig):
+    """Log axes label 10^-1 as 0.1 (a superscript would print below 8 pt), with ticks at 1, 2,
+    5 or 1, 3 per decade where the axis spans few decades, and no labelled minor ticks (they
+    crowd a narrow panel)."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if not isinstance(axis.get_major_formatter(), LogFormatterSciNotation):
+                continue
+            axis.set_major_formatter(FuncFormatter(compact))
+            axis.set_minor_formatter(NullFormatter())
+            lo, hi = sorted(axis.get_view_interval())
+            if getattr(axis.get_transform(), "base", 10) == 10 and lo > 0:
+                decades = math.log10(hi / lo)
+                subs = (1, 2, 5) if decades < 1.5 else (1, 3) if decades < 3 else (1,)
+                axis.set_major_locator(LogLocator(10, subs=subs))
+
+
+def save(fig, out_dir, name):
+    plain_log_labels(fig)
+    os.makedirs(os.path.join(out_dir, "figures"), exist_ok=True)
+    png, svg, pdf = figure_paths(out_dir, name)
+    kw = {"bbox_inches": "tight", "pad_inches": 0.03}
+    fig.savefig(png, metadata={"Software": None}, **kw)
+    fig.savefig(svg, metadata={"Date": None}, **kw)
+    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None}, **kw)
+    plt.close(fig)
+
+
+def legend_below(fig, handles, ncol=4, y=0.0):
+    if handles:
+        fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, y), ncol=min(ncol, len(handles)))
+
+
+# --- the dot plot: one row per workload, series offset within a row ----------------------
+
+def row_height(n_series):
+    return max(0.2, 0.055 * n_series + 0.06)
+
+
+def dot_rows(ax, labels, series, log=True, reference=None, summary_label=None):
+    """Rows top to bottom in labels order; series: [(label, style, {row: (value, interval or
+    None, filled)})]. A summary row (summary_label) is set off by a line. Returns whether any
+    row other than the summary drew an interval."""
+    n, k = len(labels), max(len(series), 1)
+    step = min(0.8 / k, 0.22)
+    drew_interval = False
+    for i in range(n):
+        if i % 2 == 0:
+            ax.axhspan(n - 1 - i - 0.5, n - 1 - i + 0.5, color="#f2f2f2", lw=0, zorder=0)
+    for s, (_, style, points) in enumerate(series):
+        dy = (s - (k - 1) / 2) * step
+        for i, row in enumerate(labels):
+            p = points.get(row)
+            if not p or p[0] is None or (log and p[0] <= 0):
+                continue
+            v, iv, filled = p
+            y = n - 1 - i - dy
+            if iv is not None:
+                lo, hi = iv
+                if log:
+                    lo = max(lo, v / 1e6)
+                ax.plot([lo, hi], [y, y], color=style[0] if style[0] != YELLOW else "#b8a800", lw=0.9, zorder=2)
+                drew_interval |= row != summary_label
+            ax.plot([v], [y], linestyle="none", zorder=3, **marker_kw(style, filled))
+    if reference is not None:
+        ax.axvline(reference, color="#555555", lw=0.8, zorder=1)
+    if summary_label in labels:
+        ax.axhline(n - 1 - labels.index(summary_label) + 0.5, color="#555555", lw=0.6)
+    if log:
+        ax.set_xscale("log")
+    ax.set_yticks(range(n))
+    ax.set_yticklabels(list(reversed(labels)))
+    ax.set_ylim(-0.6, n - 0.4)
+    ax.grid(axis="y", visible=False)
+    ax.tick_params(axis="y", length=0)
+    return drew_interval
+
+
+def ratio_axis(ax, points, intervals=()):
+    """A log axis around 1.0 for ratios, with plain tick labels (0.5, 0.8, 1, 1.25, 2). An
+    interval may stretch the axis to half or twice its points' range, no further: beyond
+    that it runs off the panel's edge."""
+    pts = [v for v in points if v and v > 0] or [0.5, 2]
+    ivs = [v for v in intervals if v and v > 0]
+    lo = max(min(pts + ivs), min(pts) / 2, 1 / 16)
+    hi = min(max(pts + ivs), max(pts) * 2, 16)
+    lo, hi = min(lo / 1.08, 0.9), max(hi * 1.08, 1.1)
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    fine = (0.5, 0.67, 0.8, 1, 1.25, 1.5, 2) if hi / lo < 5 else ()
+    coarse = (1 / 16, 1 / 8, 0.25, 0.5, 1, 2, 4, 8, 16)
+    ticks = sorted(t for t in set(fine + coarse) if lo <= t <= hi)
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.set_xticklabels([f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def limits_of(series):
+    """(points, interval ends) of dot_rows series, for ratio_axis."""
+    points, ends = [], []
+    for _, _, pts in series:
+        for v, iv, _ in pts.values():
+            if v is not None:
+                points.append(v)
+            if iv:
+                ends += [iv[0], iv[1]]
+    return points, ends
+
+
+# --- the worst-case request (the paper's Figure 8) --------------------------------------
+
+def fig_worst_case_request(out_dir):
+    rows = need(out_dir, "contrived_summary.csv", lambda r: col(r, "median_ns"))
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)
+    styles = policy_styles(policies)
+    has_steps = any(col(r, "steps") is not None for r in rows)
+    n = 3 if has_steps else 2
+    fig, axes = plt.subplots(1, n, figsize=(DOUBLE, 2.4), layout="constrained")
+    any_iv = False
+    for p in policies:
+        mine = sorted((r for r in rows if r["policy"] == p), key=lambda r: col(r, "heap_size"))
+        xs = [mib(col(r, "heap_size")) for r in mine]
+        ivs = [interval(r, "ci_low_ns", "ci_high_ns", "repeats") for r in mine]
+        ys = [col(r, "mean_ns") if iv is not None and col(r, "mean_ns") else col(r, "median_ns")
+              for r, iv in zip(mine, ivs)]
+        axes[0].plot(xs, ys, **marker_kw(styles[p]))
+        for x, iv in zip(xs, ivs):
+            if iv:
+                axes[0].plot([x, x], iv, color=styles[p][0], lw=0.9)
+                any_iv = True
+        if p != "list":
+            sp = [(mib(col(r, "heap_size")), col(r, "speedup_over_list"),
+                   interval(r, "speedup_ci_low", "speedup_ci_high", "repeats")) for r in mine
+                  if col(r, "speedup_over_list")]
+            axes[1].plot([x for x, _, _ in sp], [y for _, y, _ in sp], **marker_kw(styles[p]))
+            for x, _, iv in sp:
+                if iv:
+                    axes[1].plot([x, x], [max(iv[0], 1e-3), iv[1]], color=styles[p][0], lw=0.9)
+                    any_iv = True
+        if has_steps:
+            st = [(mib(col(r, "heap_size")), col(r, "steps")) for r in mine if col(r, "steps") is not None]
+            axes[2].plot([x for x, _ in st], [max(y, 0.5) for _, y in st], **marker_kw(styles[p]))
+    axes[1].axhline(PAPER_CONTRIVED_SPEEDUP, color="#555555", linestyle=":", lw=1)
+    axes[1].annotate("paper: 72x", (0.98, PAPER_CONTRIVED_SPEEDUP), xycoords=("axes fraction", "data"),
+                     xytext=(0, -3), textcoords="offset points", ha="right", va="top", color="#555555")
+    titles = ["(a) one 1 KiB request", "(b) speedup over list", "(c) steps per request (counted)"]
+    ylabels = ["time (ns)", "list's time / policy's", "blocks / levels / bins examined"]
+    for ax, t, yl in zip(axes, titles, ylabels):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("heap size (MiB)")
+        ax.set_ylabel(yl)
+        ax.set_title(t)
+    note = "mean with " + CONFIDENCE_LABEL if any_iv else "median; single run, no interval"
+    fig.suptitle(f"The worst-case request against heap size ({note})")
+    legend_below(fig, [handle(p, styles[p], line=True) for p in policies], ncol=len(policies))
+    save(fig, out_dir, "fig-worst-case-request")
+
+
+# --- speedup (the paper's Figure 9) -----------------------------------------------------
 
 def fig_speedup(out_dir):
-    name, title = "fig3-speedup", "Speedup over list (cf. Figure 9), mean with 95% CI"
-    rows = [r for r in read(out_dir, "speedup.csv") if r["policy"] != "list" and num(r["speedup"])]
-    if not rows:
-        return empty(out_dir, name, title, "no speedup data (needs list and another policy)")
-    collectors = ordered([r["collector"] for r in rows], list(COLLECTOR_STYLE))
+    rows = need(out_dir, "speedup.csv", lambda r: r.get("policy") != "list")
+    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)
-    fig, axes = plt.subplots(len(collectors), 1, figsize=(max(6, 1.1 * len(workloads) * len(policies) / 3 + 2),
-                                                          2.8 * len(collectors)), squeeze=False)
-    width = 0.8 / len(policies)
-    for ax, col in zip([a[0] for a in axes], collectors):
-        for i, p in enumerate(policies):
-            xs, ys, lo, hi = [], [], [], []
-            for j, w in enumerate(workloads):
-                r = next((r for r in rows if r["workload"] == w and r["collector"] == col and r["policy"] == p), None)
-                if not r:
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    holm = any(r.get("holm_significant") not in (None, "") for r in rows)
+    gc = any(col(r, "gc_ms_policy") is not None for r in rows)
+    geo = "geomean"
+    labels = workloads + [geo]
+    ratios = [3, 1.3] if gc else [1]
+    fig, axes = plt.subplots(1, len(ratios) * len(collectors), sharey=True, squeeze=False,
+                             figsize=(DOUBLE if gc or len(collectors) > 1 else SINGLE + 0.6,
+                                      0.7 + row_height(len(policies)) * len(labels)),
+                             layout="constrained", gridspec_kw={"width_ratios": ratios * len(collectors)})
+    axes = axes[0]
+    any_iv = False
+    for c_i, c in enumerate(collectors):
+        ax = axes[c_i * len(ratios)]
+        series, missing = [], []
+        for p in policies:
+            pts, logs = {}, []
+            for w in workloads:
+                r = next((r for r in rows if r["workload"] == w and r["collector"] == c and r["policy"] == p), None)
+                v = col(r, "speedup")
+                if v is None or v <= 0:
                     continue
-                y = num(r["speedup"])
-                xs.append(j + (i - (len(policies) - 1) / 2) * width)
-                ys.append(y)
-                lo.append(y - num(r["ci_low"]) if num(r["ci_low"]) is not None else 0)
-                hi.append(num(r["ci_high"]) - y if num(r["ci_high"]) is not None else 0)
-            ax.bar(xs, ys, width, yerr=[lo, hi], color=colour(p), label=p, capsize=1.5, error_kw={"lw": 0.7})
-        ax.axhline(1, color="black", lw=0.8)
-        ax.set_xticks(range(len(workloads)))
-        ax.set_xticklabels(workloads, rotation=30, ha="right")
-        ax.set_ylabel("speedup over list")
-        ax.set_title(f"collector: {col}")
-    h, lab = axes[0][0].get_legend_handles_labels()
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
-    fig.legend(h, lab, ncol=len(policies), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, 0.955))
-    save(fig, out_dir, name)
+                sig = truthy(r.get("holm_significant")) if holm else True
+                pts[w] = (v, interval(r, "ci_low", "ci_high", "runs"), sig)
+                logs.append(v)
+            if len(logs) >= 2:
+                g, lo, hi = geomean_t(logs)
+                pts[geo] = (g, (lo, hi) if lo is not None else None, True)
+            series.append((p, styles[p], pts))
+        for w in workloads:
+            if not any(w in pts for _, _, pts in series):
+                missing.append(w)
+        any_iv |= dot_rows(ax, labels, series, reference=1.0, summary_label=geo)
+        ratio_axis(ax, *limits_of(series))
+        for w in missing:  # a row without a baseline says so where its points would be
+            ax.text(1.0, len(labels) - 1 - labels.index(w), " no list baseline / no run", va="center", ha="left",
+                    color="#555555")
+        ax.set_xlabel("speedup over list (log)")
+        ax.set_title(f"{c} collection")
+        if gc:
+            gax = axes[c_i * len(ratios) + 1]
+            gseries = [("list", POLICY_STYLE["list"], {})] + [(p, styles[p], {}) for p in policies]
+            for w in workloads:
+                for p in policies:
+                    r = next((r for r in rows if r["workload"] == w and r["collector"] == c and r["policy"] == p),
+                             None)
+                    if col(r, "gc_ms_policy") is not None:
+                        gseries[1 + policies.index(p)][2][w] = (max(col(r, "gc_ms_policy"), 0.01), None, True)
+                    if col(r, "gc_ms_list") is not None:
+                        gseries[0][2][w] = (max(col(r, "gc_ms_list"), 0.01), None, True)
+            dot_rows(gax, labels, gseries)
+            gax.set_xlabel("GC time (ms, log)")
+            gax.set_title("GC time")
+    for ax in axes[1:]:
+        ax.tick_params(axis="y", labelleft=False)
+    handles = [handle(p, styles[p]) for p in policies]
+    if gc:
+        handles.insert(0, handle("list", POLICY_STYLE["list"]))
+    if holm:
+        handles += [Line2D([], [], linestyle="none", label="significant (Holm)", **marker_kw((BLACK, "o"))),
+                    Line2D([], [], linestyle="none", label="not significant", **marker_kw((BLACK, "o"), False))]
+    fig.suptitle(f"Speedup over list (>1: faster than list); each workload: {ci_note(any_iv)};\n"
+                 f"geomean: {CONFIDENCE_LABEL} across workloads")
+    legend_below(fig, handles, ncol=5 if len(handles) > 6 else len(handles))
+    save(fig, out_dir, "fig-speedup")
 
 
-# --- 4 ----------------------------------------------------------------------------------
+# --- how requests were satisfied (the paper's Figure 10) --------------------------------
+
+def recycling_workloads(rows):
+    """Workloads the analysis classified as recycling memory (a `recycling` column), or all."""
+    key = next((k for k in ("recycling", "recycles") if any(r.get(k) not in (None, "") for r in rows)), None)
+    if key is None:
+        return list(dict.fromkeys(r["workload"] for r in rows)), "all"
+    return list(dict.fromkeys(r["workload"] for r in rows if truthy(r.get(key)))), "recycling workloads"
+
 
 def fig_satisfied(out_dir):
-    name, title = "fig4-satisfied", "How requests were satisfied (cf. Figure 10): knuth vs estranged"
-    rows = [r for r in read(out_dir, "satisfied.csv") if r["policy"] in ("knuth", "estranged") and num(r["requests"])]
-    if not rows:
-        return empty(out_dir, name, title, "no knuth/estranged runs")
-    workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    combos = []
-    for p in ("knuth", "estranged"):
-        for c in ordered([r["collector"] for r in rows], list(COLLECTOR_STYLE)):
-            if any(r["policy"] == p and r["collector"] == c for r in rows):
-                combos.append((p, c))
-    fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(workloads) * len(combos) + 1.5), 3.8))
-    width = 0.8 / len(combos)
-    labels_done = set()
-    for i, (p, c) in enumerate(combos):
-        for j, w in enumerate(workloads):
-            r = next((r for r in rows if r["workload"] == w and r["policy"] == p and r["collector"] == c), None)
-            if not r:
+    rows = need(out_dir, "satisfied.csv", lambda r: col(r, "requests"))
+    workloads, kind = recycling_workloads(rows)
+    if not workloads:
+        raise Skip("satisfied.csv: no workload recycles memory")
+    rows = [r for r in rows if r["workload"] in workloads]
+    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)
+    outcomes = [(o, c) for o, c in OUTCOMES if any(col(r, f"{o}_pct") for r in rows)]
+    fig, axes = plt.subplots(len(collectors), 1, squeeze=False, sharex=True, layout="constrained",
+                             figsize=(SINGLE, 0.45 + len(collectors) * (0.45 + 0.22 * len(policies))))
+    for ax, c in zip(axes[:, 0], collectors):
+        ps = [p for p in policies if any(r["policy"] == p and r["collector"] == c for r in rows)]
+        for i, p in enumerate(ps):
+            mine = [r for r in rows if r["policy"] == p and r["collector"] == c]
+            left = 0
+            for o, colour in outcomes:
+                v = statistics.fmean([col(r, f"{o}_pct") or 0 for r in mine])
+                ax.barh(len(ps) - 1 - i, v, left=left, color=colour, height=0.7, edgecolor="white", lw=0.4)
+                if v >= 12:
+                    ax.text(left + v / 2, len(ps) - 1 - i, f"{v:.0f}", ha="center", va="center",
+                            color="white" if colour in (BLUE, VERMILLION, BLACK, GREEN) else BLACK)
+                left += v
+        ax.set_yticks(range(len(ps)))
+        ax.set_yticklabels(list(reversed(ps)))
+        ax.set_xlim(0, 100)
+        ax.grid(axis="y", visible=False)
+        n = len({r["workload"] for r in rows if r["collector"] == c})
+        ax.set_title(f"{c} collection: mean over " + (f"all {n} workloads" if kind == "all" else f"{n} {kind}"))
+    axes[-1, 0].set_xlabel("% of requests (each workload weighs the same)")
+    legend_below(fig, [Patch(color=c, label=o) for o, c in outcomes], ncol=len(outcomes))
+    save(fig, out_dir, "fig-satisfied")
+
+
+def tradeoff_rows(out_dir):
+    """tradeoff.csv, or an older study's trade-off rows in summary.csv."""
+    rows = read(out_dir, "tradeoff.csv")
+    if rows:
+        return rows, "tradeoff.csv"
+    rows = [r for r in read(out_dir, "summary.csv") if r.get("kind") == "tradeoff"]
+    if rows:
+        return rows, "summary.csv"
+    raise Skip("no tradeoff.csv (nor trade-off rows in summary.csv)")
+
+
+def usable(r):
+    return r.get("status", "ok") in ("", "ok", "found") or r.get("status") is None
+
+
+def multiple_axis(ax, multiples):
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(multiples))
+    ax.set_xticklabels([f"{m:g}" for m in multiples])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def fig_satisfied_vs_heap(out_dir):
+    rows = need(out_dir, "tradeoff.csv", lambda r: col(r, "immediate_pct") is not None and col(r, "multiple"))
+    rows = [r for r in rows if usable(r)] or rows
+    sat = read(out_dir, "satisfied.csv")
+    if sat:
+        keep, kind = recycling_workloads(sat)
+        rows = [r for r in rows if r["workload"] in keep] or rows
+    else:
+        kind = "all"
+    kind = "all workloads" if kind == "all" else kind
+    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    multiples = sorted({col(r, "multiple") for r in rows})
+    fig, axes = plt.subplots(1, len(collectors), squeeze=False, sharey=True, layout="constrained",
+                             figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 2.4))
+    any_iv = False
+    for ax, c in zip(axes[0], collectors):
+        for p in policies:
+            mine = [r for r in rows if r["collector"] == c and r["policy"] == p]
+            # Every multiple averages the same workloads: those run at all of them.
+            common = set.intersection(*[{r["workload"] for r in mine if col(r, "multiple") == m}
+                                        for m in multiples]) if mine else set()
+            pts = []
+            for m in multiples:
+                vals = [col(r, "immediate_pct") for r in mine if col(r, "multiple") == m and r["workload"] in common]
+                mean, lo, hi = mean_t(vals)
+                if mean is not None:
+                    pts.append((m, mean, lo, hi))
+            if not pts:
                 continue
-            x = j + (i - (len(combos) - 1) / 2) * width
-            bottom = 0
-            for o, colr in OUTCOMES:
-                v = num(r[f"{o}_pct"]) or 0
-                ax.bar(x, v, width * 0.92, bottom=bottom, color=colr, hatch="//" if p == "knuth" else None,
-                       edgecolor="white", lw=0.3, label=o if o not in labels_done else None)
-                labels_done.add(o)
-                bottom += v
-            ax.text(x, 101, f"{p[0].upper()}/{c[:4]}", rotation=90, ha="center", va="bottom", fontsize=6)
-    ax.set_xticks(range(len(workloads)))
-    ax.set_xticklabels(workloads, rotation=30, ha="right")
-    ax.set_ylim(0, 125)
-    ax.set_ylabel("% of requests")
-    ax.legend(ncol=5, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.25))
-    ax.set_title(title + "\n(K = knuth, hatched; E = estranged; occa = occasional, cont = continuous)")
-    save(fig, out_dir, name)
+            ax.plot([x for x, *_ in pts], [y for _, y, *_ in pts], **marker_kw(styles[p]))
+            for m, _, lo, hi in pts:
+                if lo is not None:
+                    ax.plot([m, m], [max(lo, 0), min(hi, 100)], color=styles[p][0], lw=0.9)
+                    any_iv = True
+        multiple_axis(ax, multiples)
+        ax.set_ylim(0, 100)
+        ax.set_xlabel("heap / the policy's own minimum heap")
+        ax.set_title(f"{c} collection")
+    axes[0, 0].set_ylabel("immediate (% of requests)")
+    fig.suptitle(f"Requests satisfied immediately against heap size: mean over {kind}"
+                 + (f", {CONFIDENCE_LABEL} across workloads" if any_iv else ""))
+    legend_below(fig, [handle(p, styles[p], line=True) for p in policies], ncol=len(policies))
+    save(fig, out_dir, "fig-satisfied-vs-heap")
 
 
-# --- 5 ----------------------------------------------------------------------------------
+# --- request sizes (the paper's Figure 11) ----------------------------------------------
 
-def fig_sizes(out_dir):
-    name, title = "fig5-request-sizes", "Request sizes by power-of-two class (cf. Figure 11)"
-    rows = read(out_dir, "sizes.csv")
-    if not rows:
-        return empty(out_dir, name, title, "no size histograms")
+def size_label(s):
+    return f"{s >> 20}M" if s >= 1 << 20 else f"{s >> 10}K" if s >= 1024 else str(s)
+
+
+def fig_request_sizes(out_dir):
+    rows = need(out_dir, "sizes.csv", lambda r: col(r, "size_class") and col(r, "fraction") is not None)
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    fig, axes = grid(len(workloads), 3)
-    for ax, w in zip(axes, workloads):
-        pts = sorted((int(r["size_class"]), num(r["fraction"]) or 0) for r in rows if r["workload"] == w)
-        ax.bar(range(len(pts)), [100 * f for _, f in pts], color="#4c72b0")
-        ax.set_xticks(range(len(pts)))
-        ax.set_xticklabels([(f"{s >> 10}K" if s >= 1024 else str(s)) for s, _ in pts], rotation=90, fontsize=6)
-        ax.set_yscale("log")
-        ax.set_ylabel("% of requests")
-        ax.set_title(w)
-    fig.suptitle(title)
-    fig.tight_layout()
-    save(fig, out_dir, name)
+    classes = sorted({int(col(r, "size_class")) for r in rows})
+    grid = [[None] * len(classes) for _ in workloads]
+    first_policy = {}
+    for r in rows:
+        w = r["workload"]
+        if first_policy.setdefault(w, r.get("policy")) != r.get("policy"):
+            continue  # sizes are the program's: one policy's histogram stands for all
+        f = col(r, "fraction")
+        if f > 0:
+            grid[workloads.index(w)][classes.index(int(col(r, "size_class")))] = 100 * f
+    fig, ax = plt.subplots(figsize=(DOUBLE, 0.9 + 0.2 * len(workloads)), layout="constrained")
+    data = [[v if v is not None else float("nan") for v in row] for row in grid]
+    cmap = plt.get_cmap("Blues").copy()  # one hue: rare sizes pale, common ones dark
+    cmap.set_bad("white")
+    im = ax.imshow(data, cmap=cmap, norm=LogNorm(vmin=0.01, vmax=100), aspect="auto", interpolation="nearest")
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            if v is not None and v >= 1:
+                ax.text(j, i, f"{v:.0f}", ha="center", va="center", color="white" if v >= 10 else BLACK)
+    ax.set_xticks(range(len(classes)))
+    ax.set_xticklabels([size_label(s) for s in classes])
+    ax.set_yticks(range(len(workloads)))
+    ax.set_yticklabels(workloads)
+    ax.grid(False)
+    ax.tick_params(length=0)
+    ax.set_xlabel("request size class (bytes, rounded up to a power of two)")
+    bar = fig.colorbar(im, ax=ax, shrink=0.6, pad=0.01)
+    bar.set_label("% of requests (log)")
+    ax.set_title("Request sizes by power-of-two class (numbers: % of the workload's requests, shown from 1%)")
+    save(fig, out_dir, "fig-request-sizes")
 
 
-# --- 6 ----------------------------------------------------------------------------------
+# --- pauses and MMU ---------------------------------------------------------------------
 
 def fig_pauses(out_dir):
-    name, title = "fig6-pauses-mmu", "GC pauses (CDF) and minimum mutator utilization"
-    pauses = read(out_dir, "pauses.csv")
-    mmu = read(out_dir, "mmu.csv")
-    if not pauses and not mmu:
-        return empty(out_dir, name, title, "no pause runs")
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
-    workloads = list(dict.fromkeys([r["workload"] for r in mmu] + [r["workload"] for r in pauses]))
-    cmap = plt.get_cmap("tab10")
-    for wi, w in enumerate(workloads):
-        for c in ordered({r["collector"] for r in mmu + pauses if r["workload"] == w}, list(COLLECTOR_STYLE)):
-            ds = sorted(num(r["duration_ms"]) for r in pauses if r["workload"] == w and r["collector"] == c
-                        and r["repeat"] == "0")
-            if ds:
-                step = max(1, len(ds) // 1500)
-                xs = ds[::step] + [ds[-1]]
-                ys = [min(1.0, (i * step + 1) / len(ds)) for i in range(len(xs) - 1)] + [1.0]
-                a1.step(xs, ys, where="post", color=cmap(wi % 10), linestyle=COLLECTOR_STYLE.get(c, "-"),
-                        label=f"{w} / {c}")
-            pts = sorted((num(r["window_ms"]), num(r["mmu"])) for r in mmu if r["workload"] == w
-                         and r["collector"] == c and r["repeat"] == "0")
+    rows = need(out_dir, "pause_summary.csv", lambda r: col(r, "max_ms") is not None)
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)[:MAX_SERIES]
+    styles = series_styles(collectors)
+    fig, ax = plt.subplots(figsize=(SINGLE, 0.9 + row_height(len(collectors)) * len(workloads)),
+                           layout="constrained")
+    n, step = len(workloads), min(0.8 / len(collectors), 0.3)
+    for i in range(0, n, 2):
+        ax.axhspan(n - 1 - i - 0.5, n - 1 - i + 0.5, color="#f2f2f2", lw=0, zorder=0)
+    for k, c in enumerate(collectors):
+        dy = (k - (len(collectors) - 1) / 2) * step
+        for i, w in enumerate(workloads):
+            r = next((r for r in rows if r["workload"] == w and r["collector"] == c), None)
+            if not r or not col(r, "max_ms"):
+                continue
+            y = n - 1 - i - dy
+            lo = col(r, "p50_ms") or col(r, "max_ms")
+            ax.plot([max(lo, 1e-4), col(r, "max_ms")], [y, y], color=styles[c][0], lw=0.9, zorder=2)
+            if col(r, "p99_ms"):
+                ax.plot([col(r, "p99_ms")], [y], linestyle="none", zorder=3, **marker_kw(styles[c]))
+            ax.plot([col(r, "max_ms")], [y], linestyle="none", marker="|", color=styles[c][0], markersize=6)
+    ax.set_xscale("log")
+    ax.set_yticks(range(n))
+    ax.set_yticklabels(list(reversed(workloads)))
+    ax.set_ylim(-0.6, n - 0.4)
+    ax.grid(axis="y", visible=False)
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel("GC pause (ms, log)")
+    ax.set_title("GC pauses: median to maximum (line),\n99th percentile (marker)")
+    legend_below(fig, [handle(c, styles[c]) for c in collectors], ncol=len(collectors))
+    save(fig, out_dir, "fig-pauses")
+
+
+def representative(workloads_by_weight, k):
+    return [w for w, _ in sorted(workloads_by_weight.items(), key=lambda x: -x[1])[:k]]
+
+
+def fig_mmu(out_dir):
+    rows = need(out_dir, "mmu.csv", lambda r: col(r, "window_ms") and col(r, "mmu") is not None)
+    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
+    # The workloads that pause longest in all (the pause summary's total), at most six.
+    weight = {}
+    for r in read(out_dir, "pause_summary.csv"):
+        weight[r["workload"]] = weight.get(r["workload"], 0) + (col(r, "total_ms") or 0)
+    for r in rows:
+        weight.setdefault(r["workload"], 0)
+    chosen = representative(weight, 6)
+    chosen = [w for w in dict.fromkeys(r["workload"] for r in rows) if w in chosen]
+    styles = series_styles(chosen)
+    fig, axes = plt.subplots(1, len(collectors), squeeze=False, sharey=True, layout="constrained",
+                             figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 2.4))
+    for ax, c in zip(axes[0], collectors):
+        for w in chosen:
+            mine = [r for r in rows if r["workload"] == w and r["collector"] == c]
+            first = min((r.get("repeat", "0") for r in mine), default=None)
+            pts = sorted((col(r, "window_ms"), col(r, "mmu")) for r in mine if r.get("repeat", "0") == first)
             if pts:
-                a2.plot([x for x, _ in pts], [y for _, y in pts], marker=".", color=cmap(wi % 10),
-                        linestyle=COLLECTOR_STYLE.get(c, "-"), label=f"{w} / {c}")
-    a1.set_xscale("log")
-    a1.set_xlabel("pause (ms)")
-    a1.set_ylabel("fraction of pauses ≤ x")
-    a1.set_title("pause CDF (solid: occasional, dashed: continuous)")
-    a2.set_xscale("log")
-    a2.set_ylim(-0.02, 1.02)
-    a2.set_xlabel("window (ms)")
-    a2.set_ylabel("MMU")
-    a2.set_title("minimum mutator utilization")
-    h, lab = a2.get_legend_handles_labels()
-    if h:
-        a2.legend(h, lab, fontsize=6, loc="lower right")
-    fig.suptitle(title)
-    save(fig, out_dir, name)
+                ax.plot([x for x, _ in pts], [y for _, y in pts], **marker_kw(styles[w], size=3.5))
+        ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("window (ms, log)")
+        ax.set_title(f"{c} collection")
+    axes[0, 0].set_ylabel("minimum mutator utilization")
+    subset = f"the {len(chosen)} workloads with the most GC pause time" if len(weight) > len(chosen) else ""
+    fig.suptitle("Minimum mutator utilization" + (f": {subset}" if subset else "") + " (one run each)")
+    legend_below(fig, [handle(w, styles[w], line=True) for w in chosen], ncol=min(len(chosen), 3 if len(collectors) == 1 else 6))
+    save(fig, out_dir, "fig-mmu")
 
 
-# --- 7 ----------------------------------------------------------------------------------
+# --- time and space ---------------------------------------------------------------------
 
-def fig_tradeoff(out_dir):
-    name, title = "fig7-time-space", "Time-space trade-off: run time and GC time against heap size"
-    rows = [r for r in read(out_dir, "summary.csv") if r["kind"] == "tradeoff"]
+def fig_time_space(out_dir):
+    rows = need(out_dir, "tradeoff_summary.csv",
+                lambda r: col(r, "geomean_relative_time") and col(r, "multiple"))
+    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    multiples = sorted({col(r, "multiple") for r in rows})
+    fig, axes = plt.subplots(1, len(collectors), squeeze=False, sharey=True, layout="constrained",
+                             figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 2.5))
+    any_iv = False
+    for ax, c in zip(axes[0], collectors):
+        for p in policies:
+            mine = sorted((r for r in rows if r["collector"] == c and r["policy"] == p), key=lambda r: col(r, "multiple"))
+            if not mine:
+                continue
+            ax.plot([col(r, "multiple") for r in mine], [col(r, "geomean_relative_time") for r in mine],
+                    **marker_kw(styles[p]))
+            for r in mine:
+                iv = interval(r, "ci_low", "ci_high", "workloads")
+                if iv:
+                    ax.plot([col(r, "multiple")] * 2, iv, color=styles[p][0], lw=0.9)
+                    any_iv = True
+        ax.axhline(1, color="#555555", lw=0.8)
+        multiple_axis(ax, multiples)
+        ax.set_xlabel("heap / the policy's own minimum heap")
+        n = max((col(r, "workloads") or 0 for r in rows if r["collector"] == c), default=0)
+        ax.set_title(f"{c} collection" + (f" ({n:.0f} workloads)" if n else ""))
+    axes[0, 0].set_ylabel("run time / best policy's\n(geometric mean)")
+    fig.suptitle("Time against space, normalised to the fastest policy at each point"
+                 + (f"; {CONFIDENCE_LABEL} across workloads" if any_iv else ""))
+    legend_below(fig, [handle(p, styles[p], line=True) for p in policies], ncol=len(policies))
+    save(fig, out_dir, "fig-time-space")
+
+
+def fig_time_space_workloads(out_dir):
+    rows, source = tradeoff_rows(out_dir)
+    rows = [r for r in rows if usable(r) and col(r, "multiple") and col(r, "wall_s_mean")]
     if not rows:
-        return empty(out_dir, name, title, "no trade-off runs (they follow the minimum-heap search)")
-    workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    collectors = ordered([r["collector"] for r in rows], list(COLLECTOR_STYLE))
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)
-    ncols = 2 * len(collectors)
-    fig, axes = plt.subplots(len(workloads), ncols, figsize=(3.1 * ncols, 2.5 * len(workloads)), squeeze=False)
-    for i, w in enumerate(workloads):
+        raise Skip(f"{source} has no finished trade-off runs")
+    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)[:2]
+    per = max(1, 6 // len(collectors))
+    # Where collection matters most: the largest share of run time spent in GC.
+    share = {}
+    for r in rows:
+        s = (col(r, "gc_ms_mean") or 0) / 1000 / col(r, "wall_s_mean")
+        share[r["workload"]] = max(share.get(r["workload"], 0), s)
+    chosen = [w for w in dict.fromkeys(r["workload"] for r in rows) if w in representative(share, per)]
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    multiples = sorted({col(r, "multiple") for r in rows})
+    fig, axes = plt.subplots(len(chosen), len(collectors), squeeze=False, layout="constrained",
+                             figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 0.6 + 1.75 * len(chosen)))
+    any_iv = False
+    for i, w in enumerate(chosen):
         for j, c in enumerate(collectors):
-            for k, (metric, label) in enumerate((("wall_s", "run time (s)"), ("gc_ms", "GC time (ms)"))):
-                ax = axes[i][2 * j + k]
-                for p in policies:
-                    pts = sorted((num(r["multiple"]), num(r[f"{metric}_median"]), num(r[f"{metric}_ci_low"]),
-                                  num(r[f"{metric}_ci_high"])) for r in rows
-                                 if r["workload"] == w and r["collector"] == c and r["policy"] == p
-                                 and num(r[f"{metric}_median"]) is not None)
-                    if not pts:
-                        continue
-                    ax.plot([x[0] for x in pts], [x[1] for x in pts], "o-", ms=3, color=colour(p), label=p)
-                ax.set_xscale("log")
-                xs = sorted({num(r["multiple"]) for r in rows})
-                ax.set_xticks(xs)
-                ax.set_xticklabels([f"{x:g}" for x in xs])
-                ax.minorticks_off()
-                ax.set_title(f"{w} / {c}: {label.split(' (')[0]}")
-                ax.set_ylabel(label)
-                if i == len(workloads) - 1:
-                    ax.set_xlabel("heap / minimum heap")
-    h, lab = axes[0][0].get_legend_handles_labels()
-    top = 1 - 0.5 / (2.5 * len(workloads))
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0, 1, top))
-    if h:
-        fig.legend(h, lab, ncol=len(policies), loc="upper center", bbox_to_anchor=(0.5, top + 0.2 / (2.5 * len(workloads))))
-    save(fig, out_dir, name)
+            ax = axes[i][j]
+            for p in policies:
+                mine = sorted((r for r in rows if r["workload"] == w and r["collector"] == c and r["policy"] == p),
+                              key=lambda r: col(r, "multiple"))
+                if not mine:
+                    continue
+                ax.plot([col(r, "multiple") for r in mine], [1000 * col(r, "wall_s_mean") for r in mine],
+                        **marker_kw(styles[p], size=3.5))
+                for r in mine:
+                    iv = interval(r, "wall_s_ci_low", "wall_s_ci_high", "runs")
+                    if iv:
+                        ax.plot([col(r, "multiple")] * 2, [1000 * iv[0], 1000 * iv[1]], color=styles[p][0], lw=0.9)
+                        any_iv = True
+            multiple_axis(ax, multiples)
+            ax.set_title(f"{w}, {c}")
+            if j == 0:
+                ax.set_ylabel("run time (ms)")
+            if i == len(chosen) - 1:
+                ax.set_xlabel("heap / own minimum heap" if source == "tradeoff.csv" else "heap / minimum heap")
+    fig.suptitle(f"Run time against heap size: the {len(chosen)} workloads with the largest GC share"
+                 f" ({'mean, ' + CONFIDENCE_LABEL if any_iv else 'single run, no interval'})")
+    legend_below(fig, [handle(p, styles[p], line=True) for p in policies], ncol=len(policies))
+    save(fig, out_dir, "fig-time-space-workloads")
 
 
-# --- 8, 9 -------------------------------------------------------------------------------
+# --- minimum heap and fragmentation -----------------------------------------------------
 
-def grouped_bars(out_dir, name, title, rows, value, ylabel, log=False, line=None):
+def fig_min_heap(out_dir):
+    rows = need(out_dir, "minheap.csv", lambda r: col(r, "min_heap_bytes"))
+    collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)
+    rows = [r for r in rows if r.get("collector", "") == collectors[0]]
+    frag = {(r["workload"], r["policy"]): r for r in read(out_dir, "fragmentation.csv")}
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)
-    fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(workloads) * len(policies) + 1.5), 3.6))
-    width = 0.8 / max(len(policies), 1)
-    for i, p in enumerate(policies):
-        xs, ys = [], []
-        for j, w in enumerate(workloads):
-            r = next((r for r in rows if r["workload"] == w and r["policy"] == p), None)
-            v = value(r) if r else None
-            if v is not None:
-                xs.append(j + (i - (len(policies) - 1) / 2) * width)
-                ys.append(v)
-        ax.bar(xs, ys, width, color=colour(p), label=p)
-    if line is not None:
-        ax.axhline(line, color="black", lw=0.8)
-    if log:
-        ax.set_yscale("log")
-    ax.set_xticks(range(len(workloads)))
-    ax.set_xticklabels(workloads, rotation=30, ha="right")
-    ax.set_ylabel(ylabel)
-    ax.legend(ncol=len(policies), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3))
-    ax.set_title(title)
-    fig.tight_layout()
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    panels = [("minimum heap (MiB, log)", lambda r, f: mib(col(r, "min_heap_bytes")), True, None),
+              ("minimum heap / peak live (log)",
+               lambda r, f: col(r, "min_heap_over_live") or col(f, "fragmentation"), True, 1.0)]
+    if any(col(f, "internal_pct") is not None for f in frag.values()):
+        panels.append(("internal fragmentation (%)", lambda r, f: col(f, "internal_pct"), False, None))
+    fig, axes = plt.subplots(1, len(panels), sharey=True, squeeze=False,
+                             figsize=(DOUBLE, 0.8 + row_height(len(policies)) * len(workloads)),
+                             layout="constrained")
+    for ax, (label, value, log, ref) in zip(axes[0], panels):
+        series = []
+        for p in policies:
+            pts = {}
+            for r in rows:
+                if r["policy"] == p:
+                    v = value(r, frag.get((r["workload"], p)))
+                    if v is not None:
+                        pts[r["workload"]] = (v, None, True)
+            series.append((p, styles[p], pts))
+        dot_rows(ax, workloads, series, log=log, reference=ref)
+        if ref == 1.0:
+            ratio_axis(ax, *limits_of(series))
+        ax.set_xlabel(label)
+    for ax in axes[0][1:]:
+        ax.tick_params(axis="y", labelleft=False)
+    fig.suptitle(f"Minimum heap per workload and policy ({collectors[0] or 'occasional'} collection)")
+    legend_below(fig, [handle(p, styles[p]) for p in policies], ncol=len(policies))
+    save(fig, out_dir, "fig-min-heap")
+
+
+# --- exact allocator cost and replay time -----------------------------------------------
+
+def cost_figure(out_dir, name, rows, metrics, title):
+    """Dot plots side by side, a panel per metric and collector: one row per workload and a
+    geometric-mean row."""
+    collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    geo = "geomean"
+    labels = workloads + [geo]
+    panels = [(m, c) for m in metrics for c in collectors]
+    fig, axes = plt.subplots(1, len(panels), squeeze=False, sharey=True, layout="constrained",
+                             figsize=(DOUBLE if len(panels) > 1 else SINGLE + 0.6,
+                                      0.8 + row_height(len(policies)) * len(labels)))
+    any_iv = False
+    for ax, ((key, what, label, low, high), c) in zip(axes[0], panels):
+        mine = [r for r in rows if r.get("collector", "") == c and (col(r, key) or 0) > 0]
+        series = []
+        for p in policies:
+            pts = {r["workload"]: (col(r, key), interval(r, low, high, "repeats") if low else None, True)
+                   for r in mine if r["policy"] == p}
+            if len(pts) >= 2:
+                pts[geo] = (geomean_t([v for v, _, _ in pts.values()])[0], None, True)
+            series.append((p, styles[p], pts))
+        any_iv |= dot_rows(ax, labels, series, summary_label=geo)
+        ax.set_xlabel(label)
+        ax.set_title(", ".join(x for x in (what, c) if x))
+    for ax in axes[0][1:]:
+        ax.tick_params(axis="y", labelleft=False)
+    fig.suptitle(title.format(ci=ci_note(any_iv)))
+    legend_below(fig, [handle(p, styles[p]) for p in policies], ncol=len(policies))
     save(fig, out_dir, name)
 
 
-def fig_minheap(out_dir):
-    name, title = "fig8-min-heap", "Minimum heap per workload and policy"
-    rows = [r for r in read(out_dir, "minheap.csv") if num(r["min_heap_bytes"])]
-    if not rows:
-        return empty(out_dir, name, title, "no finished minimum-heap search")
-    grouped_bars(out_dir, name, title, rows, lambda r: mib(num(r["min_heap_bytes"])), "minimum heap (MiB)", log=True)
+def fig_alloc_cost(out_dir):
+    rows = need(out_dir, "alloc_cost.csv", lambda r: col(r, "ir_per_malloc") is not None)
+    metrics = [("ir_per_malloc", "malloc", "instructions (log)", None, None),
+               ("ir_per_free", "free", "instructions (log)", None, None)]
+    cost_figure(out_dir, "fig-alloc-cost", rows, metrics,
+                "The allocator's own instructions per request (cachegrind, baseline subtracted; exact counts)")
 
 
-def fig_fragmentation(out_dir):
-    name, title = "fig9-fragmentation", "Fragmentation (Johnstone & Wilson): minimum heap / peak live bytes"
-    rows = [r for r in read(out_dir, "fragmentation.csv") if num(r["fragmentation"])]
-    if not rows:
-        return empty(out_dir, name, title, "no finished minimum-heap search with a known peak live size")
-    grouped_bars(out_dir, name, title, rows, lambda r: num(r["fragmentation"]), "heap needed / peak live", line=1)
+def fig_alloc_misses(out_dir):
+    rows = need(out_dir, "alloc_cost.csv", lambda r: col(r, "d1_per_malloc") is not None)
+    metrics = [(k, f"{lvl} misses per {op}") for k, lvl, op in
+               (("d1_per_malloc", "D1", "malloc"), ("d1_per_free", "D1", "free"),
+                ("ll_per_malloc", "LL", "malloc"), ("ll_per_free", "LL", "free")) if any(col(r, k) is not None
+                                                                                        for r in rows)]
+    collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    # Compact: a row per policy, a small grey dot per workload, the policy's marker at the mean.
+    fig, axes = plt.subplots(len(collectors), len(metrics), squeeze=False, sharey=True, layout="constrained",
+                             figsize=(DOUBLE, 0.6 + len(collectors) * (0.5 + 0.22 * len(policies))))
+    for i, c in enumerate(collectors):
+        for j, (key, label) in enumerate(metrics):
+            ax = axes[i][j]
+            for k, p in enumerate(policies):
+                vals = [col(r, key) for r in rows if r.get("collector", "") == c and r["policy"] == p
+                        and col(r, key) is not None]
+                y = len(policies) - 1 - k
+                if vals:
+                    ax.plot(vals, [y] * len(vals), linestyle="none", marker="|", color="#888888", markersize=6)
+                    ax.plot([statistics.fmean(vals)], [y], linestyle="none", **marker_kw(styles[p], size=5))
+            ax.set_yticks(range(len(policies)))
+            ax.set_yticklabels(list(reversed(policies)))
+            ax.set_ylim(-0.6, len(policies) - 0.4)
+            ax.set_xlim(left=0)
+            ax.grid(axis="y", visible=False)
+            if j == 0 and len(collectors) > 1:
+                ax.set_title(c, loc="left")
+            if i == len(collectors) - 1:
+                ax.set_xlabel(label)
+    fig.suptitle("Simulated cache misses per request (cachegrind, exact; ticks: workloads, marker: their mean)")
+    save(fig, out_dir, "fig-alloc-misses")
 
 
-FIGURES = [fig_workloads, fig_contrived, fig_speedup, fig_satisfied, fig_sizes, fig_pauses, fig_tradeoff,
-           fig_minheap, fig_fragmentation]
+def fig_replay_time(out_dir):
+    rows = need(out_dir, "replay_time.csv", lambda r: col(r, "ns_per_event_mean") and col(r, "ns_per_event_mean") > 0)
+    metrics = [("ns_per_event_mean", "", "ns per malloc or free (log)", "ci_low", "ci_high")]
+    cost_figure(out_dir, "fig-replay-time", rows, metrics,
+                "Wall-clock replay of each policy's own trace: mean, {ci}")
+
+
+# --- demographics -----------------------------------------------------------------------
+
+def fig_lifetimes(out_dir):
+    rows = need(out_dir, "lifetimes.csv", lambda r: col(r, "age_bytes_le") is not None
+                and col(r, "cum_fraction_objects") is not None)
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    per = math.ceil(len(workloads) / math.ceil(len(workloads) / MAX_SERIES))  # balanced panels
+    groups = [workloads[i:i + per] for i in range(0, len(workloads), per)]
+    has_bytes = any(col(r, "cum_fraction_bytes") is not None for r in rows)
+    kinds = [("cum_fraction_objects", "objects")] + ([("cum_fraction_bytes", "bytes")] if has_bytes else [])
+    fig, axes = plt.subplots(len(groups), len(kinds) + 1, squeeze=False, sharex=True, sharey=True,
+                             figsize=(DOUBLE, 0.5 + 2.0 * len(groups)),
+                             layout="constrained", gridspec_kw={"width_ratios": [1] * len(kinds) + [0.45]})
+    for g, group in enumerate(groups):
+        styles = series_styles(group)
+        for k, (key, what) in enumerate(kinds):
+            ax = axes[g][k]
+            for w in group:
+                pts = sorted((max(col(r, "age_bytes_le"), 1), col(r, key)) for r in rows
+                             if r["workload"] == w and col(r, key) is not None)
+                if pts:
+                    ax.step([x for x, _ in pts], [y for _, y in pts], where="post", color=styles[w][0], lw=1)
+                    mark = pts[:: max(1, len(pts) // 6)]
+                    ax.plot([x for x, _ in mark], [y for _, y in mark], linestyle="none", **marker_kw(styles[w], size=3.5))
+            ax.set_xscale("log")
+            ax.set_ylim(-0.02, 1.02)
+            if g == 0:
+                ax.set_title(f"fraction of {what} dead by age x")
+            if g == len(groups) - 1:
+                ax.set_xlabel("age at death (bytes allocated since birth, log)")
+        axes[g][0].set_ylabel("cumulative fraction")
+        leg = axes[g][-1]
+        leg.axis("off")
+        leg.legend(handles=[handle(w, styles[w], line=True) for w in group], loc="center left", borderaxespad=0)
+    fig.suptitle("Object lifetimes (cumulative distributions)")
+    save(fig, out_dir, "fig-lifetimes")
+
+
+def fig_frag_timeline(out_dir):
+    rows = need(out_dir, "frag_timeline.csv", lambda r: col(r, "free") and col(r, "largest_free") is not None
+                and col(r, "bytes_allocated") is not None)
+    ratio = {}
+    for r in rows:
+        ratio.setdefault(r["workload"], []).append(col(r, "largest_free") / col(r, "free"))
+    # The most fragmented workloads: the lowest mean largest-free-block share.
+    chosen = [w for w, _ in sorted(ratio.items(), key=lambda x: statistics.fmean(x[1]))[:6]]
+    chosen = [w for w in dict.fromkeys(r["workload"] for r in rows) if w in chosen]
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    styles = policy_styles(policies)
+    cols = 1 if len(chosen) == 1 else 2 if len(chosen) <= 4 else 3
+    nrows = math.ceil(len(chosen) / cols)
+    fig, axes = plt.subplots(nrows, cols, squeeze=False, sharey=True, layout="constrained",
+                             figsize=(SINGLE if cols == 1 else DOUBLE, 0.7 + 1.8 * nrows))
+    for ax in axes.flat[len(chosen):]:
+        ax.axis("off")
+    for ax, w in zip(axes.flat, chosen):
+        for p in policies:
+            pts = sorted((mib(col(r, "bytes_allocated")), col(r, "largest_free") / col(r, "free")) for r in rows
+                         if r["workload"] == w and r["policy"] == p)
+            if pts:
+                every = max(1, len(pts) // 8)
+                ax.plot([x for x, _ in pts], [y for _, y in pts], color=styles[p][0], lw=0.9)
+                ax.plot([x for x, _ in pts[::every]], [y for _, y in pts[::every]], linestyle="none",
+                        **marker_kw(styles[p], size=3.5))
+        ax.set_ylim(-0.02, 1.05)
+        ax.set_title(w)
+        ax.set_xlabel("allocated so far (MiB)")
+    for row in axes:
+        row[0].set_ylabel("largest free block /\nall free bytes")
+    fig.suptitle(f"Fragmentation at each collection: the {len(chosen)} workloads with the smallest"
+                 " largest-block share" if len(ratio) > len(chosen) else "Fragmentation at each collection")
+    legend_below(fig, [handle(p, styles[p], line=True) for p in policies], ncol=len(policies))
+    save(fig, out_dir, "fig-frag-timeline")
+
+
+def fig_alloc_rate(out_dir):
+    rows = need(out_dir, "alloc_rate.csv", lambda r: col(r, "mb_per_s") and col(r, "mb_per_s") > 0)
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)[:MAX_SERIES]
+    styles = series_styles(collectors)
+    # The rate is the program's; policies differ only a little: their median, and their range.
+    series, ranges = [], False
+    for c in collectors:
+        pts = {}
+        for w in workloads:
+            vals = [col(r, "mb_per_s") for r in rows if r["workload"] == w and r.get("collector", "") == c]
+            if vals:
+                spread = (min(vals), max(vals)) if len(vals) > 1 else None
+                ranges |= spread is not None
+                pts[w] = (statistics.median(vals), spread, True)
+        series.append((c or "all runs", styles[c], pts))
+    fig, ax = plt.subplots(figsize=(SINGLE, 0.9 + row_height(len(collectors)) * len(workloads)), layout="constrained")
+    dot_rows(ax, workloads, series)
+    ax.set_xlabel("MB allocated per second of mutator time (log)")
+    ax.set_title("Allocation rate" + (": median over policies,\nline from the slowest to the fastest" if ranges else ""))
+    legend_below(fig, [handle(name, style) for name, style, _ in series], ncol=len(series))
+    save(fig, out_dir, "fig-alloc-rate")
+
+
+FIGURES = [
+    ("fig-worst-case-request", fig_worst_case_request),
+    ("fig-speedup", fig_speedup),
+    ("fig-satisfied", fig_satisfied),
+    ("fig-satisfied-vs-heap", fig_satisfied_vs_heap),
+    ("fig-request-sizes", fig_request_sizes),
+    ("fig-pauses", fig_pauses),
+    ("fig-mmu", fig_mmu),
+    ("fig-time-space", fig_time_space),
+    ("fig-time-space-workloads", fig_time_space_workloads),
+    ("fig-min-heap", fig_min_heap),
+    ("fig-alloc-cost", fig_alloc_cost),
+    ("fig-alloc-misses", fig_alloc_misses),
+    ("fig-replay-time", fig_replay_time),
+    ("fig-lifetimes", fig_lifetimes),
+    ("fig-frag-timeline", fig_frag_timeline),
+    ("fig-alloc-rate", fig_alloc_rate),
+]
 
 
 def main(argv):
     if len(argv) != 1:
-        sys.exit("usage: plot_study.py STUDY_DIR")
+        print("usage: plot_study.py STUDY_DIR", file=sys.stderr)
+        return 2
     out_dir = argv[0]
+    if not os.path.isdir(out_dir):
+        print(f"plot_study.py: {out_dir}: no such directory", file=sys.stderr)
+        return 2
     failed = 0
-    for draw in FIGURES:
+    for name, draw in FIGURES:
         try:
             draw(out_dir)
+            continue
+        except Skip as e:
+            print(f"plot_study.py: {name} skipped: {e}", file=sys.stderr)
         except Exception as e:  # one broken figure must not cost the others
             failed += 1
-            print(f"plot_study.py: {draw.__name__}: {type(e).__name__}: {e}", file=sys.stderr)
+            print(f"plot_study.py: {name} failed: {type(e).__name__}: {e}", file=sys.stderr)
+        plt.close("all")
+        for path in figure_paths(out_dir, name):  # no stale copy from an earlier study
+            if os.path.exists(path):
+                os.remove(path)
     return 1 if failed else 0
 
 

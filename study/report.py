@@ -7,6 +7,8 @@ import platform
 import subprocess
 import time
 
+import alloc_cost
+import demographics
 import stats
 from common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, warn
 
@@ -141,13 +143,17 @@ def write_report(study, out_dir, tables, info, figures_ok):
     L.append(f"Configuration: workloads {', '.join(w.name for w in study.workloads)} "
              f"(the suite's {study.argset}_args"
              f"{'; the suite file was empty, so the built-in binary_trees row' if info.get('fallback') else ''}); "
-             f"policies {', '.join(c['policies'])}; collectors {', '.join(c['collectors'])}; {c['repeat']} repeats "
-             f"(interleaved); main and pause runs at "
-             f"{'the suite' + chr(39) + 's heap_size' if c['main_heap'] == 'suite' else c['main_heap'] + 'x the workload' + chr(39) + 's minimum heap'}"
+             f"policies {', '.join(c['policies'])}; collectors {', '.join(c['collectors'])}; {c['repeat']} to "
+             f"{c.get('max_repeat', c['repeat'])} repeats (interleaved: after the first {c['repeat']}, one more run "
+             f"per round of every configuration whose 95% interval is wider than "
+             f"±{100 * c.get('target_ci', 0.03):g}% of its mean); main and pause runs at the common heap, "
+             f"{'the suite' + chr(39) + 's heap_size' if c['main_heap'] == 'suite' else c['main_heap'] + 'x the smallest minimum heap over the policies'}"
              f"; pause runs on `{c['pause_policy']}`; minimum heap with `{c['minheap_collector']}` to "
-             f"{100 * c['precision']:g}%; trade-off at {', '.join(f'{x:g}x' for x in c['multiples'])} of the "
-             f"smallest minimum heap of each workload, {c['tradeoff_repeat']} repeat(s); jobs {c['jobs']} "
-             f"(timing runs {c['timing_jobs']} at a time).")
+             f"{100 * c['precision']:g}%; trade-off at {', '.join(f'{x:g}x' for x in c['multiples'])} of "
+             f"each policy's own minimum heap (malloc, which has none: the workload's smallest), "
+             f"{c['tradeoff_repeat']} repeat(s) at least; jobs {c['jobs']}, timed runs (main, trade-off, contrived, "
+             f"replay) {c['timing_jobs']} at a time with nothing else beside them; main and trade-off runs with "
+             f"`--stats-timers=off` (counts, no clock read per malloc and free).")
     L.append("")
     L.append("One run of each kind, exactly as run (every run's command is in `commands.txt`):")
     L.append("")
@@ -185,18 +191,20 @@ def write_report(study, out_dir, tables, info, figures_ok):
     figure(0)
     wl, _ = tables["workloads"]
     L.append(md_table(wl, ["workload", "args", "objects", "bytes", "mean_object_bytes", "peak_live_bytes",
-                           "heap_size", "run_time_s", "timed_on", "stresses"],
+                           "heap_size", "run_time_s", "arena_s", "startup_s", "timed_on", "stresses"],
                       ["workload", "args", "objects", "bytes", "mean size (B)", "peak live", "heap", "run time (s)",
-                       "timed on", "stresses"],
+                       "arena (s)", "start-up (s)", "timed on", "stresses"],
                       {"objects": lambda x: f"{x:,.0f}", "bytes": lambda x: f"{x:,.0f}",
                        "mean_object_bytes": lambda x: f"{x:.1f}", "peak_live_bytes": lambda x: format_size(int(x)),
                        "heap_size": lambda x: format_size(int(x)),
-                       "run_time_s": lambda x: f"{x:.3f}"}))
+                       "run_time_s": lambda x: f"{x:.3f}", "arena_s": lambda x: f"{x:.3f}",
+                       "startup_s": lambda x: f"{x:.3f}"}))
     L.append("")
     L.append("Objects and bytes as requested from the heap; peak live is the most bytes any collection found "
              "reachable in any run of the workload (a lower bound on the true peak); run time is the median wall "
-             "time of the main runs on the policy/collector named (with `--stats-file`, which times every malloc "
-             "and free).")
+             "time (`vm.wall_s`: the program alone) of the main runs on the policy/collector named, which count but "
+             "do not time each malloc and free (`--stats-timers=off`); reserving and populating the arena (arena) "
+             "and the rest of start-up are measured apart and not in it.")
     L.append("")
 
     figure(1)
@@ -221,50 +229,10 @@ def write_report(study, out_dir, tables, info, figures_ok):
     L.append("")
 
     figure(2)
-    sp, _ = tables["speedup"]
-    L.append("Speedup = mean wall time on `list` / mean wall time on the policy, same workload and collector; "
-             "95% interval by Fieller's theorem (Georges et al. 2007 for the per-configuration intervals).")
-    L.append("")
-    L.append(pivot(sp, "workload", "collector", "policy", lambda r: ci_text(r["speedup"], r["ci_low"], r["ci_high"]),
-                   [p for p in c["policies"] if p != "list"]))
-    L.append("")
-    geo = []
-    for col in c["collectors"]:
-        for p in c["policies"]:
-            xs = [r["speedup"] for r in sp if r["collector"] == col and r["policy"] == p and r["speedup"]]
-            if xs and p != "list":
-                geo.append({"collector": col, "policy": p,
-                            "g": f"{math.exp(sum(math.log(x) for x in xs) / len(xs)):.3f} ({len(xs)})"})
-    if geo:
-        L.append("Geometric mean of the speedups over the workloads (number of workloads):")
-        L.append("")
-        L.append(pivot(geo, "collector", None, "policy", lambda r: r["g"], [p for p in c["policies"] if p != "list"]))
-        L.append("")
+    speedup_section(L, c, tables)
 
     figure(3)
-    sat, _ = tables["satisfied"]
-    L.append("Percent of requests met immediately / by splitting / by gluing / by defragmenting, from repeat 0 "
-             "(`counts_identical`: every repeat gave the same counts).")
-    L.append("")
-    L.append(md_table(sat, ["workload", "collector", "policy", "requests", "immediate_pct", "split_pct", "glue_pct",
-                            "defrag_pct", "failed_pct", "counts_identical"],
-                      ["workload", "collector", "policy", "requests", "immediate", "split", "glue", "defrag",
-                       "failed", "identical"],
-                      {"requests": lambda x: f"{x:,.0f}", "immediate_pct": pct, "split_pct": pct, "glue_pct": pct,
-                       "defrag_pct": pct, "failed_pct": pct}))
-    L.append("")
-    means = []
-    for col in c["collectors"]:
-        for p in c["policies"]:
-            xs = [r["immediate_pct"] for r in sat if r["collector"] == col and r["policy"] == p
-                  and r["immediate_pct"] is not None]
-            if xs:
-                means.append({"collector": col, "policy": p, "m": f"{sum(xs) / len(xs):.1f}% ({len(xs)})"})
-    if means:
-        L.append("Requests met immediately, mean over the workloads (number of workloads):")
-        L.append("")
-        L.append(pivot(means, "collector", None, "policy", lambda r: r["m"], c["policies"]))
-        L.append("")
+    satisfied_section(L, c, tables)
 
     figure(4)
     sizes, _ = tables["sizes"]
@@ -290,19 +258,9 @@ def write_report(study, out_dir, tables, info, figures_ok):
     L.append("")
 
     figure(6)
-    summ, _ = tables["summary"]
-    tr = [r for r in summ if r["kind"] == "tradeoff"]
-    L.append("Median wall time (s) / median GC time (ms) at each multiple of the workload's minimum heap "
-             "(empty: the run did not complete at that size).")
-    L.append("")
-    trows = []
-    for r in tr:
-        trows.append({"workload": r["workload"], "collector": r["collector"], "policy": r["policy"],
-                      "m": f"{float(r['multiple']):g}x",
-                      "v": "" if r["wall_s_median"] is None else f"{r['wall_s_median']:.3f} / {r['gc_ms_median']:.1f}"})
-    L.append(pivot(trows, "workload", "collector", "m", lambda r: r["v"],
-                   [f"{x:g}x" for x in c["multiples"]], extra_key="policy"))
-    L.append("")
+    tradeoff_section(L, c, tables)
+    share_section(L, tables)
+    timing_section(L, c, tables)
 
     figure(7)
     mh, _ = tables["minheap"]
@@ -325,17 +283,211 @@ def write_report(study, out_dir, tables, info, figures_ok):
                                                            if r["internal_pct"] is not None else ""),
                    study.minheap_policies()))
     L.append("")
+    L += demographics.report_section(tables)
+    L += alloc_cost.report_lines(out_dir)  # exact allocator cost, replay wall time
     L.append("## Files")
     L.append("")
     L.append("`results.csv` / `results.json` (one row per `kith run`: every statistic of the JSON, flattened), "
              "`summary.csv` (median, mean and 95% interval per configuration), `workloads.csv`, "
-             "`contrived.csv` + `contrived_summary.csv`, `speedup.csv`, `satisfied.csv`, `sizes.csv`, "
+             "`contrived.csv` + `contrived_summary.csv`, `speedup.csv`, `satisfied.csv` + `satisfied_means.csv`, "
+             "`tradeoff.csv` + `tradeoff_summary.csv`, `alloc_share.csv`, `timing_target.csv`, `sizes.csv`, "
              "`pauses.csv` + `mmu.csv` + `pause_summary.csv`, `minheap.csv`, `fragmentation.csv`, "
              "`commands.txt`, `study.json`, `runs/` (every run's statistics, output and exit code).")
     L.append("")
     with open(os.path.join(out_dir, "report.md.tmp"), "w") as f:
         f.write("\n".join(L))
     os.replace(os.path.join(out_dir, "report.md.tmp"), os.path.join(out_dir, "report.md"))
+
+
+def speedup_section(L, c, tables):
+    """Figure 3's numbers: speedup with GC time beside it, the missing baselines where their
+    rows would be, and every result significant after Holm-Bonferroni, by name."""
+    sp, _ = tables["speedup"]
+    others = [p for p in c["policies"] if p != "list"]
+    L.append(f"At the common heap ({c['main_heap']}x the smallest minimum heap over the policies, so each policy "
+             "runs at its own multiple of its needs; the trade-off section compares them at equal multiples). "
+             "Speedup = mean wall time on `list` / mean wall time on the policy, same workload and collector; "
+             "95% interval by Fieller's theorem. In parentheses, GC time on the policy / on `list` (ms, mean): "
+             "a speedup with very different GC times is collection frequency, not allocator speed.")
+    L.append("")
+
+    def cell(r):
+        if r.get("speedup") in (None, ""):
+            return f"— ({r['note']})" if r.get("note") else "—"
+        text = ci_text(r["speedup"], r["ci_low"], r["ci_high"])
+        if r.get("gc_ms_policy") is not None and r.get("gc_ms_list") is not None:
+            text += f" (gc {fmt_ms(r['gc_ms_policy'])}/{fmt_ms(r['gc_ms_list'])})"
+        if r.get("holm_significant"):
+            text = f"**{text}**"
+        return text
+
+    L.append(pivot(sp, "workload", "collector", "policy", cell, others))
+    L.append("")
+    missing = [r for r in sp if r.get("speedup") in (None, "") and r.get("note")]
+    if missing:
+        L.append("Configurations without a speedup (the row stays, with why):")
+        L.append("")
+        for r in missing:
+            L.append(f"- {r['workload']} / {r['collector']} / `{r['policy']}`: {r['note']}")
+        L.append("")
+    tested = [r for r in sp if r.get("p_value") is not None]
+    sig = [r for r in tested if r.get("holm_significant")]
+    L.append(f"**Significance.** Each policy against `list` is tested by Welch's t test on the logarithms of the "
+             f"wall times (the log of the ratio of geometric means; its p-value is what Holm's method needs, "
+             f"which Fieller's interval does not give). Holm–Bonferroni over all {len(tested)} tests at a "
+             f"family-wise 5%: {len(sig)} significant (bold above)" + (":" if sig else "."))
+    L.append("")
+    for r in sorted(sig, key=lambda r: r["p_holm"]):
+        faster = "faster" if r["log_ratio"] > 0 else "slower"
+        L.append(f"- {r['workload']} / {r['collector']}: `{r['policy']}` {faster} than `list`, speedup "
+                 f"{ci_text(r['speedup'], r['ci_low'], r['ci_high'])}, GC {fmt_ms(r.get('gc_ms_policy'))} vs "
+                 f"{fmt_ms(r.get('gc_ms_list'))} ms, p = {r['p_value']:.2g} (Holm-adjusted {r['p_holm']:.2g})")
+    if sig:
+        L.append("")
+    geo = []
+    for col in c["collectors"]:
+        for p in others:
+            xs = [r["speedup"] for r in sp if r["collector"] == col and r["policy"] == p and r.get("speedup")]
+            if xs:
+                g, lo, hi = stats.geomean_ci(xs)
+                geo.append({"collector": col, "policy": p, "g": f"{ci_text(g, lo, hi)} ({len(xs)})"})
+    if geo:
+        L.append("Geometric mean of the speedups over the workloads, 95% interval across workloads (number of "
+                 "workloads):")
+        L.append("")
+        L.append(pivot(geo, "collector", None, "policy", lambda r: r["g"], others))
+        L.append("")
+    params = sorted({(r["collector"], r["gc_parameters"]) for r in sp if r.get("gc_parameters")})
+    if params:
+        L.append("Collector parameters of these runs (from each run's JSON `gc.parameters`): " +
+                 "; ".join(f"{col}: `{p}`" for col, p in params) + f"; kith commit `{c.get('commit', '?')}`.")
+        L.append("")
+
+
+def fmt_ms(x):
+    return "?" if x is None else f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
+def satisfied_section(L, c, tables):
+    sat, _ = tables["satisfied"]
+    L.append("Percent of successful requests met immediately / by splitting / by gluing / by defragmenting, from "
+             "repeat 0 at the common heap (`identical`: every repeat gave the same counts). A request that fails "
+             "is collected for and retried, so it would count twice: such requests are the `retried` column, "
+             "outside the percentages. `recycling`: the workload freed objects in at least one collection that "
+             "freed memory under that collector (from the runs' counts, not a list).")
+    L.append("")
+    L.append(md_table(sat, ["workload", "collector", "policy", "requests", "immediate_pct", "split_pct", "glue_pct",
+                            "defrag_pct", "retried", "recycling", "counts_identical"],
+                      ["workload", "collector", "policy", "requests", "immediate", "split", "glue", "defrag",
+                       "retried", "recycling", "identical"],
+                      {"requests": lambda x: f"{x:,.0f}", "immediate_pct": pct, "split_pct": pct, "glue_pct": pct,
+                       "defrag_pct": pct, "retried": lambda x: f"{x:,.0f}"}))
+    L.append("")
+    means, _ = tables.get("satisfied_means", ([], []))
+    if means:
+        L.append("Requests met immediately: request-weighted mean (every request counts once) / per-workload mean "
+                 "(every workload counts once), over all workloads and over the recycling ones (number of "
+                 "workloads):")
+        L.append("")
+        rows = [dict(r, key=f"{r['collector']} ({r['subset']})") for r in means]
+        L.append(pivot(rows, "key", None, "policy",
+                       lambda r: f"{r['immediate_pct_weighted']:.1f}% / {r['immediate_pct_unweighted']:.1f}% "
+                                 f"({r['workloads']})", c["policies"]))
+        L.append("")
+    params = sorted({(r["collector"], r["gc_parameters"]) for r in sat if r.get("gc_parameters")})
+    if params:
+        L.append("Collector parameters of these counts: " + "; ".join(f"{col}: `{p}`" for col, p in params) +
+                 f"; kith commit `{c.get('commit', '?')}`.")
+        L.append("")
+    tr, _ = tables.get("tradeoff", ([], []))
+    buddy = [r for r in tr if r["policy"] in ("knuth", "estranged") and r.get("immediate_pct") is not None]
+    if buddy:
+        L.append("**Against heap multiple** (Figure 10 at each multiple of the policy's own minimum heap): percent "
+                 "met immediately / by gluing, trade-off runs (empty: did not run at that size).")
+        L.append("")
+        rows = [dict(r, m=f"{float(r['multiple']):g}x") for r in buddy]
+        L.append(pivot(rows, "workload", "collector", "m",
+                       lambda r: f"{r['immediate_pct']:.1f}% / {r['glue_pct']:.1f}%",
+                       [f"{x:g}x" for x in c["multiples"]], extra_key="policy"))
+        L.append("")
+
+
+def tradeoff_section(L, c, tables):
+    tr, _ = tables.get("tradeoff", ([], []))
+    trs, _ = tables.get("tradeoff_summary", ([], []))
+    if trs:
+        L.append("Each policy at multiples of its own minimum heap. Time relative to the workload's fastest "
+                 "configuration (any policy, any multiple; same collector), geometric mean over the workloads "
+                 "that ran, with the 95% interval across workloads (t on the logs); in parentheses the geometric "
+                 "mean speedup over `list` at the same multiple.")
+        L.append("")
+        rows = [dict(r, m=f"{float(r['multiple']):g}x") for r in trs]
+        L.append(pivot(rows, "collector", None, "m",
+                       lambda r: ci_text(r["geomean_relative_time"], r["ci_low"], r["ci_high"]) +
+                       (f" ({r['geomean_speedup_vs_list']:.3f})" if r.get("geomean_speedup_vs_list") else "") +
+                       f" n={r['workloads']}",
+                       [f"{x:g}x" for x in c["multiples"]], extra_key="policy"))
+        L.append("")
+    if tr:
+        L.append("Per workload: mean wall time (s) / mean GC time (ms); `oom`: out of memory at that multiple, "
+                 "`failed`: another error (`tradeoff.csv` has the heap sizes and the notes).")
+        L.append("")
+
+        def cell(r):
+            if r["status"] == "out_of_memory":
+                return "oom"
+            if r["status"] != "ok" or r["wall_s_mean"] is None:
+                return r["status"]
+            return f"{r['wall_s_mean']:.3f} / {(r['gc_ms_mean'] or 0):.1f}"
+        rows = [dict(r, m=f"{float(r['multiple']):g}x") for r in tr]
+        L.append(pivot(rows, "workload", "collector", "m", cell, [f"{x:g}x" for x in c["multiples"]],
+                       extra_key="policy"))
+        L.append("")
+        no_list = sorted({(r["workload"], r["collector"], f"{float(r['multiple']):g}x") for r in tr
+                          if r["policy"] == "list" and r["status"] != "ok"})
+        if no_list:
+            L.append("Where `list` did not run, no speedup over it exists at that multiple: " +
+                     "; ".join(f"{w}/{col} at {m}" for w, col, m in no_list) + ".")
+            L.append("")
+
+
+def share_section(L, tables):
+    share, _ = tables.get("alloc_share", ([], []))
+    if not share:
+        return
+    L.append("**The allocator's share of run time**, from means: (mean malloc ns × allocations + mean free ns × "
+             "frees) / wall time, of the instrumented `trace` run of each configuration (the runs that time every "
+             "operation); n/a where there is none.")
+    L.append("")
+    policies = []
+    for r in share:
+        if r["policy"] not in policies:
+            policies.append(r["policy"])
+    L.append(pivot(share, "workload", "collector", "policy",
+                   lambda r: "n/a" if r.get("share_pct") is None else f"{r['share_pct']:.1f}%", policies))
+    L.append("")
+
+
+def timing_section(L, c, tables):
+    tt, _ = tables.get("timing_target", ([], []))
+    target = 100 * c.get("target_ci", 0.03)
+    L.append(f"**Timing target.** Configurations whose 95% interval of the mean wall time is wider than "
+             f"±{target:g}% of the mean after their repeats (up to {c.get('max_repeat', c['repeat'])}):")
+    L.append("")
+    wide = [r for r in tt if r["half_width_pct"] is not None]
+    single = [r for r in tt if r["half_width_pct"] is None]
+    if not wide:
+        L.append("none.")
+    for r in wide:
+        where = f" at {float(r['multiple']):g}x" if r.get("multiple") not in (None, "") else ""
+        L.append(f"- {r['kind']} {r['workload']} / {r['collector']} / `{r['policy']}`{where}: ±"
+                 f"{r['half_width_pct']:.1f}% after {r['runs']} runs")
+    L.append("")
+    if single:
+        kinds = sorted({r["kind"] for r in single})
+        L.append(f"{len(single)} configurations ({', '.join(kinds)}) have one run, so no interval "
+                 f"(`timing_target.csv` lists them; `--tradeoff-repeat` gives the trade-off runs more).")
+        L.append("")
 
 
 def pivot(rows, row_key, group_key, col_key, cell, col_values, extra_key=None):

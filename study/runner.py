@@ -58,10 +58,11 @@ class Progress:
 
 
 def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
-    """Runs `runs` in order, `jobs` at a time; a timing run never runs beside more than
-    timing_jobs - 1 others, a pause run beside none. Each run's exit code goes to its .rc
-    file last."""
-    pending = list(runs)
+    """Runs `runs`, `jobs` at a time, those that are not timed first (in order, so
+    probes and instrumented runs share the cores while nothing is timed); a timing run
+    never runs beside more than timing_jobs - 1 others (default 1: alone), a pause run
+    beside none. Each run's exit code goes to its .rc file last."""
+    pending = sorted(runs, key=lambda r: r.timing)
     running = []  # (run, process, start, log file)
     failures = []
     for kind in {r.kind for r in runs}:

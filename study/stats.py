@@ -326,3 +326,72 @@ def column_order(keys):
         parts = k.split(".")
         return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
     return sorted(keys, key=key)
+
+
+# --- tests of many speedups at once -------------------------------------------------------
+
+def welch_log_test(a, b):
+    """Welch's t test on the logarithms of two samples of positive times (a: the baseline,
+    b: the alternative). Returns (log_ratio, p_value): log_ratio = mean(log a) - mean(log b),
+    the log of the geometric-mean speedup of b over a; p_value two-sided, None when either
+    sample has fewer than two values. Logs, because a ratio of times is what is compared and
+    run times are skewed (Georges et al. 2007 compare by intervals; this is the test behind
+    an interval on the log scale, which Holm's correction needs as a p-value)."""
+    la = [math.log(x) for x in a if x and x > 0]
+    lb = [math.log(x) for x in b if x and x > 0]
+    if not la or not lb:
+        return None, None
+    d = statistics.fmean(la) - statistics.fmean(lb)
+    if len(la) < 2 or len(lb) < 2:
+        return d, None
+    va = statistics.variance(la) / len(la)
+    vb = statistics.variance(lb) / len(lb)
+    if va + vb == 0:
+        return d, (1.0 if d == 0 else 0.0)
+    t = d / math.sqrt(va + vb)
+    df = welch_df(va, len(la), vb, len(lb))
+    if not math.isfinite(df):
+        df = 1e9
+    return d, 2 * (1 - t_cdf(abs(t), df))
+
+
+def holm_bonferroni(p_values, alpha=1 - CONFIDENCE):
+    """Holm's step-down correction (Holm 1979) of m tests at family-wise level alpha.
+
+    Sorted ascending, p_(k) (k = 1..m) is rejected while p_(k) <= alpha / (m - k + 1);
+    the first that is not stops the rejections. Returns (significant, adjusted), in the
+    input's order: whether each test is significant after correction, and its adjusted
+    p-value max_{j<=k} min(1, (m - j + 1) p_(j)). None p-values are not tests: they are
+    not counted in m and come back (False, None)."""
+    tested = [(p, i) for i, p in enumerate(p_values) if p is not None]
+    m = len(tested)
+    significant = [False] * len(p_values)
+    adjusted = [None] * len(p_values)
+    running = 0.0
+    rejecting = True
+    for k, (p, i) in enumerate(sorted(tested)):
+        running = max(running, min(1.0, (m - k) * p))
+        adjusted[i] = running
+        if rejecting and p <= alpha / (m - k):
+            significant[i] = True
+        else:
+            rejecting = False
+    return significant, adjusted
+
+
+def geomean_ci(xs, confidence=CONFIDENCE):
+    """(geometric mean, low, high) of positive values: the t interval of the mean of
+    their logs, exponentiated (one value: no interval)."""
+    logs = [math.log(x) for x in xs if x and x > 0]
+    m, lo, hi = mean_ci(logs, confidence)
+    if m is None:
+        return None, None, None
+    return math.exp(m), (math.exp(lo) if lo is not None else None), (math.exp(hi) if hi is not None else None)
+
+
+def relative_half_width(xs, confidence=CONFIDENCE):
+    """Half the confidence interval of the mean over the mean (None with fewer than two values)."""
+    m, lo, hi = mean_ci(xs, confidence)
+    if m is None or lo is None or m == 0:
+        return None
+    return (hi - lo) / 2 / abs(m)

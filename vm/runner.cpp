@@ -13,6 +13,7 @@
 #include <sys/sysinfo.h>
 
 #include "gc/continuous_collector.h"
+#include "gc/fragmentation_log.h"
 #include "gc/occasional_collector.h"
 #include "heap/fixed_arena.h"
 #include "heap/heap.h"
@@ -45,7 +46,9 @@ struct RunReport {
   heap::HeapStatistics heap;
   CollectorStatistics gc;
   std::uint64_t instructions = 0, objectsCreated = 0;
-  double wallSeconds = 0;
+  double wallSeconds = 0;     // compiling and running the script, after set-up
+  double startupSeconds = 0;  // set-up of the process, collector, VM and built-ins, arena excluded
+  double arenaSeconds = 0;    // reserving (and with --pretouch populating) the heap
   std::size_t handlesLive = 0, handleChunks = 0, handleBytes = 0;
 };
 
@@ -67,6 +70,22 @@ std::string statsJson(const RunReport& r) {
   if (r.gc.deferredSlices >= 0) out += ", \"deferred_slices\": " + n(static_cast<std::uint64_t>(r.gc.deferredSlices));
   if (r.gc.peakLiveBytes >= 0) out += ", \"peak_live_bytes\": " + n(static_cast<std::uint64_t>(r.gc.peakLiveBytes));
   if (r.collector == "continuous") out += ", \"pacing\": " + jsonString(r.options->gcPacing);
+  // The collector's parameters beside its counts: a count means little without the
+  // schedule that produced it (the study records them next to every number).
+  if (r.collector == "continuous") {
+    const gc::ContinuousCollectorOptions defaults;
+    const double start = r.options->gcThreshold > 0 ? r.options->gcThreshold : defaults.startOccupancy;
+    const std::size_t step = r.options->gcStep > 0 ? r.options->gcStep : defaults.workPerSlice;
+    out += ",\n  \"parameters\": {\"work_per_slice\": " + n(step) + ", \"start_occupancy\": " + jsonNumber(start) +
+           ", \"pacing\": " + jsonString(r.options->gcPacing) + ", \"pacing_fraction\": " +
+           jsonNumber(static_cast<double>(gc::ContinuousCollector::kPacingNumerator) /
+                      static_cast<double>(gc::ContinuousCollector::kPacingDivisor)) +
+           ", \"min_slice_bytes\": " + n(gc::ContinuousCollector::kMinSliceBytes) + "}";
+  } else if (r.collector == "occasional") {
+    const double threshold =
+        r.options->gcThreshold > 0 ? r.options->gcThreshold : gc::OccasionalCollectorOptions::kDefaultThreshold;
+    out += ",\n  \"parameters\": {\"occupancy_threshold\": " + jsonNumber(threshold) + "}";
+  }
   out += "},\n";
   const LocalityStatistics& loc = r.gc.locality;
   out += " \"locality\": {\"cycles\": " + n(loc.cycles) + ", \"references\": " + n(loc.references) +
@@ -78,7 +97,8 @@ std::string statsJson(const RunReport& r) {
   out += " \"handle_table\": {\"bytes\": " + n(r.handleBytes) + ", \"chunks\": " + n(r.handleChunks) +
          ", \"live\": " + n(r.handlesLive) + "},\n";
   out += " \"vm\": {\"instructions\": " + n(r.instructions) + ", \"objects_created\": " + n(r.objectsCreated) +
-         ", \"wall_s\": " + jsonNumber(r.wallSeconds) + "}}\n";
+         ", \"wall_s\": " + jsonNumber(r.wallSeconds) + ", \"startup_s\": " + jsonNumber(r.startupSeconds) +
+         ", \"arena_s\": " + jsonNumber(r.arenaSeconds) + "}}\n";
   return out;
 }
 
@@ -92,11 +112,11 @@ std::string statsTable(const RunReport& r) {
                 "handle table        %zu bytes in %zu chunks, %zu live (outside the heap)\n"
                 "instructions        %llu\n"
                 "objects created     %llu\n"
-                "wall time           %.3f s\n",
+                "wall time           %.3f s (set-up %.3f s, arena %.3f s, not included)\n",
                 (unsigned long long)r.gc.cycles, (unsigned long long)r.gc.objectsFreed,
                 (unsigned long long)r.gc.bytesFreed, r.gc.pauseTotalMs, r.gc.pauseMeanMs, r.gc.pauseP99Ms,
                 r.gc.pauseMaxMs, r.handleBytes, r.handleChunks, r.handlesLive, (unsigned long long)r.instructions,
-                (unsigned long long)r.objectsCreated, r.wallSeconds);
+                (unsigned long long)r.objectsCreated, r.wallSeconds, r.startupSeconds, r.arenaSeconds);
   return head + heap::heapStatisticsTable(r.heap) + tail;
 }
 
@@ -130,7 +150,7 @@ class HeapOwnCollector final : public Collector {
 // The collector --gc names, with its options (vm/runner.h, RunOptions). `pauses` is
 // set to its pause recorder (none for `none`).
 std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono::steady_clock::time_point start,
-                                         gc::PauseRecorder*& pauses) {
+                                         gc::PauseRecorder*& pauses, gc::FragmentationLog* fragmentation) {
   pauses = nullptr;
   std::FILE* log = options.gcLog ? stderr : nullptr;
   // The locality block is only written with the statistics, so only then measured.
@@ -141,6 +161,7 @@ std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono:
     o.heapBytes = options.heapSize;
     o.stress = options.gcStress;
     o.log = log;
+    o.fragmentation = fragmentation;
     o.measureLocality = wantStats;
     auto collector = std::make_unique<gc::OccasionalCollector>(o);
     collector->setStartTime(start);
@@ -155,6 +176,7 @@ std::unique_ptr<Collector> makeCollector(const RunOptions& options, std::chrono:
     o.stress = options.gcStress;
     o.pacing = options.gcPacing == "work" ? gc::GcPacing::work : gc::GcPacing::time;
     o.log = log;
+    o.fragmentation = fragmentation;
     o.measureLocality = wantStats;
     auto collector = std::make_unique<gc::ContinuousCollector>(o);
     collector->setStartTime(start);
@@ -186,10 +208,19 @@ int runScriptFile(const RunOptions& options) {
     std::fprintf(stderr, "kith: cannot read '%s': %s\n", options.script.c_str(), readError.c_str());
     return kExitNoInput;
   }
+  if (heap::isReplayBaseline(options.heapPolicy)) {  // its blocks have no memory to hold objects
+    std::fprintf(stderr, "kith: --heap=%s is a replay baseline: only 'kith replay' takes it\n",
+                 options.heapPolicy.c_str());
+    return 64;
+  }
   std::unique_ptr<heap::Heap> heap;
   heap::arenaPretouch() = options.pretouch;
+  // The arena's reservation and pretouch are timed apart from the program (vm.arena_s).
+  const auto arenaStart = std::chrono::steady_clock::now();
   try {
-    heap = heap::makeHeap(options.heapPolicy, options.heapSize, options.stats != StatsFormat::none || !options.statsFile.empty());
+    // Per-operation timers only when statistics are wanted and --stats-timers is on.
+    const bool timeOperations = options.statsTimers && (options.stats != StatsFormat::none || !options.statsFile.empty());
+    heap = heap::makeHeap(options.heapPolicy, options.heapSize, timeOperations);
   } catch (const std::bad_alloc&) {
     // The size parsed; the system would not map it. Say why, with what the machine has.
     struct sysinfo info {};
@@ -210,6 +241,7 @@ int runScriptFile(const RunOptions& options) {
                  heap::policyNames().c_str());
     return 64;
   }
+  const auto arenaSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - arenaStart).count();
   // Printed when the run ends, so a script's error stays the first line on stderr.
   struct NoteAtExit {
     std::string text;
@@ -217,6 +249,16 @@ int runScriptFile(const RunOptions& options) {
       if (!text.empty()) std::fprintf(stderr, "%s\n", text.c_str());
     }
   } ignoredGcNote;
+  // Before the collector that samples into it, so it outlives the collector.
+  std::unique_ptr<gc::FragmentationLog> fragmentation;
+  if (!options.fragFile.empty()) {
+    fragmentation = std::make_unique<gc::FragmentationLog>(options.fragFile, *heap, options.heapSize);
+    if (!fragmentation->ok()) {
+      std::fprintf(stderr, "kith: cannot write fragmentation samples to '%s': %s\n", options.fragFile.c_str(),
+                   std::strerror(errno));
+      return kExitCantCreate;
+    }
+  }
   std::unique_ptr<Collector> collectorOwner;
   gc::PauseRecorder* pauses = nullptr;  // the VM's collectors' (not boehm's, not none's)
   if (heap->collectsGarbage()) {
@@ -227,7 +269,7 @@ int runScriptFile(const RunOptions& options) {
                            " collects garbage itself; --gc and its options were ignored";
     collectorOwner = std::make_unique<HeapOwnCollector>(*heap);
   } else {
-    collectorOwner = makeCollector(options, start, pauses);
+    collectorOwner = makeCollector(options, start, pauses, fragmentation.get());
     if (pauses && !options.gcPausesFile.empty()) pauses->keepAll();
   }
   Collector& collector = *collectorOwner;
@@ -257,8 +299,10 @@ int runScriptFile(const RunOptions& options) {
   }
 
   int exitCode = kExitOk;
+  std::optional<std::chrono::steady_clock::time_point> programStart;  // set-up done: vm.wall_s starts
   try {
     stdlib::installBuiltins(*vm);
+    programStart = std::chrono::steady_clock::now();
     CompileResult compiled = compile(*vm, *source, options.script);
     if (!compiled.script) {
       for (const std::string& e : compiled.errors) std::fprintf(stderr, "%s\n", e.c_str());
@@ -284,6 +328,8 @@ int runScriptFile(const RunOptions& options) {
     exitCode = exit.code;
   }
   std::fflush(stdout);
+  const auto programEnd = std::chrono::steady_clock::now();
+  if (!programStart) programStart = programEnd;  // the built-ins' set-up failed
 
   if (trace) {
     vm->setTraceWriter(nullptr);
@@ -294,6 +340,10 @@ int runScriptFile(const RunOptions& options) {
       std::fprintf(stderr, "kith: writing trace '%s' failed\n", options.tracePath.c_str());
       if (exitCode == kExitOk) exitCode = kExitCantCreate;
     }
+  }
+  if (fragmentation && !fragmentation->close()) {
+    std::fprintf(stderr, "kith: writing fragmentation samples to '%s' failed\n", options.fragFile.c_str());
+    if (exitCode == kExitOk) exitCode = kExitCantCreate;
   }
   if (!options.gcPausesFile.empty()) {
     // Every pause, for distributions and MMU over any window (kith study). Without
@@ -326,7 +376,9 @@ int runScriptFile(const RunOptions& options) {
     report.handlesLive = vm->handles().liveCount();
     report.handleChunks = vm->handles().chunkCount();
     report.handleBytes = vm->handles().bytesReserved();
-    report.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.wallSeconds = std::chrono::duration<double>(programEnd - *programStart).count();
+    report.arenaSeconds = arenaSeconds;
+    report.startupSeconds = std::chrono::duration<double>(*programStart - start).count() - arenaSeconds;
     std::string json = statsJson(report);
     if (options.stats == StatsFormat::json) std::fputs(json.c_str(), stderr);
     if (options.stats == StatsFormat::table) std::fputs(statsTable(report).c_str(), stderr);

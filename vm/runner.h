@@ -32,6 +32,8 @@ struct RunOptions {
   // --gc-pauses-file: write every GC pause here (start and duration, ns since the
   // run's start; gc/pause_recorder.h, writePauseList).
   std::string gcPausesFile;
+  // --frag-file: the heap's free space after every collection (gc/fragmentation_log.h).
+  std::string fragFile;
   bool gcLog = false;     // one line per cycle on stderr
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
   bool moveObjects = false;  // --gc-stress=move (VMOptions::moveObjects)
@@ -42,6 +44,9 @@ struct RunOptions {
   std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N
   std::size_t maxDepth = 10000;
   StatsFormat stats = StatsFormat::none;
+  // --stats-timers: time every malloc and free (alloc_ns/free_ns); off keeps every
+  // count but reads no clock per operation.
+  bool statsTimers = true;
   std::string statsFile;  // also write the JSON here
   std::string tracePath;  // record every allocation and free here
   heap::TraceFormat traceFormat = heap::TraceFormat::binary;  // heap/trace.h

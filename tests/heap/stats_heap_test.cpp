@@ -9,9 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "heap/coalesce_heap.h"
+#include "heap/coalesceable_heap.h"
 #include "heap/cycle_clock.h"
 #include "heap/fixed_arena.h"
+#include "heap/knuth_buddy_heap.h"
 #include "heap/malloc_heap.h"
+#include "heap/step_histogram.h"
+#include "heap/unstructured_list_heap.h"
 
 namespace kith::heap {
 namespace {
@@ -213,6 +218,73 @@ TEST(StatsHeap, TimesEveryOperationUnlessTimingIsOff) {
   EXPECT_EQ(q.alloc_ns.count, 0u);
   EXPECT_EQ(q.free_ns.count, 0u);
   EXPECT_EQ(q.alloc_ns.max, 0);
+  EXPECT_FALSE(q.op_timers);
+  EXPECT_TRUE(s.op_timers);
+}
+
+TEST(StepHistogram, ExactBelow64ThenPowersOfTwo) {
+  EXPECT_EQ(StepHistogram::bucketOf(0), 0u);
+  EXPECT_EQ(StepHistogram::bucketOf(63), 63u);
+  EXPECT_EQ(StepHistogram::bucketOf(64), 64u);
+  EXPECT_EQ(StepHistogram::bucketOf(127), 64u);
+  EXPECT_EQ(StepHistogram::bucketOf(128), 65u);
+  EXPECT_EQ(StepHistogram::bucketOf(UINT64_MAX), StepHistogram::kBucketCount - 1);
+  EXPECT_EQ(StepHistogram::lowerBoundOf(64), 64u);
+  EXPECT_EQ(StepHistogram::lowerBoundOf(65), 128u);
+  EXPECT_EQ(StepHistogram::lowerBoundOf(StepHistogram::kBucketCount - 1), std::uint64_t{1} << 63);
+  StepHistogram h;
+  for (std::uint64_t v : {0, 5, 5, 63, 64, 100, 200, 1000}) h.record(v);
+  StepSummary s = h.summary();
+  EXPECT_EQ(s.count, 8u);
+  EXPECT_EQ(s.max, 1000u);
+  EXPECT_DOUBLE_EQ(s.mean, 1437.0 / 8);
+  std::map<std::uint64_t, std::uint64_t> expected = {{0, 1}, {5, 2}, {63, 1}, {64, 2}, {128, 1}, {512, 1}};
+  EXPECT_EQ(s.histogram, expected);
+}
+
+// Knuth over 1 KiB (levels 0..6, 16 B to 1 KiB), a sequence whose steps follow from
+// knuth_buddy_heap.h: a malloc inspects list heads from its level up and bisects
+// down; a free costs 1 plus one per recombination.
+TEST(StatsHeap, CountsKnuthsStepsPerRequest) {
+  StatsHeap<KnuthBuddyHeap<FixedArena>> heap(1024);
+  void* a = heap.malloc(16);  // heads 0..6 (7), then 6 bisections: 13
+  void* b = heap.malloc(16);  // a's buddy on list 0: 1
+  void* c = heap.malloc(32);  // the half left on list 1: 1
+  ASSERT_TRUE(a && b && c);
+  heap.free(b);  // a is busy: 1
+  heap.free(a);  // glues with b: 2; the pair's buddy c is busy
+  heap.free(c);  // glues at levels 1..5 back to the whole arena: 6
+  HeapStatistics s = heap.statistics();
+  ASSERT_TRUE(s.malloc_steps.counted);
+  ASSERT_TRUE(s.free_steps.counted);
+  EXPECT_EQ(s.malloc_steps.count, 3u);
+  EXPECT_EQ(s.malloc_steps.max, 13u);
+  EXPECT_DOUBLE_EQ(s.malloc_steps.mean, 5.0);
+  EXPECT_EQ(s.malloc_steps.histogram, (std::map<std::uint64_t, std::uint64_t>{{1, 2}, {13, 1}}));
+  EXPECT_EQ(s.free_steps.count, 3u);
+  EXPECT_EQ(s.free_steps.max, 6u);
+  EXPECT_EQ(s.free_steps.histogram, (std::map<std::uint64_t, std::uint64_t>{{1, 1}, {2, 1}, {6, 1}}));
+  EXPECT_EQ(s.malloc_steps.max, KnuthBuddyHeap<FixedArena>::mallocStepBound(0, 6));
+}
+
+// The list policy (list_policy in policies.h): first fit from the head, the rest of a
+// split pushed back at the head, frees pushed at the head. It counts malloc steps
+// only (list nodes looked at).
+TEST(StatsHeap, CountsTheListsBlocksWalked) {
+  StatsHeap<CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>> heap(1 << 16);
+  void* objects[4];
+  for (void*& p : objects) p = heap.malloc(32);  // each splits the one free block: 1 step
+  heap.free(objects[0]);  // list: o0, rest
+  heap.free(objects[2]);  // list: o2, o0, rest (neither has a free neighbour)
+  EXPECT_NE(heap.malloc(256), nullptr);  // walks o2, o0, rest: 3; rest' goes to the head
+  EXPECT_NE(heap.malloc(16), nullptr);   // rest' fits: 1
+  EXPECT_EQ(heap.malloc(1 << 20), nullptr);  // walks rest'', o2, o0 and fails: 3
+  HeapStatistics s = heap.statistics();
+  ASSERT_TRUE(s.malloc_steps.counted);
+  EXPECT_FALSE(s.free_steps.counted);
+  EXPECT_EQ(s.malloc_steps.count, 7u);
+  EXPECT_EQ(s.malloc_steps.max, 3u);
+  EXPECT_EQ(s.malloc_steps.histogram, (std::map<std::uint64_t, std::uint64_t>{{1, 5}, {3, 2}}));
 }
 
 // A policy whose malloc takes a known time: the reported latency must be that time in

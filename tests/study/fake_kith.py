@@ -6,10 +6,13 @@
 prints "error: out of memory: ..." and exits 70, like kith. It writes a statistics JSON
 (CLI.md's keys) whose wall time depends only on policy, collector and heap size, whose
 peak_live_bytes is LIVE[script name], and, with --gc-pauses-file, a pause list.
-`bench contrived --json`, `policies` and `--version` answer as kith does."""
+`bench contrived --json`, `policies` and `--version` answer as kith does.
+Environment, for tests of the driver's analysis: FAKE_KITH_NOISE=w1,w2 gives those
+workloads' wall times +-20% random noise; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR."""
 
 import json
 import os
+import random
 import sys
 
 MIN_HEAP = {"alpha": 3_000_000, "beta": 700_000}
@@ -47,8 +50,14 @@ def run(args):
     workload = os.path.splitext(os.path.basename(script))[0]
     heap = int(opts["--heap-size"])
     policy, collector = opts["--heap"], opts["--gc"]
-    ok = heap >= MIN_HEAP[workload] * FACTOR[policy]
+    factors = dict(FACTOR)
+    for item in filter(None, os.environ.get("FAKE_KITH_FACTORS", "").split(",")):
+        name, _, value = item.partition("=")
+        factors[name] = float(value)
+    ok = heap >= MIN_HEAP[workload] * factors[policy]
     wall = SPEED[policy] * (1.0 + (0.5 if collector == "continuous" else 0.0)) * (1 + 1_000_000 / heap)
+    if workload in os.environ.get("FAKE_KITH_NOISE", "").split(","):
+        wall *= random.uniform(0.8, 1.2)
     print(f"{workload} {' '.join(args[i + 1:])}")
     if "--stats-file" in opts:
         with open(opts["--stats-file"], "w") as f:

@@ -31,7 +31,7 @@ def check(cond, what):
 
 
 cmd = [kith, "study", f"--suite={os.path.join(HERE, 'workloads', 'suite.tsv')}", "--workloads=tiny_trees,tiny_mix",
-       "--policies=list,estranged", "--collectors=continuous", "--repeat=2", "--jobs=2",
+       "--policies=list,estranged", "--collectors=continuous", "--repeat=2", "--max-repeat=2", "--jobs=2",
        "--contrived-sizes=1M,2M", "--heap-multiples=1.5,3",
        # 4x, not the default 2x: the pause runs pace the continuous collector by the clock,
        # and under ASan on a loaded machine tiny_trees at 2x its (work-paced) minimum heap
@@ -56,7 +56,7 @@ for c in identity + cli_keys:
     check(c in cols, f"results.csv has column {c}")
 check(any(c.startswith("heap.size_histogram.") for c in cols), "results.csv has the size histogram")
 kinds = {r["kind"] for r in rows}
-check(kinds == {"main", "pauses", "minheap", "tradeoff"}, f"kinds of run: {kinds}")
+check(kinds == {"main", "pauses", "minheap", "tradeoff", "demog", "trace"}, f"kinds of run: {kinds}")
 main = [r for r in rows if r["kind"] == "main"]
 check(len(main) == 2 * 2 * 2, f"main runs: {len(main)} (2 workloads x 2 policies x 2 repeats)")
 check(all(r["exit_code"] == "0" for r in main + [r for r in rows if r["kind"] == "pauses"]),
@@ -106,6 +106,25 @@ for text in ("## Machine and build", "git commit", "kith study", "--suite=", "ki
     check(text in report, f"report.md mentions {text!r}")
 for p in figure_problems(out):
     check(False, p)
+# Object demographics (study/demographics.py) from the demog runs of both workloads.
+demog = list(csv.DictReader(open(os.path.join(out, "demographics.csv"))))
+check(sorted(d["workload"] for d in demog) == ["tiny_mix", "tiny_trees"], "demographics.csv: one row per workload")
+lifetimes = list(csv.DictReader(open(os.path.join(out, "lifetimes.csv"))))
+check(lifetimes and all(0 < float(x["cum_fraction_objects"]) <= 1 for x in lifetimes), "lifetimes.csv: a CDF")
+check(len(list(csv.DictReader(open(os.path.join(out, "frag_timeline.csv"))))) > 0, "frag_timeline.csv has cycles")
+check("## Object demographics" in report, "report.md has the demographics section")
+# Exact allocator cost (study/alloc_cost.py): each policy's own trace under callgrind, and
+# timed replays (10 repeats each), both against the `nothing` baseline.
+replay_time = list(csv.DictReader(open(os.path.join(out, "replay_time.csv"))))
+check(sorted((r["workload"], r["policy"]) for r in replay_time) ==
+      [("tiny_mix", "estranged"), ("tiny_mix", "list"), ("tiny_trees", "estranged"), ("tiny_trees", "list")]
+      and all(r["repeats"] == "10" and r["baseline_repeats"] == "10" for r in replay_time),
+      "replay_time.csv: every workload x policy, 10 repeats each")
+if shutil.which("valgrind"):
+    alloc = list(csv.DictReader(open(os.path.join(out, "alloc_cost.csv"))))
+    check(len(alloc) == 4 and all(float(r["ir_per_malloc"]) > 0 for r in alloc),
+          "alloc_cost.csv: every workload x policy, the policy's own instructions per malloc > 0")
+    check("## Exact allocator cost" in report, "report.md has the allocator cost section")
 
 if failures:
     print(f"{len(failures)} checks failed")

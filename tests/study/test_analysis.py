@@ -1,0 +1,206 @@
+"""The study's analysis against hand-computed cases: Holm-Bonferroni, Welch's test on
+log times, the recycling classification, retried requests outside the satisfied
+percentages; and through the whole driver with fake_kith.py: adaptive repeats (a noisy
+workload gets runs up to --max-repeat, a quiet one stays at --repeat, and the report
+lists the ones that missed the target), the trade-off at each policy's own minimum heap,
+and a baseline that could not run keeping its row with a note.
+Run: /usr/bin/python3 -m unittest test_analysis (CTest: study.analysis)."""
+
+import csv
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "study"))
+sys.path.insert(0, HERE)
+import fake_kith  # noqa: E402
+import stats  # noqa: E402
+from analysis import recycling_workloads, satisfied_row, satisfied_means  # noqa: E402
+
+DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+FAKE = os.path.join(HERE, "fake_kith.py")
+
+
+class Holm(unittest.TestCase):
+    def test_step_down_by_hand(self):
+        # m = 4 at 5%: sorted 0.005 <= 0.05/4 yes, 0.01 <= 0.05/3 yes, 0.03 <= 0.05/2 no: stop
+        # (0.04 <= 0.05/1 would pass alone, but Holm stops at the first that does not).
+        sig, adj = stats.holm_bonferroni([0.01, 0.04, 0.03, 0.005])
+        self.assertEqual(sig, [True, False, False, True])
+        # adjusted: 4*0.005 = 0.02, 3*0.01 = 0.03, 2*0.03 = 0.06, max(0.06, 1*0.04) = 0.06
+        for got, want in zip(adj, [0.03, 0.06, 0.06, 0.02]):
+            self.assertAlmostEqual(got, want)
+
+    def test_untested_values_are_not_counted(self):
+        # m = 2 (None is no test): 0.02 <= 0.05/2 yes, 0.04 <= 0.05 yes; with m = 3 the
+        # first would fail (0.02 > 0.0167).
+        sig, adj = stats.holm_bonferroni([0.04, None, 0.02])
+        self.assertEqual(sig, [True, False, True])
+        self.assertIsNone(adj[1])
+        self.assertAlmostEqual(adj[2], 0.04)
+        self.assertEqual(stats.holm_bonferroni([]), ([], []))
+
+    def test_uncorrected_would_say_more(self):
+        ps = [0.049] * 10
+        self.assertEqual(sum(stats.holm_bonferroni(ps)[0]), 0)
+
+
+class WelchLog(unittest.TestCase):
+    def test_by_hand(self):
+        # logs [0, 1] against [2, 3]: d = -2, variances of the means 0.25 each, t = -2/sqrt(0.5)
+        # = -2.8284, df = 0.5^2 / (0.25^2 + 0.25^2) = 2; for 2 df P(T > t) = (1 - t/sqrt(2 + t^2))/2,
+        # so p = 1 - 2.8284/sqrt(10) = 0.105573.
+        d, p = stats.welch_log_test([1, math.e], [math.e ** 2, math.e ** 3])
+        self.assertAlmostEqual(d, -2.0)
+        self.assertAlmostEqual(p, 1 - 2.828427 / math.sqrt(10), places=5)
+
+    def test_one_sample_has_no_p(self):
+        self.assertEqual(stats.welch_log_test([1.0], [2.0, 2.1])[1], None)
+
+    def test_geomean_interval(self):
+        g, lo, hi = stats.geomean_ci([1, 4])  # logs 0, 1.386: mean 0.693 -> 2
+        self.assertAlmostEqual(g, 2.0)
+        self.assertLess(lo, 2.0)
+        self.assertGreater(hi, 2.0)
+
+
+def run_row(workload, collector, frees, cycles, freed, exit_code=0, policy="knuth"):
+    return {"workload": workload, "collector": collector, "policy": policy, "exit_code": exit_code,
+            "heap.frees": frees, "gc.cycles": cycles, "gc.bytes_freed": freed}
+
+
+class Recycling(unittest.TestCase):
+    def test_from_the_counts(self):
+        rows = [run_row("trees", "occasional", 900, 10, 57600),
+                run_row("mst", "occasional", 0, 3, 0),             # no frees: keeps everything
+                run_row("voronoi", "occasional", 0, 0, 0),         # never collected
+                run_row("permute", "occasional", 0, 0, 0, policy="list"),
+                run_row("permute", "occasional", 40, 1, 640),      # one policy's run collected and freed
+                run_row("crash", "occasional", 500, 2, 100, exit_code=70),  # failed runs do not count
+                run_row("trees", "continuous", 0, 0, 0)]
+        got = recycling_workloads(rows)
+        self.assertEqual(got, {("trees", "occasional"): True, ("mst", "occasional"): False,
+                               ("voronoi", "occasional"): False, ("permute", "occasional"): True,
+                               ("trees", "continuous"): False})
+
+
+def sat_run(immediate, split, glue, failed, repeat=0):
+    return {"exit_code": 0, "repeat": repeat, "pacing": "work", "heap.satisfied.immediate": immediate,
+            "heap.satisfied.split": split, "heap.satisfied.glue": glue, "heap.satisfied.defrag": 0,
+            "heap.satisfied.failed": failed, "heap.allocations": immediate + split + glue, "heap.frees": 1,
+            "gc.cycles": 1, "heap.peak_bytes_in_use": 1}
+
+
+class Retried(unittest.TestCase):
+    def test_retries_are_outside_the_denominator(self):
+        # sieve, continuous: 1,182 outcomes of which 149 failed and were retried; the
+        # successful requests are 1,033, 670 of them immediate: 64.9%, not 670/1182 = 56.7%.
+        row = satisfied_row([sat_run(670, 300, 63, 149)])
+        self.assertEqual(row["requests"], 1033)
+        self.assertEqual(row["retried"], 149)
+        self.assertAlmostEqual(row["immediate_pct"], 100 * 670 / 1033)
+        self.assertAlmostEqual(sum(row[f"{o}_pct"] for o in ("immediate", "split", "glue", "defrag")), 100.0)
+
+    def test_counts_identical_sees_a_different_retry_count(self):
+        row = satisfied_row([sat_run(670, 300, 63, 149), sat_run(670, 300, 63, 150, repeat=1)])
+        self.assertFalse(row["counts_identical"])
+
+    def test_weighted_and_unweighted_means(self):
+        sat = [dict(satisfied_row([sat_run(90, 10, 0, 0)]), workload="a", collector="c", policy="p", recycling=True),
+               dict(satisfied_row([sat_run(100, 900, 0, 5)]), workload="b", collector="c", policy="p",
+                    recycling=False)]
+        means = {m["subset"]: m for m in satisfied_means(sat)}
+        self.assertAlmostEqual(means["all"]["immediate_pct_weighted"], 100 * 190 / 1100)
+        self.assertAlmostEqual(means["all"]["immediate_pct_unweighted"], (90 + 10) / 2)
+        self.assertEqual(means["recycling"]["workloads"], 1)
+        self.assertAlmostEqual(means["recycling"]["immediate_pct_unweighted"], 90)
+
+
+def run_study(out, *extra, env=None):
+    cmd = [sys.executable, DRIVER, f"--kith={FAKE}", f"--suite={os.path.join(HERE, 'fake_suite', 'suite.tsv')}",
+           "--collectors=occasional", "--no-figures", "--experiments=minheap,main,tradeoff", f"--out={out}", *extra]
+    return subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, **(env or {})), timeout=600)
+
+
+def read(out, name):
+    with open(os.path.join(out, name), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+class Driver(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="kith-study-analysis-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_adaptive_repeats(self):
+        out = os.path.join(self.tmp, "adaptive")
+        r = run_study(out, "--policies=list,knuth", "--repeat=3", "--max-repeat=6", "--heap-multiples=2",
+                      env={"FAKE_KITH_NOISE": "beta"})
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        main = [x for x in read(out, "results.csv") if x["kind"] == "main"]
+        for w, want in (("alpha", 3), ("beta", 6)):  # alpha's times are exact; beta's +-20%
+            for p in ("list", "knuth"):
+                n = len([x for x in main if x["workload"] == w and x["policy"] == p])
+                self.assertEqual(n, want, f"{w}/{p}: {n} runs")
+        # Still interleaved: every repeat 2 was started before any repeat 3.
+        with open(os.path.join(out, "commands.txt")) as f:
+            lines = [ln for ln in f if "runs/main" in ln]
+        last_r2 = max(i for i, ln in enumerate(lines) if "__r2." in ln)
+        first_r3 = min(i for i, ln in enumerate(lines) if "__r3." in ln)
+        self.assertLess(last_r2, first_r3)
+        # The main runs count without per-operation clocks.
+        self.assertTrue(all("--stats-timers=off" in ln for ln in lines))
+        missed = read(out, "timing_target.csv")
+        self.assertEqual({(x["kind"], x["workload"]) for x in missed if x["half_width_pct"]}, {("main", "beta")})
+        with open(os.path.join(out, "report.md")) as f:
+            report = f.read()
+        self.assertIn("**Timing target.**", report)
+        self.assertIn("- main beta / occasional / `knuth`: ±", report)
+        self.assertNotIn("main alpha / occasional", report)
+
+    def test_own_minimum_and_a_baseline_that_cannot_run(self):
+        # list needs 2x the workload's base here, knuth 1.5x: at the common heap (1x the
+        # smallest minimum, knuth's) list runs out of memory; at multiples of its own
+        # minimum it runs.
+        out = os.path.join(self.tmp, "own")
+        r = run_study(out, "--policies=list,knuth", "--repeat=2", "--main-heap=1", "--heap-multiples=1.25,3",
+                      env={"FAKE_KITH_FACTORS": "list=2.0"})
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        mins = {(x["workload"], x["policy"]): int(x["min_heap_bytes"]) for x in read(out, "minheap.csv")}
+        tr = read(out, "tradeoff.csv")
+        self.assertEqual(len(tr), 2 * 2 * 2)
+        for x in tr:
+            own = mins[(x["workload"], x["policy"])]
+            self.assertEqual(int(x["heap_size"]), -(-int(own * float(x["multiple"])) // 1024) * 1024)
+            self.assertEqual(x["status"], "ok")
+            self.assertTrue(float(x["relative_time"]) >= 1.0)
+        for w in ("alpha", "beta"):
+            best = [x for x in tr if x["workload"] == w and math.isclose(float(x["relative_time"]), 1.0)]
+            self.assertEqual(len(best), 1)
+            knuth3 = next(x for x in tr if x["workload"] == w and x["policy"] == "knuth" and x["multiple"] == "3")
+            list3 = next(x for x in tr if x["workload"] == w and x["policy"] == "list" and x["multiple"] == "3")
+            self.assertAlmostEqual(float(knuth3["speedup_vs_list"]),
+                                   float(list3["wall_s_mean"]) / float(knuth3["wall_s_mean"]))
+        summary = read(out, "tradeoff_summary.csv")
+        self.assertEqual({(x["policy"], x["multiple"], x["workloads"]) for x in summary},
+                         {(p, m, "2") for p in ("list", "knuth") for m in ("1.25", "3")})
+        sp = read(out, "speedup.csv")
+        knuth = [x for x in sp if x["policy"] == "knuth"]
+        self.assertEqual(len(knuth), 2)
+        for x in knuth:
+            self.assertEqual(x["speedup"], "")
+            self.assertEqual(x["note"], f"list did not run: out of memory at {x['heap_size']} bytes")
+        with open(os.path.join(out, "report.md")) as f:
+            report = f.read()
+        self.assertIn("list did not run: out of memory at", report)
+
+
+if __name__ == "__main__":
+    unittest.main()
