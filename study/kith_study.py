@@ -21,6 +21,12 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
   demog      per workload, estranged and knuth under occasional collection at the main
              heap with --frag-file (and --trace on estranged): object lifetimes, alloc
              rate, fragmentation over time (demographics.py)
+  trace      every workload x policy x collector as its main run (repeat 0), with --trace:
+             the recording, and the instrumented latency run (per-op timers on)
+  cost       each trace replayed under callgrind on its own policy and on the `nothing`
+             baseline: exact instructions and cache misses per malloc and free
+  replay     the same two replays timed, 10 repeats (alloc_cost.py: alloc_cost.csv,
+             replay_time.csv)
 Repeats are interleaved (repeat 0 of every configuration, then repeat 1, ...), so slow
 drift of the machine hits every configuration alike; after the --repeat minimum, a
 configuration whose 95% interval is wider than +-3% (--target-ci) of its mean gets one

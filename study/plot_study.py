@@ -263,6 +263,7 @@ def dot_rows(ax, labels, series, log=True, reference=None, summary_label=None):
         ax.axhline(n - 1 - labels.index(summary_label) + 0.5, color="#555555", lw=0.6)
     if log:
         ax.set_xscale("log")
+    ax.margins(x=0.06)  # a marker at the end of the range stays whole
     ax.set_yticks(range(n))
     ax.set_yticklabels(list(reversed(labels)))
     ax.set_ylim(-0.6, n - 0.4)
@@ -340,7 +341,7 @@ def fig_worst_case_request(out_dir):
     axes[1].annotate("paper: 72x", (0.98, PAPER_CONTRIVED_SPEEDUP), xycoords=("axes fraction", "data"),
                      xytext=(0, -3), textcoords="offset points", ha="right", va="top", color="#555555")
     titles = ["(a) one 1 KiB request", "(b) speedup over list", "(c) steps per request (counted)"]
-    ylabels = ["time (ns)", "list's time / policy's", "blocks / levels / bins examined"]
+    ylabels = ["time (ns)", "list's time / policy's", "steps (blocks, levels or bins)"]
     for ax, t, yl in zip(axes, titles, ylabels):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -368,7 +369,7 @@ def fig_speedup(out_dir):
     ratios = [3, 1.3] if gc else [1]
     fig, axes = plt.subplots(1, len(ratios) * len(collectors), sharey=True, squeeze=False,
                              figsize=(DOUBLE if gc or len(collectors) > 1 else SINGLE + 0.6,
-                                      0.7 + row_height(len(policies)) * len(labels)),
+                                      1.2 + row_height(len(policies)) * len(labels)),
                              layout="constrained", gridspec_kw={"width_ratios": ratios * len(collectors)})
     axes = axes[0]
     any_iv = False
@@ -419,8 +420,9 @@ def fig_speedup(out_dir):
     if gc:
         handles.insert(0, handle("list", POLICY_STYLE["list"]))
     if holm:
-        handles += [Line2D([], [], linestyle="none", label="significant (Holm)", **marker_kw((BLACK, "o"))),
-                    Line2D([], [], linestyle="none", label="not significant", **marker_kw((BLACK, "o"), False))]
+        grey = ("#777777", "o")
+        handles += [Line2D([], [], linestyle="none", label="filled: significant (Holm)", **marker_kw(grey)),
+                    Line2D([], [], linestyle="none", label="hollow: not significant", **marker_kw(grey, False))]
     fig.suptitle(f"Speedup over list (>1: faster than list); each workload: {ci_note(any_iv)};\n"
                  f"geomean: {CONFIDENCE_LABEL} across workloads")
     legend_below(fig, handles, ncol=5 if len(handles) > 6 else len(handles))
@@ -430,11 +432,11 @@ def fig_speedup(out_dir):
 # --- how requests were satisfied (the paper's Figure 10) --------------------------------
 
 def recycling_workloads(rows):
-    """Workloads the analysis classified as recycling memory (a `recycling` column), or all."""
-    key = next((k for k in ("recycling", "recycles") if any(r.get(k) not in (None, "") for r in rows)), None)
-    if key is None:
-        return list(dict.fromkeys(r["workload"] for r in rows)), "all"
-    return list(dict.fromkeys(r["workload"] for r in rows if truthy(r.get(key)))), "recycling workloads"
+    """The (workload, collector) pairs the analysis classified as recycling memory (its
+    `recycling` column), or every pair when an older study lacks the column."""
+    if not any(r.get("recycling") not in (None, "") for r in rows):
+        return {(r["workload"], r["collector"]) for r in rows}, "all"
+    return {(r["workload"], r["collector"]) for r in rows if truthy(r.get("recycling"))}, "recycling"
 
 
 def fig_satisfied(out_dir):
@@ -442,7 +444,7 @@ def fig_satisfied(out_dir):
     workloads, kind = recycling_workloads(rows)
     if not workloads:
         raise Skip("satisfied.csv: no workload recycles memory")
-    rows = [r for r in rows if r["workload"] in workloads]
+    rows = [r for r in rows if (r["workload"], r["collector"]) in workloads]
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
     policies = ordered([r["policy"] for r in rows], POLICY_ORDER)
     outcomes = [(o, c) for o, c in OUTCOMES if any(col(r, f"{o}_pct") for r in rows)]
@@ -465,7 +467,8 @@ def fig_satisfied(out_dir):
         ax.set_xlim(0, 100)
         ax.grid(axis="y", visible=False)
         n = len({r["workload"] for r in rows if r["collector"] == c})
-        ax.set_title(f"{c} collection: mean over " + (f"all {n} workloads" if kind == "all" else f"{n} {kind}"))
+        ax.set_title(f"{c} collection: mean over {'all ' if kind == 'all' else ''}{n} "
+                     f"{'recycling ' if kind == 'recycling' else ''}workload{'' if n == 1 else 's'}")
     axes[-1, 0].set_xlabel("% of requests (each workload weighs the same)")
     legend_below(fig, [Patch(color=c, label=o) for o, c in outcomes], ncol=len(outcomes))
     save(fig, out_dir, "fig-satisfied")
@@ -500,10 +503,10 @@ def fig_satisfied_vs_heap(out_dir):
     sat = read(out_dir, "satisfied.csv")
     if sat:
         keep, kind = recycling_workloads(sat)
-        rows = [r for r in rows if r["workload"] in keep] or rows
+        rows = [r for r in rows if (r["workload"], r["collector"]) in keep] or rows
     else:
         kind = "all"
-    kind = "all workloads" if kind == "all" else kind
+    kind = "all workloads" if kind == "all" else "the recycling workloads"
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
     policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
     styles = policy_styles(policies)
@@ -650,7 +653,8 @@ def fig_mmu(out_dir):
     axes[0, 0].set_ylabel("minimum mutator utilization")
     subset = f"the {len(chosen)} workloads with the most GC pause time" if len(weight) > len(chosen) else ""
     fig.suptitle("Minimum mutator utilization" + (f": {subset}" if subset else "") + " (one run each)")
-    legend_below(fig, [handle(w, styles[w], line=True) for w in chosen], ncol=min(len(chosen), 3 if len(collectors) == 1 else 6))
+    legend_below(fig, [handle(w, styles[w], line=True) for w in chosen],
+                 ncol=min(len(chosen), 3 if len(collectors) == 1 else 6))
     save(fig, out_dir, "fig-mmu")
 
 
@@ -668,7 +672,8 @@ def fig_time_space(out_dir):
     any_iv = False
     for ax, c in zip(axes[0], collectors):
         for p in policies:
-            mine = sorted((r for r in rows if r["collector"] == c and r["policy"] == p), key=lambda r: col(r, "multiple"))
+            mine = sorted((r for r in rows if r["collector"] == c and r["policy"] == p),
+                          key=lambda r: col(r, "multiple"))
             if not mine:
                 continue
             ax.plot([col(r, "multiple") for r in mine], [col(r, "geomean_relative_time") for r in mine],
@@ -883,7 +888,8 @@ def fig_lifetimes(out_dir):
                 if pts:
                     ax.step([x for x, _ in pts], [y for _, y in pts], where="post", color=styles[w][0], lw=1)
                     mark = pts[:: max(1, len(pts) // 6)]
-                    ax.plot([x for x, _ in mark], [y for _, y in mark], linestyle="none", **marker_kw(styles[w], size=3.5))
+                    ax.plot([x for x, _ in mark], [y for _, y in mark], linestyle="none",
+                            **marker_kw(styles[w], size=3.5))
             ax.set_xscale("log")
             ax.set_ylim(-0.02, 1.02)
             if g == 0:
@@ -954,7 +960,8 @@ def fig_alloc_rate(out_dir):
     fig, ax = plt.subplots(figsize=(SINGLE, 0.9 + row_height(len(collectors)) * len(workloads)), layout="constrained")
     dot_rows(ax, workloads, series)
     ax.set_xlabel("MB allocated per second of mutator time (log)")
-    ax.set_title("Allocation rate" + (": median over policies,\nline from the slowest to the fastest" if ranges else ""))
+    ax.set_title("Allocation rate"
+                 + (": median over policies,\nline from the slowest to the fastest" if ranges else ""))
     legend_below(fig, [handle(name, style) for name, style, _ in series], ncol=len(series))
     save(fig, out_dir, "fig-alloc-rate")
 

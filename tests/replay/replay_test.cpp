@@ -278,6 +278,33 @@ TEST(Replay, AMalformedTraceStopsWithThePosition) {
   EXPECT_EQ(r.events, 2u);
 }
 
+// The replay baseline: every request met with a distinct address and counted, every
+// free taken, nothing read or written (its addresses have no memory: a touch would
+// crash), and a failure-free replay of a trace a real policy fails on.
+TEST(Replay, TheNothingBaselineMeetsEveryRequestWithoutMemory) {
+  EXPECT_TRUE(heap::isReplayBaseline("nothing"));
+  EXPECT_FALSE(heap::isPolicy("nothing"));  // so run and the study's policy lists refuse it
+  TraceBuilder t = workloadTrace(7, 20000);
+  for (int i = 0; i < 64; ++i) t.alloc(std::size_t{1} << 20);  // 64 MiB more: no arena holds it
+  Replayed r = replay("nothing", kHeapBytes, t.encode(TraceFormat::binary));
+  EXPECT_EQ(r.result.error, "");
+  EXPECT_EQ(r.result.failedAllocations, 0u);
+  EXPECT_EQ(r.result.allocations, 20000u + 64);
+  EXPECT_EQ(r.statistics.allocations, r.result.allocations);
+  EXPECT_EQ(r.statistics.frees, r.result.frees);
+  EXPECT_EQ(r.result.liveAtEnd, 64u);
+
+  std::unique_ptr<heap::Heap> h = heap::makeHeap("nothing", kHeapBytes, false);
+  void* a = h->malloc(16);
+  void* b = h->malloc(16);
+  EXPECT_NE(a, nullptr);
+  EXPECT_NE(a, b);
+  EXPECT_FALSE(h->setRelocator(nullptr, nullptr));  // replay never writes its blocks
+  EXPECT_EQ(h->arenaBase(), nullptr);
+  h->free(a);
+  h->free(b);
+}
+
 TEST(Replay, EveryPolicyOfTheBuildIsListedOrNoted) {
   // jemalloc and mimalloc are optional: each is either a policy or a note, never both.
   for (std::string_view name : {"jemalloc", "mimalloc"}) {

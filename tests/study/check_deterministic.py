@@ -1,6 +1,6 @@
 """Reproducible runs: with --gc-pacing=work (continuous) and with occasional, running
 one workload three times gives identical counts — every number in the statistics JSON
-except times (alloc_ns, free_ns, pause_ms, mmu, wall_s). The heap is small, so the
+except times (alloc_ns, free_ns, pause_ms, mmu, wall_s, startup_s, arena_s). The heap is small, so the
 collectors run many cycles. Usage: check_deterministic.py KITH SCRIPT [ARGS...].
 Exits non-zero on failure. CTest: study.deterministic_counts."""
 
@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-TIME_KEYS = {"alloc_ns", "free_ns", "pause_ms", "mmu", "wall_s"}
+TIME_KEYS = {"alloc_ns", "free_ns", "pause_ms", "mmu", "wall_s", "startup_s", "arena_s"}
 
 
 def counts(d):

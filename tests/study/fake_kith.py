@@ -7,13 +7,16 @@ prints "error: out of memory: ..." and exits 70, like kith. It writes a statisti
 (CLI.md's keys) whose wall time depends only on policy, collector and heap size, whose
 peak_live_bytes is LIVE[script name], and, with --gc-pauses-file, a pause list.
 `bench contrived --json`, `policies` and `--version` answer as kith does.
-Environment, for tests of the driver's analysis: FAKE_KITH_NOISE=w1,w2 gives those
-workloads' wall times +-20% random noise; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR."""
+Environment, for tests of the driver's analysis: FAKE_KITH_NOISE=w1,w2 makes those
+workloads' wall times 20% faster or slower on alternate repeats (from the run id in
+--stats-file), never inside +-3%; FAKE_KITH_SPANS=FILE appends "begin|end KIND TIME" of every
+run, with 50 ms between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR."""
 
 import json
 import os
-import random
+import re
 import sys
+import time
 
 MIN_HEAP = {"alpha": 3_000_000, "beta": 700_000}
 LIVE = {"alpha": 2_000_000, "beta": 400_000}
@@ -57,8 +60,17 @@ def run(args):
     ok = heap >= MIN_HEAP[workload] * factors[policy]
     wall = SPEED[policy] * (1.0 + (0.5 if collector == "continuous" else 0.0)) * (1 + 1_000_000 / heap)
     if workload in os.environ.get("FAKE_KITH_NOISE", "").split(","):
-        wall *= random.uniform(0.8, 1.2)
+        m = re.search(r"__r(\d+)", opts.get("--stats-file", ""))
+        wall *= 1.2 if m and int(m.group(1)) % 2 else 0.8
     print(f"{workload} {' '.join(args[i + 1:])}")
+    spans = os.environ.get("FAKE_KITH_SPANS")
+    if spans:
+        kind = os.path.basename(os.path.dirname(opts.get("--stats-file", "runs/none/x")))
+        with open(spans, "a") as f:
+            f.write(f"begin {kind} {time.monotonic()}\n")
+        time.sleep(0.05)
+        with open(spans, "a") as f:
+            f.write(f"end {kind} {time.monotonic()}\n")
     if "--stats-file" in opts:
         with open(opts["--stats-file"], "w") as f:
             json.dump(stats_json(policy, collector, heap, workload, wall), f)

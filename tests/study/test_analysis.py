@@ -121,6 +121,20 @@ class Retried(unittest.TestCase):
         self.assertAlmostEqual(means["recycling"]["immediate_pct_unweighted"], 90)
 
 
+class GoldenCounts(unittest.TestCase):
+    def test_names_every_differing_cell(self):
+        import golden
+        row = {"workload": "json", "args": "Json 3", "policy": "knuth", "collector": "continuous",
+               "heap_size": "1048576", **{c: "7" for c in golden.COUNTS}}
+        changed = dict(row, **{"gc.cycles": "8"})
+        gone = dict(row, policy="list")
+        self.assertEqual(golden.differences([row], [row]), [])
+        diffs = golden.differences([row, gone], [changed])
+        self.assertEqual(diffs[0], "json/knuth/continuous gc.cycles: golden 7, now 8")
+        self.assertIn("json/list/continuous", diffs[1])
+        self.assertEqual(len(diffs), 2)
+
+
 def run_study(out, *extra, env=None):
     cmd = [sys.executable, DRIVER, f"--kith={FAKE}", f"--suite={os.path.join(HERE, 'fake_suite', 'suite.tsv')}",
            "--collectors=occasional", "--no-figures", "--experiments=minheap,main,tradeoff", f"--out={out}", *extra]
@@ -164,6 +178,24 @@ class Driver(unittest.TestCase):
         self.assertIn("**Timing target.**", report)
         self.assertIn("- main beta / occasional / `knuth`: ±", report)
         self.assertNotIn("main alpha / occasional", report)
+
+    def test_timed_runs_run_alone(self):
+        spans = os.path.join(self.tmp, "spans")
+        r = run_study(os.path.join(self.tmp, "alone"), "--policies=list,knuth,tlsf", "--repeat=2", "--max-repeat=2",
+                      "--heap-multiples=2", "--jobs=2", env={"FAKE_KITH_SPANS": spans})
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        with open(spans) as f:
+            events = sorted((float(t), e, k) for e, k, t in (ln.split() for ln in f))
+        active, overlapped = [], set()
+        for _, event, kind in events:
+            if event == "begin":
+                active.append(kind)
+                if len(active) > 1:
+                    overlapped.update(active)
+            else:
+                active.remove(kind)
+        self.assertIn("minheap", overlapped)  # the untimed probes use both jobs
+        self.assertFalse(overlapped & {"main", "tradeoff"}, f"timed runs overlapped: {overlapped}")
 
     def test_own_minimum_and_a_baseline_that_cannot_run(self):
         # list needs 2x the workload's base here, knuth 1.5x: at the common heap (1x the
