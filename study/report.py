@@ -12,17 +12,20 @@ import demographics
 import stats
 from common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, warn
 
-FIGURES = [
-    ("fig1-workloads", "Workloads (the paper's Figure 7)"),
-    ("fig2-worst-case-request", "The worst-case request against heap size (Figure 8)"),
-    ("fig3-speedup", "Speedup over `list` (Figure 9)"),
-    ("fig4-satisfied", "How requests were satisfied (Figure 10)"),
-    ("fig5-request-sizes", "Request sizes (Figure 11)"),
-    ("fig6-pauses-mmu", "GC pauses and minimum mutator utilization"),
-    ("fig7-time-space", "Time-space trade-off"),
-    ("fig8-min-heap", "Minimum heap"),
-    ("fig9-fragmentation", "Fragmentation (Johnstone & Wilson)"),
+FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
+    ("Workloads (the paper's Figure 7)", []),
+    ("The worst-case request against heap size (Figure 8)", ["fig-worst-case-request"]),
+    ("Speedup over `list` (Figure 9)", ["fig-speedup"]),
+    ("How requests were satisfied (Figure 10)", ["fig-satisfied", "fig-satisfied-vs-heap"]),
+    ("Request sizes (Figure 11)", ["fig-request-sizes"]),
+    ("GC pauses and minimum mutator utilization", ["fig-pauses", "fig-mmu"]),
+    ("Time-space trade-off", ["fig-time-space", "fig-time-space-workloads"]),
+    ("Minimum heap", ["fig-min-heap"]),
+    ("Fragmentation (Johnstone & Wilson)", []),
 ]
+# Figures drawn for the sections study/alloc_cost.py and study/demographics.py write.
+ALLOC_COST_FIGURES = ["fig-alloc-cost", "fig-alloc-misses", "fig-replay-time"]
+DEMOGRAPHICS_FIGURES = ["fig-lifetimes", "fig-frag-timeline", "fig-alloc-rate"]
 
 
 def machine_info():
@@ -178,15 +181,20 @@ def write_report(study, out_dir, tables, info, figures_ok):
             L.append(f"- `{run_id}`: heap {heap} B, the policy's minimum {need} B")
         L.append("")
 
+    def embed(names):
+        """Each figure that was drawn: the PNG inline, links to its SVG and PDF."""
+        for name in names:
+            if figures_ok and os.path.exists(os.path.join(out_dir, "figures", f"{name}.png")):
+                L.append(f"![{name}](figures/{name}.png)")
+                L.append("")
+                L.append(f"[SVG](figures/{name}.svg) · [PDF](figures/{name}.pdf)")
+                L.append("")
+
     def figure(idx):
-        name, title = FIGURES[idx]
+        title, names = FIGURES[idx]
         L.append(f"## {idx + 1}. {title}")
         L.append("")
-        if figures_ok:
-            L.append(f"![{title}](figures/{name}.png)")
-            L.append("")
-            L.append(f"[SVG](figures/{name}.svg)")
-            L.append("")
+        embed(names)
 
     figure(0)
     wl, _ = tables["workloads"]
@@ -230,6 +238,8 @@ def write_report(study, out_dir, tables, info, figures_ok):
 
     figure(2)
     speedup_section(L, c, tables)
+    L += alloc_cost.report_lines(out_dir)  # exact allocator cost, replay wall time: Figure 9 resolved
+    embed(ALLOC_COST_FIGURES)
 
     figure(3)
     satisfied_section(L, c, tables)
@@ -284,7 +294,7 @@ def write_report(study, out_dir, tables, info, figures_ok):
                    study.minheap_policies()))
     L.append("")
     L += demographics.report_section(tables)
-    L += alloc_cost.report_lines(out_dir)  # exact allocator cost, replay wall time
+    embed(DEMOGRAPHICS_FIGURES)
     L.append("## Files")
     L.append("")
     L.append("`results.csv` / `results.json` (one row per `kith run`: every statistic of the JSON, flattened), "

@@ -102,7 +102,7 @@ minheap = list(csv.DictReader(open(os.path.join(out, "minheap.csv"))))
 check(len(minheap) == 4 and all(m["status"] == "found" for m in minheap), "every minimum-heap search finished")
 report = open(os.path.join(out, "report.md")).read()
 for text in ("## Machine and build", "git commit", "kith study", "--suite=", "kith run --heap=", "cores",
-             "figures/fig9-fragmentation.png"):
+             "figures/fig-min-heap.png"):
     check(text in report, f"report.md mentions {text!r}")
 for p in figure_problems(out):
     check(False, p)
