@@ -820,7 +820,7 @@ def fig_alloc_cost(out_dir):
     metrics = [("ir_per_malloc", "malloc", "instructions (log)", None, None),
                ("ir_per_free", "free", "instructions (log)", None, None)]
     cost_figure(out_dir, "fig-alloc-cost", rows, metrics,
-                "The allocator's own instructions per request (cachegrind, baseline subtracted; exact counts)")
+                "The allocator's own instructions per request (callgrind, baseline subtracted; exact counts)")
 
 
 def fig_alloc_misses(out_dir):
@@ -854,7 +854,7 @@ def fig_alloc_misses(out_dir):
                 ax.set_title(c, loc="left")
             if i == len(collectors) - 1:
                 ax.set_xlabel(label)
-    fig.suptitle("Simulated cache misses per request (cachegrind, exact; ticks: workloads, marker: their mean)")
+    fig.suptitle("Simulated cache misses per request (callgrind cache simulation, exact; ticks: workloads, marker: their mean)")
     save(fig, out_dir, "fig-alloc-misses")
 
 
