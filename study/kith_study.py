@@ -95,7 +95,7 @@ def parse_args(argv):
                     help=f"small arguments, 1 repeat, {QUICK_WORKLOADS} workloads, heap multiples "
                          f"{','.join(f'{x:g}' for x in QUICK_MULTIPLES)}, contrived up to 16M: a few minutes")
     ap.add_argument("--sizes", default=None, choices=["study", "small", "default"],
-                    help="which arguments of the suite: study (the study_args column, ~1 s a run; the "
+                    help="which arguments of the suite: study (the study_args column, 0.1-0.7 s a run; the "
                          "default), small (--quick's), or default (the benchmarks' own sizes, 3-17 s a run)")
     ap.add_argument("--resume", action="store_true", help="keep the runs already in --out and do the rest")
     ap.add_argument("--plan", action="store_true",

@@ -14,8 +14,9 @@ class Workload:
         self.script = self.resolve(row["script"], base_dirs)
         self.default_args = shlex.split(row.get("default_args") or "")
         self.small_args = shlex.split(row.get("small_args") or "") or self.default_args
-        # the full study's size: it runs each workload ~200 times, so ~1 s a run, not the
-        # benchmark's default (up to 17 s)
+        # the full study's size: it runs each workload hundreds of times and replays its
+        # traces under callgrind, so a fraction of a second a run, not the benchmark's
+        # default (up to 17 s)
         self.study_args = shlex.split(row.get("study_args") or "") or self.default_args
         heap_size = row.get("heap_size") or "-"  # suite.tsv's "-": kith run's default heap
         self.heap_size = parse_size("64M" if heap_size == "-" else heap_size)
