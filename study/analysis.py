@@ -8,6 +8,7 @@ import os
 import alloc_cost
 import demographics
 import stats
+import steps
 from plan import Run, load_stats, run_files
 from common import write_csv
 
@@ -632,6 +633,7 @@ def write_results(study, out_dir):
     write_csv(os.path.join(out_dir, "timing_target.csv"), *tables["timing_target"])
     tables.update(demographics.write_demographics(study, out_dir, rows))  # lifetimes, alloc rate, fragmentation
     tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
+    tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
     return tables
 
 

@@ -10,6 +10,7 @@ import time
 import alloc_cost
 import demographics
 import stats
+import steps
 from common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, warn
 
 FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
@@ -240,6 +241,7 @@ def write_report(study, out_dir, tables, info, figures_ok):
     speedup_section(L, c, tables)
     L += alloc_cost.report_lines(out_dir)  # exact allocator cost, replay wall time: Figure 9 resolved
     embed(ALLOC_COST_FIGURES)
+    L += steps.report_lines(out_dir)  # steps per request: observed worst case against the bound
 
     figure(3)
     satisfied_section(L, c, tables)
