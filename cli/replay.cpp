@@ -148,6 +148,7 @@ struct Options {
   Stats stats = Stats::none;
   std::string statsFile;
   bool statsTimers = true;  // --stats-timers=off: counts only, no clock read per operation
+  bool bare = false;        // --bare: no StatsHeap counting either (a cost measurement)
   bool stopOnFailure = false;
   std::string trace;
 };
@@ -157,7 +158,8 @@ std::string replayJson(const Options& o, const heap::HeapStatistics& h, const Re
   auto n = [](std::uint64_t v) { return std::to_string(v); };
   std::string out = "{\"policy\": " + jsonString(o.policy) + ", \"heap_size\": " + n(o.heapSize) +
                     ", \"trace\": " + jsonString(o.trace) + ",\n";
-  out += heapStatisticsJson(h);
+  // --bare counted nothing: no heap block rather than one of zeros that would read as measured.
+  out += o.bare ? std::string(" \"bare\": true,\n") : heapStatisticsJson(h);
   out += " \"replay\": {\"format\": \"" + std::string(heap::traceFormatName(format)) + "\", \"events\": " +
          n(r.events) + ", \"allocations\": " + n(r.allocations) + ", \"frees\": " + n(r.frees) +
          ", \"recorded_failures\": " + n(r.recordedFailures) + ", \"failed_allocations\": " +
@@ -183,7 +185,7 @@ std::string replayTable(const Options& o, const heap::HeapStatistics& h, const R
                 r.seconds > 0 ? static_cast<double>(r.events) / r.seconds / 1e6 : 0.0,
                 static_cast<unsigned long long>(r.recordedFailures), static_cast<unsigned long long>(r.skippedFrees),
                 static_cast<unsigned long long>(r.liveAtEnd));
-  return head + heapStatisticsTable(h) + tail;
+  return head + (o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h)) + tail;
 }
 
 std::optional<int> parseOptions(const std::vector<std::string_view>& args, Options& o) {
@@ -213,6 +215,8 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
       std::string v = value("--stats-timers=");
       if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
       o.statsTimers = v == "on";
+    } else if (a == "--bare") {
+      o.bare = true;
     } else if (a == "--stop-on-failure") {
       o.stopOnFailure = true;
     } else if (a == "--pretouch") {
@@ -247,7 +251,7 @@ int replayCommand(const std::vector<std::string_view>& args) {
   std::unique_ptr<heap::Heap> heap;
   try {
     // latency timing only when reported and --stats-timers is on, as in run
-    heap = heap::makeHeap(o.policy, o.heapSize, wantStats && o.statsTimers);
+    heap = heap::makeHeap(o.policy, o.heapSize, wantStats && o.statsTimers, !o.bare);
   } catch (const std::bad_alloc&) {
     // As run: the size parsed, the system would not map it (a usage matter).
     std::fprintf(stderr,

@@ -86,8 +86,10 @@ bool isPolicy(std::string_view name);
 std::string policyNames();
 
 // A policy over a fixed heap of `heapBytes`, wrapped in StatsHeap. nullptr for an
-// unknown name. `timeLatency` off skips the per-operation clock reads.
+// unknown name. `timeLatency` off skips the per-operation clock reads; `countRequests`
+// off skips StatsHeap's counting too (statistics() is then all zeros), so a request
+// costs what the policy alone costs, plus one test (kith replay --bare).
 std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes,
-                               bool timeLatency = true);
+                               bool timeLatency = true, bool countRequests = true);
 
 }  // namespace kith::heap

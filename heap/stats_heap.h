@@ -60,6 +60,7 @@ class StatsHeap : public Super {
   void* malloc(std::size_t size) { return malloc(size, nullptr); }
   // The hinted entry point; a policy without hints gets malloc(size) (layer.h).
   void* malloc(std::size_t size, const void* near) {
+    if (!counting_) return mallocNear(static_cast<Super&>(*this), size, near);
     std::uint64_t start = timing_ ? clock_.ticks() : 0;
     void* p = mallocNear(static_cast<Super&>(*this), size, near);
     if (timing_) allocTicks_.record(since(start));
@@ -90,6 +91,10 @@ class StatsHeap : public Super {
   // free(nullptr) does nothing, as in C, and is not counted.
   void free(void* p) {
     if (!p) return;
+    if (!counting_) {
+      Super::free(p);
+      return;
+    }
     std::size_t block = Super::getSize(p);
     std::uint64_t start = timing_ ? clock_.ticks() : 0;
     Super::free(p);
@@ -101,6 +106,10 @@ class StatsHeap : public Super {
 
   std::size_t bytesInUse() const { return stats_.bytes_in_use; }
   void setTiming(bool on) { timing_ = on; }
+  // Off: malloc and free go straight to the policy, counting nothing (statistics() then
+  // reports zeros). For measuring a policy's own cost without this layer's bookkeeping
+  // (kith replay --bare); a VM run needs the counts (its collectors read bytesInUse()).
+  void setCounting(bool on) { counting_ = on; }
   bool timing() const { return timing_; }
 
   HeapStatistics statistics() const {
@@ -153,6 +162,7 @@ class StatsHeap : public Super {
   LatencyHistogram allocTicks_, freeTicks_;  // in clock_ ticks
   StepHistogram mallocSteps_, freeSteps_;
   bool timing_ = true;
+  bool counting_ = true;
 };
 
 }  // namespace kith::heap

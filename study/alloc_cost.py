@@ -7,7 +7,7 @@ scheme, the policy field of a baseline run is `nothing-on-<P>`):
           flags as the main run), `kith run --trace=runs/trace/<id>.trace
           --trace-format=binary --stats-file=...` with per-operation timers on: the
           recording, and the study's instrumented latency run.
-  cost    once the trace is done: `valgrind --tool=callgrind --cache-sim=yes kith replay`
+  cost    once the trace is done: `valgrind --tool=callgrind --cache-sim=yes kith replay --bare`
           of it on the same policy, and on the `nothing` baseline (heap/nothing_heap.h),
           through `alloc_cost.py measure` (below), which writes runs/cost/<id>.json:
           events, allocations, frees and, per function (allocateOne, freeOne: the replay
@@ -16,7 +16,7 @@ scheme, the policy field of a baseline run is `nothing-on-<P>`):
           the command on the kept trace to read it with callgrind_annotate).
           Counts are exact: the same trace gives the same numbers on any run, and the
           simulated caches are fixed (CACHES), not the host's.
-  replay  the same two replays timed: `kith replay --pretouch --stats-timers=off
+  replay  the same two replays timed: `kith replay --bare --pretouch
           --stats-file=...`, REPLAY_REPEAT repeats interleaved (timed runs: alone).
 
 Then alloc_cost.csv (per request, the baseline subtracted) and replay_time.csv (ns per
@@ -81,8 +81,8 @@ def replay_argv(run, kith):
     if run.kind == "cost":
         return [PYTHON, THIS, "measure", f"--kith={kith}", f"--policy={replay_policy(run)}",
                 f"--heap-size={run.heap}", f"--out={run.path('json')}", trace_path(run)]
-    return [kith, "replay", f"--heap={replay_policy(run)}", f"--heap-size={run.heap}", "--pretouch",
-            "--stats-timers=off", f"--stats-file={run.path('json')}", trace_path(run)]
+    return [kith, "replay", "--bare", f"--heap={replay_policy(run)}", f"--heap-size={run.heap}", "--pretouch",
+            f"--stats-file={run.path('json')}", trace_path(run)]
 
 
 def plan_runs(study):
@@ -182,7 +182,7 @@ def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="v
     if not keep:
         callgrind_out = f"{trace}.{policy}.{os.getpid()}.callgrind"
     cmd = [valgrind, "--tool=callgrind", "--cache-sim=yes", *CACHES, f"--callgrind-out-file={callgrind_out}",
-           kith, "replay", f"--heap={policy}"] + ([f"--heap-size={heap_size}"] if heap_size else []) + [trace]
+           kith, "replay", "--bare", f"--heap={policy}"] + ([f"--heap-size={heap_size}"] if heap_size else []) + [trace]
     start = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.monotonic() - start
@@ -399,8 +399,9 @@ def report_lines(out_dir):
              "same collector schedule, so the replay makes exactly the run's allocator calls) under `valgrind "
              "--tool=callgrind --cache-sim=yes` with fixed simulated caches (32 KiB 8-way L1, 8 MiB 16-way LL, "
              "64-byte lines). The figures are the inclusive cost of `TraceReplayer::allocateOne` and `freeOne` "
-             "(cli/replay.h) per call, minus the same on `--heap=nothing` (a policy that returns addresses with no "
-             "memory and frees nothing): the policy's own instructions (Ir) and data-cache misses (D1 = D1mr + "
+             "(cli/replay.h) per call, replayed `--bare` (the statistics layer counts nothing: its bookkeeping, "
+             "20-35 instructions a request, is the study's instrument, not the policy), minus the same on "
+             "`--heap=nothing` (a policy that returns addresses with no memory and frees nothing): the policy's own instructions (Ir) and data-cache misses (D1 = D1mr + "
              "D1mw, LL = DLmr + DLmw). Counts are exact: identical on every run of the same trace. Per request = "
              "one malloc plus one free. Per-malloc and per-free figures: `alloc_cost.csv`.")
     L.append("")
@@ -451,7 +452,7 @@ def report_lines(out_dir):
                      ", ".join(f"`{p}` {g:.3g}x" for p, g in ratios) + ".")
             L.append("")
     if rt:
-        L.append("Wall-clock replay (`kith replay --pretouch --stats-timers=off`, timed alone, repeats "
+        L.append("Wall-clock replay (`kith replay --bare --pretouch`, timed alone, repeats "
                  "interleaved): ns per trace event minus the `nothing` baseline's mean (Welch 95% interval of the "
                  "difference), so the policy's own time per event; `replay_time.csv` has the raw means and medians.")
         L.append("")

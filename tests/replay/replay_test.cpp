@@ -305,6 +305,30 @@ TEST(Replay, TheNothingBaselineMeetsEveryRequestWithoutMemory) {
   h->free(b);
 }
 
+// --bare: the statistics layer counts nothing, so a policy costs what it alone costs; the
+// replay itself (its own counts, the blocks it gets) is the same as a counted one.
+TEST(Replay, ABareReplayMakesTheSameCallsAndCountsNothing) {
+  TraceBuilder t = workloadTrace(11, 20000);
+  const std::string trace = t.encode(TraceFormat::binary);
+  for (const heap::PolicyInfo& p : heap::policyList()) {
+    if (p.name == "malloc" || p.name == "jemalloc" || p.name == "mimalloc") continue;  // not fixed-size
+    Replayed counted = replay(std::string(p.name), kHeapBytes, trace);
+    std::unique_ptr<heap::Heap> h = heap::makeHeap(p.name, kHeapBytes, false, /*countRequests=*/false);
+    std::istringstream in(trace);
+    heap::TraceReader reader(in);
+    TraceReplayer replayer(*h, false);
+    ReplayResult bare = replayer.run(reader);
+    EXPECT_EQ(bare.allocations, counted.result.allocations) << p.name;
+    EXPECT_EQ(bare.failedAllocations, counted.result.failedAllocations) << p.name;
+    EXPECT_EQ(bare.liveAtEnd, counted.result.liveAtEnd) << p.name;
+    EXPECT_EQ(h->checkInvariants(), "") << p.name;
+    heap::HeapStatistics s = h->statistics();
+    EXPECT_EQ(s.allocations, 0u) << p.name;
+    EXPECT_EQ(s.frees, 0u) << p.name;
+    EXPECT_GT(counted.statistics.allocations, 0u) << p.name;
+  }
+}
+
 TEST(Replay, EveryPolicyOfTheBuildIsListedOrNoted) {
   // jemalloc and mimalloc are optional: each is either a policy or a note, never both.
   for (std::string_view name : {"jemalloc", "mimalloc"}) {
