@@ -189,6 +189,9 @@ def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="v
     try:
         m = REPLAYED.search(p.stdout)
         if p.returncode != 0 or not m:
+            if "ASan runtime" in p.stderr or "AddressSanitizer" in p.stderr:
+                raise RuntimeError(f"valgrind cannot run {kith}: it is a sanitizer build; measure with a release "
+                                   "build (build/release/cli/kith)")
             tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
             raise RuntimeError(f"replay on {policy} under callgrind exited {p.returncode}: {tail}")
         parsed = parse_callgrind(callgrind_out)

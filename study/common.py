@@ -26,8 +26,6 @@ TIMED_KINDS = {"contrived", "main", "tradeoff", "replay"}
 TIMERS_OFF_KINDS = {"main", "tradeoff"}  # count, but read no clock per malloc/free
 DEFAULT_MAX_REPEAT = 15
 DEFAULT_TARGET_CI = 0.03  # the 95% interval's half-width, as a fraction of the mean
-FALLBACK_ROW = {"name": "binary_trees", "script": "examples/binary_trees.kith", "default_args": "16",
-                "small_args": "10", "heap_size": "64M", "stresses": "short-lived binary trees (fallback row)"}
 
 
 # --- small helpers ----------------------------------------------------------------------
@@ -97,3 +95,19 @@ def read_csv(path):
 
 def warn(message):
     print(f"kith study: {message}", file=sys.stderr)
+
+
+# Exit codes of ../shared/CLI.md.
+EXIT_USAGE, EXIT_MALFORMED, EXIT_MISSING, EXIT_CANNOT_CREATE = 64, 65, 66, 73
+
+
+class StudyError(Exception):
+    """An error the driver reports as one line `kith study: MESSAGE` and exits with code."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def usage_error(message):
+    return StudyError(EXIT_USAGE, message)

@@ -34,7 +34,12 @@ more run per round, up to --max-repeat. Timed runs (main, tradeoff, contrived, r
 run alone (--timing-jobs 1) and main and tradeoff runs pass --stats-timers=off (counts,
 no clock read per malloc and free); the untimed runs use --jobs. A run is done when its .rc file
 (the exit code) exists; --resume keeps what is done, --plan prints what can run now as
-shell commands, --merge folds run files made elsewhere into DIR.
+shell commands, --merge folds run files made elsewhere into DIR (merge.py: checked, never
+replacing a finished run). Bad input is one line `kith study: ...` and ../shared/CLI.md's
+exit code: 64 a bad option, 65 a malformed suite (suite.py) or study.json or a refused
+merged run, 66 a missing suite or --merge directory, 73 an --out that cannot be written.
+SIGTERM and SIGHUP stop a study as SIGINT does (runner.py kills the running children,
+finished runs stay), exiting 128 + the signal.
 Then (analysis.py): results.csv/json (one row per run), summary.csv and one CSV per
 figure; the figures (plot_study.py, from the CSVs alone) and report.md (report.py).
 """
@@ -45,6 +50,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -52,8 +58,11 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from analysis import split_out_of_memory, write_results  # noqa: E402
 from common import (DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES, DEFAULT_TARGET_CI,  # noqa: E402
-                    FULL_CONTRIVED, FULL_MULTIPLES, KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, parse_size, read_csv, warn)
-from plan import Run, Study  # noqa: E402
+                    EXIT_CANNOT_CREATE, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
+                    KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
+                    read_csv, usage_error, warn)
+from merge import merge  # noqa: E402
+from plan import Run, Study, run_files  # noqa: E402
 from report import draw_figures, machine_info, version_info, write_report  # noqa: E402
 from runner import Progress, execute  # noqa: E402
 from suite import quick_subset, read_suite  # noqa: E402
@@ -61,8 +70,16 @@ from suite import quick_subset, read_suite  # noqa: E402
 
 # --- the command line -------------------------------------------------------------------
 
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are CLI.md's: one line and a hint, exit 64 (not 2)."""
+
+    def error(self, message):
+        print(f"kith study: {message}\nkith study: see `kith study --help`", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         prog="kith study",
         description="Runs the workload suite (workloads/suite.tsv) across heap policies x collectors, each run "
                     "a separate `kith run` process, and writes raw results, a summary with 95% confidence "
@@ -156,7 +173,7 @@ def kith_policies(kith):
     try:
         out = subprocess.run([kith, "policies"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError) as e:
-        raise SystemExit(f"kith study: cannot run {kith}: {e}")
+        raise StudyError(EXIT_MISSING, f"cannot run {kith}: {e}")
     names = []
     for line in out.splitlines():
         parts = line.split(None, 1)
@@ -165,50 +182,86 @@ def kith_policies(kith):
     return names
 
 
+def name_list(option, text, valid=None):
+    """A comma-separated --option value: not empty, no name twice, each in valid (if given)."""
+    names = [x.strip() for x in text.split(",")]
+    if not text.strip() or "" in names:
+        raise usage_error(f"--{option} wants comma-separated names; got '{text}'")
+    for x in names:
+        if valid is not None and x not in valid:
+            raise usage_error(f"--{option}: unknown name '{x}'; valid: {', '.join(valid)}")
+        if names.count(x) > 1:
+            raise usage_error(f"--{option}: '{x}' given twice")
+    return names
+
+
+def number_list(option, text, convert, what):
+    try:
+        values = [convert(x) for x in name_list(option, text)]
+    except ValueError:
+        raise usage_error(f"--{option} wants comma-separated {what}; got '{text}'")
+    return values
+
+
 def build_config(a, kith):
+    """The study's configuration from the options; every bad value is a usage error (64)."""
     known_policies = kith_policies(kith)
-    policies = a.policies.split(",") if a.policies else [p for p in DEFAULT_POLICIES if p in known_policies]
-    for p in policies:
-        if p not in known_policies:
-            raise SystemExit(f"kith study: unknown policy '{p}'; valid: {', '.join(known_policies)}")
-    collectors = a.collectors.split(",") if a.collectors else list(DEFAULT_COLLECTORS)
-    for col in collectors:
-        if col not in ("occasional", "continuous", "none"):
-            raise SystemExit(f"kith study: unknown collector '{col}'; valid: occasional, continuous, none")
-    experiments = a.experiments.split(",")
-    for e in experiments:
-        if e not in KINDS:
-            raise SystemExit(f"kith study: unknown experiment '{e}'; valid: {', '.join(KINDS)}")
+    policies = (name_list("policies", a.policies, known_policies) if a.policies is not None
+                else [p for p in DEFAULT_POLICIES if p in known_policies])
+    collectors = (name_list("collectors", a.collectors, ["occasional", "continuous", "none"])
+                  if a.collectors is not None else list(DEFAULT_COLLECTORS))
+    experiments = name_list("experiments", a.experiments, KINDS)
+    if a.workloads != "all":
+        name_list("workloads", a.workloads)  # not empty, no name twice; the names: select_workloads
     repeat = a.repeat if a.repeat is not None else (1 if a.quick else 5)
     if repeat < 1:
-        raise SystemExit("kith study: --repeat wants at least 1")
+        raise usage_error(f"--repeat wants at least 1; got {repeat}")
+    if a.max_repeat is not None and a.max_repeat < repeat:
+        raise usage_error(f"--max-repeat ({a.max_repeat}) is below --repeat ({repeat})")
     max_repeat = max(a.max_repeat if a.max_repeat is not None else (repeat if a.quick else DEFAULT_MAX_REPEAT), repeat)
     target_ci = a.target_ci if a.target_ci is not None else DEFAULT_TARGET_CI
     if not 0 < target_ci < 1:
-        raise SystemExit(f"kith study: --target-ci wants a fraction in (0, 1), like 0.03; got {target_ci}")
+        raise usage_error(f"--target-ci wants a fraction in (0, 1), like 0.03; got {target_ci}")
+    if a.jobs is not None and a.jobs < 1:
+        raise usage_error(f"--jobs wants at least 1; got {a.jobs}")
     jobs = a.jobs or os.cpu_count() or 1
-    if jobs < 1:
-        raise SystemExit("kith study: --jobs wants at least 1")
+    if a.timing_jobs is not None and a.timing_jobs < 1:
+        raise usage_error(f"--timing-jobs wants at least 1; got {a.timing_jobs}")
+    if a.timeout is not None and a.timeout < 1:
+        raise usage_error(f"--timeout wants at least 1 second; got {a.timeout}")
+    if a.probes_per_round < 1:
+        raise usage_error(f"--probes-per-round wants at least 1; got {a.probes_per_round}")
+    if a.tradeoff_repeat is not None and a.tradeoff_repeat < 0:
+        raise usage_error(f"--tradeoff-repeat wants 0 or more; got {a.tradeoff_repeat}")
+    if a.pause_policy is not None and a.pause_policy not in policies:
+        raise usage_error(f"--pause-policy: '{a.pause_policy}' is not one of the study's policies: "
+                          f"{', '.join(policies)}")
+    if a.min_heap_collector is not None and a.min_heap_collector not in collectors:
+        raise usage_error(f"--min-heap-collector: '{a.min_heap_collector}' is not one of the study's "
+                          f"collectors: {', '.join(collectors)}")
     mh_col = a.min_heap_collector or ("occasional" if "occasional" in collectors else collectors[0])
-    multiples = ([float(x) for x in a.heap_multiples.split(",")] if a.heap_multiples
-                 else (QUICK_MULTIPLES if a.quick else FULL_MULTIPLES))
-    sizes = [parse_size(s) for s in (a.contrived_sizes.split(",") if a.contrived_sizes
-                                     else (QUICK_CONTRIVED if a.quick else FULL_CONTRIVED))]
+    multiples = (number_list("heap-multiples", a.heap_multiples, float, "multiples like 1.5,3")
+                 if a.heap_multiples is not None else (QUICK_MULTIPLES if a.quick else FULL_MULTIPLES))
+    if any(not 0 < m < float("inf") for m in multiples):
+        raise usage_error(f"--heap-multiples wants positive multiples like 1.5,3; got '{a.heap_multiples}'")
+    sizes = (number_list("contrived-sizes", a.contrived_sizes, parse_size, "sizes like 1M,4M")
+             if a.contrived_sizes is not None else [parse_size(s) for s in (QUICK_CONTRIVED if a.quick
+                                                                           else FULL_CONTRIVED)])
     if a.main_heap != "suite":
         try:
-            if float(a.main_heap) < 1:
+            if not 1 <= float(a.main_heap) < float("inf"):
                 raise ValueError
         except ValueError:
-            raise SystemExit(f"kith study: --main-heap wants a multiple of at least 1, or suite; got '{a.main_heap}'")
+            raise usage_error(f"--main-heap wants a multiple of at least 1, or suite; got '{a.main_heap}'")
     if not 0 < a.min_heap_precision < 1:
-        raise SystemExit("kith study: --min-heap-precision wants a fraction in (0, 1), like 0.02")
+        raise usage_error("--min-heap-precision wants a fraction in (0, 1), like 0.02")
     return {
         "argset": a.sizes or ("small" if a.quick else "study"), "quick": a.quick, "policies": policies,
         "collectors": collectors, "repeat": repeat, "jobs": jobs, "timing_jobs": min(a.timing_jobs or 1, jobs),
         "max_repeat": max_repeat, "target_ci": target_ci,
         "experiments": experiments,
         "pause_policy": a.pause_policy or ("estranged" if "estranged" in policies else policies[0]), "pause_repeat": 1,
-        "minheap_collector": mh_col, "precision": a.min_heap_precision, "probes": max(1, a.probes_per_round),
+        "minheap_collector": mh_col, "precision": a.min_heap_precision, "probes": a.probes_per_round,
         "multiples": multiples, "tradeoff_repeat": a.tradeoff_repeat if a.tradeoff_repeat is not None else 1,
         "contrived_sizes": sizes, "contrived_repeat": repeat, "timeout": a.timeout, "heap_cap": 4 << 30,
         "probe_timeout_min": 5 if a.quick else 30, "probe_timeout_factor": 20, "suite": os.path.abspath(a.suite),
@@ -223,46 +276,57 @@ def select_workloads(all_workloads, spec, quick):
     chosen = []
     for name in spec.split(","):
         if name not in by:
-            raise SystemExit(f"kith study: unknown workload '{name}'; the suite has: {', '.join(by)}")
+            raise usage_error(f"unknown workload '{name}'; the suite has: {', '.join(by)}")
         chosen.append(by[name])
     return chosen
 
 
-def merge(dirs, out_dir):
-    """Copies every run's files found under dirs into out_dir/runs/<kind>/."""
-    count = 0
-    for d in dirs:
-        for root, _, files in os.walk(d):
-            for name in files:
-                if not name.endswith(".rc"):
-                    continue
-                run_id = name[:-3]
-                r = Run.parse(run_id)
-                if not r:
-                    continue
-                dest = os.path.join(out_dir, "runs", r.kind)
-                os.makedirs(dest, exist_ok=True)
-                for ext in ("json", "log", "pauses", "frag", "trace", "lifetimes.json", "rc"):  # .rc last: the run counts as done once it is there
-                    src = os.path.join(root, f"{run_id}.{ext}")
-                    dst = os.path.join(dest, f"{run_id}.{ext}")
-                    if os.path.exists(src) and os.path.abspath(src) != os.path.abspath(dst):
-                        shutil.copyfile(src, dst)
-                count += 1
-    return count
+def make_out_dir(out_dir):
+    """--out exists and takes files, or StudyError 73 (before anything runs)."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        probe = os.path.join(out_dir, f".kith-study-probe-{os.getpid()}")
+        with open(probe, "w"):
+            pass
+        os.remove(probe)
+    except OSError as e:
+        raise StudyError(EXIT_CANNOT_CREATE, f"{out_dir}: {e.strerror or e}")
+
+
+def on_signal(signum, frame):
+    raise Stopped(signum)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (what timeout, Slurm and systemd send): handled as SIGINT is, the
+    running children killed and finished runs kept, then exit 128 + the signal."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def main(argv):
     a = parse_args(argv)
     kith = os.path.abspath(a.kith)
     out_dir = os.path.abspath(a.out)
-    os.makedirs(out_dir, exist_ok=True)
+    continuing = a.resume or a.merge or a.plan
+    for d in a.merge or []:
+        if not os.path.isdir(d):
+            raise StudyError(EXIT_MISSING, f"--merge: {d}: no such directory")
+    make_out_dir(out_dir)
     state_path = os.path.join(out_dir, "study.json")
     previous = {}
     if os.path.exists(state_path):
         try:
             with open(state_path) as f:
                 previous = json.load(f)
-        except (OSError, ValueError):
+            if not isinstance(previous, dict) or not isinstance(previous.get("options", {}), dict):
+                raise ValueError("not a study's state")
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            if continuing:  # never continue some other study than the one there
+                raise StudyError(EXIT_MALFORMED, f"{state_path}: damaged ({e}); cannot continue the study in "
+                                                 f"{out_dir} (start afresh without --resume, --plan or --merge)")
             previous = {}
     options = fill_options(a, previous)
     config = build_config(a, kith)
@@ -313,9 +377,11 @@ def main(argv):
         return 0
 
     failures = []
+    refused = False
     if a.merge:
-        n = merge(a.merge, out_dir)
-        warn(f"merged {n} runs into {out_dir}")
+        outcome = merge(a.merge, out_dir, config)
+        warn(outcome.summary())
+        refused = bool(outcome.refused)
     else:
         if not (a.resume and os.path.exists(commands_path)):
             open(commands_path, "w").close()
@@ -344,11 +410,15 @@ def main(argv):
                     examples.setdefault(m.group(1), line.strip())
     tables = write_results(study, out_dir)
     failed_runs, did_not_fit = split_out_of_memory(
-        [r for r in tables["results"][0] if r["kind"] in ("main", "pauses") and r["exit_code"] != 0],
+        [r for r in tables["results"][0] if r["kind"] in ("main", "pauses", "trace") and r["exit_code"] != 0],
         read_csv(os.path.join(out_dir, "minheap.csv")),
         lambda r: study.out_of_memory(Run.parse(r["run_id"])))
     failed_runs += [(c["run_id"], c["exit_code"]) for c in read_csv(os.path.join(out_dir, "contrived.csv"))
                     if str(c["exit_code"]) != "0"]
+    # The exact costs and the replay times: a replay that fails is a failure of the study
+    # (its trace fitted; exit 69 is valgrind missing), not a result.
+    failed_runs += [(run_id, rc) for run_id, rc in sorted(run_files(out_dir).items())
+                    if rc != 0 and run_id.split("__", 1)[0] in ("cost", "replay")]
     figures_ok = False if a.no_figures else draw_figures(out_dir)
     info = {"machine": machine_info(), "version": version, "invocations": invocations,
             "load_start": load_start, "load_end": " ".join(f"{x:.2f}" for x in os.getloadavg()),
@@ -363,6 +433,9 @@ def main(argv):
     if did_not_fit:
         warn(f"{len(did_not_fit)} runs ran out of memory on a heap below their policy's own minimum "
              "(expected; listed in report.md)")
+    if refused:
+        warn("some runs were refused (see above); the rest are merged")
+        return EXIT_MALFORMED
     if failed_runs:
         warn(f"{len(failed_runs)} runs did not exit 0 (listed in report.md)")
         return 1
@@ -372,7 +445,14 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)
     try:
         sys.exit(main(sys.argv[1:]))
+    except StudyError as e:
+        print(f"kith study: {e}", file=sys.stderr)
+        sys.exit(e.code)
+    except Stopped as e:
+        sys.exit(128 + e.signum)
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(128 + signal.SIGINT)

@@ -128,7 +128,9 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
                 if rc is not None:
                     running.remove(item)
                     finish(item, rc if rc >= 0 else 128 - rc)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # SIGINT, and SIGTERM and SIGHUP (kith_study.Stopped)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)  # a second signal must not stop the clean-up halfway
         for r, proc, _, logf in running:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()

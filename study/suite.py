@@ -1,12 +1,12 @@
 """The workload suite: workloads/suite.tsv (tab-separated, a header line: name script
 default_args small_args heap_size stresses stress_args study_args), read when the study
-runs, so rows others append are picked up; an empty suite falls back to
-examples/binary_trees.kith."""
+runs, so rows others append are picked up, and checked whole before any run."""
 
 import os
 import shlex
 
-from common import FALLBACK_ROW, QUICK_WORKLOADS, SOURCE_DIR, parse_size, safe_name
+from common import (EXIT_MALFORMED, EXIT_MISSING, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
+                    safe_name)
 
 class Workload:
     def __init__(self, row, base_dirs):
@@ -36,31 +36,73 @@ class Workload:
         return {"small": self.small_args, "study": self.study_args}.get(argset, self.default_args)
 
 
+COLUMNS = ["name", "script", "default_args", "small_args", "heap_size", "stresses", "stress_args", "study_args"]
+REQUIRED = ["name", "script"]
+
+
 def read_suite(path):
-    """The suite file's rows (tab-separated, a header line; '#' lines are comments). An
-    empty suite gives the built-in binary_trees row."""
+    """The suite file's workloads (tab-separated, a header line naming COLUMNS, name and
+    script required; '#' lines are comments). The whole file is checked before anything
+    runs: a missing or unreadable file is StudyError 66, anything malformed (header,
+    a row without name or script, a script that does not exist, a bad heap_size, a name
+    twice, no workloads at all) StudyError 65 naming file:line. Returns (workloads,
+    False): the second value said a built-in row was used; there is no such fallback."""
     suite_dir = os.path.dirname(os.path.abspath(path))
     bases = [suite_dir, os.path.dirname(suite_dir), SOURCE_DIR]
-    rows = []
-    if os.path.exists(path):
+    try:
         with open(path, newline="") as f:
-            lines = [ln for ln in f.read().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-        if lines:
-            header = [h.strip() for h in lines[0].split("\t")]
-            for ln in lines[1:]:
-                cells = ln.split("\t")
-                row = {h: (cells[i].strip() if i < len(cells) else "") for i, h in enumerate(header)}
-                if row.get("name") and row.get("script"):
-                    rows.append(row)
-    if not rows:
-        return [Workload(FALLBACK_ROW, [SOURCE_DIR])], True
-    seen, out = set(), []
-    for r in rows:
-        w = Workload(r, bases)
+            text = f.read()
+    except FileNotFoundError:
+        raise StudyError(EXIT_MISSING, f"{path}: no such suite file")
+    except IsADirectoryError:
+        raise StudyError(EXIT_MISSING, f"{path}: is a directory, not a suite file")
+    except UnicodeDecodeError:
+        raise StudyError(EXIT_MALFORMED, f"{path}: not a text file (a suite is tab-separated text)")
+    except OSError as e:
+        raise StudyError(EXIT_MISSING, f"{path}: cannot read: {e.strerror or e}")
+
+    def bad(number, what):
+        return StudyError(EXIT_MALFORMED, f"{path}:{number}: {what}")
+
+    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise StudyError(EXIT_MALFORMED, f"{path}: empty; want a tab-separated header line: {chr(9).join(COLUMNS)}")
+    number, line = lines[0]
+    header = [h.strip() for h in line.split("\t")]
+    unknown = [h for h in header if h not in COLUMNS]
+    if unknown or any(c not in header for c in REQUIRED) or len(set(header)) != len(header):
+        what = ("one column; columns are separated by tabs, not spaces" if len(header) == 1 and " " in line else
+                f"unknown column '{unknown[0]}'" if unknown else
+                "a column twice" if len(set(header)) != len(header) else "no name and script columns")
+        raise bad(number, f"bad header ({what}); want tab-separated columns from: {' '.join(COLUMNS)}")
+    out, seen = [], {}
+    for number, line in lines[1:]:
+        cells = line.split("\t")
+        if len(cells) > len(header):
+            raise bad(number, f"{len(cells)} tab-separated cells, the header has {len(header)} columns")
+        row = {h: (cells[i].strip() if i < len(cells) else "") for i, h in enumerate(header)}
+        if len(cells) == 1 and " " in line.strip():
+            raise bad(number, "one cell; cells are separated by tabs, not spaces")
+        for c in REQUIRED:
+            if not row[c]:
+                raise bad(number, f"no {c}")
+        heap_size = row.get("heap_size") or "-"
+        if heap_size != "-":
+            try:
+                parse_size(heap_size)
+            except ValueError:
+                raise bad(number, f"heap_size '{heap_size}' is not a size (like 512K, 64M, 1G) or -")
+        w = Workload(row, bases)
+        if not os.path.isfile(w.script):
+            raise bad(number, f"script '{row['script']}' does not exist (relative to "
+                              f"{suite_dir} or {os.path.dirname(suite_dir)})")
         if w.name in seen:
-            continue
-        seen.add(w.name)
+            raise bad(number, f"workload '{w.name}' again (first on line {seen[w.name]})")
+        seen[w.name] = number
         out.append(w)
+    if not out:
+        raise StudyError(EXIT_MALFORMED, f"{path}: has no workloads, only a header")
     return out, False
 
 

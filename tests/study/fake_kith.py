@@ -10,7 +10,9 @@ peak_live_bytes is LIVE[script name], and, with --gc-pauses-file, a pause list.
 Environment, for tests of the driver's analysis: FAKE_KITH_NOISE=w1,w2 makes those
 workloads' wall times 20% faster or slower on alternate repeats (from the run id in
 --stats-file), never inside +-3%; FAKE_KITH_SPANS=FILE appends "begin|end KIND TIME" of every
-run, with 50 ms between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR."""
+run, with 50 ms between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR;
+FAKE_KITH_RUNLOG=FILE appends "PID ARGS" of every `run` as it starts and FAKE_KITH_SLEEP=S makes
+each `run` take S seconds more, to see which runs ran and which processes outlive a signal."""
 
 import json
 import os
@@ -63,6 +65,11 @@ def run(args):
         m = re.search(r"__r(\d+)", opts.get("--stats-file", ""))
         wall *= 1.2 if m and int(m.group(1)) % 2 else 0.8
     print(f"{workload} {' '.join(args[i + 1:])}")
+    runlog = os.environ.get("FAKE_KITH_RUNLOG")
+    if runlog:
+        with open(runlog, "a") as f:
+            f.write(f"{os.getpid()} {' '.join(args)}\n")
+    time.sleep(float(os.environ.get("FAKE_KITH_SLEEP", "0")))
     spans = os.environ.get("FAKE_KITH_SPANS")
     if spans:
         kind = os.path.basename(os.path.dirname(opts.get("--stats-file", "runs/none/x")))

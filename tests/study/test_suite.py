@@ -19,6 +19,7 @@ def read(rows):
         path = os.path.join(d, "suite.tsv")
         with open(path, "w") as f:
             f.write(HEADER + "".join(rows))
+        open(os.path.join(d, "a.kith"), "w").close()  # the suite's scripts must exist
         return suite.read_suite(path)[0]
 
 

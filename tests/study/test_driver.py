@@ -1,0 +1,250 @@
+"""`kith study` on hostile input loses nothing and studies nothing silently different: a
+bad suite, bad options, an output it cannot create, a damaged study.json, merges of
+missing, broken, conflicting or foreign runs, and SIGTERM/SIGHUP, each a one-line error
+with ../shared/CLI.md's exit code (64 usage, 65 malformed, 66 missing, 73 cannot create)
+or a refusal that keeps the data. The driver runs on fake_kith.py (known answers, fast).
+Run: /usr/bin/python3 -m unittest test_driver (CTest: study.driver)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+FAKE = os.path.join(HERE, "fake_kith.py")
+FAKE_SUITE = os.path.join(HERE, "fake_suite", "suite.tsv")
+# A small study: the minimum-heap search and the main runs of two workloads on two policies.
+SMALL = ["--experiments=minheap,main", "--policies=list,tlsf", "--collectors=occasional", "--repeat=1",
+         "--no-figures", "--jobs=2"]
+
+
+def study(*args, env=None):
+    return subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", *args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def finished_runs(out):
+    return {name[:-3] for _, _, files in os.walk(os.path.join(out, "runs")) for name in files if name.endswith(".rc")}
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="kith-study-driver-")
+        self.out = os.path.join(self.tmp, "out")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def assertError(self, p, code, *words):
+        """Exit code `code`, stderr one `kith study:` line (and perhaps a hint), no traceback."""
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(p.returncode, code, p.stderr)
+        self.assertTrue(lines and lines[0].startswith("kith study: "), p.stderr)
+        self.assertLessEqual(len(lines), 2, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        for w in words:
+            self.assertIn(w, lines[0])
+        self.assertEqual(p.stdout, "", "nothing planned or run")
+
+
+class Suite(Base):
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def setUp(self):
+        super().setUp()
+        for script in ("alpha.kith", "beta.kith"):
+            shutil.copy(os.path.join(HERE, "fake_suite", script), self.tmp)
+
+    def check(self, text, code, *words):
+        path = self.write("suite.tsv", text)
+        self.assertError(study(f"--suite={path}", "--plan", f"--out={self.out}"), code, *words)
+
+    def test_missing_suite(self):
+        self.assertError(study(f"--suite={self.tmp}/none.tsv", "--plan", f"--out={self.out}"), 66, "none.tsv")
+
+    def test_directory_suite(self):
+        self.assertError(study(f"--suite={self.tmp}", "--plan", f"--out={self.out}"), 66, "directory")
+
+    def test_passwd_suite(self):
+        self.assertError(study("--suite=/etc/passwd", "--plan", f"--out={self.out}"), 65, "/etc/passwd:1:")
+
+    def test_spaces_for_tabs(self):
+        self.check("name script default_args\nalpha alpha.kith 1\n", 65, "suite.tsv:1:", "tabs")
+        self.check("name\tscript\nalpha alpha.kith\n", 65, "suite.tsv:2:", "tabs")
+
+    def test_wrong_header(self):
+        self.check("workload\tscript\nalpha\talpha.kith\n", 65, "suite.tsv:1:", "workload")
+
+    def test_row_without_script(self):
+        self.check("name\tscript\n# a comment\nalpha\talpha.kith\nbeta\t\n", 65, "suite.tsv:4:", "no script")
+
+    def test_script_that_does_not_exist(self):
+        self.check("name\tscript\nalpha\talpha.kith\ngamma\tgamma.kith\n", 65, "suite.tsv:3:", "gamma.kith")
+
+    def test_bad_heap_size(self):
+        self.check("name\tscript\theap_size\nalpha\talpha.kith\t12Q\n", 65, "suite.tsv:2:", "12Q")
+
+    def test_duplicate_workload(self):
+        self.check("name\tscript\nalpha\talpha.kith\nbeta\tbeta.kith\nalpha\tbeta.kith\n", 65,
+                   "suite.tsv:4:", "alpha", "line 2")
+
+    def test_empty_suite_is_no_fallback(self):
+        self.check("name\tscript\n", 65, "no workloads")
+        self.check("", 65, "empty")
+
+    def test_good_suite_plans(self):
+        path = self.write("suite.tsv", "name\tscript\theap_size\n# a comment\nalpha\talpha.kith\t-\n")
+        p = study(f"--suite={path}", "--plan", f"--out={self.out}", "--experiments=minheap", "--policies=list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("alpha.kith", p.stdout)
+
+
+class Usage(Base):
+    CASES = ["--jobs=0", "--timeout=0", "--timeout=-5", "--pause-policy=nope", "--probes-per-round=-1",
+             "--heap-multiples=-1", "--heap-multiples=abc", "--heap-multiples=1.5,,3", "--policies=",
+             "--policies=list,list", "--policies=nope", "--collectors=", "--repeat=0", "--repeat=3 --max-repeat=2",
+             "--target-ci=0", "--target-ci=1", "--workloads=alpha,alpha", "--workloads=", "--workloads=gamma",
+             "--experiments=main,main", "--contrived-sizes=big", "--timing-jobs=0", "--no-such-option",
+             "--jobs=two", "--sizes=huge"]
+
+    def test_each_is_one_line_64(self):
+        for case in self.CASES:
+            with self.subTest(case=case):
+                p = study(f"--suite={FAKE_SUITE}", *case.split(), "--plan", f"--out={self.out}")
+                self.assertError(p, 64)
+
+
+class Output(Base):
+    def test_out_cannot_be_created(self):
+        for out in ("/proc/nope", "/etc/passwd/sub"):
+            with self.subTest(out=out):
+                self.assertError(study(f"--suite={FAKE_SUITE}", "--plan", f"--out={out}"), 73, out)
+
+
+class Resume(Base):
+    def test_damaged_study_json_is_refused(self):
+        p = study(f"--suite={FAKE_SUITE}", *SMALL, f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        runs = finished_runs(self.out)
+        for damage in ("{broken", "[1, 2]", '{"options": 3}'):
+            with open(os.path.join(self.out, "study.json"), "w") as f:
+                f.write(damage)
+            for mode in (["--resume"], ["--plan"], ["--merge", self.tmp]):
+                with self.subTest(damage=damage, mode=mode[0]):
+                    self.assertError(study(*mode, f"--out={self.out}"), 65, "study.json")
+                    with open(os.path.join(self.out, "study.json")) as f:
+                        self.assertEqual(f.read(), damage, "study.json kept as it was")
+                    self.assertEqual(finished_runs(self.out), runs, "the runs kept")
+
+
+class Merge(Base):
+    def setUp(self):
+        super().setUp()
+        p = study(f"--suite={FAKE_SUITE}", *SMALL, f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.main_runs = sorted(r for r in finished_runs(self.out) if r.startswith("main__"))
+        self.incoming = os.path.join(self.tmp, "incoming", "runs", "main")
+        os.makedirs(self.incoming)
+
+    def put(self, run_id, stats, rc="0\n"):
+        with open(os.path.join(self.incoming, run_id + ".json"), "w") as f:
+            f.write(stats if isinstance(stats, str) else json.dumps(stats))
+        with open(os.path.join(self.incoming, run_id + ".rc"), "w") as f:
+            f.write(rc)
+
+    def existing(self, run_id):
+        with open(os.path.join(self.out, "runs", "main", run_id + ".json")) as f:
+            return json.load(f)
+
+    def test_missing_directory(self):
+        self.assertError(study("--merge", os.path.join(self.tmp, "nope"), f"--out={self.out}"), 66, "nope")
+
+    def test_refuses_broken_and_conflicting_runs_and_skips_foreign_ones(self):
+        kept = self.main_runs[0]
+        good = self.existing(kept)
+        changed = json.loads(json.dumps(good))
+        changed["vm"]["wall_s"] += 1
+        self.put(kept, changed)  # a finished run, different: refused, the study's kept
+        same = self.main_runs[1]
+        shutil.copy(os.path.join(self.out, "runs", "main", same + ".json"), self.incoming)
+        shutil.copy(os.path.join(self.out, "runs", "main", same + ".rc"), self.incoming)  # identical: already there
+        new = kept.replace("__r0", "__r1")
+        self.put(new, good)  # a new repeat, valid: merged
+        self.put(kept.replace("__r0", "__r2"), {"a": 1})  # rc 0, not statistics: refused
+        self.put(kept.replace("__r0", "__r3"), good, rc="abc\n")  # not an exit code: refused
+        self.put(kept.replace("__r0", "__r4"), "{not json")  # refused
+        self.put(kept.replace("__alpha__", "__gamma__").replace("__beta__", "__gamma__"), good)  # not in the suite
+        self.put(kept.replace("__list__", "__kingsley__").replace("__tlsf__", "__kingsley__"), good)  # not a policy
+        p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
+        self.assertEqual(p.returncode, 65, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertIn("merged 1 runs (1 more already there, identical); skipped 6:", p.stderr)
+        self.assertIn("1 of workloads not in the suite", p.stderr)
+        self.assertIn("1 of policies not in --policies", p.stderr)
+        self.assertEqual(p.stderr.count("; refused "), 4, p.stderr)
+        self.assertIn("differs from the finished run", p.stderr)
+        self.assertEqual(self.existing(kept), good, "the finished run kept")
+        runs = finished_runs(self.out)
+        self.assertIn(new, runs)
+        for bad in ("__r2", "__r3", "__r4", "gamma", "kingsley"):
+            self.assertFalse([r for r in runs if bad in r and r.startswith("main__")], bad)
+
+    def test_clean_merge_exits_0(self):
+        self.put(self.main_runs[0].replace("__r0", "__r1"), self.existing(self.main_runs[0]))
+        p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("kith study: merged 1 runs\n", p.stderr)
+
+
+class Signals(Base):
+    def test_term_and_hup_kill_children_and_resume_redoes_nothing(self):
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            with self.subTest(signal=sig.name):
+                out = os.path.join(self.tmp, sig.name)
+                first, second = os.path.join(self.tmp, sig.name + ".1"), os.path.join(self.tmp, sig.name + ".2")
+                env = dict(os.environ, FAKE_KITH_SLEEP="0.4", FAKE_KITH_RUNLOG=first)
+                proc = subprocess.Popen([sys.executable, DRIVER, f"--kith={FAKE}", f"--suite={FAKE_SUITE}", *SMALL,
+                                         f"--out={out}"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True)
+                deadline = time.monotonic() + 60
+                while len(finished_runs(out)) < 4 and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.assertGreaterEqual(len(finished_runs(out)), 4)
+                proc.send_signal(sig)
+                _, err = proc.communicate(timeout=60)
+                self.assertEqual(proc.returncode, 128 + sig, err)
+                self.assertNotIn("Traceback", err)
+                with open(first) as f:
+                    started = [line.split() for line in f]
+                for pid, *_ in started:
+                    with self.assertRaises(ProcessLookupError, msg=f"child {pid} outlived {sig.name}"):
+                        os.kill(int(pid), 0)
+                done = finished_runs(out)
+                self.assertLess(len(done), 40, "the study was stopped, not finished (40 runs in all)")
+                p = study("--resume", f"--out={out}", env=dict(os.environ, FAKE_KITH_RUNLOG=second))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                with open(second) as f:
+                    again = {os.path.basename(a.split("=", 1)[1])[:-5] for line in f for a in line.split()
+                             if a.startswith("--stats-file=")}
+                self.assertTrue(again, "the resume ran the rest")
+                self.assertFalse(again & done, "no finished run redone")
+                local = os.path.join(self.tmp, "local")
+                if not os.path.isdir(local):
+                    self.assertEqual(study(f"--suite={FAKE_SUITE}", *SMALL, f"--out={local}").returncode, 0)
+                for table in ("minheap.csv", "satisfied.csv"):
+                    with open(os.path.join(out, table)) as a, open(os.path.join(local, table)) as b:
+                        self.assertEqual(a.read(), b.read(), table)
+
+
+if __name__ == "__main__":
+    unittest.main()

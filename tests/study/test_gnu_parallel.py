@@ -1,0 +1,75 @@
+"""A study run on a cluster engine, GNU parallel (Debian `parallel`): `kith study --plan`
+prints the runs that can run now, `parallel` runs them in a batch directory, `kith study
+--merge` folds that directory in, round after round until --plan prints nothing; the
+merged counts (minheap.csv, satisfied.csv) must equal a local study's. A tiny study on
+fake_kith.py. Exits 77 (skipped) without `parallel`, non-zero on failure.
+Run: /usr/bin/python3 test_gnu_parallel.py (CTest: study.gnu_parallel)."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+FAKE = os.path.join(HERE, "fake_kith.py")
+OPTIONS = [f"--suite={os.path.join(HERE, 'fake_suite', 'suite.tsv')}", "--experiments=minheap,main,tradeoff",
+           "--policies=list,knuth,tlsf", "--collectors=occasional", "--repeat=1", "--heap-multiples=1.5",
+           "--no-figures"]
+
+
+def study(*args, **kw):
+    p = subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", *args], capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: kith study {' '.join(args)} exited {p.returncode}:\n{p.stderr}")
+    return p
+
+
+def main():
+    parallel = shutil.which("parallel")
+    if not parallel:
+        print("skipped: GNU parallel is not installed (Debian package parallel; scripts/setup installs it)")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="kith-study-parallel-")
+    try:
+        local, merged, batch = (os.path.join(tmp, d) for d in ("local", "merged", "batch"))
+        os.makedirs(batch)
+        study(*OPTIONS, "--jobs=2", f"--out={local}")
+        # The loop of README's "How long, and beyond one machine", with the study's options
+        # on the first --plan only (the later ones continue the study in --out).
+        env = dict(os.environ, HOME=tmp, PARALLEL_SHELL="/bin/sh")
+        rounds, runs = 0, 0
+        options = OPTIONS
+        while True:
+            commands = study("--plan", f"--out={merged}", *options).stdout
+            options = []
+            if not commands.strip():
+                break
+            rounds += 1
+            if rounds > 40:
+                sys.exit("FAIL: --plan still prints runs after 40 rounds")
+            runs += len(commands.splitlines())
+            p = subprocess.run([parallel, "--will-cite", "--jobs", "2"], input=commands, cwd=batch, env=env,
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit(f"FAIL: parallel exited {p.returncode}:\n{p.stderr}")
+            study("--merge", batch, f"--out={merged}", "--no-figures")
+        failures = []
+        for table in ("minheap.csv", "satisfied.csv"):
+            with open(os.path.join(local, table)) as a, open(os.path.join(merged, table)) as b:
+                expected, got = a.read(), b.read()
+            if len(expected.splitlines()) < 2:
+                failures.append(f"{table}: the local study has no rows")
+            if expected != got:
+                failures.append(f"{table}: merged differs from local:\n{got}\nvs\n{expected}")
+        for f in failures:
+            print("FAIL:", f)
+        print(f"{rounds} rounds, {runs} runs through GNU parallel; " + ("FAILED" if failures else "counts equal"))
+        return 1 if failures else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
