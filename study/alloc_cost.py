@@ -35,9 +35,11 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stats  # noqa: E402
-from common import PYTHON, SOURCE_DIR, fmt, read_csv, write_csv  # noqa: E402
+if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost runs): load the package
+    import by_path  # noqa: F401
+    __package__ = "study"
+from . import stats  # noqa: E402
+from .common import PYTHON, SOURCE_DIR, fmt, read_csv, write_csv  # noqa: E402
 
 KINDS = ("trace", "cost", "replay")
 BASELINE = "nothing"
@@ -286,7 +288,7 @@ def diff_ci(a, b, confidence=stats.CONFIDENCE):
 
 
 def alloc_cost_rows(study, out_dir, done):
-    from plan import Run
+    from .plan import Run
     cost, replay_ns = {}, {}
     for run_id, rc in done.items():
         r = Run.parse(run_id)
@@ -355,7 +357,7 @@ def alloc_cost_rows(study, out_dir, done):
 
 def write_tables(study, out_dir):
     """Writes alloc_cost.csv and replay_time.csv; returns them as {name: (rows, columns)}."""
-    from plan import run_files
+    from .plan import run_files
     ac, rt = alloc_cost_rows(study, out_dir, run_files(out_dir))
     write_csv(os.path.join(out_dir, "alloc_cost.csv"), ac, ALLOC_COST_COLUMNS)
     write_csv(os.path.join(out_dir, "replay_time.csv"), rt, REPLAY_TIME_COLUMNS)

@@ -2,15 +2,16 @@
 the JSON flattened), summary.csv (median, mean and 95% interval per configuration) and one
 CSV per figure. The figures (plot_study.py) and report.md (report.py) read only these."""
 
+import collections
 import json
 import os
 
-import alloc_cost
-import demographics
-import stats
-import steps
-from plan import Run, load_stats, run_files
-from common import write_csv
+from . import alloc_cost
+from . import demographics
+from . import stats
+from . import steps
+from .plan import Run, load_stats, run_files
+from .common import write_csv
 
 META_COLUMNS = ["run_id", "kind", "workload", "argset", "args", "policy", "collector", "pacing", "heap_size",
                 "multiple", "repeat", "exit_code"]
@@ -100,16 +101,13 @@ def main_rows(rows, argset):
 
 
 def analyse(study, out_dir, rows, contrived):
-    """Writes the per-figure CSVs; returns {name: (rows, columns)} for the report."""
+    """Writes the per-figure CSVs, one function per figure or table, in this order;
+    returns {name: (rows, columns)} for the report."""
     argset = study.argset
-    tables = {}
     study.refresh(out_dir)  # for out_of_memory (reads the runs' logs)
     mains = main_rows(rows, argset)
-    policies = study.config["policies"]
-    collectors = study.config["collectors"]
     workloads = [w.name for w in study.workloads]
-    names_seen = sorted({r["workload"] for r in mains} - set(workloads))
-    workloads += names_seen
+    workloads += sorted({r["workload"] for r in mains} - set(workloads))
 
     def pick(ws, policy=None, collector=None, kind="main"):
         cands = [r for r in rows if r["kind"] == kind and r["argset"] == argset and r["workload"] == ws
@@ -117,7 +115,26 @@ def analyse(study, out_dir, rows, contrived):
                  and r["exit_code"] == 0]
         return sorted(cands, key=lambda r: (r["repeat"], r["policy"], r["collector"]))
 
-    # Figure 1: the workloads.
+    a = Inputs(study, out_dir, rows, contrived, argset, mains, study.config["policies"], study.config["collectors"],
+               workloads, pick, {})
+    for write in (workloads_table, contrived_tables, speedup_table, satisfied_tables,
+                  tradeoff_tables, alloc_share_table, timing_table, sizes_table,
+                  pause_tables, minheap_tables):
+        write(a)
+    return a.tables
+
+
+# What the figure functions read: the study, its rows at the study's argset, the main runs,
+# the names in order, pick(workload, policy, collector, kind) (the successful runs of a
+# configuration by repeat), and tables, which each function adds its tables to.
+Inputs = collections.namedtuple("Inputs", "study out_dir rows contrived argset mains policies collectors workloads "
+                                          "pick tables")
+
+
+def workloads_table(a):
+    """Figure 1: the workloads (workloads.csv)."""
+    study, out_dir, rows, argset = a.study, a.out_dir, a.rows, a.argset
+    workloads, pick, tables = a.workloads, a.pick, a.tables
     wl = []
     for name in workloads:
         w = study.by_name.get(name)
@@ -145,6 +162,10 @@ def analyse(study, out_dir, rows, contrived):
     write_csv(os.path.join(out_dir, "workloads.csv"), wl, cols)
     tables["workloads"] = (wl, cols)
 
+
+def contrived_tables(a):
+    """Figure 2: the contrived worst case (contrived.csv, contrived_summary.csv)."""
+    out_dir, contrived, tables = a.out_dir, a.contrived, a.tables
     # Figure 2: the worst-case request against heap size. Each run repeats the request on
     # fresh heaps (its *_ns_samples); the summary pools them over the runs of a heap size
     # (runs without samples count with their median). steps: the policy's own count.
@@ -180,7 +201,11 @@ def analyse(study, out_dir, rows, contrived):
     write_csv(os.path.join(out_dir, "contrived_summary.csv"), cs, cols)
     tables["contrived"] = (cs, cols)
 
-    # Figure 3: speedup over list, at the common heap; with GC time beside it.
+
+def speedup_table(a):
+    """Figure 3: speedup over list (speedup.csv)."""
+    study, out_dir, rows, policies = a.study, a.out_dir, a.rows, a.policies
+    collectors, workloads, tables = a.collectors, a.workloads, a.tables
     sp = speedup_rows(study, rows, workloads, policies, collectors)
     cols = ["workload", "collector", "policy", "heap_size", "runs", "list_runs", "speedup", "ci_low", "ci_high",
             "median_speedup", "gc_ms_policy", "gc_ms_list", "gc_cycles_policy", "gc_cycles_list", "log_ratio",
@@ -188,6 +213,11 @@ def analyse(study, out_dir, rows, contrived):
     write_csv(os.path.join(out_dir, "speedup.csv"), sp, cols)
     tables["speedup"] = (sp, cols)
 
+
+def satisfied_tables(a):
+    """Figure 4: how requests were satisfied (satisfied.csv, satisfied_means.csv)."""
+    study, out_dir, mains, policies = a.study, a.out_dir, a.mains, a.policies
+    collectors, workloads, tables = a.collectors, a.workloads, a.tables
     # Figure 4: how requests were satisfied (counts: repeat 0; checked identical across repeats).
     recycling = recycling_workloads(mains)
     sat = []
@@ -213,6 +243,11 @@ def analyse(study, out_dir, rows, contrived):
     write_csv(os.path.join(out_dir, "satisfied_means.csv"), means, cols)
     tables["satisfied_means"] = (means, cols)
 
+
+def tradeoff_tables(a):
+    """Figures 7 and 10: the space-time trade-off (tradeoff.csv, tradeoff_summary.csv)."""
+    study, out_dir, rows, policies = a.study, a.out_dir, a.rows, a.policies
+    collectors, workloads, tables = a.collectors, a.workloads, a.tables
     # Figure 7 (and Figure 10 against heap multiple): the trade-off at multiples of each
     # policy's own minimum heap.
     tr, trs = tradeoff_rows(study, rows, workloads, policies, collectors)
@@ -221,17 +256,27 @@ def analyse(study, out_dir, rows, contrived):
     write_csv(os.path.join(out_dir, "tradeoff_summary.csv"), trs, TRADEOFF_SUMMARY_COLUMNS)
     tables["tradeoff_summary"] = (trs, TRADEOFF_SUMMARY_COLUMNS)
 
-    # The allocator's share of run time, from the instrumented (trace) runs' means.
+
+def alloc_share_table(a):
+    """The allocator's share of run time (alloc_share.csv)."""
+    out_dir, rows, argset, policies = a.out_dir, a.rows, a.argset, a.policies
+    collectors, workloads, tables = a.collectors, a.workloads, a.tables
     share = allocator_share(rows, argset, workloads, policies, collectors)
     cols = ["workload", "collector", "policy", "allocations", "frees", "alloc_ns_mean", "free_ns_mean", "wall_s",
             "share_pct", "source"]
     write_csv(os.path.join(out_dir, "alloc_share.csv"), share, cols)
     tables["alloc_share"] = (share, cols)
 
-    # Configurations whose wall-time interval is wider than the target.
+
+def timing_table(a):
+    """The configurations off the timing target (no CSV; for the report)."""
+    study, rows, argset, tables = a.study, a.rows, a.argset, a.tables
     tables["timing_target"] = timing_target(rows, argset, study.config)
 
-    # Figure 5: request sizes (block sizes of a buddy policy = requests by power-of-two class).
+
+def sizes_table(a):
+    """Figure 5: request sizes (sizes.csv)."""
+    out_dir, workloads, pick, tables = a.out_dir, a.workloads, a.pick, a.tables
     sizes = []
     for name in workloads:
         ref = []
@@ -260,7 +305,11 @@ def analyse(study, out_dir, rows, contrived):
     write_csv(os.path.join(out_dir, "sizes.csv"), sizes, cols)
     tables["sizes"] = (sizes, cols)
 
-    # Figure 6: pauses and MMU.
+
+def pause_tables(a):
+    """Figure 6: pauses and MMU (pauses.csv, mmu.csv, pause_summary.csv)."""
+    out_dir, rows, argset = a.out_dir, a.rows, a.argset
+    collectors, workloads, tables = a.collectors, a.workloads, a.tables
     pauses, mmu = [], []
     for r in rows:
         if r["kind"] != "pauses" or r["argset"] != argset or r["exit_code"] != 0:
@@ -298,7 +347,11 @@ def analyse(study, out_dir, rows, contrived):
     write_csv(os.path.join(out_dir, "pause_summary.csv"), ps, cols)
     tables["pauses"] = (ps, cols)
 
-    # Figure 8: minimum heap; Figure 9: fragmentation.
+
+def minheap_tables(a):
+    """Figures 8 and 9: minimum heap and fragmentation (minheap.csv, fragmentation.csv)."""
+    study, out_dir, pick, tables = a.study, a.out_dir, a.pick, a.tables
+    wl = tables["workloads"][0]
     study.refresh(out_dir)
     mh, frag = [], []
     for w in study.workloads:
@@ -328,7 +381,6 @@ def analyse(study, out_dir, rows, contrived):
             "internal_pct"]
     write_csv(os.path.join(out_dir, "fragmentation.csv"), frag, cols)
     tables["fragmentation"] = (frag, cols)
-    return tables
 
 
 # --- the analysis of issue 25: speedups with their GC time and a corrected test, how

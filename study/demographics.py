@@ -24,7 +24,7 @@ import json
 import os
 import subprocess
 
-from common import fmt, format_size, warn, write_csv
+from .common import fmt, format_size, warn, write_csv
 
 DEMOG_POLICIES = ["estranged", "knuth"]
 DEMOG_COLLECTOR = "occasional"

@@ -55,17 +55,19 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from analysis import split_out_of_memory, write_results  # noqa: E402
-from common import (DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES, DEFAULT_TARGET_CI,  # noqa: E402
-                    EXIT_CANNOT_CREATE, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
-                    KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
-                    read_csv, usage_error, warn)
-from merge import merge  # noqa: E402
-from plan import Run, Study, run_files  # noqa: E402
-from report import draw_figures, machine_info, version_info, write_report  # noqa: E402
-from runner import Progress, execute  # noqa: E402
-from suite import quick_subset, read_suite  # noqa: E402
+if not __package__:  # run by path, as `kith study` does: load this folder as the package
+    import by_path  # noqa: F401
+    __package__ = "study"
+from .analysis import split_out_of_memory, write_results  # noqa: E402
+from .common import (DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES, DEFAULT_TARGET_CI,  # noqa: E402
+                     EXIT_CANNOT_CREATE, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
+                     KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
+                     read_csv, usage_error, warn)
+from .merge import merge  # noqa: E402
+from .plan import Run, Study, run_files  # noqa: E402
+from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
+from .runner import Progress, execute  # noqa: E402
+from .suite import quick_subset, read_suite  # noqa: E402
 
 
 # --- the command line -------------------------------------------------------------------
@@ -179,6 +181,9 @@ def kith_policies(kith):
         parts = line.split(None, 1)
         if parts and "collector:" not in line:
             names.append(parts[0])
+    if not names:  # not a kith, or a broken one: nothing to study
+        raise StudyError(EXIT_MISSING, f"{kith} lists no heap policies (`{kith} policies` printed none); "
+                                       "want a kith binary")
     return names
 
 
@@ -444,7 +449,8 @@ def main(argv):
     return 0
 
 
-if __name__ == "__main__":
+def entry():
+    """Runs the driver on the command line and exits with its code (by path or `-m study`)."""
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
     try:
@@ -456,3 +462,7 @@ if __name__ == "__main__":
         sys.exit(128 + e.signum)
     except KeyboardInterrupt:
         sys.exit(128 + signal.SIGINT)
+
+
+if __name__ == "__main__":
+    entry()

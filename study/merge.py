@@ -14,9 +14,9 @@ import json
 import os
 import shutil
 
-import alloc_cost
-import demographics
-from plan import Run
+from . import alloc_cost
+from . import demographics
+from .plan import Run
 
 EXTENSIONS = ("json", "log", "pauses", "frag", "trace", "lifetimes.json", "rc")  # .rc last
 # The keys the analysis reads from a kith run's statistics JSON (../shared/CLI.md).

@@ -12,10 +12,10 @@ import math
 import os
 import shlex
 
-import alloc_cost
-import demographics
-import stats
-from common import DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS
+from . import alloc_cost
+from . import demographics
+from . import stats
+from .common import DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS
 
 class Run:
     """One process of the study. Its id names everything the results need."""

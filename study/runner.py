@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from common import TIMEOUT_EXIT, format_duration, warn
+from .common import TIMEOUT_EXIT, format_duration, warn
 
 class Progress:
     def __init__(self, enabled):

@@ -23,7 +23,7 @@ buddies it is the largest over every request level k the heap can serve."""
 import math
 import os
 
-from common import DEFAULT_POLICIES, format_size, read_csv, write_csv
+from .common import DEFAULT_POLICIES, format_size, read_csv, write_csv
 
 STEPS_COLUMNS = ["workload", "argset", "collector", "policy", "heap_size", "exit_code", "top_level",
                  "malloc_count", "malloc_mean", "malloc_p99", "malloc_max", "malloc_bound",

@@ -5,8 +5,8 @@ runs, so rows others append are picked up, and checked whole before any run."""
 import os
 import shlex
 
-from common import (EXIT_MALFORMED, EXIT_MISSING, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
-                    safe_name)
+from .common import (EXIT_MALFORMED, EXIT_MISSING, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
+                     safe_name)
 
 class Workload:
     def __init__(self, row, base_dirs):
@@ -20,6 +20,7 @@ class Workload:
         self.study_args = shlex.split(row.get("study_args") or "") or self.default_args
         heap_size = row.get("heap_size") or "-"  # suite.tsv's "-": kith run's default heap
         self.heap_size = parse_size("64M" if heap_size == "-" else heap_size)
+        self.heap_size_text = heap_size  # as written in the suite ("-" or like 64M), for tables
         self.stresses = (row.get("stresses") or "").strip()
 
     @staticmethod

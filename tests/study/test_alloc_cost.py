@@ -16,9 +16,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "study"))
-import alloc_cost  # noqa: E402
-from plan import Run  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # the repo root: the study package
+from study import alloc_cost  # noqa: E402
+from study.plan import Run  # noqa: E402
 
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 script = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples", "binary_trees.kith")

@@ -16,11 +16,11 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "study"))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study package
 sys.path.insert(0, HERE)
 import fake_kith  # noqa: E402
-import stats  # noqa: E402
-from analysis import recycling_workloads, satisfied_row, satisfied_means  # noqa: E402
+from study import stats  # noqa: E402
+from study.analysis import recycling_workloads, satisfied_row, satisfied_means  # noqa: E402
 
 DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
 FAKE = os.path.join(HERE, "fake_kith.py")
@@ -123,7 +123,7 @@ class Retried(unittest.TestCase):
 
 class GoldenCounts(unittest.TestCase):
     def test_names_every_differing_cell(self):
-        import golden
+        from study import golden
         row = {"workload": "json", "args": "Json 3", "policy": "knuth", "collector": "continuous",
                "heap_size": "1048576", **{c: "7" for c in golden.COUNTS}}
         changed = dict(row, **{"gc.cycles": "8"})

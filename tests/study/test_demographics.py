@@ -11,9 +11,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(SOURCE, "study"))
-import demographics  # noqa: E402
-from common import read_csv  # noqa: E402
+sys.path.insert(0, SOURCE)  # the repo root: the study package
+from study import demographics  # noqa: E402
+from study.common import read_csv  # noqa: E402
 
 if __name__ == "__main__" and len(sys.argv) > 1:
     KITH = os.path.abspath(sys.argv.pop(1))

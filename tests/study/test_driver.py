@@ -124,6 +124,13 @@ class Usage(Base):
                 self.assertError(p, 64)
 
 
+class NotAKith(Base):
+    def test_kith_listing_no_policies(self):
+        p = subprocess.run([sys.executable, DRIVER, "--kith=/bin/true", f"--suite={FAKE_SUITE}", f"--out={self.out}"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertError(p, 66, "/bin/true", "no heap policies")
+
+
 class Output(Base):
     def test_out_cannot_be_created(self):
         for out in ("/proc/nope", "/etc/passwd/sub"):

@@ -7,9 +7,9 @@ import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "study"))
-import stats  # noqa: E402
-from analysis import split_out_of_memory  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))  # the repo root
+from study import stats  # noqa: E402
+from study.analysis import split_out_of_memory  # noqa: E402
 
 
 class StudentT(unittest.TestCase):
@@ -178,7 +178,7 @@ class TheRealSuite(unittest.TestCase):
     """workloads/suite.tsv as the study reads it: its "-" heap size is the default."""
 
     def test_every_row_reads_with_its_heap(self):
-        import suite  # noqa: E402 (study/ is on sys.path above)
+        from study import suite  # noqa: E402 (the repo root is on sys.path above)
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workloads", "suite.tsv")
         workloads, fallback = suite.read_suite(path)
         self.assertFalse(fallback)

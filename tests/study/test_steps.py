@@ -10,8 +10,8 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "study"))
-import steps  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study package
+from study import steps  # noqa: E402
 
 
 class Bounds(unittest.TestCase):

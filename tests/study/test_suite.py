@@ -1,6 +1,7 @@
 """study/suite.py: which arguments each argset takes (the study_args column of the full
 study, falling back to default_args), and that the project's suite gives every row study
-sizes. Run: /usr/bin/python3 -m unittest test_suite (CTest: study.suite)."""
+sizes; that study/ runs as a package, and that the scripts read the suite through it.
+Run: /usr/bin/python3 -m unittest test_suite (CTest: study.suite)."""
 
 import os
 import sys
@@ -8,8 +9,8 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "study"))
-import suite  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study package
+from study import suite  # noqa: E402
 
 HEADER = "name\tscript\tdefault_args\tsmall_args\theap_size\tstresses\tstress_args\tstudy_args\n"
 
@@ -46,6 +47,62 @@ class ProjectSuite(unittest.TestCase):
         self.assertGreater(len(rows), 20)
         for r in rows:
             self.assertTrue(r.get("study_args", "").strip(), f"{r['name']} has no study_args")
+
+
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PYTHON = "/usr/bin/python3"
+
+
+def run(argv, **kw):
+    import subprocess
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, **kw)
+
+
+class Package(unittest.TestCase):
+    """study/ is a package: `python3 -m study` from the source tree, and the files run by path
+    (kith_study.py as `kith study` execs it, alloc_cost.py in cost runs) load it themselves."""
+
+    def test_runs_as_a_module(self):
+        p = run([PYTHON, "-m", "study", f"--kith={os.path.join(HERE, 'fake_kith.py')}", "--jobs=0"], cwd=ROOT)
+        self.assertEqual(p.returncode, 64, p.stderr)
+        self.assertIn("kith study: --jobs", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+
+    def test_scripts_run_by_path_from_elsewhere(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = run([PYTHON, os.path.join(ROOT, "study", "kith_study.py"), "--help"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("--suite", p.stdout)
+            p = run([PYTHON, os.path.join(ROOT, "study", "alloc_cost.py"), "measure", "--help"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("--policy", p.stdout)
+
+    def test_no_module_edits_sys_path(self):
+        for name in os.listdir(os.path.join(ROOT, "study")):
+            if name.endswith(".py"):
+                with open(os.path.join(ROOT, "study", name)) as f:
+                    self.assertNotIn("sys.path.insert", f.read(), name)
+
+
+class OneReader(unittest.TestCase):
+    """The scripts that read workloads/suite.tsv read it with study/suite.py: with a kith that
+    fails every run, workload-table still names every row, with the heap size as written."""
+
+    def test_workload_table_lists_every_row(self):
+        names = [w.name for w in suite.read_suite(os.path.join(ROOT, "workloads", "suite.tsv"))[0]]
+        p = run([PYTHON, os.path.join(ROOT, "scripts", "workload-table"), "/bin/false"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = [line.split(" | ")[0].lstrip("| ") for line in p.stdout.splitlines()[2:]]
+        self.assertEqual(rows, names)
+        self.assertIn("| gcbench |", p.stdout)
+        self.assertIn("| 128M | failed: exit 1 |", p.stdout)
+
+    def test_every_script_reads_through_the_study(self):
+        for script in ("bench-gc", "bench-vm", "locality-bench", "workload-table"):
+            with open(os.path.join(ROOT, "scripts", script)) as f:
+                text = f.read()
+            self.assertIn("from study.suite import read_suite", text, script)
 
 
 if __name__ == "__main__":
