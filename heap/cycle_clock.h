@@ -3,7 +3,7 @@
 // EDX bit 8) it reads the time-stamp counter, ~9 ns here, where a vDSO
 // clock_gettime(CLOCK_MONOTONIC) costs ~21 ns; elsewhere it reads that clock in ns.
 // Timing every free of a sweep with two reads of the slower clock was more than
-// half of each collection's pause (README, "The collectors").
+// half of each collection's pause (docs/BENCHMARKS.md, "The collectors").
 //
 // Ticks become nanoseconds by the rate measured over the clock's own lifetime:
 // the constructor and nsPerTick() each take a (monotonic ns, ticks) pair, so no start-up

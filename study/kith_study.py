@@ -89,7 +89,7 @@ def parse_args(argv):
         epilog="Batch systems: `kith study --plan` prints every run that can run now, one shell command per line "
                "(run them anywhere, each in the same directory), `kith study --merge THAT_DIR... --out=DIR` folds "
                "their files in and redraws; --plan again for the next round of the minimum-heap search, until it "
-               "prints nothing. See the README.")
+               "prints nothing. See docs/RUNNING_THE_STUDY.md.")
     ap.add_argument("--kith", required=True, help=argparse.SUPPRESS)
     ap.add_argument("--kith-build", default="", help=argparse.SUPPRESS)
     ap.add_argument("--workloads", default=None, help="comma-separated names from the suite, or all (default)")

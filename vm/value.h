@@ -15,7 +15,7 @@
 // An int outside 48 bits is boxed: a Handle of class "boxed int" whose `object`
 // word holds the 64 bits (VM::boxInteger); it is an int to every reader, and the
 // collectors mark and free boxes like objects (they live outside the studied heap,
-// in the handle table, like Java's method area: see README "8-byte values").
+// in the handle table, like Java's method area: see docs/ARCHITECTURE.md "8-byte values").
 // Object references are raw Handle* (top bits zero), so Boehm's conservative
 // scan of an object still finds them. A Value that refers to a heap object holds
 // its Handle*, never the object's address, so the heap may move the object

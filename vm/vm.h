@@ -55,7 +55,7 @@ struct VMOptions {
   // For a heap without a fixed arena (`malloc`): the most block bytes in use at
   // once, so every policy runs in the same --heap-size. 0: no limit.
   std::size_t unboundedHeapLimit = 0;
-  // Testing aids (README, Reliability). Freed objects poisoned and handles
+  // Testing aids (docs/RELIABILITY.md). Freed objects poisoned and handles
   // quarantined: always in debug and sanitizer builds; here for --gc-stress.
   bool checkFreedObjects = false;
   // --gc-stress=move: before every allocation, move a rotating share of the live

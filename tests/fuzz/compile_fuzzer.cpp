@@ -1,6 +1,6 @@
 // libFuzzer target: the lexer, parser and compiler on arbitrary bytes. Any input
 // must give either bytecode or a list of FILE:LINE:COL errors — never a crash, a
-// sanitizer report, or a hang. Build and run with `scripts/fuzz` (README).
+// sanitizer report, or a hang. Build and run with `scripts/fuzz` (docs/TESTING.md, Fuzzing).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential testing of generated programs (README, Reliability):
+"""Differential testing of generated programs (docs/RELIABILITY.md):
 
     differential.py --kith PATH/TO/kith --seeds 1-20 [--jobs 2] [--full]
 

@@ -36,7 +36,7 @@ def main():
         local, merged, batch = (os.path.join(tmp, d) for d in ("local", "merged", "batch"))
         os.makedirs(batch)
         study(*OPTIONS, "--jobs=2", f"--out={local}")
-        # The loop of README's "How long, and beyond one machine", with the study's options
+        # The loop of docs/RUNNING_THE_STUDY.md's "How long, and beyond one machine", with the study's options
         # on the first --plan only (the later ones continue the study in --out).
         env = dict(os.environ, HOME=tmp, PARALLEL_SHELL="/bin/sh")
         rounds, runs = 0, 0
