@@ -129,7 +129,7 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::uint32_t kBackEdgesPerSlice = 4096;
   static constexpr std::size_t kSweepSlotsPerWorkUnit = 8;
   // Sweeping: a free costs this many work units. Measured on binary_trees (estranged,
-  // --stats-file, 2026-11-26): a mark unit takes ~25 ns, a free 65-110 ns; at one
+  // --stats-file): a mark unit takes ~25 ns, a free 65-110 ns; at one
   // unit a free, the slices that freed ~1,000 objects were the longest of each run
   // (65-112 us against a p99 of 28 us).
   static constexpr std::size_t kWorkUnitsPerFree = 3;
@@ -140,7 +140,7 @@ class ContinuousCollector final : public vm::Collector {
   // slots a unit a slice over mst's hash chains took 150 us (binary_trees' 25); at one,
   // cycles took so many slices that boxed ints made meanwhile (all surviving their
   // cycle) piled up — 4.2-5.1M live of the 6M BoxedInt.ContinuousCollector... makes
-  // under ASan, 3.1M at two (measured 2026-11-27).
+  // under ASan, 3.1M at two.
   static constexpr std::size_t kMarkSlotsPerWorkUnit = 2;
   static constexpr std::size_t kLongArraySlots = 256;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /

@@ -2,7 +2,7 @@
 //
 // A std::vector that outgrows itself inside a slice copies every entry and frees the
 // old block (unmapping its populated pages): measured 70-200 us for 16K-700K entries
-// (mst, voronoi, deltablue, 2026-11-26), against a 100 us slice budget. This stack
+// (mst, voronoi, deltablue), against a 100 us slice budget. This stack
 // lives in its own mapping and grows with mremap, which moves page-table entries and
 // copies nothing; clear() keeps the pages, so a later cycle reuses them unfaulted.
 #pragma once

@@ -383,7 +383,7 @@ def minheap_tables(a):
     tables["fragmentation"] = (frag, cols)
 
 
-# --- the analysis of issue 25: speedups with their GC time and a corrected test, how
+# --- speedups with their GC time and a corrected test, how
 # requests were met (retries apart), the trade-off at each policy's own minimum heap ------
 
 OUTCOMES = ["immediate", "split", "glue", "defrag"]  # a successful request is met one of these ways

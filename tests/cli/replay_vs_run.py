@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replay matches the run it was recorded from (issue 10's check).
+"""Replay matches the run it was recorded from.
 
 usage: replay_vs_run.py KITH POLICY HEAP_SIZE SCRIPT [ARGS...]
 

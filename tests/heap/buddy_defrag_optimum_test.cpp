@@ -107,7 +107,7 @@ std::size_t lowerBound(const Geometry& geo, const Layout& live, unsigned k) {
 
 // Each block's granule and level, not its bytes: a Block's three padding bytes are
 // whatever the stack held, and keying on them made equal layouts look different (the
-// search then ran past its limit now and then, 2026-11-26).
+// search then ran past its limit now and then).
 std::string key(const Layout& l) {
   std::string k;
   k.reserve(l.size() * 5);

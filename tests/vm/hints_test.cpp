@@ -1,4 +1,4 @@
-// The VM's allocation hints (issue 13): which address each allocation asks the
+// The VM's allocation hints: which address each allocation asks the
 // heap to be near. A recording heap wraps a real policy and keeps the hint of the
 // last hinted malloc; the tests then compare it with the objects the script built.
 #include <gtest/gtest.h>
