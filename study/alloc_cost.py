@@ -39,7 +39,7 @@ if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost 
     import by_path  # noqa: F401
     __package__ = "study"
 from . import stats  # noqa: E402
-from .common import PYTHON, SOURCE_DIR, fmt, read_csv, write_csv  # noqa: E402
+from .common import PYTHON, SOURCE_DIR, fmt, number, read_csv, write_csv  # noqa: E402
 
 KINDS = ("trace", "cost", "replay")
 BASELINE = "nothing"
@@ -366,13 +366,6 @@ def write_tables(study, out_dir):
 
 # --- the report -------------------------------------------------------------------------
 
-def _f(x):
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
-
-
 def _geomean(xs):
     xs = [x for x in xs if x is not None and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
@@ -418,7 +411,7 @@ def report_lines(out_dir):
         L.append("")
     tdir = os.path.join(out_dir, "runs", "trace")
     traces = [os.path.join(tdir, n) for n in os.listdir(tdir) if n.endswith(".trace")] if os.path.isdir(tdir) else []
-    cpu = sum((_f(r["valgrind_s"]) or 0) + (_f(r["baseline_valgrind_s"]) or 0) for r in ac)
+    cpu = sum((number(r["valgrind_s"]) or 0) + (number(r["baseline_valgrind_s"]) or 0) for r in ac)
     L.append(f"Traces kept under `runs/trace`: {len(traces)} files, "
              f"{sum(os.path.getsize(t) for t in traces) / 1e6:.1f} MB (about a byte an event; delete them when "
              f"the study is done). The callgrind replays took {cpu:.0f} s in all (policy and baseline).")
@@ -435,13 +428,13 @@ def report_lines(out_dir):
             line = [w]
             for p in policies:
                 r = cells.get((w, p))
-                line.append(" / ".join(fmt(_f(r[f"{s}_per_request"])) for s in ("ir", "d1", "ll")) if r else "")
+                line.append(" / ".join(fmt(number(r[f"{s}_per_request"])) for s in ("ir", "d1", "ll")) if r else "")
             body.append(line)
         gm = ["**geometric mean**"]
         for p in policies:
             parts = []
             for s in ("ir", "d1", "ll"):
-                xs = [_f(cells[(w, p)][f"{s}_per_request"]) for w in workloads if (w, p) in cells]
+                xs = [number(cells[(w, p)][f"{s}_per_request"]) for w in workloads if (w, p) in cells]
                 g = _geomean(xs)
                 n = len([x for x in xs if x is not None and x > 0])
                 parts.append(fmt(g) + (f" ({n} of {len(xs)})" if n < len(xs) else "") if g else "")
@@ -449,7 +442,7 @@ def report_lines(out_dir):
         body.append(gm)
         L += _table(["workload"] + [f"`{p}`" for p in policies], body)
         L.append("")
-        ratios = [(p, _geomean([_f(cells[(w, p)]["ir_ratio_vs_list"]) for w in workloads if (w, p) in cells]))
+        ratios = [(p, _geomean([number(cells[(w, p)]["ir_ratio_vs_list"]) for w in workloads if (w, p) in cells]))
                   for p in policies if p != "list"]
         ratios = [(p, g) for p, g in ratios if g]
         if ratios:
@@ -473,7 +466,7 @@ def report_lines(out_dir):
                     if not r:
                         line.append("")
                         continue
-                    v, lo, hi = _f(r["net_ns_per_event_mean"]), _f(r["net_ci_low"]), _f(r["net_ci_high"])
+                    v, lo, hi = number(r["net_ns_per_event_mean"]), number(r["net_ci_low"]), number(r["net_ci_high"])
                     line.append((f"{v:.3g}" if v is not None else "") +
                                 (f" [{lo:.3g}, {hi:.3g}]" if lo is not None and hi is not None else "") +
                                 f" (n={r['repeats']})")

@@ -11,7 +11,7 @@ from . import demographics
 from . import stats
 from . import steps
 from .plan import Run, load_stats, run_files
-from .common import write_csv
+from .common import num, write_csv
 
 META_COLUMNS = ["run_id", "kind", "workload", "argset", "args", "policy", "collector", "pacing", "heap_size",
                 "multiple", "repeat", "exit_code"]
@@ -52,16 +52,6 @@ def collect_rows(study, out_dir):
             row.update(flat)
         rows.append(row)
     return rows, contrived
-
-
-def num(row, key):
-    v = row.get(key)
-    if v is None or v == "":
-        return None
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 SUMMARY_METRICS = [("wall_s", "vm.wall_s"), ("gc_ms", "gc.pause_ms.total"), ("alloc_ns", "heap.alloc_ns.mean"),

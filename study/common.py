@@ -66,6 +66,19 @@ def safe_name(name):
     return re.sub(r"_+", "_", s).strip("_") or "w"
 
 
+def number(x):
+    """x as a float, or None where a CSV cell is empty or a JSON value missing or not a number."""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def num(row, key):
+    """A row's field (a CSV row or a flattened statistics row) as a number, or None."""
+    return number(row.get(key))
+
+
 def fmt(x, digits=3):
     if x is None or x == "":
         return ""

@@ -24,7 +24,7 @@ import json
 import os
 import subprocess
 
-from .common import fmt, format_size, warn, write_csv
+from .common import fmt, format_size, num, warn, write_csv
 
 DEMOG_POLICIES = ["estranged", "knuth"]
 DEMOG_COLLECTOR = "occasional"
@@ -176,14 +176,6 @@ def median_age(rows):
     return None
 
 
-def number(row, key):
-    v = row.get(key)
-    try:
-        return None if v is None or v == "" else float(v)
-    except (TypeError, ValueError):
-        return None
-
-
 def alloc_rate_rows(rows):
     """Per workload x kind x policy x collector of the main and demog runs that exited
     0: the means of bytes requested and allocated and of mutator time, and the rate."""
@@ -191,12 +183,12 @@ def alloc_rate_rows(rows):
     for r in rows:
         if r.get("kind") not in ("main", "demog") or str(r.get("exit_code")) != "0":
             continue
-        wall, gc_ms = number(r, "vm.wall_s"), number(r, "gc.pause_ms.total")
-        requested = number(r, "heap.bytes_requested")
+        wall, gc_ms = num(r, "vm.wall_s"), num(r, "gc.pause_ms.total")
+        requested = num(r, "heap.bytes_requested")
         if wall is None or requested is None:
             continue
         key = (r["workload"], r["kind"], r["policy"], r["collector"])
-        groups.setdefault(key, []).append((requested, number(r, "heap.bytes_allocated") or 0.0,
+        groups.setdefault(key, []).append((requested, num(r, "heap.bytes_allocated") or 0.0,
                                            wall - (gc_ms or 0.0) / 1000))
     out = []
     for (workload, kind, policy, collector), g in sorted(groups.items()):

@@ -90,6 +90,12 @@ def num(v):
     return None if math.isnan(x) or math.isinf(x) else x
 
 
+def policy_series(rows):
+    """The policies the rows hold, in the usual order, at most MAX_SERIES, and their styles."""
+    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
+    return policies, policy_styles(policies)
+
+
 def col(r, key):
     return num(r.get(key)) if r else None
 
@@ -362,8 +368,7 @@ def fig_speedup(out_dir):
     rows = need(out_dir, "speedup.csv", lambda r: r.get("policy") != "list")
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     holm = any(r.get("holm_significant") not in (None, "") for r in rows)
     gc = any(col(r, "gc_ms_policy") is not None for r in rows)
     geo = "geomean"
@@ -510,8 +515,7 @@ def fig_satisfied_vs_heap(out_dir):
         kind = "all"
     kind = "all workloads" if kind == "all" else "the recycling workloads"
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     multiples = sorted({col(r, "multiple") for r in rows})
     fig, axes = plt.subplots(1, len(collectors), squeeze=False, sharey=True, layout="constrained",
                              figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 2.4))
@@ -666,8 +670,7 @@ def fig_time_space(out_dir):
     rows = need(out_dir, "tradeoff_summary.csv",
                 lambda r: col(r, "geomean_relative_time") and col(r, "multiple"))
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     multiples = sorted({col(r, "multiple") for r in rows})
     fig, axes = plt.subplots(1, len(collectors), squeeze=False, sharey=True, layout="constrained",
                              figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 2.5))
@@ -710,8 +713,7 @@ def fig_time_space_workloads(out_dir):
         s = (col(r, "gc_ms_mean") or 0) / 1000 / col(r, "wall_s_mean")
         share[r["workload"]] = max(share.get(r["workload"], 0), s)
     chosen = [w for w in dict.fromkeys(r["workload"] for r in rows) if w in representative(share, per)]
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     multiples = sorted({col(r, "multiple") for r in rows})
     fig, axes = plt.subplots(len(chosen), len(collectors), squeeze=False, layout="constrained",
                              figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 0.6 + 1.75 * len(chosen)))
@@ -751,8 +753,7 @@ def fig_min_heap(out_dir):
     rows = [r for r in rows if r.get("collector", "") == collectors[0]]
     frag = {(r["workload"], r["policy"]): r for r in read(out_dir, "fragmentation.csv")}
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     panels = [("minimum heap (MiB, log)", lambda r, f: mib(col(r, "min_heap_bytes")), True, None),
               ("minimum heap / peak live (log)",
                lambda r, f: col(r, "min_heap_over_live") or col(f, "fragmentation"), True, 1.0)]
@@ -789,8 +790,7 @@ def cost_figure(out_dir, name, rows, metrics, title):
     geometric-mean row."""
     collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     geo = "geomean"
     labels = workloads + [geo]
     panels = [(m, c) for m in metrics for c in collectors]
@@ -832,8 +832,7 @@ def fig_alloc_misses(out_dir):
                 ("ll_per_malloc", "LL", "malloc"), ("ll_per_free", "LL", "free")) if any(col(r, k) is not None
                                                                                         for r in rows)]
     collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     # Compact: a row per policy, a small grey dot per workload, the policy's marker at the mean.
     fig, axes = plt.subplots(len(collectors), len(metrics), squeeze=False, sharey=True, layout="constrained",
                              figsize=(DOUBLE, 0.6 + len(collectors) * (0.5 + 0.22 * len(policies))))
@@ -915,8 +914,7 @@ def fig_frag_timeline(out_dir):
     # The most fragmented workloads: the lowest mean largest-free-block share.
     chosen = [w for w, _ in sorted(ratio.items(), key=lambda x: statistics.fmean(x[1]))[:6]]
     chosen = [w for w in dict.fromkeys(r["workload"] for r in rows) if w in chosen]
-    policies = ordered([r["policy"] for r in rows], POLICY_ORDER)[:MAX_SERIES]
-    styles = policy_styles(policies)
+    policies, styles = policy_series(rows)
     cols = 1 if len(chosen) == 1 else 2 if len(chosen) <= 4 else 3
     nrows = math.ceil(len(chosen) / cols)
     fig, axes = plt.subplots(nrows, cols, squeeze=False, sharey=True, layout="constrained",

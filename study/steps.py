@@ -23,7 +23,7 @@ buddies it is the largest over every request level k the heap can serve."""
 import math
 import os
 
-from .common import DEFAULT_POLICIES, format_size, read_csv, write_csv
+from .common import DEFAULT_POLICIES, format_size, num, read_csv, write_csv
 
 STEPS_COLUMNS = ["workload", "argset", "collector", "policy", "heap_size", "exit_code", "top_level",
                  "malloc_count", "malloc_mean", "malloc_p99", "malloc_max", "malloc_bound",
@@ -109,16 +109,6 @@ def step_bounds(policy, heap_size):
 
 # --- the observed steps -----------------------------------------------------------------
 
-def _number(row, key):
-    v = row.get(key)
-    if v is None or v == "":
-        return None
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
 def histogram_of(row, op):
     """{bucket lower bound: requests} of heap.steps.<op>.histogram.* in a flattened row."""
     prefix = f"heap.steps.{op}.histogram."
@@ -147,11 +137,11 @@ def quantile_bucket(hist, q=QUANTILE):
 
 def observed(row, op):
     """{count, mean, p99, max} of heap.steps.<op>, or None when the run counted none."""
-    count = _number(row, f"heap.steps.{op}.count")
+    count = num(row, f"heap.steps.{op}.count")
     if count is None:
         return None
-    maximum = _number(row, f"heap.steps.{op}.max")
-    return {"count": int(count), "mean": _number(row, f"heap.steps.{op}.mean"),
+    maximum = num(row, f"heap.steps.{op}.max")
+    return {"count": int(count), "mean": num(row, f"heap.steps.{op}.mean"),
             "p99": quantile_bucket(histogram_of(row, op)), "max": int(maximum) if maximum is not None else None}
 
 
@@ -177,7 +167,7 @@ def steps_rows(rows):
     for key in sorted(chosen, key=lambda k: (k[0], k[1], k[2], order.get(k[3], len(order)), k[3])):
         r = chosen[key]
         malloc_bound, free_bound, top, note = step_bounds(r["policy"], _int(r.get("heap_size")))
-        defrag = _number(r, "heap.satisfied.defrag")
+        defrag = num(r, "heap.satisfied.defrag")
         if top is not None and defrag:
             note += f"; {int(defrag)} requests here moved blocks"
         row = {"workload": key[0], "argset": key[1], "collector": key[2], "policy": key[3],
@@ -203,12 +193,12 @@ def write_tables(out_dir, rows):
 # --- the report -------------------------------------------------------------------------
 
 def _cell(r, op):
-    count = _number(r, f"{op}_count")
+    count = num(r, f"{op}_count")
     if count is None:
         return "not counted"
-    bound = _number(r, f"{op}_bound")
-    mx = _number(r, f"{op}_max")
-    mean, p99 = _number(r, f"{op}_mean"), _number(r, f"{op}_p99")
+    bound = num(r, f"{op}_bound")
+    mx = num(r, f"{op}_max")
+    mean, p99 = num(r, f"{op}_mean"), num(r, f"{op}_p99")
     text = (f"{mean:.2f} / {int(p99)} / {int(mx)}" if count else "no requests") if mx is not None else "?"
     text += f" (bound {int(bound):,})" if bound is not None else " (no bound)"
     if bound is not None and mx is not None and mx > bound:
@@ -241,12 +231,12 @@ def summary_lines(rows):
     for policy in _policies(rows):
         parts = []
         for op in ("malloc", "free"):
-            counted = [r for r in rows if r["policy"] == policy and _number(r, f"{op}_max") is not None]
+            counted = [r for r in rows if r["policy"] == policy and num(r, f"{op}_max") is not None]
             if not counted:
                 continue
             # the largest max; among equal ones, the run with the tightest bound
-            worst = max(counted, key=lambda r: (_number(r, f"{op}_max"), -(_number(r, f"{op}_bound") or 0)))
-            mx, bound = int(_number(worst, f"{op}_max")), _number(worst, f"{op}_bound")
+            worst = max(counted, key=lambda r: (num(r, f"{op}_max"), -(num(r, f"{op}_bound") or 0)))
+            mx, bound = int(num(worst, f"{op}_max")), num(worst, f"{op}_bound")
             text = f"{op} max {mx:,} ({worst['workload']}, {worst['collector']})"
             if bound is None:
                 text += f", bound {worst['bound_note']}"
