@@ -159,9 +159,10 @@ int usageError(const std::string& message) {
   return kExitUsage;
 }
 
-// The heap policies first (tests/cli reads those lines), then the collectors.
+// The heap policies `kith run` takes first (tests/cli reads those lines), then the
+// collectors. The replay baseline `nothing` is not one: `kith replay --help` names it.
 int listPolicies() {
-  for (const auto* list : {&kith::heap::policyList(), &kith::heap::baselineList(), &kith::heap::replayBaselineList()})
+  for (const auto* list : {&kith::heap::policyList(), &kith::heap::baselineList()})
     for (const auto& p : *list)
       std::printf("%-10s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.description.size()),
                   p.description.data());

@@ -46,8 +46,6 @@ def policies(kith):
         if not line.strip() or "collector:" in line:
             continue
         name = line.split()[0]
-        if "replay baseline" in line:
-            continue  # `nothing`: kith run refuses it (replay's cost floor, no memory behind its blocks)
         (baselines if "baseline only" in line else studied).append(name)
     return studied, baselines
 

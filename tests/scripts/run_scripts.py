@@ -193,8 +193,8 @@ def listed_policies(kith):
     names = []
     for line in p.stdout.splitlines():
         words = line.split()
-        if not words or line[0].isspace() or "replay baseline" in line:
-            continue  # `nothing` is kith replay's cost floor: kith run refuses it
+        if not words or line[0].isspace():
+            continue
         name = words[0].rstrip(":")
         if name in ("heap", "policy") and len(words) > 1:
             name = words[1]

@@ -97,8 +97,7 @@ def heaps_to_try(bytes_allocated):
 
 def policies(kith):
     out = subprocess.run([kith, "policies"], capture_output=True, text=True).stdout
-    # `nothing` is replay's baseline, which kith run refuses: not a policy to run a script on.
-    names = [line.split()[0] for line in out.splitlines() if line.strip() and "replay baseline" not in line]
+    names = [line.split()[0] for line in out.splitlines() if line.strip()]
     return [n for n in names if n not in ("occasional", "continuous", "none")]
 
 
