@@ -19,7 +19,7 @@
 //                        malloc_p99_ns, malloc_max_ns, free_max_ns. SEQUENCE is
 //                        jvm_like, fragmenting, storage, or a recorded trace:
 //   --replay=NAME=PATH   (repeatable, before the benchmark flags) adds the trace
-//                        at PATH (`kith run --trace=PATH ...`, heap/trace.h) as
+//                        at PATH (`kith run --trace=PATH ...`, heap/trace/trace.h) as
 //                        sequence NAME; objects live at its end are freed after it
 #include <benchmark/benchmark.h>
 
@@ -34,12 +34,12 @@
 #include <vector>
 
 #include "bench/heap_bench_reference.h"
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 #include "heap/heap.h"
-#include "heap/latency_histogram.h"
+#include "heap/statistics/latency_histogram.h"
 #include "heap/policies.h"
-#include "heap/stats_heap.h"
-#include "heap/trace.h"
+#include "heap/statistics/stats_heap.h"
+#include "heap/trace/trace.h"
 #include "heap/workload.h"
 
 namespace {

@@ -18,9 +18,9 @@
 #include "cli/trace_command.h"
 #include "cli/defrag_bench.h"
 #include "cli/study_command.h"
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 #include "heap/heap.h"
-#include "heap/trace.h"
+#include "heap/trace/trace.h"
 #include "vm/runner.h"
 
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "cli/byte_size.h"
-#include "heap/fixed_arena.h"
-#include "heap/statistics_report.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/statistics/statistics_report.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
 

@@ -1,4 +1,4 @@
-// `kith replay`: feeds a recorded allocation trace (heap/trace.h) to any heap
+// `kith replay`: feeds a recorded allocation trace (heap/trace/trace.h) to any heap
 // policy, without the interpreter, and reports the same `heap` statistics block as
 // `kith run`.
 //
@@ -27,7 +27,7 @@
 // so their inclusive cost under `valgrind --tool=callgrind --cache-sim=yes kith
 // replay ...` divided by allocateOne's or freeOne's call count is the cost per
 // request (instructions, simulated cache misses). The same replay on
-// `--heap=nothing` (heap/nothing_heap.h) costs the call, the virtual dispatch and
+// `--heap=nothing` (heap/layers/nothing_heap.h) costs the call, the virtual dispatch and
 // StatsHeap's counting without any policy work; subtracted, the rest is the
 // policy's own (study/alloc_cost.py does both).
 #pragma once
@@ -39,7 +39,7 @@
 
 #include "cli/block_table.h"
 #include "heap/heap.h"
-#include "heap/trace.h"
+#include "heap/trace/trace.h"
 
 namespace kith::cli {
 

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cli/usage_error.h"
-#include "heap/object_lifetimes.h"
-#include "heap/trace.h"
+#include "heap/trace/object_lifetimes.h"
+#include "heap/trace/trace.h"
 
 namespace kith::cli {
 
@@ -49,7 +49,7 @@ int dumpTrace(const std::string& path) {
 }
 
 // `kith trace lifetimes`: the age at death of every freed object, in bytes
-// allocated since its birth (heap/object_lifetimes.h), as a table or JSON.
+// allocated since its birth (heap/trace/object_lifetimes.h), as a table or JSON.
 int traceLifetimes(const std::string& path, bool json) {
   std::string openError;
   TraceFile file = openTrace(path, openError);

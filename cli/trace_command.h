@@ -1,8 +1,8 @@
-// `kith trace dump FILE`: prints a trace, in either encoding (heap/trace.h), as
+// `kith trace dump FILE`: prints a trace, in either encoding (heap/trace/trace.h), as
 // the text encoding on stdout — how a binary recording is read by eye, diffed or
 // edited (the output is itself a valid trace). `kith trace lifetimes [--json]
 // FILE`: the age at death of every freed object in bytes allocated since its
-// birth, as a histogram (heap/object_lifetimes.h).
+// birth, as a histogram (heap/trace/object_lifetimes.h).
 #pragma once
 
 #include <cstdio>

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "heap/latency_histogram.h"
+#include "heap/statistics/latency_histogram.h"
 #include "vm/collector.h"
 
 namespace kith::gc {

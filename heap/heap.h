@@ -15,7 +15,7 @@
 
 #include "heap/free_space.h"
 #include "heap/outcome.h"
-#include "heap/statistics.h"
+#include "heap/statistics/statistics.h"
 
 namespace kith::heap {
 

@@ -5,7 +5,7 @@
 
 #include "heap/heap.h"
 #include "heap/policies.h"
-#include "heap/stats_heap.h"
+#include "heap/statistics/stats_heap.h"
 
 namespace kith::heap {
 namespace {

@@ -8,7 +8,7 @@ scheme, the policy field of a baseline run is `nothing-on-<P>`):
           --trace-format=binary --stats-file=...` with per-operation timers on: the
           recording, and the study's instrumented latency run.
   cost    once the trace is done: `valgrind --tool=callgrind --cache-sim=yes kith replay --bare`
-          of it on the same policy, and on the `nothing` baseline (heap/nothing_heap.h),
+          of it on the same policy, and on the `nothing` baseline (heap/layers/nothing_heap.h),
           through `alloc_cost.py measure` (below), which writes runs/cost/<id>.json:
           events, allocations, frees and, per function (allocateOne, freeOne: the replay
           loop's only calls into the heap, cli/replay.h), calls and inclusive costs,

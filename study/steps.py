@@ -3,7 +3,7 @@
 Every policy that counts its work (lastSteps() / lastFreeSteps(): blocks examined,
 levels split or glued, bins searched) fills the `heap.steps.malloc` and
 `heap.steps.free` blocks of a run's statistics: count, mean, max and a histogram
-(heap/step_histogram.h: one bucket per step count 0..63, then powers of two; results.csv
+(heap/statistics/step_histogram.h: one bucket per step count 0..63, then powers of two; results.csv
 flattens them to heap.steps.malloc.max, heap.steps.malloc.histogram.3, ...). list and
 kingsley count malloc steps only; knuth, estranged, tlsf and lea count both; malloc none.
 
@@ -37,47 +37,47 @@ NO_BOUND_NOTE = {"list": "none (linear in free blocks)",
 # --- the bounds, as the heaps compute them ----------------------------------------------
 
 MIN_BLOCK = 16      # heap/layer.h kMinBlock: level 0 is a 16-byte block
-MAX_LEVEL = 31      # heap/buddy_block_table.h kMaxLevel
+MAX_LEVEL = 31      # heap/buddy/buddy_block_table.h kMaxLevel
 
 
 def buddy_top_level(heap_size):
     """L = topLevel(): the level of the largest maximal block of an arena of heap_size bytes.
     FixedArena and BuddyBlockTable::adopt round the arena down to 16 bytes; topLevel_ =
-    min(kMaxLevel, bit_width(granules) - 1) (heap/buddy_block_table.h)."""
+    min(kMaxLevel, bit_width(granules) - 1) (heap/buddy/buddy_block_table.h)."""
     granules = int(heap_size) // MIN_BLOCK
     return min(MAX_LEVEL, granules.bit_length() - 1) if granules else 0
 
 
 def knuth_malloc_step_bound(k, top):
-    """heap/knuth_buddy_heap.h KnuthBuddyHeap::mallocStepBound."""
+    """heap/buddy/knuth_buddy_heap.h KnuthBuddyHeap::mallocStepBound."""
     return 0 if k > top else 2 * (top - k) + 1
 
 
 def knuth_free_step_bound(top):
-    """heap/knuth_buddy_heap.h KnuthBuddyHeap::freeStepBound."""
+    """heap/buddy/knuth_buddy_heap.h KnuthBuddyHeap::freeStepBound."""
     return top + 1
 
 
 def estranged_malloc_step_bound(k, top):
-    """heap/estranged_buddy_heap.h EstrangedBuddyHeap::mallocStepBound."""
+    """heap/buddy/estranged_buddy_heap.h EstrangedBuddyHeap::mallocStepBound."""
     return 0 if k > top else 2 + (2 if k > 0 else 0) + 3 * (top - k) + 2 * k
 
 
-ESTRANGED_FREE_STEP_BOUND = 2  # heap/estranged_buddy_heap.h freeStepBound
-TLSF_MALLOC_STEPS, TLSF_FREE_STEPS = 5, 3  # heap/tlsf_heap.h kMaxMallocSteps, kMaxFreeSteps
-KINGSLEY_MALLOC_STEPS, KINGSLEY_FREE_STEPS = 2, 1  # heap/strict_seg_heap.h kMaxMallocSteps, kMaxFreeSteps
+ESTRANGED_FREE_STEP_BOUND = 2  # heap/buddy/estranged_buddy_heap.h freeStepBound
+TLSF_MALLOC_STEPS, TLSF_FREE_STEPS = 5, 3  # heap/classic/tlsf_heap.h kMaxMallocSteps, kMaxFreeSteps
+KINGSLEY_MALLOC_STEPS, KINGSLEY_FREE_STEPS = 2, 1  # heap/layers/strict_seg_heap.h kMaxMallocSteps, kMaxFreeSteps
 
 
 def lea_bins_bounds():
-    """(kMaxMallocSteps, kMaxFreeSteps) of LeaBinsHeap (heap/lea_bins_heap.h): the trie path
-    P = SizeTrie::pathNodes(kLargeTopBit = 47) = 47 - kLowestKeyBit (4) + 2 (heap/size_trie.h)."""
+    """(kMaxMallocSteps, kMaxFreeSteps) of LeaBinsHeap (heap/classic/lea_bins_heap.h): the trie path
+    P = SizeTrie::pathNodes(kLargeTopBit = 47) = 47 - kLowestKeyBit (4) + 2 (heap/layers/size_trie.h)."""
     path = 47 - 4 + 2
     return (2 * path - 1) + path + 1 + path + (path + 1), 2 * path + (path + 1)
 
 
 def lea_bounds():
     """(maxMallocSteps, maxFreeSteps) of QuickListHeap<64, 64, ...> over the Lea bins
-    (heap/quick_list_heap.h; the parameters are LeaPolicy's, heap/policies.h): 64/16 = 4
+    (heap/layers/quick_list_heap.h; the parameters are LeaPolicy's, heap/policies.h): 64/16 = 4
     quick lists of at most 64 blocks each, all freed into the bins by one consolidation."""
     malloc, free = lea_bins_bounds()
     lists, capacity = 64 // 16, 64
@@ -96,7 +96,7 @@ def step_bounds(policy, heap_size):
             malloc = max(estranged_malloc_step_bound(k, top) for k in range(top + 1))
             free = ESTRANGED_FREE_STEP_BOUND
         return malloc, free, top, (f"L = {top}; a request that defragments is not covered (its region search "
-                                   "depends on the free blocks: heap/buddy_defragmenter.h)")
+                                   "depends on the free blocks: heap/buddy/buddy_defragmenter.h)")
     if policy == "tlsf":
         return TLSF_MALLOC_STEPS, TLSF_FREE_STEPS, None, ""
     if policy == "kingsley":

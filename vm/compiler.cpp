@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "heap/malloc_heap.h"
-#include "heap/zone_heap.h"
+#include "heap/adapters/malloc_heap.h"
+#include "heap/layers/zone_heap.h"
 #include "vm/lexer.h"
 #include "vm/object.h"
 #include "vm/opcodes.h"

@@ -1,6 +1,6 @@
 // The compiler: one pass from source to bytecode (a Pratt parser, as in clox).
 // Its temporary data — scopes, locals tables, upvalue lists, loop and jump patch
-// lists, the top-level name set — lives in a ZoneHeap region (heap/zone_heap.h)
+// lists, the top-level name set — lives in a ZoneHeap region (heap/layers/zone_heap.h)
 // over the system allocator and is released in one step when compilation ends.
 // What outlives compilation — FunctionProtos, ClassInfos (method area) and string
 // constants (VM heap objects) — belongs to the VM.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "heap/trace_event.h"
+#include "heap/trace/trace_event.h"
 
 namespace kith::vm {
 
@@ -38,7 +38,7 @@ struct RunOptions {
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
   bool moveObjects = false;  // --gc-stress=move (VMOptions::moveObjects)
   double gcOverheadLimit = 0.98;  // --gc-overhead-limit (VMOptions::gcOverheadLimit; 0: off)
-  bool pretouch = false;     // --pretouch: populate the heap's arena at start (heap/fixed_arena.h)
+  bool pretouch = false;     // --pretouch: populate the heap's arena at start (heap/layers/fixed_arena.h)
   bool checkFreed = false;   // --check-freed (VMOptions::checkFreedObjects; implied by --gc-stress)
   std::uint64_t failAllocation = 0;       // --fail-alloc=N
   std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N
@@ -49,7 +49,7 @@ struct RunOptions {
   bool statsTimers = true;
   std::string statsFile;  // also write the JSON here
   std::string tracePath;  // record every allocation and free here
-  heap::TraceFormat traceFormat = heap::TraceFormat::binary;  // heap/trace.h
+  heap::TraceFormat traceFormat = heap::TraceFormat::binary;  // heap/trace/trace.h
   std::string script;
   std::vector<std::string> args;  // System.args
 };

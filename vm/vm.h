@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "heap/heap.h"
-#include "heap/trace.h"
+#include "heap/trace/trace.h"
 #include "vm/opcodes.h"
 #include "vm/collector.h"
 #include "vm/gc_overhead_limit.h"
@@ -224,7 +224,7 @@ class VM {
   HandleTable& handles() { return handles_; }
   std::uint64_t instructionsExecuted() const { return instructions_; }
   std::uint64_t objectsCreated() const { return objectsCreated_; }
-  // Records every allocation and free to `writer` (heap/trace.h), ids by object.
+  // Records every allocation and free to `writer` (heap/trace/trace.h), ids by object.
   void setTraceWriter(heap::TraceWriter* writer) { trace_ = writer; }
   std::size_t maxDepth() const { return maxDepth_; }
   const std::vector<std::string>& args() const { return options_.args; }
@@ -278,7 +278,7 @@ class VM {
   [[noreturn]] void throwOutOfMemory(std::size_t bytes);
   [[noreturn]] void throwThrashing();
   [[noreturn]] void throwArity(int expected, int got);
-  // --trace: the program's requests as the recorder sees them (heap/trace.h).
+  // --trace: the program's requests as the recorder sees them (heap/trace/trace.h).
   void traceAllocation(const Handle* handle, std::size_t bytes);
   void traceFree(const Handle* handle);
   void traceFailure(std::size_t bytes);

@@ -1,4 +1,4 @@
-// libFuzzer target: the allocation-trace reader (heap/trace.h) on arbitrary
+// libFuzzer target: the allocation-trace reader (heap/trace/trace.h) on arbitrary
 // bytes, text or binary (the reader tells them apart by the first bytes; seeds
 // of both are in the corpus). The reader must stop at the end or at the first
 // fault with a message — never crash, hang or read out of bounds — and what it
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "heap/trace.h"
+#include "heap/trace/trace.h"
 
 namespace {
 

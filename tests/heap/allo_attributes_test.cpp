@@ -1,10 +1,10 @@
-// Allotheque attributes (heap/allo_attributes.h): implicit ones computed from the
+// Allotheque attributes (heap/allotheque/allo_attributes.h): implicit ones computed from the
 // address relative to the arena, the explicit size from the page table.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "heap/allo_attributes.h"
+#include "heap/allotheque/allo_attributes.h"
 
 namespace kith::heap::allotheque {
 namespace {

@@ -11,10 +11,10 @@
 #include <set>
 #include <vector>
 
-#include "heap/allo_chunk_list.h"
-#include "heap/allo_hash_partition.h"
-#include "heap/allo_list_partition.h"
-#include "heap/allo_ordered_partition.h"
+#include "heap/allotheque/allo_chunk_list.h"
+#include "heap/allotheque/allo_hash_partition.h"
+#include "heap/allotheque/allo_list_partition.h"
+#include "heap/allotheque/allo_ordered_partition.h"
 
 namespace kith::heap::allotheque {
 namespace {

@@ -1,11 +1,11 @@
-// Allotheque allocation predicates (heap/allo_predicates.h) on a fake container:
+// Allotheque allocation predicates (heap/allotheque/allo_predicates.h) on a fake container:
 // classes 0..7, each holding some chunks; which class each predicate takes from.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <vector>
 
-#include "heap/allo_predicates.h"
+#include "heap/allotheque/allo_predicates.h"
 
 namespace kith::heap::allotheque {
 namespace {

@@ -1,11 +1,11 @@
-#include "heap/buddy_block_table.h"
+#include "heap/buddy/buddy_block_table.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <memory>
 
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 
 namespace kith::heap {
 namespace {

@@ -14,7 +14,7 @@
 //     random runs up to 4 KiB where the search runs when the moves exceed 2m;
 //   - the staircase heap, where every region of level v holds one block of each
 //     level below v and a free granule, reaches the worst case k * 2^(k-1).
-#include "heap/buddy_defragmenter.h"
+#include "heap/buddy/buddy_defragmenter.h"
 
 #include <gtest/gtest.h>
 

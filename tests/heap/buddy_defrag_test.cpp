@@ -1,4 +1,4 @@
-#include "heap/buddy_defragmenter.h"
+#include "heap/buddy/buddy_defragmenter.h"
 
 #include <gtest/gtest.h>
 

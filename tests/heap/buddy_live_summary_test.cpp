@@ -1,13 +1,13 @@
-#include "heap/buddy_live_summary.h"
+#include "heap/buddy/buddy_live_summary.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "heap/buddy_block_table.h"
-#include "heap/estranged_buddy_heap.h"
-#include "heap/fixed_arena.h"
-#include "heap/knuth_buddy_heap.h"
+#include "heap/buddy/buddy_block_table.h"
+#include "heap/buddy/estranged_buddy_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/buddy/knuth_buddy_heap.h"
 #include "heap/workload.h"
 
 namespace kith::heap {

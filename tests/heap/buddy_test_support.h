@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "heap/buddy_block_table.h"
-#include "heap/buddy_defragmenter.h"
+#include "heap/buddy/buddy_block_table.h"
+#include "heap/buddy/buddy_defragmenter.h"
 #include "heap/outcome.h"
 #include "heap/workload.h"
 #include "tests/heap/policy_test_support.h"

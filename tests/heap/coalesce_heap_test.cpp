@@ -1,7 +1,7 @@
 // CoalesceHeap over a minimal free structure written here, so these tests pin
 // down the interface every structure sees (what is filed, what is pulled out, in
 // which order) independently of `list` and `lea`.
-#include "heap/coalesce_heap.h"
+#include "heap/layers/coalesce_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "heap/coalesceable_heap.h"
-#include "heap/fixed_arena.h"
-#include "heap/malloc_heap.h"
+#include "heap/layers/coalesceable_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/adapters/malloc_heap.h"
 
 namespace kith::heap {
 namespace {

@@ -1,4 +1,4 @@
-#include "heap/coalesceable_heap.h"
+#include "heap/layers/coalesceable_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "heap/fixed_arena.h"
-#include "heap/malloc_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/adapters/malloc_heap.h"
 
 namespace kith::heap {
 namespace {

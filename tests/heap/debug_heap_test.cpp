@@ -1,4 +1,4 @@
-#include "heap/debug_heap.h"
+#include "heap/layers/debug_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "heap/fixed_arena.h"
-#include "heap/malloc_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/adapters/malloc_heap.h"
 #include "tests/heap/test_arenas.h"
 
 namespace kith::heap {

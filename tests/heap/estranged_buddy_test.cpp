@@ -1,4 +1,4 @@
-#include "heap/estranged_buddy_heap.h"
+#include "heap/buddy/estranged_buddy_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "heap/fixed_arena.h"
-#include "heap/knuth_buddy_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/buddy/knuth_buddy_heap.h"
 #include "heap/policies.h"
 #include "tests/heap/buddy_test_support.h"
 

@@ -1,4 +1,4 @@
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "heap/free_block_list.h"
+#include "heap/layers/free_block_list.h"
 
 #include <gtest/gtest.h>
 

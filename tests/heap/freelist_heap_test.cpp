@@ -1,12 +1,12 @@
-#include "heap/freelist_heap.h"
+#include "heap/layers/freelist_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "heap/fixed_arena.h"
-#include "heap/null_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/layers/null_heap.h"
 #include "tests/heap/counting_heap.h"
 
 namespace kith::heap {

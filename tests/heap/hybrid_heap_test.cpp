@@ -1,16 +1,16 @@
-#include "heap/hybrid_heap.h"
+#include "heap/layers/hybrid_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "heap/fixed_arena.h"
-#include "heap/freelist_heap.h"
-#include "heap/null_heap.h"
-#include "heap/size_classes.h"
-#include "heap/size_heap.h"
-#include "heap/strict_seg_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/layers/freelist_heap.h"
+#include "heap/layers/null_heap.h"
+#include "heap/layers/size_classes.h"
+#include "heap/layers/size_heap.h"
+#include "heap/layers/strict_seg_heap.h"
 #include "tests/heap/counting_heap.h"
 
 namespace kith::heap {

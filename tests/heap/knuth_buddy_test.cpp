@@ -1,11 +1,11 @@
-#include "heap/knuth_buddy_heap.h"
+#include "heap/buddy/knuth_buddy_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 #include "heap/policies.h"
 #include "tests/heap/buddy_test_support.h"
 

@@ -1,4 +1,4 @@
-#include "heap/latency_histogram.h"
+#include "heap/statistics/latency_histogram.h"
 
 #include <gtest/gtest.h>
 

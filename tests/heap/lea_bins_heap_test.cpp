@@ -2,16 +2,16 @@
 // tries) with best fit and a non-empty bitmap. Tested under CoalesceHeap without
 // the quick lists, so every free lands in a bin; lea_policy_test.cpp covers the
 // whole `lea` policy. Step bounds are checked by counting (stepCount()).
-#include "heap/lea_bins_heap.h"
+#include "heap/classic/lea_bins_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "heap/coalesce_heap.h"
-#include "heap/coalesceable_heap.h"
-#include "heap/fixed_arena.h"
+#include "heap/layers/coalesce_heap.h"
+#include "heap/layers/coalesceable_heap.h"
+#include "heap/layers/fixed_arena.h"
 #include "heap/workload.h"
 
 namespace kith::heap {

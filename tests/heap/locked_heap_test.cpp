@@ -1,4 +1,4 @@
-#include "heap/locked_heap.h"
+#include "heap/layers/locked_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 
 namespace kith::heap {
 namespace {

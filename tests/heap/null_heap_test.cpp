@@ -1,10 +1,10 @@
-#include "heap/null_heap.h"
+#include "heap/layers/null_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "heap/freelist_heap.h"
+#include "heap/layers/freelist_heap.h"
 #include "heap/layer.h"
 
 namespace kith::heap {

@@ -1,11 +1,11 @@
-// ObjectLifetimes (heap/object_lifetimes.h): ages at death on the allocation
+// ObjectLifetimes (heap/trace/object_lifetimes.h): ages at death on the allocation
 // clock, the histogram's buckets, and the objects still live at the end.
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "heap/object_lifetimes.h"
-#include "heap/trace.h"
+#include "heap/trace/object_lifetimes.h"
+#include "heap/trace/trace.h"
 
 namespace kith::heap {
 namespace {

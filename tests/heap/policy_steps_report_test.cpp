@@ -7,7 +7,7 @@
 #include <string>
 
 #include "heap/heap.h"
-#include "heap/statistics_report.h"
+#include "heap/statistics/statistics_report.h"
 
 namespace kith::heap {
 namespace {

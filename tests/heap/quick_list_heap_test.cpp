@@ -1,17 +1,17 @@
 // QuickListHeap over the coalescing heaps: exact-size caching up to a capacity, no
 // coalescing while cached, consolidation before large requests and on failure,
 // and step counts that include the heap below.
-#include "heap/quick_list_heap.h"
+#include "heap/layers/quick_list_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "heap/coalesce_heap.h"
-#include "heap/coalesceable_heap.h"
-#include "heap/fixed_arena.h"
-#include "heap/lea_bins_heap.h"
-#include "heap/unstructured_list_heap.h"
+#include "heap/layers/coalesce_heap.h"
+#include "heap/layers/coalesceable_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/classic/lea_bins_heap.h"
+#include "heap/classic/unstructured_list_heap.h"
 
 namespace kith::heap {
 namespace {

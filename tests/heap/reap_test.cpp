@@ -1,11 +1,11 @@
-#include "heap/reap.h"
+#include "heap/layers/reap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 #include "tests/heap/counting_heap.h"
 #include "tests/heap/shadow_model.h"
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <unordered_set>
 
-#include "heap/malloc_heap.h"
+#include "heap/adapters/malloc_heap.h"
 
 namespace kith::heap::testing {
 namespace {

@@ -1,10 +1,10 @@
-#include "heap/size_heap.h"
+#include "heap/layers/size_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 #include "tests/heap/counting_heap.h"
 
 namespace kith::heap {

@@ -1,7 +1,7 @@
 // SizeTrie: free blocks by size in a bitwise trie (dlmalloc 2.8's treebin). Checked
 // against a std::multimap model over random and adversarial sequences; every
 // operation's step count against the bound of its path length.
-#include "heap/size_trie.h"
+#include "heap/layers/size_trie.h"
 
 #include <gtest/gtest.h>
 

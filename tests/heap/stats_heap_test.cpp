@@ -1,4 +1,4 @@
-#include "heap/stats_heap.h"
+#include "heap/statistics/stats_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "heap/coalesce_heap.h"
-#include "heap/coalesceable_heap.h"
-#include "heap/cycle_clock.h"
-#include "heap/fixed_arena.h"
-#include "heap/knuth_buddy_heap.h"
-#include "heap/malloc_heap.h"
-#include "heap/step_histogram.h"
-#include "heap/unstructured_list_heap.h"
+#include "heap/layers/coalesce_heap.h"
+#include "heap/layers/coalesceable_heap.h"
+#include "heap/statistics/cycle_clock.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/buddy/knuth_buddy_heap.h"
+#include "heap/adapters/malloc_heap.h"
+#include "heap/statistics/step_histogram.h"
+#include "heap/classic/unstructured_list_heap.h"
 
 namespace kith::heap {
 namespace {

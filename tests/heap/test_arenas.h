@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 #include "heap/outcome.h"
 
 namespace kith::heap::testing {

@@ -1,4 +1,4 @@
-#include "heap/tlsf_heap.h"
+#include "heap/classic/tlsf_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "heap/fixed_arena.h"
+#include "heap/layers/fixed_arena.h"
 #include "heap/policies.h"
 #include "heap/workload.h"
 #include "tests/heap/shadow_model.h"

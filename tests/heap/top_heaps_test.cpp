@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "heap/malloc_heap.h"
-#include "heap/mmap_heap.h"
+#include "heap/adapters/malloc_heap.h"
+#include "heap/layers/mmap_heap.h"
 
 namespace kith::heap {
 namespace {

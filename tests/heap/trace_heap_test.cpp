@@ -1,4 +1,4 @@
-#include "heap/trace_heap.h"
+#include "heap/trace/trace_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "heap/fixed_arena.h"
-#include "heap/trace.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/trace/trace.h"
 #include "tests/heap/test_arenas.h"
 
 namespace kith::heap {

@@ -1,4 +1,4 @@
-#include "heap/trace.h"
+#include "heap/trace/trace.h"
 
 #include <gtest/gtest.h>
 

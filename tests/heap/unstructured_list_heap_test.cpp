@@ -1,14 +1,14 @@
 // UnstructuredListHeap: one LIFO list, first fit from the head. Tested under
 // CoalesceHeap, the only way it is used; list_policy_test.cpp covers the policy.
-#include "heap/unstructured_list_heap.h"
+#include "heap/classic/unstructured_list_heap.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "heap/coalesce_heap.h"
-#include "heap/coalesceable_heap.h"
-#include "heap/fixed_arena.h"
+#include "heap/layers/coalesce_heap.h"
+#include "heap/layers/coalesceable_heap.h"
+#include "heap/layers/fixed_arena.h"
 
 namespace kith::heap {
 namespace {

@@ -1,4 +1,4 @@
-#include "heap/zone_heap.h"
+#include "heap/layers/zone_heap.h"
 
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <cstring>
 #include <vector>
 
-#include "heap/fixed_arena.h"
-#include "heap/size_heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/layers/size_heap.h"
 #include "tests/heap/counting_heap.h"
 
 namespace kith::heap {

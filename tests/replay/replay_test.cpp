@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "heap/heap.h"
-#include "heap/trace.h"
+#include "heap/trace/trace.h"
 #include "heap/workload.h"
 
 namespace kith::cli {

@@ -1,8 +1,8 @@
-// The trace codec (heap/trace.h): both encodings round-trip every event, convert
+// The trace codec (heap/trace/trace.h): both encodings round-trip every event, convert
 // into each other without loss, and a malformed binary trace is refused with the
 // byte offset of the event at fault and what is wrong with it (the text encoding's
 // "line N: ..." cases are in tests/heap/trace_test.cpp; a few more here).
-#include "heap/trace.h"
+#include "heap/trace/trace.h"
 
 #include <gtest/gtest.h>
 

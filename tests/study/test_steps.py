@@ -16,7 +16,7 @@ from study import steps  # noqa: E402
 
 class Bounds(unittest.TestCase):
     def test_top_level_follows_the_block_table(self):
-        # heap/buddy_block_table.h:96-97: granules = bytes / 16, topLevel_ = min(31, bit_width - 1).
+        # heap/buddy/buddy_block_table.h:96-97: granules = bytes / 16, topLevel_ = min(31, bit_width - 1).
         self.assertEqual(steps.buddy_top_level(69632), 12)      # 4352 granules: a 64 KiB root
         self.assertEqual(steps.buddy_top_level(98352), 12)      # 96 KiB + 48 B (buddy_block_table.h:11-12)
         self.assertEqual(steps.buddy_top_level(1 << 20), 16)    # 1 MiB = 16 << 16
@@ -25,7 +25,7 @@ class Bounds(unittest.TestCase):
         self.assertEqual(steps.buddy_top_level(1 << 40), 31)    # kMaxLevel (buddy_block_table.h:74)
 
     def test_knuth(self):
-        # heap/knuth_buddy_heap.h:90-93: 2 (top - k) + 1 per malloc, top + 1 per free.
+        # heap/buddy/knuth_buddy_heap.h:90-93: 2 (top - k) + 1 per malloc, top + 1 per free.
         self.assertEqual(steps.knuth_malloc_step_bound(0, 12), 25)
         self.assertEqual(steps.knuth_malloc_step_bound(12, 12), 1)
         self.assertEqual(steps.knuth_malloc_step_bound(13, 12), 0)
@@ -33,7 +33,7 @@ class Bounds(unittest.TestCase):
         self.assertEqual(steps.step_bounds("knuth", 1 << 20)[:3], (33, 17, 16))
 
     def test_estranged(self):
-        # heap/estranged_buddy_heap.h:128-131: 2 + [k>0] 2 + 3 (top - k) + 2k per malloc, 2 per free.
+        # heap/buddy/estranged_buddy_heap.h:128-131: 2 + [k>0] 2 + 3 (top - k) + 2k per malloc, 2 per free.
         self.assertEqual(steps.estranged_malloc_step_bound(0, 12), 38)
         self.assertEqual(steps.estranged_malloc_step_bound(1, 12), 39)   # the largest: 3L + 3
         self.assertEqual(steps.estranged_malloc_step_bound(12, 12), 28)

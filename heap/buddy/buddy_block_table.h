@@ -1,0 +1,450 @@
+// BuddyBlockTable: the state the buddy heaps share. It holds the arena's geometry
+// (its maximal power-of-two blocks, and a block's buddy and parent), a side table
+// with each block's size level and state, the list display (two free lists per
+// level), the free-byte counts, and the live-granule summary (buddy_live_summary.h).
+// It also has the walk that checks all of these. The policies (KnuthBuddyHeap,
+// EstrangedBuddyHeap) decide which lists a free block goes on. BuddyDefragmenter
+// moves blocks through the same table.
+//
+// Levels and offsets. A block of level k is 16 << k bytes (level 0 = the 16-byte
+// minimum). Offsets count from the arena base. A block's buddy is its offset with
+// bit (k + 4) flipped. An arena whose size is not a power of two is covered by its
+// maximal blocks ("roots"), largest first: 96 KiB + 48 B = 64 KiB | 32 KiB | 32 | 16.
+// Each root starts at a multiple of its own size. A root has no buddy. No block
+// crosses a root. Levels stop at 31 (32 GiB): a larger arena gets several 32 GiB roots.
+//
+// Where the metadata lives, and why a side table and not a header. The table has
+// one byte per 16-byte granule and lives outside the arena: M/16 bytes, 6.25% of the
+// arena (1 MiB for a 16 MiB heap). The layer object also holds the list display
+// (2 x 32 list heads) and 32 per-level free counts, about 800 bytes, and the live
+// summary, M/2048 bytes (0.05%). The byte at a block's first granule holds its
+// level (5 bits) and state (3 bits). Every other byte is 0, so free() can tell a
+// block start from any other address.
+// A header inside the block needs only a byte, but the payload must stay 16-byte
+// aligned, so in practice it costs 16 bytes. The VM's objects are exactly 16, 32 or
+// 64 bytes; with a header they would need blocks of 32, 64 or 128 bytes. Half of
+// each block would be wasted, the heap would hold half as many objects, and
+// getSize() could not return the full 2^k. With the side table the object gets the
+// whole block. The tests check this: a 64 KiB heap holds exactly 4096 16-byte objects.
+//
+// Free-list links (prev/next) live inside the free blocks.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "heap/buddy/buddy_free_list.h"
+#include "heap/buddy/buddy_live_summary.h"
+#include "heap/layer.h"
+#include "heap/layers/zeroed_array.h"
+
+namespace kith::heap {
+
+// The arena a buddy heap takes whole at construction, with malloc(remaining()).
+template <class H>
+concept WholeArenaHeap = HeapLayer<H> && requires(H h) {
+  { h.remaining() } -> std::convertible_to<std::size_t>;
+};
+
+// What a block's side-table byte says about it.
+enum class BuddyState : std::uint8_t {
+  none = 0,     // not the first granule of a block
+  busy = 1,     // handed out: a live block
+  listedA = 2,  // free, on list A of its level (Knuth: the free list; estranged: buddy-busy)
+  listedB = 3,  // free, on list B of its level (estranged: buddy-free)
+  implied = 4,  // free and on no list: its buddy is on buddy-free (estranged)
+  held = 5,     // neither free nor live: taken by the defragmenter while it empties a
+                // region; never seen outside one malloc
+};
+
+constexpr bool isFreeState(BuddyState s) { return s >= BuddyState::listedA && s <= BuddyState::implied; }
+constexpr bool isListedState(BuddyState s) {
+  return s == BuddyState::listedA || s == BuddyState::listedB;
+}
+
+class BuddyBlockTable {
+ public:
+  static constexpr unsigned kMaxLevel = 31;  // 16 B << 31 = 32 GiB
+  static constexpr unsigned kLevels = kMaxLevel + 1;
+  static constexpr std::size_t kNone = SIZE_MAX;  // "no block" where an offset is returned
+
+  static constexpr std::size_t blockBytes(unsigned level) { return kMinBlock << level; }
+
+  // The level whose blocks serve a request of `size` bytes; kLevels when none can.
+  static constexpr unsigned levelFor(std::size_t size) {
+    if (size <= kMinBlock) return 0;
+    if (size > blockBytes(kMaxLevel)) return kLevels;
+    return ceilLog2(size) - ceilLog2(kMinBlock);
+  }
+
+  static constexpr std::size_t buddyOf(std::size_t off, unsigned level) {
+    return off ^ blockBytes(level);
+  }
+
+  // Takes over [base, base + bytes) and makes each maximal block free on list A.
+  // `bytes` is a multiple of 16. A null base means an empty heap.
+  BuddyBlockTable(std::byte* base, std::size_t bytes)
+      : base_(base),
+        bytes_(base ? bytes : 0),
+        granules_(bytes_ / kMinBlock),
+        topLevel_(granules_ ? std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1) : 0),
+        side_(makeZeroedArray<std::uint8_t>(granules_)),
+        live_(granules_) {
+    forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
+  }
+  // The table over the whole of `arena`: its first and only allocation.
+  template <WholeArenaHeap Arena>
+  static BuddyBlockTable adopt(Arena& arena) {
+    const std::size_t bytes = arena.remaining() & ~(kMinBlock - 1);
+    return BuddyBlockTable(static_cast<std::byte*>(arena.malloc(bytes)), bytes);
+  }
+  BuddyBlockTable(const BuddyBlockTable&) = delete;
+  BuddyBlockTable& operator=(const BuddyBlockTable&) = delete;
+
+  // --- geometry ---------------------------------------------------------------
+  std::byte* base() const { return base_; }
+  std::size_t bytes() const { return bytes_; }
+  // The level of the largest root: no request above it can ever be served.
+  unsigned topLevel() const { return topLevel_; }
+  void* address(std::size_t off) const { return base_ + off; }
+  std::size_t offsetOf(const void* p) const {
+    return static_cast<std::size_t>(static_cast<const std::byte*>(p) - base_);
+  }
+  bool contains(const void* p) const {
+    auto* b = static_cast<const std::byte*>(p);
+    return base_ && b >= base_ && b < base_ + bytes_;
+  }
+
+  // True if the block (off, level) is one of the arena's maximal blocks, which have
+  // no buddy. Roots below the top are placed in descending size order, so the root
+  // at level l (if bit l of the granule count is set) starts where the granule
+  // count, with bits 0..l cleared, says.
+  bool isRoot(std::size_t off, unsigned level) const {
+    if (level == kMaxLevel) return true;
+    const std::size_t g = off / kMinBlock;
+    return ((granules_ >> level) & 1u) && g == ((granules_ >> (level + 1)) << (level + 1));
+  }
+
+  // Calls f(offset, level) for each maximal block, in address order.
+  template <class F>
+  void forEachRoot(F&& f) const {
+    std::size_t off = 0;
+    for (std::size_t i = 0; i < (granules_ >> kMaxLevel); ++i, off += blockBytes(kMaxLevel))
+      f(off, kMaxLevel);
+    for (unsigned level = kMaxLevel; level-- > 0;)
+      if ((granules_ >> level) & 1u) {
+        f(off, level);
+        off += blockBytes(level);
+      }
+  }
+
+  // --- the side table -----------------------------------------------------------
+  unsigned levelAt(std::size_t off) const { return side_[off / kMinBlock] & 0x1Fu; }
+  BuddyState stateAt(std::size_t off) const {
+    return static_cast<BuddyState>(side_[off / kMinBlock] >> 5);
+  }
+  // A whole free block of exactly `level` starts at `off`.
+  bool isFreeBlock(std::size_t off, unsigned level) const {
+    return levelAt(off) == level && isFreeState(stateAt(off));
+  }
+  bool isBusyBlock(std::size_t off) const {
+    return off < bytes_ && off % kMinBlock == 0 && stateAt(off) == BuddyState::busy;
+  }
+  void setBusy(std::size_t off, unsigned level) { write(off, level, BuddyState::busy); }
+  void setHeld(std::size_t off, unsigned level) { write(off, level, BuddyState::held); }
+  // Marks `off` as no longer a block start (it was merged into a larger block).
+  void clear(std::size_t off) { side_[off / kMinBlock] = 0; }
+
+  // --- free blocks: side table, lists and counts together ---------------------
+  void addFree(std::size_t off, unsigned level, BuddyState s) {
+    write(off, level, s);
+    if (isListedState(s)) list(s, level).push(address(off));
+    ++freeCount_[level];
+    freeBytes_ += blockBytes(level);
+  }
+  // Takes a free block out of the free accounting and unlinks it if listed. Its
+  // side-table byte is left for the caller to rewrite (setBusy, clear, addFree).
+  unsigned removeFree(std::size_t off) {
+    const unsigned level = levelAt(off);
+    const BuddyState s = stateAt(off);
+    if (isListedState(s)) list(s, level).remove(address(off));
+    --freeCount_[level];
+    freeBytes_ -= blockBytes(level);
+    return level;
+  }
+  // The first block of one list, removed as by removeFree; kNone if the list is empty.
+  std::size_t popFree(BuddyState s, unsigned level) {
+    void* p = list(s, level).front();
+    if (!p) return kNone;
+    const std::size_t off = offsetOf(p);
+    removeFree(off);
+    return off;
+  }
+  bool listEmpty(BuddyState s, unsigned level) const { return list(s, level).empty(); }
+  // A free block changes list (or becomes implied); the free counts do not change.
+  void restate(std::size_t off, BuddyState s) {
+    const unsigned level = levelAt(off);
+    const BuddyState old = stateAt(off);
+    if (isListedState(old)) list(old, level).remove(address(off));
+    write(off, level, s);
+    if (isListedState(s)) list(s, level).push(address(off));
+  }
+  // Moves a free block's table entry and list link from `from` to `to`, for example
+  // when the defragmenter relocates the half-block around it. The block's bytes are
+  // not copied: a free block holds nothing but its links. The caller clears `from`.
+  void moveFree(std::size_t from, std::size_t to) {
+    const unsigned level = levelAt(from);
+    const BuddyState s = stateAt(from);
+    if (isListedState(s)) list(s, level).remove(address(from));
+    write(to, level, s);
+    if (isListedState(s)) list(s, level).push(address(to));
+  }
+
+  // --- live blocks and regions ----------------------------------------------------
+  // A busy block of `level` at `off` became live (handed out, or a move's
+  // destination) or stopped being live (freed, or moved away). BuddyHeapCore calls
+  // these on every malloc and free: one counter update each, without a branch.
+  void addLive(std::size_t off, unsigned level) { live_.addLive(off / kMinBlock, level); }
+  void removeLive(std::size_t off, unsigned level) { live_.removeLive(off / kMinBlock, level); }
+
+  // The regions of `level` (aligned runs of 16 << level bytes) that lie inside a
+  // maximal block of that level or larger: offsets 0, 16 << level, ... below
+  // regionCount(level) * (16 << level). The smaller maximal blocks come after them.
+  std::size_t regionCount(unsigned level) const { return level > topLevel_ ? 0 : granules_ >> level; }
+  std::size_t regionOf(std::size_t off, unsigned level) const { return off & ~(blockBytes(level) - 1); }
+  bool isRegion(std::size_t regionOff, unsigned level) const {
+    return level <= topLevel_ && (regionOff / kMinBlock >> level) < regionCount(level);
+  }
+  // Whether the region starts with a block smaller than itself, that is, it is
+  // split into blocks of lower levels (and is neither one block nor inside one).
+  bool isSplitRegion(std::size_t regionOff, unsigned level) const {
+    return side_[regionOff / kMinBlock] != 0 && levelAt(regionOff) < level;
+  }
+
+  // Live granules in the region of `level` at `regionOff`: a region (see isRegion)
+  // that is split or is one block, not one inside a larger block. Busy and held
+  // blocks count as live. Reads (counted in `reads`) at most regionReadBound(level):
+  // the summary's counters of level 8 inside the region, stepping over blocks of
+  // level 8 or larger; below level 8, the region's blocks in the side table.
+  std::size_t liveGranules(std::size_t regionOff, unsigned level, std::size_t& reads) const {
+    ++reads;
+    if (!isSplitRegion(regionOff, level)) return isLiveOrHeld(regionOff) ? std::size_t{1} << level : 0;
+    if (level == BuddyLiveSummary::kLevel) return live_.count(regionOff / kMinBlock);
+    std::size_t live = 0;
+    for (std::size_t o = regionOff, end = regionOff + blockBytes(level); o < end; ++reads) {
+      const unsigned l = levelAt(o);
+      if (level < BuddyLiveSummary::kLevel || l >= BuddyLiveSummary::kLevel) {  // a block
+        if (isLiveOrHeld(o)) live += std::size_t{1} << l;
+        o += blockBytes(l);
+      } else {  // a split region of level 8: its counter
+        live += live_.count(o / kMinBlock);
+        o += blockBytes(BuddyLiveSummary::kLevel);
+      }
+    }
+    return live;
+  }
+  // The most reads liveGranules makes for a region of `level`.
+  static constexpr std::size_t regionReadBound(unsigned level) {
+    return 1 + (std::size_t{1} << (level < BuddyLiveSummary::kLevel ? level : level - BuddyLiveSummary::kLevel));
+  }
+
+  // Calls f(offset) for each free block of `level` on list A, then on list B.
+  template <class F>
+  void forEachListed(unsigned level, F&& f) const {
+    for (BuddyState s : {BuddyState::listedA, BuddyState::listedB})
+      for (const BuddyFreeList::Node* n = list(s, level).front(); n; n = n->next) f(offsetOf(n));
+  }
+
+  // --- accounting -----------------------------------------------------------------
+  std::size_t freeBytes() const { return freeBytes_; }
+  std::size_t freeBlocks(unsigned level) const { return freeCount_[level]; }
+  // Bytes in free blocks below `level`: what the defragmenter can gather into one
+  // block of that level. O(level).
+  std::size_t freeBytesBelow(unsigned level) const {
+    std::size_t sum = 0;
+    for (unsigned l = 0; l < level; ++l) sum += freeCount_[l] * blockBytes(l);
+    return sum;
+  }
+  // The largest single free block; O(log M) from the per-level counts.
+  std::size_t largestFreeBlock() const {
+    for (unsigned l = topLevel_ + 1; l-- > 0;)
+      if (freeCount_[l] != 0) return blockBytes(l);
+    return 0;
+  }
+  // Bytes of metadata kept outside the arena: the side table, the live summary and
+  // this object.
+  std::size_t metadataBytes() const { return granules_ + live_.bytes() + sizeof(*this); }
+
+  // --- whole-arena walks ------------------------------------------------------------
+  // Calls f(offset, level, state) for every block, in address order. Assumes
+  // checkStructure() passes.
+  template <class F>
+  void forEachBlock(F&& f) const {
+    forEachRoot([&](std::size_t root, unsigned rootLevel) {
+      for (std::size_t o = root, end = root + blockBytes(rootLevel); o < end;
+           o += blockBytes(levelAt(o)))
+        f(o, levelAt(o), stateAt(o));
+    });
+  }
+
+  // Checks everything that does not depend on the policy. Every granule belongs to
+  // exactly one block, and each block is aligned to its size inside its root. Only a
+  // block's first granule has a nonzero byte. Every listed block is on exactly one
+  // list: the one for its level and state. Busy and implied blocks are on no list.
+  // The lists link back correctly. The free counts match the blocks. The blocks sum
+  // to the arena. Returns "" or a description of the first fault.
+  std::string checkStructure() const {
+    std::vector<std::uint8_t> onList(granules_, 0);
+    std::size_t listed[2][kLevels] = {};
+    for (BuddyState s : {BuddyState::listedA, BuddyState::listedB})
+      for (unsigned level = 0; level < kLevels; ++level) {
+        const BuddyFreeList::Node* prev = nullptr;
+        std::size_t n = 0;
+        for (const BuddyFreeList::Node* node = list(s, level).front(); node;
+             prev = node, node = node->next) {
+          const std::string where = listName(s) + " list of level " + std::to_string(level);
+          if (!contains(node) || offsetOf(node) % kMinBlock != 0)
+            return where + " links to an address outside the arena";
+          const std::size_t off = offsetOf(node);
+          if (stateAt(off) != s || levelAt(off) != level)
+            return where + " holds " + describe(off) + ", not a free block of that list";
+          if (onList[off / kMinBlock]++) return where + " holds " + describe(off) + " twice (or it is on two lists)";
+          if (node->prev != prev) return where + ": back link of " + describe(off) + " is wrong";
+          if (++n > granules_) return where + " has a cycle";
+          ++listed[s == BuddyState::listedB][level];
+        }
+      }
+
+    std::size_t total = 0, freeBytes = 0;
+    std::size_t counts[kLevels] = {};
+    std::size_t counted[2][kLevels] = {};
+    std::string fault;
+    forEachRoot([&](std::size_t root, unsigned rootLevel) {
+      const std::size_t end = root + blockBytes(rootLevel);
+      for (std::size_t o = root; fault.empty() && o < end;) {
+        const BuddyState s = stateAt(o);
+        const unsigned level = levelAt(o);
+        const std::size_t size = blockBytes(level);
+        if (s == BuddyState::held) {
+          fault = describe(o) + " is still held: a defragmentation did not finish";
+          break;
+        }
+        if (s == BuddyState::none || s > BuddyState::implied) {
+          fault = "offset " + std::to_string(o) + " should start a block but its table byte is " +
+                  std::to_string(side_[o / kMinBlock]);
+          break;
+        }
+        if (level > rootLevel || (o - root) % size != 0)
+          fault = describe(o) + " is not aligned to its size inside its maximal block";
+        if (fault.empty() && !interiorClear(o / kMinBlock + 1, size / kMinBlock - 1))
+          fault = describe(o) + " covers a granule marked as a block start";
+        if (isListedState(s) && !onList[o / kMinBlock])
+          fault = describe(o) + " is on no list";
+        if (!isListedState(s) && onList[o / kMinBlock]) fault = describe(o) + " is on a free list";
+        if (isListedState(s)) ++counted[s == BuddyState::listedB][level];
+        if (isFreeState(s)) {
+          ++counts[level];
+          freeBytes += size;
+        }
+        total += size;
+        o += size;
+      }
+    });
+    if (!fault.empty()) return fault;
+    if (total != bytes_)
+      return "blocks sum to " + std::to_string(total) + " bytes, the arena has " + std::to_string(bytes_);
+    for (unsigned level = 0; level < kLevels; ++level) {
+      if (counts[level] != freeCount_[level])
+        return "free count of level " + std::to_string(level) + " is " +
+               std::to_string(freeCount_[level]) + " but " + std::to_string(counts[level]) +
+               " free blocks exist";
+      for (int b = 0; b < 2; ++b)
+        if (counted[b][level] != listed[b][level])
+          return "level " + std::to_string(level) + " list mismatch";
+    }
+    if (freeBytes != freeBytes_)
+      return "freeBytes() says " + std::to_string(freeBytes_) + ", the free blocks hold " +
+             std::to_string(freeBytes);
+    return checkLiveSummary();
+  }
+
+  // The arena block by block, for tests and debugging: each block's size followed by
+  // "*" when busy, "+" when on list B (buddy-free), "-" when implied, "#" when held
+  // by the defragmenter, and nothing when free on list A. Maximal blocks are separated by " | ".
+  // Example: "16* 16 32 64 128" is the paper's Figure 4.
+  std::string layout() const {
+    std::string out;
+    forEachRoot([&](std::size_t root, unsigned rootLevel) {
+      if (!out.empty()) out += " |";
+      for (std::size_t o = root, end = root + blockBytes(rootLevel); o < end;
+           o += blockBytes(levelAt(o))) {
+        if (!out.empty()) out += ' ';
+        constexpr const char* marks[] = {"?", "*", "", "+", "-", "#", "?", "?"};
+        out += std::to_string(blockBytes(levelAt(o)));
+        out += marks[static_cast<unsigned>(stateAt(o))];
+      }
+    });
+    return out;
+  }
+
+  // "block at offset 96 (32 bytes, busy)", for fault messages.
+  std::string describe(std::size_t off) const {
+    constexpr const char* names[] = {"not a block", "busy", "free on list A", "free on list B",
+                                     "free, implied", "held by the defragmenter", "?", "?"};
+    return "block at offset " + std::to_string(off) + " (" +
+           std::to_string(blockBytes(levelAt(off))) + " bytes, " +
+           names[static_cast<unsigned>(stateAt(off))] + ")";
+  }
+
+ private:
+  void write(std::size_t off, unsigned level, BuddyState s) {
+    side_[off / kMinBlock] = static_cast<std::uint8_t>(static_cast<unsigned>(s) << 5 | level);
+  }
+  BuddyFreeList& list(BuddyState s, unsigned level) {
+    return lists_[s == BuddyState::listedB][level];
+  }
+  const BuddyFreeList& list(BuddyState s, unsigned level) const {
+    return lists_[s == BuddyState::listedB][level];
+  }
+  // Whether the n table bytes from granule g on are all 0 (memcmp: the checker
+  // walks every granule, and this keeps it fast in unoptimized builds).
+  bool interiorClear(std::size_t g, std::size_t n) const {
+    if (n == 0) return true;
+    return side_[g] == 0 && (n == 1 || std::memcmp(&side_[g], &side_[g + 1], n - 1) == 0);
+  }
+  static std::string listName(BuddyState s) { return s == BuddyState::listedB ? "B" : "A"; }
+
+  bool isLiveOrHeld(std::size_t off) const {
+    return stateAt(off) == BuddyState::busy || stateAt(off) == BuddyState::held;
+  }
+
+  // The summary against the busy blocks: each busy block below level 8 counts in
+  // the region of level 8 containing it, and nothing else counts.
+  std::string checkLiveSummary() const {
+    std::vector<std::size_t> expected(live_.regions(), 0);
+    forEachBlock([&](std::size_t o, unsigned level, BuddyState s) {
+      if (s == BuddyState::busy && level < BuddyLiveSummary::kLevel)
+        expected[o / kMinBlock >> BuddyLiveSummary::kLevel] += std::size_t{1} << level;
+    });
+    return live_.check([&](std::size_t i) { return expected[i]; });
+  }
+
+  std::byte* base_;
+  std::size_t bytes_;
+  std::size_t granules_;
+  unsigned topLevel_;
+  ZeroedArray<std::uint8_t> side_;  // one byte per granule; see the top of the file
+  BuddyLiveSummary live_;                 // live granules per region of level 8
+  BuddyFreeList lists_[2][kLevels];       // [0] = list A, [1] = list B, by level
+  std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied
+  std::size_t freeBytes_ = 0;
+};
+
+}  // namespace kith::heap

@@ -1,0 +1,106 @@
+// BuddyHeapCore: what KnuthBuddyHeap and EstrangedBuddyHeap have in common. It
+// takes the whole arena from Super at construction, holds the BuddyBlockTable
+// and the step counters of the last malloc and free, and answers the questions
+// that only read them (getSize, freeBytes, layout, ...). The two heaps derive
+// from it and add malloc, free, their step bounds and their own invariant (the
+// lists a free block may be on). It is not a layer on its own: it has no malloc.
+//
+// Metadata: the side table, list display and live summary of BuddyBlockTable,
+// outside the arena. Every malloc and free also updates the live summary
+// (ceil((L + 1) / 4) counters, not counted as steps: it is not a search).
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "heap/buddy/buddy_block_table.h"
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+template <class Super>
+class BuddyHeapCore : public Super {
+  static_assert(WholeArenaHeap<Super>,
+                "a buddy heap (KnuthBuddyHeap, EstrangedBuddyHeap) takes the whole arena at "
+                "once: Super needs malloc and remaining() (use FixedArena)");
+
+ public:
+  template <class... Args>
+  explicit BuddyHeapCore(Args&&... args)
+      : Super(std::forward<Args>(args)...),
+        table_(BuddyBlockTable::adopt(static_cast<Super&>(*this))) {}
+
+  // The block size 2^k of a block this heap returned.
+  std::size_t getSize(void* ptr) const {
+    return ptr ? BuddyBlockTable::blockBytes(table_.levelAt(table_.offsetOf(ptr))) : 0;
+  }
+
+  Outcome lastOutcome() const { return outcome_; }
+  // The steps of the last malloc and free; each heap says what it counts.
+  std::size_t lastSteps() const { return steps_; }
+  std::size_t lastFreeSteps() const { return freeSteps_; }
+  std::size_t freeBytes() const { return table_.freeBytes(); }
+  // The largest single free block. An estranged buddy-free pair counts as two
+  // blocks, not one (it has not been glued).
+  std::size_t largestFreeBlock() const { return table_.largestFreeBlock(); }
+  // fn(block bytes, free blocks) for each level with free blocks (free_space.h).
+  template <class Fn>
+  void forEachFreeSize(Fn&& fn) const {
+    for (unsigned l = 0; l <= table_.topLevel(); ++l)
+      if (table_.freeBlocks(l) != 0) fn(BuddyBlockTable::blockBytes(l), table_.freeBlocks(l));
+  }
+  unsigned topLevel() const { return table_.topLevel(); }
+  std::size_t metadataBytes() const { return table_.metadataBytes(); }
+  std::string layout() const { return table_.layout(); }
+
+  // For BuddyDefragmenter.
+  BuddyBlockTable& blockTable() { return table_; }
+
+ protected:
+  // The table's own structure, then freeBlockFault(off, level, state) for each
+  // free block until one returns a fault; "" when all is consistent.
+  template <class FreeBlockFault>
+  std::string checkFreeBlocks(FreeBlockFault freeBlockFault) const {
+    if (std::string fault = table_.checkStructure(); !fault.empty()) return fault;
+    std::string fault;
+    table_.forEachBlock([&](std::size_t off, unsigned level, BuddyState s) {
+      if (fault.empty() && isFreeState(s)) fault = freeBlockFault(off, level, s);
+    });
+    return fault;
+  }
+
+  // Starts a malloc of `size`: resets the counters and returns the level that
+  // serves it (above topLevel() when no block of this heap can).
+  unsigned startMalloc(std::size_t size) {
+    steps_ = 0;
+    outcome_ = Outcome::failed;
+    return BuddyBlockTable::levelFor(size);
+  }
+
+  // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, takes the
+  // block out of the live summary and returns its offset.
+  std::size_t startFree(void* ptr) {
+    assert(table_.contains(ptr) && table_.isBusyBlock(table_.offsetOf(ptr)) &&
+           "free of a pointer that is not a busy block of this heap");
+    freeSteps_ = 1;
+    const std::size_t off = table_.offsetOf(ptr);
+    table_.removeLive(off, table_.levelAt(off));
+    return off;
+  }
+
+  // Marks the block at `off` busy (live) at `level` and returns its address.
+  void* hand(std::size_t off, unsigned level) {
+    table_.setBusy(off, level);
+    table_.addLive(off, level);
+    return table_.address(off);
+  }
+
+  BuddyBlockTable table_;
+  Outcome outcome_ = Outcome::failed;
+  std::size_t steps_ = 0;
+  std::size_t freeSteps_ = 0;
+};
+
+}  // namespace kith::heap

@@ -1,0 +1,184 @@
+// EstrangedBuddyHeap: the buddy system with delayed recombination (the "estranged
+// buddy system" of Donahue et al., after Kaufman's recombination-delaying buddy
+// system). It is the default policy. free never joins a block with its buddy.
+// Objects that die young are then served again straight from their own size's
+// lists: Knuth would split and rejoin on every allocate/free pair (the oscillation
+// of the paper's Figures 2 and 4).
+//
+// Two free lists per size (BuddyBlockTable lists A and B):
+//   buddy-busy (A): free blocks whose buddy is busy. A split buddy counts as busy,
+//                   and so does a maximal block, which has no buddy.
+//   buddy-free (B): one block of each pair of free buddies. The other block of the
+//                   pair is "implied": free and on no list.
+// Invariant (checkInvariants): every free block is on the list that matches its
+// buddy's state now, and exactly one block of each free pair is listed.
+//
+// A request of level k tries, in order:
+//   (1) buddy-busy at k; (2) buddy-free at k (its partner becomes buddy-busy);
+//   (3) glue a free pair from buddy-free at k-1;
+//   (4) search upward (buddy-busy, then buddy-free, at each level) and bisect;
+//   (5) glue from the buddy-free lists, lowest level first, up to k. At each level
+//       j < k it glues at most one pair: the head of buddy-free j. A glued block whose
+//       buddy is free forms a new pair at the head of buddy-free j+1, so a chain of
+//       pairs reaches level k in k glues. Step 5 is bounded because it never glues
+//       more than one pair per level. It therefore cannot always gather a large free
+//       region that is scattered over many small pairs. BuddyDefragmenter can: a
+//       region made only of free pairs has no live bytes, and it takes it whole
+//       without moving anything.
+// Steps 1-2 are "immediate", step 3 and 5 "glue", step 4 "split".
+//
+// Bounds, with L = topLevel() <= log2(M/16), for a request of level k (lastSteps()):
+//   malloc <= 2 + [k>0]*2 + 3(L - k) + 2k <= 3L + 4
+//            (two list heads per level searched, L - k bisections, k glue inspections
+//             + k glues)
+//   free   <= 2: one buddy check, at most one list change (lastFreeSteps()).
+//
+// Metadata: the side table and list display of BuddyBlockTable, outside the arena.
+// BuddyHeapCore holds the table and counters and the accessors that read them.
+#pragma once
+
+#include <algorithm>
+#include <cassert>
+#include <cstddef>
+#include <string>
+
+#include "heap/buddy/buddy_block_table.h"
+#include "heap/buddy/buddy_heap_core.h"
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+// lastSteps(): list-head inspections + bisections + glues of the last malloc.
+// lastFreeSteps(): buddy check + list changes of the last free.
+template <class Super>
+class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
+  using Core = BuddyHeapCore<Super>;
+  using Core::freeSteps_;
+  using Core::outcome_;
+  using Core::steps_;
+  using Core::table_;
+  static constexpr BuddyState kBuddyBusy = BuddyState::listedA;
+  static constexpr BuddyState kBuddyFree = BuddyState::listedB;
+  static constexpr std::size_t kNone = BuddyBlockTable::kNone;
+
+ public:
+  using Core::Core;
+
+  void* malloc(std::size_t size) {
+    const unsigned k = Core::startMalloc(size);
+    if (k > table_.topLevel()) return nullptr;
+    // (1), (2): from this size's own lists.
+    if (std::size_t off = takeListed(k, steps_); off != kNone) {
+      outcome_ = Outcome::immediate;
+      return Core::hand(off, k);
+    }
+    // (3): two free half-size buddies.
+    if (std::size_t off = glueFromList(k, steps_); off != kNone) {
+      outcome_ = Outcome::glue;
+      return Core::hand(off, k);
+    }
+    // (4): the usual upward search and bisection.
+    for (unsigned m = k + 1; m <= table_.topLevel(); ++m) {
+      const std::size_t off = takeListed(m, steps_);
+      if (off == kNone) continue;
+      for (unsigned level = m; level > k;) {  // the upper halves' buddies are busy (split)
+        --level;
+        ++steps_;
+        table_.addFree(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
+      }
+      outcome_ = Outcome::split;
+      return Core::hand(off, k);
+    }
+    // (5): glue level by level from the bottom, at most one pair per level.
+    for (unsigned j = 0; j < k; ++j) {
+      ++steps_;
+      if (table_.listEmpty(kBuddyFree, j)) continue;
+      const std::size_t off = gluePair(j, steps_);
+      if (j + 1 == k) {
+        outcome_ = Outcome::glue;
+        return Core::hand(off, k);
+      }
+      classifyFree(off, j + 1);
+    }
+    return nullptr;
+  }
+
+  void free(void* ptr) {
+    if (!ptr) return;
+    const std::size_t off = Core::startFree(ptr);
+    if (classifyFree(off, table_.levelAt(off))) ++freeSteps_;
+  }
+
+  std::string checkInvariants() const {
+    return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
+      const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
+      if (table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level)) {
+        if (s != kBuddyBusy) return table_.describe(off) + ": its buddy is busy, so it belongs on buddy-busy";
+      } else if (!((s == kBuddyFree && table_.stateAt(buddy) == BuddyState::implied) ||
+                   (s == BuddyState::implied && table_.stateAt(buddy) == kBuddyFree))) {
+        return table_.describe(off) + " and its free buddy " + table_.describe(buddy) +
+               ": exactly one of a free pair must be on buddy-free";
+      }
+      return {};
+    });
+  }
+
+  // The worst case of lastSteps() for a request of level k when the largest maximal
+  // block has level `top`, and of lastFreeSteps().
+  static constexpr std::size_t mallocStepBound(unsigned k, unsigned top) {
+    return k > top ? 0 : 2 + (k > 0 ? 2 : 0) + 3 * (top - k) + 2 * k;
+  }
+  static constexpr std::size_t freeStepBound(unsigned) { return 2; }
+
+ private:
+  // Steps (1) and (2) at `level`: a block off buddy-busy, else off buddy-free (its
+  // partner, no longer half of a free pair, moves to buddy-busy). The block leaves
+  // the free accounting; the caller rewrites its table byte.
+  std::size_t takeListed(unsigned level, std::size_t& steps) {
+    ++steps;
+    if (std::size_t off = table_.popFree(kBuddyBusy, level); off != kNone) return off;
+    ++steps;
+    const std::size_t off = table_.popFree(kBuddyFree, level);
+    if (off != kNone) table_.restate(BuddyBlockTable::buddyOf(off, level), kBuddyBusy);
+    return off;
+  }
+
+  // Step (3): a block of `level` glued from a pair on buddy-free at level - 1.
+  std::size_t glueFromList(unsigned level, std::size_t& steps) {
+    if (level == 0) return kNone;
+    ++steps;
+    if (table_.listEmpty(kBuddyFree, level - 1)) return kNone;
+    return gluePair(level - 1, steps);
+  }
+
+  // Joins the pair at the head of buddy-free `level` (listed block and implied
+  // partner) into one block of level + 1. Its offset is returned, out of the free
+  // accounting, for the caller to hand out or classify.
+  std::size_t gluePair(unsigned level, std::size_t& steps) {
+    ++steps;
+    const std::size_t off = table_.popFree(kBuddyFree, level);
+    const std::size_t partner = BuddyBlockTable::buddyOf(off, level);
+    assert(table_.stateAt(partner) == BuddyState::implied);
+    table_.removeFree(partner);
+    table_.clear(std::max(off, partner));
+    return std::min(off, partner);
+  }
+
+  // Puts a block that has just become free at `off` on the list its buddy's state
+  // calls for. If the buddy is free (it was on buddy-busy, since this block was
+  // not free), the two form a pair: this block goes on buddy-free and the buddy
+  // becomes implied. Returns whether the buddy changed list.
+  bool classifyFree(std::size_t off, unsigned level) {
+    const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
+    if (!table_.isRoot(off, level) && table_.isFreeBlock(buddy, level)) {
+      assert(table_.stateAt(buddy) == kBuddyBusy);
+      table_.restate(buddy, BuddyState::implied);
+      table_.addFree(off, level, kBuddyFree);
+      return true;
+    }
+    table_.addFree(off, level, kBuddyBusy);
+    return false;
+  }
+};
+
+}  // namespace kith::heap

@@ -1,0 +1,96 @@
+// KnuthBuddyHeap: Knuth's binary buddy system (TAOCP vol. 1, 2.5) over the whole
+// fixed arena, as in Donahue et al., "Storage Allocation for Real-Time, Embedded
+// Systems". A request of s bytes gets a block of 2^k >= s bytes (16 at least). The
+// heap keeps one doubly-linked free list per size. malloc searches upward from list k
+// and bisects the block it finds. free recombines the block with its buddy eagerly,
+// as long as the buddy is free. Both are O(log M) for an M-byte heap; no step depends
+// on how many blocks are free. Its point is the bounded time.
+//
+// Invariant (checkInvariants): no two free buddies are ever both on the lists.
+//
+// Bounds, with L = topLevel() = log2(largest maximal block / 16) <= log2(M/16), for
+// a request served by level k (counted by lastSteps()/lastFreeSteps()):
+//   malloc <= (L - k + 1) list-head inspections + (L - k) bisections <= 2L + 1
+//   free   <= 1 + (L - k) recombinations                              <= L + 1
+//
+// Metadata: the side table and list display of BuddyBlockTable, outside the arena.
+// BuddyHeapCore holds the table and counters and the accessors that read them.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+
+#include "heap/buddy/buddy_block_table.h"
+#include "heap/buddy/buddy_heap_core.h"
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+// lastSteps(): list-head inspections + bisections of the last malloc.
+// lastFreeSteps(): 1 + recombinations of the last free.
+template <class Super>
+class KnuthBuddyHeap : public BuddyHeapCore<Super> {
+  using Core = BuddyHeapCore<Super>;
+  using Core::freeSteps_;
+  using Core::outcome_;
+  using Core::steps_;
+  using Core::table_;
+
+ public:
+  using Core::Core;
+
+  void* malloc(std::size_t size) {
+    const unsigned k = Core::startMalloc(size);
+    if (k > table_.topLevel()) return nullptr;
+    for (unsigned m = k; m <= table_.topLevel(); ++m) {
+      ++steps_;  // inspect the head of list m
+      const std::size_t off = table_.popFree(BuddyState::listedA, m);
+      if (off == BuddyBlockTable::kNone) continue;
+      outcome_ = m == k ? Outcome::immediate : Outcome::split;
+      for (unsigned level = m; level > k;) {  // bisect: keep the lower half
+        --level;
+        ++steps_;
+        table_.addFree(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
+      }
+      return Core::hand(off, k);
+    }
+    return nullptr;
+  }
+
+  void free(void* ptr) {
+    if (!ptr) return;
+    std::size_t off = Core::startFree(ptr);
+    unsigned level = table_.levelAt(off);
+    // Eager recombination: while the buddy is a whole free block, absorb it.
+    while (!table_.isRoot(off, level)) {
+      const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
+      if (!table_.isFreeBlock(buddy, level)) break;
+      ++freeSteps_;
+      table_.removeFree(buddy);
+      table_.clear(std::max(off, buddy));
+      off = std::min(off, buddy);
+      ++level;
+    }
+    table_.addFree(off, level, BuddyState::listedA);
+  }
+
+  std::string checkInvariants() const {
+    return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
+      if (s != BuddyState::listedA) return table_.describe(off) + ": Knuth has one list per size";
+      if (!table_.isRoot(off, level) &&
+          table_.isFreeBlock(BuddyBlockTable::buddyOf(off, level), level))
+        return table_.describe(off) + " and its buddy are both free (not recombined)";
+      return {};
+    });
+  }
+
+  // The worst case of lastSteps()/lastFreeSteps() for a request of level k when the
+  // largest maximal block has level `top`.
+  static constexpr std::size_t mallocStepBound(unsigned k, unsigned top) {
+    return k > top ? 0 : 2 * (top - k) + 1;
+  }
+  static constexpr std::size_t freeStepBound(unsigned top) { return top + 1; }
+};
+
+}  // namespace kith::heap

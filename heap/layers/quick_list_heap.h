@@ -1,0 +1,246 @@
+// QuickListHeap: exact-size quick lists in front of a coalescing heap — the small-
+// object half of the Lea allocator (dlmalloc 2.7's "fastbins"; paper §6.2, where
+// ThresholdHeap plays the consolidating part). Requests of at most MaxSmall bytes
+// are served from one LIFO list per 16-byte class (16, 32, ..., MaxSmall) in O(1).
+// A freed block whose usable size falls in a class's range is cached on that
+// list *as it is*: still in use as far as the coalescing heap below knows, so it
+// is neither coalesced nor split while cached. Everything else goes to Super.
+//
+// Each list caches at most Capacity blocks (like glibc's tcache, unlike dlmalloc's
+// unbounded fastbins); a free that finds its list full goes to Super, where it
+// coalesces at once. Cached blocks are memory the coalescing heap cannot reuse, so
+// the lists are consolidated — every cached block freed into Super — before a
+// request of ConsolidateAt bytes or more, and whenever Super cannot serve a
+// request (then the request is retried once). So a fixed arena never fails while
+// the lists hold a block that would have made the difference, and because of the
+// capacity a consolidation frees at most kListCount x Capacity blocks: no request
+// walks everything freed since the last one.
+//
+// Bounded time, when Super counts steps (stepCount(), kMaxMallocSteps,
+// kMaxFreeSteps, as CoalesceHeap<LeaBinsHeap> does): a step is a quick list looked
+// at or pushed, a cached block consolidated, or a step of Super. lastSteps() (the
+// last malloc) <= maxMallocSteps() = 1 + kListCount x Capacity x (1 + Super's
+// free bound) + 2 x Super's malloc bound; lastFreeSteps() <= maxFreeSteps() =
+// max(1, Super's free bound).
+//
+// Each list is a FreelistHeap<NullHeap> (a miss answers nullptr, and the block
+// then comes from Super at the class's full size). Requirements on Super: getSize
+// (a freed block's list is chosen by its size) and lastOutcome (reported for the
+// requests Super serves; a quick-list hit is `immediate`).
+// Metadata: list heads, counts and a byte total in this object; links in the
+// cached blocks.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <string>
+
+#include "heap/layers/freelist_heap.h"
+#include "heap/layer.h"
+#include "heap/layers/null_heap.h"
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+// Super counts its work: a running total and per-call bounds.
+template <class H>
+concept CountsSteps = requires(const H h) {
+  { h.stepCount() } -> std::convertible_to<std::size_t>;
+  { H::kMaxMallocSteps } -> std::convertible_to<std::size_t>;
+  { H::kMaxFreeSteps } -> std::convertible_to<std::size_t>;
+};
+
+template <std::size_t MaxSmall, std::size_t Capacity, std::size_t ConsolidateAt, class Super>
+class QuickListHeap : public Super {
+  static_assert(MaxSmall >= kMinBlock && MaxSmall % kAlignment == 0, "classes are 16 bytes apart");
+  static_assert(Capacity >= 1, "a list that caches nothing is no list");
+  static_assert(ConsolidateAt > MaxSmall);
+  static_assert(SizedHeap<Super>, "QuickListHeap picks a freed block's list by Super::getSize");
+  static_assert(ReportsOutcome<Super>, "QuickListHeap reports Super::lastOutcome for the requests Super serves");
+
+ public:
+  using Super::Super;
+
+  static constexpr unsigned kListCount = MaxSmall / kAlignment;
+  // List c serves requests of (16c, 16c + 16] bytes (list 0 also 0..16).
+  static constexpr unsigned listFor(std::size_t request) {
+    return request <= kAlignment ? 0 : static_cast<unsigned>((request - 1) / kAlignment);
+  }
+  static constexpr std::size_t listRequestSize(unsigned list) { return (list + 1) * kAlignment; }
+
+  void* malloc(std::size_t size) {
+    std::size_t list = 0;
+    if (size <= MaxSmall) {
+      unsigned c = listFor(size);
+      if (void* block = lists_[c].malloc(0)) {
+        --counts_[c];
+        cachedBytes_ -= Super::getSize(block);
+        outcome_ = Outcome::immediate;
+        mallocSteps_ = 1;
+        return block;
+      }
+      list = 1;  // the empty list looked at
+      size = listRequestSize(c);
+    }
+    std::size_t before = superSteps();
+    ownSteps_ = list;
+    if (size >= ConsolidateAt) consolidate();
+    void* block = fromSuper(size);
+    mallocSteps_ = ownSteps_ + (superSteps() - before);
+    return block;
+  }
+
+  void free(void* ptr) {
+    if (ptr == nullptr) {
+      freeSteps_ = 0;
+      return;
+    }
+    std::size_t usable = Super::getSize(ptr);
+    if (int c = cachingList(usable); c >= 0 && counts_[c] < Capacity) {
+      lists_[c].free(ptr);
+      ++counts_[c];
+      cachedBytes_ += usable;
+      freeSteps_ = 1;
+      return;
+    }
+    std::size_t before = superSteps();
+    Super::free(ptr);
+    freeSteps_ = superSteps() - before;
+  }
+
+  // Frees every cached block into Super (at most kListCount x Capacity). True if
+  // there was any.
+  bool consolidate() {
+    bool any = false;
+    for (unsigned c = 0; c < kListCount; ++c) {
+      while (void* block = lists_[c].malloc(0)) {
+        ++ownSteps_;
+        Super::free(block);
+        any = true;
+      }
+      counts_[c] = 0;
+    }
+    cachedBytes_ = 0;
+    return any;
+  }
+
+  // Steps of the last malloc and of the last free (0 until Super counts steps:
+  // then they include Super's), and their bounds.
+  std::size_t lastSteps() const { return mallocSteps_; }
+  std::size_t lastFreeSteps() const { return freeSteps_; }
+  static constexpr std::size_t maxMallocSteps()
+    requires CountsSteps<Super>
+  {
+    return 1 + kListCount * Capacity * (1 + Super::kMaxFreeSteps) + 2 * Super::kMaxMallocSteps;
+  }
+  static constexpr std::size_t maxFreeSteps()
+    requires CountsSteps<Super>
+  {
+    return Super::kMaxFreeSteps > 1 ? Super::kMaxFreeSteps : 1;
+  }
+
+  Outcome lastOutcome() const { return outcome_; }
+  std::size_t cachedBlocks() const {
+    std::size_t n = 0;
+    for (std::size_t count : counts_) n += count;
+    return n;
+  }
+  std::size_t cachedBlocks(unsigned list) const { return counts_[list]; }
+
+  // Usable bytes free: Super's plus the cached blocks'.
+  std::size_t freeBytes() const
+    requires requires(const Super s) { s.freeBytes(); }
+  {
+    return Super::freeBytes() + cachedBytes_;
+  }
+  // The larger of Super's largest free block and the largest cached block. A
+  // request above it may still succeed, by consolidating cached neighbours.
+  std::size_t largestFreeBlock() const
+    requires requires(const Super s) { s.largestFreeBlock(); }
+  {
+    std::size_t largest = Super::largestFreeBlock();
+    for (unsigned c = 0; c < kListCount; ++c)
+      lists_[c].forEachFree([&](void* block) {
+        if (Super::getSize(block) > largest) largest = Super::getSize(block);
+      });
+    return largest;
+  }
+
+  // fn(usable bytes, count) for Super's free blocks, then each cached block (free_space.h).
+  template <class Fn>
+    requires requires(const Super s) { s.forEachFreeSize([](std::size_t, std::size_t) {}); }
+  void forEachFreeSize(Fn&& fn) const {
+    Super::forEachFreeSize(fn);
+    for (unsigned c = 0; c < kListCount; ++c)
+      lists_[c].forEachFree([&](void* block) { fn(Super::getSize(block), std::size_t{1}); });
+  }
+
+  // Super's invariants, then every list: no loop, count and bytes as recorded,
+  // each block of a size that belongs on it, in the arena, and not free in Super.
+  std::string checkInvariants() const {
+    if constexpr (requires(const Super s) { s.checkInvariants(); }) {
+      if (std::string broken = Super::checkInvariants(); !broken.empty()) return broken;
+    }
+    std::size_t bytes = 0;
+    for (unsigned c = 0; c < kListCount; ++c) {
+      std::string error;
+      std::size_t count = 0;
+      bool ended = lists_[c].forEachFree([&](void* block) {
+        ++count;
+        if (!error.empty()) return;
+        std::size_t usable = Super::getSize(block);
+        bytes += usable;
+        if (!isAligned(block)) error = "misaligned block";
+        else if (cachingList(usable) != static_cast<int>(c))
+          error = "block of " + std::to_string(usable) + " usable bytes";
+        if constexpr (requires(const Super s) { s.arenaContains(block); }) {
+          if (error.empty() && !Super::arenaContains(block)) error = "block outside the arena";
+        }
+        if constexpr (requires { Super::isFree(block); }) {
+          if (error.empty() && Super::isFree(block)) error = "cached block is free in the heap below";
+        }
+      });
+      if (!ended && error.empty()) error = "list loops (a block freed twice?)";
+      if (error.empty() && count > Capacity) error = "more blocks than the capacity";
+      if (error.empty() && count != counts_[c])
+        error = std::to_string(count) + " blocks but " + std::to_string(counts_[c]) + " counted";
+      if (!error.empty())
+        return "quick list " + std::to_string(listRequestSize(c)) + " B: " + error;
+    }
+    if (bytes != cachedBytes_)
+      return "quick lists hold " + std::to_string(bytes) + " bytes but " + std::to_string(cachedBytes_) +
+             " are counted";
+    return "";
+  }
+
+ private:
+  // The list that caches a block of `usable` bytes: the largest class it serves
+  // whole. -1 when it is too big (or too small) for every list.
+  std::size_t superSteps() const {
+    if constexpr (CountsSteps<Super>) {
+      return Super::stepCount();
+    } else {
+      return 0;
+    }
+  }
+
+  static int cachingList(std::size_t usable) {
+    std::size_t c = usable / kAlignment;
+    return c >= 1 && c <= kListCount ? static_cast<int>(c - 1) : -1;
+  }
+
+  void* fromSuper(std::size_t size) {
+    void* block = Super::malloc(size);
+    if (block == nullptr && consolidate()) block = Super::malloc(size);
+    outcome_ = block ? Super::lastOutcome() : Outcome::failed;
+    return block;
+  }
+
+  FreelistHeap<NullHeap> lists_[kListCount];
+  std::size_t counts_[kListCount] = {};
+  std::size_t cachedBytes_ = 0;
+  Outcome outcome_ = Outcome::immediate;
+  std::size_t ownSteps_ = 0, mallocSteps_ = 0, freeSteps_ = 0;
+};
+
+}  // namespace kith::heap

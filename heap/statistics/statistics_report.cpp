@@ -1,0 +1,120 @@
+#include "heap/statistics/statistics_report.h"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "heap/outcome.h"
+
+namespace kith::heap {
+
+std::string jsonNumber(double x) {
+  if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+std::string jsonString(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {  // control characters, as \u00XX
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+namespace {
+
+// Without per-operation timers the values are null, not 0: a 0 would read as measured.
+std::string latencyJson(const LatencySummary& l, bool timed) {
+  if (!timed) return "{\"count\": 0, \"mean\": null, \"p50\": null, \"p99\": null, \"max\": null}";
+  return "{\"count\": " + std::to_string(l.count) + ", \"mean\": " + jsonNumber(l.mean) + ", \"p50\": " + jsonNumber(l.p50) + ", \"p99\": " + jsonNumber(l.p99) +
+         ", \"max\": " + jsonNumber(l.max) + "}";
+}
+
+// {"count": N, "mean": X, "max": N, "histogram": {"0": N, ..., "64": N, "128": N}}:
+// histogram keys are the buckets' lower bounds (step_histogram.h), empty buckets left out.
+std::string stepsJson(const StepSummary& s) {
+  std::string histogram;
+  for (auto [lower, count] : s.histogram) {
+    if (!histogram.empty()) histogram += ", ";
+    histogram += "\"" + std::to_string(lower) + "\": " + std::to_string(count);
+  }
+  return "{\"count\": " + std::to_string(s.count) + ", \"mean\": " + jsonNumber(s.mean) +
+         ", \"max\": " + std::to_string(s.max) + ", \"histogram\": {" + histogram + "}}";
+}
+
+// The "steps" member with its leading ",\n  ", or nothing for a policy that counts none.
+std::string stepsMember(const HeapStatistics& h) {
+  if (!h.malloc_steps.counted && !h.free_steps.counted) return "";
+  std::string out = ",\n  \"steps\": {";
+  if (h.malloc_steps.counted) out += "\"malloc\": " + stepsJson(h.malloc_steps);
+  if (h.malloc_steps.counted && h.free_steps.counted) out += ",\n            ";
+  if (h.free_steps.counted) out += "\"free\": " + stepsJson(h.free_steps);
+  return out + "}";
+}
+
+}  // namespace
+
+std::string heapStatisticsJson(const HeapStatistics& h) {
+  std::string histogram;
+  for (auto [size, count] : h.size_histogram) {
+    if (!histogram.empty()) histogram += ", ";
+    histogram += "\"" + std::to_string(size) + "\": " + std::to_string(count);
+  }
+  std::string satisfied;
+  for (int i = 0; i < kOutcomeCount; ++i) {
+    if (i) satisfied += ", ";
+    satisfied += std::string("\"") + outcomeName(static_cast<Outcome>(i)) + "\": " +
+                 std::to_string(h.satisfied[i]);
+  }
+  auto n = [](std::uint64_t v) { return std::to_string(v); };
+  return " \"heap\": {\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
+         ", \"bytes_requested\": " + n(h.bytes_requested) + ", \"bytes_allocated\": " + n(h.bytes_allocated) +
+         ", \"bytes_in_use\": " + n(h.bytes_in_use) + ", \"peak_bytes_in_use\": " + n(h.peak_bytes_in_use) +
+         ", \"failed_allocations\": " + n(h.failed_allocations) + ",\n  \"size_histogram\": {" + histogram + "},\n" +
+         "  \"satisfied\": {" + satisfied + "}" + stepsMember(h) +
+         ",\n  \"op_timers\": " + (h.op_timers ? "true" : "false") +
+         ", \"alloc_ns\": " + latencyJson(h.alloc_ns, h.op_timers) +
+         ", \"free_ns\": " + latencyJson(h.free_ns, h.op_timers) + ",\n  \"fragmentation\": {\"internal_bytes\": " +
+         n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}},\n";
+}
+
+std::string heapStatisticsTable(const HeapStatistics& h) {
+  char buf[2048];
+  auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::snprintf(buf, sizeof buf,
+                "allocations         %llu (%llu bytes requested, %llu allocated)\n"
+                "frees               %llu\n"
+                "peak bytes in use   %llu\n"
+                "failed allocations  %llu\n"
+                "satisfied           immediate %llu, split %llu, glue %llu, defrag %llu, failed %llu\n"
+                "internal frag       %llu bytes\n",
+                u(h.allocations), u(h.bytes_requested), u(h.bytes_allocated), u(h.frees), u(h.peak_bytes_in_use),
+                u(h.failed_allocations), u(h.satisfied[0]), u(h.satisfied[1]), u(h.satisfied[2]),
+                u(h.satisfied[3]), u(h.satisfied[4]), u(h.internal_bytes));
+  std::string out = buf;
+  if (h.op_timers)
+    std::snprintf(buf, sizeof buf, "alloc ns            mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n", h.alloc_ns.mean,
+                  h.alloc_ns.p50, h.alloc_ns.p99, h.alloc_ns.max);
+  else
+    std::snprintf(buf, sizeof buf, "alloc ns            not timed (--stats-timers=off)\n");
+  out += buf;
+  for (auto [label, steps] : {std::pair{"malloc steps", &h.malloc_steps}, std::pair{"free steps", &h.free_steps}}) {
+    if (!steps->counted) continue;
+    std::snprintf(buf, sizeof buf, "%-20smean %.2f, max %llu\n", label, steps->mean, u(steps->max));
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace kith::heap

@@ -1,0 +1,23 @@
+// The `heap` statistics block (CLI.md): the JSON object and the table lines, written
+// by this one file for `kith run` (vm/runner.cpp) and `kith replay` (cli/replay.cpp),
+// so that both print it in the same shape and one parser reads both.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "heap/statistics/statistics.h"
+
+namespace kith::heap {
+
+// A JSON number as the statistics print it: %.6g, 0 for NaN and infinities.
+std::string jsonNumber(double x);
+// A JSON string: '"' and '\\' escaped, control characters as \u00XX.
+std::string jsonString(std::string_view s);
+
+// ` "heap": {...},\n`: the block, with its leading space, key and trailing comma.
+std::string heapStatisticsJson(const HeapStatistics& h);
+// The table lines from "allocations" to "internal frag", each ending in '\n'.
+std::string heapStatisticsTable(const HeapStatistics& h);
+
+}  // namespace kith::heap

@@ -1,0 +1,168 @@
+// StatsHeap: counts and times every malloc/free of the policy beneath it and
+// summarises them as HeapStatistics (statistics.h, CLI.md's "heap" block). It is
+// the outermost layer of every policy `makeHeap` builds, so one class measures
+// them all the same way.
+//
+// It adds only malloc (plain and hinted), free, setTiming and statistics; every other method of
+// Super (getSize, setRelocator, checkInvariants, arenaBase, ...) stays visible
+// through inheritance. Requirements on Super: getSize (SizedHeap), to count block
+// bytes. Optional: `Outcome lastOutcome() const` (ReportsOutcome) fills
+// `satisfied`; freeBytes() and largestFreeBlock() give `external_at_failure`;
+// lastSteps() (CountsMallocSteps) and lastFreeSteps() (CountsFreeSteps), read after
+// every malloc and free, fill the `steps` histograms (step_histogram.h).
+//
+// Latency: two reads of a CycleClock per operation (the TSC where it is invariant,
+// ~9 ns a read here), binned in ticks in a LatencyHistogram, so memory stays
+// constant however long the run; statistics() converts ticks to ns by the rate
+// measured over the heap's lifetime. setTiming(false) skips the clock reads; the
+// counts are always kept.
+// All statistics live in this object, outside the arena.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+#include "heap/statistics/cycle_clock.h"
+#include "heap/statistics/latency_histogram.h"
+#include "heap/layer.h"
+#include "heap/outcome.h"
+#include "heap/statistics/statistics.h"
+#include "heap/statistics/step_histogram.h"
+
+namespace kith::heap {
+
+template <class H>
+concept ReportsFreeSpace = requires(H h) {
+  { h.freeBytes() } -> std::convertible_to<std::size_t>;
+  { h.largestFreeBlock() } -> std::convertible_to<std::size_t>;
+};
+
+// The steps of the last malloc / free, in the units the policy's bounds count.
+template <class H>
+concept CountsMallocSteps = requires(const H h) {
+  { h.lastSteps() } -> std::convertible_to<std::size_t>;
+};
+template <class H>
+concept CountsFreeSteps = requires(const H h) {
+  { h.lastFreeSteps() } -> std::convertible_to<std::size_t>;
+};
+
+template <class Super>
+class StatsHeap : public Super {
+  static_assert(SizedHeap<Super>,
+                "StatsHeap needs Super::getSize(void*) to count the bytes of each block");
+
+ public:
+  using Super::Super;
+
+  void* malloc(std::size_t size) { return malloc(size, nullptr); }
+  // The hinted entry point; a policy without hints gets malloc(size) (layer.h).
+  void* malloc(std::size_t size, const void* near) {
+    if (!counting_) return mallocNear(static_cast<Super&>(*this), size, near);
+    std::uint64_t start = timing_ ? clock_.ticks() : 0;
+    void* p = mallocNear(static_cast<Super&>(*this), size, near);
+    if (timing_) allocTicks_.record(since(start));
+    if constexpr (CountsMallocSteps<Super>) mallocSteps_.record(Super::lastSteps());
+
+    if constexpr (ReportsOutcome<Super>) {
+      // A null result is a failure whatever the policy reports.
+      ++stats_.satisfied[static_cast<int>(p ? Super::lastOutcome() : Outcome::failed)];
+    } else if (!p) {
+      ++stats_.satisfied[static_cast<int>(Outcome::failed)];
+    }
+    if (!p) {
+      if (stats_.failed_allocations++ == 0) stats_.external_at_failure = externalFragmentation();
+      return nullptr;
+    }
+    std::size_t block = Super::getSize(p);
+    ++stats_.allocations;
+    stats_.bytes_requested += size;
+    stats_.bytes_allocated += block;
+    stats_.bytes_in_use += block;
+    if (stats_.bytes_in_use > stats_.peak_bytes_in_use)
+      stats_.peak_bytes_in_use = stats_.bytes_in_use;
+    if (block < kSmallSizes) ++smallSizes_[block];
+    else ++stats_.size_histogram[block];
+    return p;
+  }
+
+  // free(nullptr) does nothing, as in C, and is not counted.
+  void free(void* p) {
+    if (!p) return;
+    if (!counting_) {
+      Super::free(p);
+      return;
+    }
+    std::size_t block = Super::getSize(p);
+    std::uint64_t start = timing_ ? clock_.ticks() : 0;
+    Super::free(p);
+    if (timing_) freeTicks_.record(since(start));
+    if constexpr (CountsFreeSteps<Super>) freeSteps_.record(Super::lastFreeSteps());
+    ++stats_.frees;
+    stats_.bytes_in_use -= block;
+  }
+
+  std::size_t bytesInUse() const { return stats_.bytes_in_use; }
+  void setTiming(bool on) { timing_ = on; }
+  // Off: malloc and free go straight to the policy, counting nothing (statistics() then
+  // reports zeros). For measuring a policy's own cost without this layer's bookkeeping
+  // (kith replay --bare); a VM run needs the counts (its collectors read bytesInUse()).
+  void setCounting(bool on) { counting_ = on; }
+  bool timing() const { return timing_; }
+
+  HeapStatistics statistics() const {
+    HeapStatistics s = stats_;  // the large block sizes are already in the map
+    for (std::size_t size = 0; size < kSmallSizes; ++size)
+      if (smallSizes_[size]) s.size_histogram[size] += smallSizes_[size];
+    bool timed = allocTicks_.count() || freeTicks_.count();
+    double nsPerTick = timed ? clock_.nsPerTick() : 1.0;
+    s.alloc_ns = inNs(allocTicks_.summary(), nsPerTick);
+    s.free_ns = inNs(freeTicks_.summary(), nsPerTick);
+    s.op_timers = timing_;
+    if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
+    if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
+    s.internal_bytes =
+        s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
+    return s;
+  }
+
+ private:
+  // Block sizes below this are counted in a flat array (no map lookup per malloc).
+  static constexpr std::size_t kSmallSizes = 1025;
+
+  // A thread moved between cores could read a counter a little behind the first.
+  std::uint64_t since(std::uint64_t start) const {
+    std::uint64_t end = clock_.ticks();
+    return end > start ? end - start : 0;
+  }
+
+  static LatencySummary inNs(LatencySummary s, double nsPerTick) {
+    s.mean *= nsPerTick;
+    s.p50 *= nsPerTick;
+    s.p99 *= nsPerTick;
+    s.max *= nsPerTick;
+    return s;
+  }
+
+  double externalFragmentation() {
+    if constexpr (ReportsFreeSpace<Super>) {
+      auto free = static_cast<double>(Super::freeBytes());
+      if (free == 0) return 0;
+      return 1.0 - static_cast<double>(Super::largestFreeBlock()) / free;
+    } else {
+      return 0;
+    }
+  }
+
+  HeapStatistics stats_;
+  std::array<std::uint64_t, kSmallSizes> smallSizes_{};
+  CycleClock clock_;
+  LatencyHistogram allocTicks_, freeTicks_;  // in clock_ ticks
+  StepHistogram mallocSteps_, freeSteps_;
+  bool timing_ = true;
+  bool counting_ = true;
+};
+
+}  // namespace kith::heap

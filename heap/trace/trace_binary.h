@@ -1,0 +1,345 @@
+// The binary encoding of a trace (version 1): what `kith run --trace` writes by
+// default. binary_trees 16 records ~29M events; this encoding stores most of them
+// in one or two bytes and decodes them without parsing text.
+//
+//   header   8 bytes "KITHTRC\0", then one byte: the version, 1
+//   events   one tag byte each, then the fields the tag calls for, each an
+//            unsigned LEB128 varint (7 bits a byte, low bits first, at most 10
+//            bytes, the 10th byte at most 1)
+//   end      the tag 0x03, then a varint: the number of events before it.
+//            Nothing may follow. A file without it was cut short.
+//
+//   tag bits 0-1  kind: 0 alloc, 1 free, 2 failed, 3 end
+//   tag bit  2    time gap: a varint g follows and time = previous time + 1 + g;
+//                 clear: time = previous time + 1 (a recorder's sequence numbers)
+//   alloc:  bit 3     id gap: a varint g follows and id = previous alloc's id + 1 + g;
+//                     clear: id = previous alloc's id + 1
+//           bits 4-7  s: s != 0 means size = 8 * s (8 .. 120 bytes); s == 0 means a
+//                     varint size follows
+//   free:   bits 3-7  z + 1, where z = zigzag(id - previous free's id), when z < 31;
+//                     0 means a varint z follows (zigzag: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...)
+//   failed: bit 3 clear; bits 4-7 the size, as for alloc
+// Field order: tag, time gap, id gap or free's z, size. Before the first event the
+// "previous" time and alloc id are 2^64-1 (so the first event has time 0 and the
+// first object id 0 with no gap) and the previous free's id is 0. All arithmetic
+// is modulo 2^64, so every TraceEvent round-trips. An event is at most 31 bytes.
+// Errors read "offset N: what is wrong", N the byte offset of the event (or header)
+// at fault. The consistency rules are trace_objects.h's.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "heap/trace/trace_event.h"
+#include "heap/trace/trace_input.h"
+
+namespace kith::heap {
+
+inline constexpr char kBinaryTraceMagic[8] = {'K', 'I', 'T', 'H', 'T', 'R', 'C', '\0'};
+inline constexpr unsigned char kBinaryTraceVersion = 1;
+inline constexpr std::size_t kBinaryTraceHeaderBytes = 9;
+inline constexpr std::size_t kMaxBinaryEventBytes = 31;  // tag + three 10-byte varints
+inline constexpr std::size_t kMaxBinaryEndBytes = 11;    // tag + one varint
+
+namespace binary_trace {
+
+enum Tag : unsigned {
+  kAlloc = 0,
+  kFree = 1,
+  kFailed = 2,
+  kEnd = 3,
+  kKindMask = 3,
+  kTimeGap = 1u << 2,
+  kIdGap = 1u << 3,
+};
+
+inline unsigned char* putVarint(unsigned char* out, std::uint64_t v) {
+  while (v >= 0x80) {
+    *out++ = static_cast<unsigned char>(v | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<unsigned char>(v);
+  return out;
+}
+
+// Reads a varint from [p, end); nullptr when it runs past `end`, `overlong` set
+// when it is longer than 10 bytes or overflows 64 bits.
+inline const unsigned char* getVarint(const unsigned char* p, const unsigned char* end,
+                                      std::uint64_t& v, bool& overlong) {
+  if (p < end && *p < 0x80) {  // the common one-byte case
+    v = *p;
+    return p + 1;
+  }
+  std::uint64_t result = 0;
+  for (unsigned shift = 0; p < end; shift += 7) {
+    unsigned char byte = *p++;
+    if (shift == 63 && byte > 1) {
+      overlong = true;
+      return p;
+    }
+    result |= std::uint64_t{byte & 0x7fu} << shift;
+    if (byte < 0x80) {
+      v = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+inline std::uint64_t zigzag(std::uint64_t difference) {
+  return (difference << 1) ^ static_cast<std::uint64_t>(static_cast<std::int64_t>(difference) >> 63);
+}
+inline std::uint64_t unzigzag(std::uint64_t z) { return (z >> 1) ^ (0 - (z & 1)); }
+
+}  // namespace binary_trace
+
+// Encodes events into memory the caller provides; keeps the "previous" values
+// the encoding is relative to.
+class BinaryTraceEncoder {
+ public:
+  // The header, kBinaryTraceHeaderBytes at `out`; returns the end.
+  static unsigned char* header(unsigned char* out) {
+    std::memcpy(out, kBinaryTraceMagic, sizeof kBinaryTraceMagic);
+    out[8] = kBinaryTraceVersion;
+    return out + kBinaryTraceHeaderBytes;
+  }
+
+  // One event, at most kMaxBinaryEventBytes at `out`; returns the end.
+  unsigned char* encode(const TraceEvent& e, unsigned char* out) {
+    using namespace binary_trace;
+    unsigned char* tag = out++;
+    unsigned bits = 0;
+    std::uint64_t timeGap = e.time - lastTime_ - 1;
+    if (timeGap != 0) {
+      bits |= kTimeGap;
+      out = putVarint(out, timeGap);
+    }
+    lastTime_ = e.time;
+    switch (e.kind) {
+      case TraceEventKind::alloc: {
+        bits |= kAlloc;
+        std::uint64_t idGap = e.id - lastAllocId_ - 1;
+        if (idGap != 0) {
+          bits |= kIdGap;
+          out = putVarint(out, idGap);
+        }
+        lastAllocId_ = e.id;
+        out = putSize(e.size, bits, out);
+        break;
+      }
+      case TraceEventKind::free: {
+        bits |= kFree;
+        std::uint64_t z = zigzag(e.id - lastFreeId_);
+        if (z < 31) bits |= static_cast<unsigned>(z + 1) << 3;
+        else out = putVarint(out, z);
+        lastFreeId_ = e.id;
+        break;
+      }
+      case TraceEventKind::failed:
+        bits |= kFailed;
+        out = putSize(e.size, bits, out);
+        break;
+    }
+    *tag = static_cast<unsigned char>(bits);
+    ++events_;
+    return out;
+  }
+
+  // The end marker, at most kMaxBinaryEndBytes at `out`; returns the end.
+  unsigned char* end(unsigned char* out) const {
+    *out++ = binary_trace::kEnd;
+    return binary_trace::putVarint(out, events_);
+  }
+
+  std::uint64_t events() const { return events_; }
+
+ private:
+  static unsigned char* putSize(std::uint64_t size, unsigned& bits, unsigned char* out) {
+    if (size != 0 && size <= 120 && size % 8 == 0) {
+      bits |= static_cast<unsigned>(size / 8) << 4;
+      return out;
+    }
+    return binary_trace::putVarint(out, size);
+  }
+
+  std::uint64_t lastTime_ = UINT64_MAX, lastAllocId_ = UINT64_MAX, lastFreeId_ = 0;
+  std::uint64_t events_ = 0;
+};
+
+// Reads the binary encoding, one event at a time (syntax only: TraceReader adds
+// the consistency rules).
+class BinaryTraceDecoder {
+ public:
+  // The next event into `out`: false at the end marker (error stays empty) or at
+  // the first error ("offset N: ...").
+  // Inline, the events that are one tag byte (nearly all of a recorded trace: time
+  // and id follow on, the size or free distance fits the tag); the rest, and the
+  // header, the end marker and every error, in nextInFull.
+  bool next(TraceInput& in, TraceEvent& out, std::string& error) {
+    using namespace binary_trace;
+    if (started_ && in.available() >= kMaxBinaryEventBytes) [[likely]] {
+      const unsigned tag = *in.data();
+      if ((tag & (kKindMask | kTimeGap | kIdGap)) == kAlloc && (tag >> 4) != 0) {
+        out = {TraceEventKind::alloc, lastTime_ + 1, ++lastAllocId_, 8 * (tag >> 4)};
+        return oneByteEvent(in, out);
+      }
+      if ((tag & (kKindMask | kTimeGap)) == kFree && (tag >> 3) != 0) {
+        lastFreeId_ += unzigzag((tag >> 3) - 1);
+        out = {TraceEventKind::free, lastTime_ + 1, lastFreeId_, 0};
+        return oneByteEvent(in, out);
+      }
+    }
+    return nextInFull(in, out, error);
+  }
+
+  std::uint64_t eventOffset() const { return eventOffset_; }
+  std::string position() const { return "offset " + std::to_string(eventOffset_); }
+
+ private:
+  // What every event read inline shares: it is one byte, at the next time.
+  bool oneByteEvent(TraceInput& in, const TraceEvent& e) {
+    eventOffset_ = in.offset();
+    lastTime_ = e.time;
+    ++events_;
+    in.consume(1);
+    return true;
+  }
+
+  [[gnu::noinline]] bool nextInFull(TraceInput& in, TraceEvent& out, std::string& error) {
+    using namespace binary_trace;
+    if (!started_ && !readHeader(in, error)) return false;
+    if (finished_) return false;
+    if (in.available() < kMaxBinaryEventBytes) in.fill(kMaxBinaryEventBytes);
+    eventOffset_ = in.offset();
+    const unsigned char* p = in.data();
+    const unsigned char* end = p + in.available();
+    if (p == end) return fail(in.readFailed() ? "read error" : "the trace ends without its end marker (cut short?)", error);
+    unsigned tag = *p++;
+    bool overlong = false;
+    std::uint64_t timeGap = 0;
+    if (tag & kTimeGap) {
+      p = getVarint(p, end, timeGap, overlong);
+      if (!p || overlong) return fieldError(p, "time gap", error);
+    }
+    switch (tag & kKindMask) {
+      case kAlloc: {
+        out.kind = TraceEventKind::alloc;
+        std::uint64_t idGap = 0;
+        if (tag & kIdGap) {
+          p = getVarint(p, end, idGap, overlong);
+          if (!p || overlong) return fieldError(p, "id gap", error);
+        }
+        out.id = lastAllocId_ = lastAllocId_ + 1 + idGap;
+        if (!(p = getSize(p, end, tag, out.size, error))) return false;
+        break;
+      }
+      case kFree: {
+        out.kind = TraceEventKind::free;
+        std::uint64_t z = tag >> 3;
+        if (z != 0) {
+          --z;
+        } else {
+          p = getVarint(p, end, z, overlong);
+          if (!p || overlong) return fieldError(p, "object id", error);
+        }
+        out.id = lastFreeId_ = lastFreeId_ + unzigzag(z);
+        out.size = 0;
+        break;
+      }
+      case kFailed:
+        if (tag & kIdGap) return fail("a failed request with the id-gap bit set (tag 0x" + hex(tag) + ")", error);
+        out.kind = TraceEventKind::failed;
+        out.id = 0;
+        if (!(p = getSize(p, end, tag, out.size, error))) return false;
+        break;
+      default:
+        return readEnd(in, tag, p, end, error);
+    }
+    out.time = lastTime_ = lastTime_ + 1 + timeGap;
+    ++events_;
+    in.consume(static_cast<std::size_t>(p - in.data()));
+    return true;
+  }
+
+  bool readHeader(TraceInput& in, std::string& error) {
+    started_ = true;
+    std::size_t n = in.fill(kBinaryTraceHeaderBytes);
+    const unsigned char* p = in.data();
+    eventOffset_ = 0;
+    bool magic = std::memcmp(p, kBinaryTraceMagic, std::min(n, sizeof kBinaryTraceMagic)) == 0;
+    if (!magic || n == 0) return fail("not a binary trace: it does not start with \"KITHTRC\\0\"", error);
+    if (n < kBinaryTraceHeaderBytes)
+      return fail("the header is cut short (" + std::to_string(n) + " of " +
+                      std::to_string(kBinaryTraceHeaderBytes) + " bytes)",
+                  error);
+    if (p[8] != kBinaryTraceVersion) {
+      eventOffset_ = 8;
+      return fail("unsupported binary trace version " + std::to_string(p[8]) + " (this reader knows version 1)",
+                  error);
+    }
+    in.consume(kBinaryTraceHeaderBytes);
+    return true;
+  }
+
+  const unsigned char* getSize(const unsigned char* p, const unsigned char* end, unsigned tag,
+                               std::uint64_t& size, std::string& error) {
+    if (unsigned s = tag >> 4) {
+      size = 8 * s;
+      return p;
+    }
+    bool overlong = false;
+    p = binary_trace::getVarint(p, end, size, overlong);
+    if (!p || overlong) {
+      fieldError(p, "size", error);
+      return nullptr;
+    }
+    return p;
+  }
+
+  [[gnu::cold]] bool readEnd(TraceInput& in, unsigned tag, const unsigned char* p, const unsigned char* end,
+                             std::string& error) {
+    if (tag != binary_trace::kEnd) return fail("an end marker with other bits set (tag 0x" + hex(tag) + ")", error);
+    std::uint64_t count = 0;
+    bool overlong = false;
+    p = binary_trace::getVarint(p, end, count, overlong);
+    if (!p || overlong) return fieldError(p, "event count", error);
+    if (count != events_)
+      return fail("the end marker counts " + std::to_string(count) + " events, but " + std::to_string(events_) +
+                      " came before it",
+                  error);
+    in.consume(static_cast<std::size_t>(p - in.data()));
+    if (in.fill(1) != 0) {
+      eventOffset_ = in.offset();
+      return fail(std::to_string(in.available()) + (in.available() == 1 ? " byte" : " bytes") +
+                      " after the end marker",
+                  error);
+    }
+    finished_ = true;
+    return false;
+  }
+
+  [[gnu::cold]] bool fieldError(const unsigned char* p, const char* field, std::string& error) const {
+    if (!p) return fail(std::string("the trace ends inside an event's ") + field + " (cut short?)", error);
+    return fail(std::string("the ") + field + " varint is longer than 64 bits", error);
+  }
+
+  bool fail(const std::string& what, std::string& error) const {
+    error = position() + ": " + what;
+    return false;
+  }
+
+  static std::string hex(unsigned v) {
+    const char* digits = "0123456789abcdef";
+    return {digits[(v >> 4) & 15], digits[v & 15]};
+  }
+
+  std::uint64_t lastTime_ = UINT64_MAX, lastAllocId_ = UINT64_MAX, lastFreeId_ = 0;
+  std::uint64_t events_ = 0, eventOffset_ = 0;
+  bool started_ = false, finished_ = false;
+};
+
+}  // namespace kith::heap
