@@ -63,7 +63,7 @@ def misses(row, code, out, err, where):
         if what == "absent":
             for name, text in (("stdout", out), ("stderr", err)):
                 if text is not None and cli_case.compile_pattern(pattern).search(text):
-                    found.append(f"{name} holds {pattern!r}, which must be absent:\n{shown(text)}")
+                    found.append(f"{name} matches {pattern}, which must be absent\n{shown(text)}")
             continue
         if what.startswith("file "):
             path = what[len("file "):].format(**where)
@@ -74,7 +74,7 @@ def misses(row, code, out, err, where):
         else:
             text = streams[what]
         if not cli_case.compile_pattern(pattern).search(text):
-            found.append(f"{what} does not match {pattern!r}:\n{shown(text)}")
+            found.append(f"{what} does not match {pattern}\n{shown(text)}")
     return found
 
 
