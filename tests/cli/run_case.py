@@ -102,7 +102,7 @@ def main():
         return 0
     print(f"{row.name}: {shlex.join(argv)}")
     for message in found:
-        print(f"  FAIL: {message}")
+        print(f"  FAIL: {message.rstrip()}")
     return 1
 
 
