@@ -42,13 +42,6 @@ class Case:
     files: dict[str, str]
     absent: str | None
 
-    def patterns(self):
-        """Every expectation as (what it is about, pattern), unchecked ones left out."""
-        named = [("stdout", self.stdout), ("stderr", self.stderr), ("output", self.output),
-                 ("absent", self.absent)]
-        named += [(f"file {path}", pattern) for path, pattern in self.files.items()]
-        return [(what, pattern) for what, pattern in named if pattern is not None]
-
 
 CASES: list[Case] = []
 
@@ -63,8 +56,9 @@ def case(name, argv, *, exit=0, stdout=EMPTY, stderr=EMPTY, output=None, stdin=N
     if any(c.name == name for c in CASES):
         raise ValueError(f"{name}: a second case of this name")
     row = Case(name, argv, exit, stdout, stderr, output, stdin, dict(files or {}), absent)
-    for what, pattern in row.patterns():
-        compile_pattern(pattern)  # a malformed pattern fails when the table is loaded
+    for pattern in [stdout, stderr, output, absent, *row.files.values()]:
+        if pattern is not None:
+            compile_pattern(pattern)  # a malformed pattern fails when the table is loaded
     CASES.append(row)
 
 

@@ -53,29 +53,34 @@ def shown(text):
     return "".join(f"    | {line}\n" for line in text.splitlines()) or "    (empty)\n"
 
 
+def mismatch(what, pattern, text):
+    """The message for a stream or file that pattern does not match, or None if it does."""
+    if cli_case.compile_pattern(pattern).search(text):
+        return None
+    return f"{what} does not match {pattern}\n{shown(text)}"
+
+
 def misses(row, code, out, err, where):
     """What the run did that the row does not allow, one message each."""
     found = []
     if code != row.exit:
-        found.append(f"exit code {code}, expected {row.exit}")
-    streams = {"stdout": out, "stderr": err, "output": out}
-    for what, pattern in row.patterns():
-        if what == "absent":
-            for name, text in (("stdout", out), ("stderr", err)):
-                if text is not None and cli_case.compile_pattern(pattern).search(text):
-                    found.append(f"{name} matches {pattern}, which must be absent\n{shown(text)}")
-            continue
-        if what.startswith("file "):
-            path = what[len("file "):].format(**where)
-            text = read_file(path)
-            if isinstance(text, OSError):
-                found.append(f"{what}: cannot read it: {text.strerror}")
-                continue
+        got = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        found.append(f"{got}, expected exit code {row.exit}")
+    for what, pattern, text in (("stdout", row.stdout, out), ("stderr", row.stderr, err),
+                                ("output", row.output, out)):
+        if pattern is not None:
+            found.append(mismatch(what, pattern, text))
+    for path, pattern in row.files.items():
+        text = read_file(path.format(**where))
+        if isinstance(text, OSError):
+            found.append(f"file {path}: cannot read it: {text.strerror}")
         else:
-            text = streams[what]
-        if not cli_case.compile_pattern(pattern).search(text):
-            found.append(f"{what} does not match {pattern}\n{shown(text)}")
-    return found
+            found.append(mismatch(f"file {path}", pattern, text))
+    if row.absent is not None:
+        for what, text in (("stdout", out), ("stderr", err)):
+            if text is not None and cli_case.compile_pattern(row.absent).search(text):
+                found.append(f"{what} matches {row.absent}, which must be absent\n{shown(text)}")
+    return [message for message in found if message]
 
 
 def main():

@@ -11,9 +11,10 @@ import unittest
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "run_case.py")
 
 # The fake kith: `OUT ERR CODE [PATH TEXT]` writes OUT to stdout (standard input when OUT is
-# '-'), then ERR to stderr, writes TEXT to PATH if given, and exits CODE. '|' in an argument
-# is a newline.
+# '-'), then ERR to stderr, writes TEXT to PATH if given, and exits CODE (a negative CODE: is
+# killed by that signal). '|' in an argument is a newline.
 FAKE_KITH = f"""#!{sys.executable}
+import os
 import sys
 out, err, code = (a.replace("|", "\\n") for a in sys.argv[1:4])
 sys.stdout.write(sys.stdin.read() if out == "-" else out)
@@ -21,6 +22,8 @@ sys.stdout.flush()
 sys.stderr.write(err)
 if len(sys.argv) > 5:
     open(sys.argv[4], "w").write(sys.argv[5])
+if int(code) < 0:
+    os.kill(os.getpid(), -int(code))
 sys.exit(int(code))
 """
 
@@ -62,7 +65,10 @@ class RunCaseTest(unittest.TestCase):
         self.assert_passes(r'case("t", "hello| warned| 3", exit=3, stdout=r"^hello\n$", stderr="warned")')
 
     def test_a_wrong_exit_code_is_named(self):
-        self.assert_fails(r'case("t", "hello \"\" 3", stdout=ANY)', "FAIL: exit code 3, expected 0")
+        self.assert_fails(r'case("t", "hello \"\" 3", stdout=ANY)', "FAIL: exit code 3, expected exit code 0")
+
+    def test_a_crash_is_named_by_its_signal(self):
+        self.assert_fails(r'case("t", "\"\" \"\" -6")', "FAIL: killed by signal 6, expected exit code 0")
 
     def test_a_stream_that_does_not_match_is_named_with_what_it_held(self):
         self.assert_fails(r'case("t", "hello \"\" 0", stdout="^bye")', "FAIL: stdout does not match ^bye", "| hello")
