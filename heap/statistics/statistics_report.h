@@ -1,6 +1,6 @@
 // The `heap` statistics block (CLI.md): the JSON object and the table lines, written
-// by this one file for `kith run` (cli/run_report.cpp) and `kith replay` (cli/replay.cpp),
-// so that both print it in the same shape and one parser reads both.
+// by this one file for both `kith run` and `kith replay`, so that both print it in
+// the same shape and one parser reads both.
 #pragma once
 
 #include <string>
