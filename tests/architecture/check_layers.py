@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The house drawn from the code: every #include of a module points down.
+
+    check_layers.py SOURCE_DIR
+
+Modules and what each may include (besides itself), lowest first:
+    heap   -
+    vm     heap
+    gc     heap, vm  (not vm/vm.h: a collector sees the object space and a
+                      root-enumeration callback, never the interpreter)
+    stdlib heap, vm
+    cli    heap, vm, gc, stdlib
+    bench  heap
+Prints each include that runs the wrong way as FILE:LINE and exits 1; exits 0
+when there is none, 2 on bad usage.
+"""
+import os
+import re
+import sys
+
+ALLOWED = {
+    "heap": set(),
+    "vm": {"heap"},
+    "gc": {"heap", "vm"},
+    "stdlib": {"heap", "vm"},
+    "cli": {"heap", "vm", "gc", "stdlib"},
+    "bench": {"heap"},
+}
+FORBIDDEN_FILES = {"gc": {"vm/vm.h"}}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"(([a-z_]+)/[^"]+)"')
+
+
+def violations(root):
+    for module, allowed in ALLOWED.items():
+        base = os.path.join(root, module)
+        for folder, _, files in os.walk(base):
+            for name in sorted(files):
+                if not name.endswith((".h", ".cpp")):
+                    continue
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as f:
+                    for number, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        target, target_module = m.group(1), m.group(2)
+                        if target_module not in ALLOWED or target_module == module:
+                            continue
+                        if target_module not in allowed:
+                            yield f"{os.path.relpath(path, root)}:{number}: {module} includes {target} ({target_module} is above {module})"
+                        elif target in FORBIDDEN_FILES.get(module, ()):
+                            yield f"{os.path.relpath(path, root)}:{number}: {module} includes {target} (a collector depends on the object space, not the VM)"
+
+
+def main(argv):
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        print("usage: check_layers.py SOURCE_DIR", file=sys.stderr)
+        return 2
+    found = sorted(violations(argv[1]))
+    for line in found:
+        print(line)
+    if found:
+        print(f"{len(found)} include(s) run up the module order")
+        return 1
+    print("every include points down the module order")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
