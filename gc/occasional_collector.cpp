@@ -15,26 +15,26 @@ OccasionalCollector::OccasionalCollector(OccasionalCollectorOptions options)
 }
 
 
-std::size_t OccasionalCollector::heapBytes(vm::VM& vm) const {
-  return options_.heapBytes != 0 ? options_.heapBytes : vm.heap().arenaSize();
+std::size_t OccasionalCollector::heapBytes(vm::HandleTableSpace& space) const {
+  return options_.heapBytes != 0 ? options_.heapBytes : space.heap().arenaSize();
 }
 
-void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
+void OccasionalCollector::collect(vm::HandleTableSpace& space, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  std::size_t before = vm.heap().bytesInUse();
+  std::size_t before = space.heap().bytesInUse();
   auto begin = std::chrono::steady_clock::now();
 
   std::uint64_t liveBytes = 0;
   LocalityMeter* locality = options_.measureLocality ? &locality_ : nullptr;
-  if (locality) locality->beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
-  markReachable(vm, markStack_, &liveBytes, locality);
+  if (locality) locality->beginCycle(space.heap().arenaBase(), space.heap().arenaSize());
+  markReachable(space, markStack_, &liveBytes, locality);
   if (locality) locality->endCycle();
   peakLiveBytes_ = std::max(peakLiveBytes_, liveBytes);
-  SweepTotals swept = sweepUnmarked(vm);
+  SweepTotals swept = sweepUnmarked(space);
 
   auto end = std::chrono::steady_clock::now();
-  std::size_t after = vm.heap().bytesInUse();
+  std::size_t after = space.heap().bytesInUse();
   auto pauseNs = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
   pauses_.record(begin, end);
   objectsFreed_ += swept.objectsFreed;
@@ -46,49 +46,49 @@ void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   entry.cause = cause;
   entry.bytesBefore = before;
   entry.bytesAfter = after;
-  entry.heapBytes = heapBytes(vm);
+  entry.heapBytes = heapBytes(space);
   entry.pauseMs = static_cast<double>(pauseNs) / 1e6;
   lastLogLine_ = formatGcLogLine(entry);
   if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
-  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, vm.heap());
+  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, space.heap());
 
   if (options_.verify) {
     VerifyOptions verifyOptions;
     verifyOptions.requireNoGarbage = true;  // stop-the-world: nothing unreachable survives
-    std::string problem = verifyHeap(vm, verifyOptions);
+    std::string problem = verifyHeap(space, verifyOptions);
     if (!problem.empty()) {
       std::fprintf(stderr, "kith: internal error: heap verification failed after GC(%llu): %s\n",
                    static_cast<unsigned long long>(entry.cycle), problem.c_str());
       std::abort();
     }
   }
-  vm.collectionEnded(cause, before, after, entry.heapBytes);
-  setTriggerPoint(vm, after);
+  space.collectionEnded(cause, before, after, entry.heapBytes);
+  setTriggerPoint(space, after);
   grantBudget(after, 0);
   collecting_ = false;
 }
 
-void OccasionalCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
+void OccasionalCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) {
   if (options_.stress) {
-    collect(vm, GcCause::stress);  // leaves the budget at 0: again before the next allocation
+    collect(space, GcCause::stress);  // leaves the budget at 0: again before the next allocation
     return;
   }
-  if (!triggerSet_) setTriggerPoint(vm, vm.heap().bytesInUse());
+  if (!triggerSet_) setTriggerPoint(space, space.heap().bytesInUse());
   if (triggerBytes_ == kNoTrigger) {
     allocationBudget_ = kNoTrigger;  // never check again until a cycle runs
     return;
   }
-  std::size_t inUse = vm.heap().bytesInUse();
+  std::size_t inUse = space.heap().bytesInUse();
   if (inUse + std::max(bytes, kOccupancyGranularity) >= triggerBytes_) {
-    collect(vm, GcCause::heapOccupancy);  // sets the next trigger point
-    inUse = vm.heap().bytesInUse();
+    collect(space, GcCause::heapOccupancy);  // sets the next trigger point
+    inUse = space.heap().bytesInUse();
   }
   grantBudget(inUse, bytes);
 }
 
-void OccasionalCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
+void OccasionalCollector::setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse) {
   triggerSet_ = true;
-  std::size_t size = heapBytes(vm);
+  std::size_t size = heapBytes(space);
   if (options_.occupancyThreshold >= 1 || size == 0) {
     triggerBytes_ = kNoTrigger;
     return;

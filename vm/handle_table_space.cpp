@@ -131,7 +131,8 @@ void HandleTableSpace::moveObjectsForStress() {
   if (capacity == 0 || trace_.recording()) return;  // a trace records the program's own allocations only
   for (std::size_t moved = 0, looked = 0; moved < kMovesPerAllocation && looked < capacity; ++looked) {
     moveCursor_ = (moveCursor_ + 1) % capacity;
-    Handle* h = &handles_.chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
+    Handle* h =
+        &handles_.chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
     if (!h->klass || isBox(h)) continue;  // a free slot, or a box (no heap block)
     std::size_t size = static_cast<ObjectHeader*>(h->object)->size;
     void* to = tryMalloc(size, nullptr);

@@ -134,7 +134,7 @@ void reportUncaught(VM& vm) {
 class HeapOwnCollector final : public Collector {
  public:
   explicit HeapOwnCollector(heap::Heap& heap) : heap_(heap), cyclesAtStart_(heap.collections()) {}
-  void collect(VM&, GcCause) override { heap_.collect(); }
+  void collect(HandleTableSpace&, GcCause) override { heap_.collect(); }
   std::string_view name() const override { return heap_.name(); }
   CollectorStatistics statistics() const override {
     CollectorStatistics s;
@@ -295,7 +295,7 @@ int runScriptFile(const RunOptions& options) {
       return kExitCantCreate;
     }
     trace = std::make_unique<heap::TraceWriter>(traceFile, options.traceFormat);
-    vm->setTraceWriter(trace.get());
+    vm->space().setTraceWriter(trace.get());
   }
 
   int exitCode = kExitOk;
@@ -332,7 +332,7 @@ int runScriptFile(const RunOptions& options) {
   if (!programStart) programStart = programEnd;  // the built-ins' set-up failed
 
   if (trace) {
-    vm->setTraceWriter(nullptr);
+    vm->space().setTraceWriter(nullptr);
     trace->finish();  // the binary end marker, then everything to the file
     bool ok = trace->ok();
     trace.reset();
@@ -372,10 +372,10 @@ int runScriptFile(const RunOptions& options) {
     report.heap = heap->statistics();
     report.gc = collector.statistics();
     report.instructions = vm->instructionsExecuted();
-    report.objectsCreated = vm->objectsCreated();
-    report.handlesLive = vm->handles().liveCount();
-    report.handleChunks = vm->handles().chunkCount();
-    report.handleBytes = vm->handles().bytesReserved();
+    report.objectsCreated = vm->space().objectsCreated();
+    report.handlesLive = vm->space().handles().liveCount();
+    report.handleChunks = vm->space().handles().chunkCount();
+    report.handleBytes = vm->space().handles().bytesReserved();
     report.wallSeconds = std::chrono::duration<double>(programEnd - *programStart).count();
     report.arenaSeconds = arenaSeconds;
     report.startupSeconds = std::chrono::duration<double>(*programStart - start).count() - arenaSeconds;

@@ -53,7 +53,10 @@ const char* kindName(ObjectKind kind) {
 // --- construction ----------------------------------------------------------------------
 
 VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
-    : collector_(collector), args_(std::move(options.args)), stepLimited_(options.stepLimit != 0), maxDepth_(options.maxDepth) {
+    : collector_(collector),
+      args_(std::move(options.args)),
+      stepLimited_(options.stepLimit != 0),
+      maxDepth_(options.maxDepth) {
   if (maxDepth_ < 1) maxDepth_ = 1;
   // The stack and frames are single blocks that never move (open upvalues and
   // natives' argument pointers point into the stack); pages are committed as used.

@@ -65,8 +65,6 @@ class VM final : private Mutator {
   Handle* allocateObject(ClassInfo* klass, std::size_t bytes, Handle* near = nullptr) {
     return space_->allocate(klass, bytes, near);
   }
-  // Runs a full collection (System.gc() passes systemGc).
-  void collectGarbage(GcCause cause = GcCause::systemGc) { space_->collectGarbage(cause); }
 
   // --- factories (each may allocate: see THE RULE) ------------------------------
   Value newString(std::string_view text);  // `text` must not point into the heap
