@@ -149,7 +149,8 @@ class VM final : private Mutator {
   std::deque<Value>& rootStack() { return rootStack_; }
   // Calls fn(Value&) for every root: the VM stack, each frame's closure, globals,
   // open upvalues, constants of every function, class method tables and statics,
-  // values pinned by native code, the pending exception. A collector marks from these.
+  // values pinned by native code, the pending exception. The object space reports
+  // them to its collector (gatherRoots, vm/mutator.h).
   template <class Fn>
   void forEachRoot(Fn&& fn);
   void gatherRoots(std::vector<Value>& roots) override;  // Mutator: forEachRoot's values
