@@ -56,4 +56,14 @@ void* mallocNear(H& h, std::size_t size, const void* near) {
   else return h.malloc(size);
 }
 
+// Hands every node of an intrusive singly-linked list (a `next` field) to `release`,
+// emptying the list: a layer's destructor giving back to Super what it took.
+template <class Node, class Release>
+void releaseList(Node*& head, Release release) {
+  while (Node* node = head) {
+    head = node->next;
+    release(node);
+  }
+}
+
 }  // namespace kith::heap

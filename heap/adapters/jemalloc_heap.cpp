@@ -5,10 +5,10 @@
 
 #include <jemalloc/jemalloc.h>
 
-namespace kith::heap::jemalloc_api {
+namespace kith::heap {
 
-void* allocate(std::size_t size) { return mallocx(size, 0); }
-void release(void* p) { dallocx(p, 0); }
-std::size_t usableSize(void* p) { return sallocx(p, 0); }
+void* JemallocApi::allocate(std::size_t size) { return mallocx(size, 0); }
+void JemallocApi::release(void* p) { dallocx(p, 0); }
+std::size_t JemallocApi::usableSize(void* p) { return sallocx(p, 0); }
 
-}  // namespace kith::heap::jemalloc_api
+}  // namespace kith::heap

@@ -5,10 +5,10 @@
 
 #include <mimalloc.h>
 
-namespace kith::heap::mimalloc_api {
+namespace kith::heap {
 
-void* allocate(std::size_t size) { return mi_malloc(size); }
-void release(void* p) { mi_free(p); }
-std::size_t usableSize(void* p) { return mi_usable_size(p); }
+void* MimallocApi::allocate(std::size_t size) { return mi_malloc(size); }
+void MimallocApi::release(void* p) { mi_free(p); }
+std::size_t MimallocApi::usableSize(void* p) { return mi_usable_size(p); }
 
-}  // namespace kith::heap::mimalloc_api
+}  // namespace kith::heap

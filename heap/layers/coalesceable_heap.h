@@ -83,10 +83,7 @@ class CoalesceableHeap : public Super {
   CoalesceableHeap& operator=(const CoalesceableHeap&) = delete;
   // Every chunk goes back to Super (a no-op for FixedArena, which unmaps at once).
   ~CoalesceableHeap() {
-    while (Chunk* c = chunks_) {
-      chunks_ = c->next;
-      Super::free(c);
-    }
+    releaseList(chunks_, [this](Chunk* c) { Super::free(c); });
   }
 
   static constexpr std::size_t kHeaderBytes = 16;

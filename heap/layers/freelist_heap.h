@@ -27,10 +27,7 @@ class FreelistHeap : public Super {
   FreelistHeap(const FreelistHeap&) = delete;  // the list would be owned twice
   FreelistHeap& operator=(const FreelistHeap&) = delete;
   ~FreelistHeap() {
-    while (Node* n = head_) {
-      head_ = n->next;
-      Super::free(n);
-    }
+    releaseList(head_, [this](Node* n) { Super::free(n); });
   }
 
   void* malloc(std::size_t size) {
