@@ -7,6 +7,8 @@
 #include <limits>
 #include <new>
 
+#include "vm/trace_folding.h"
+
 namespace kith::vm {
 
 namespace {
@@ -88,7 +90,7 @@ std::vector<std::string> VM::exceptionTrace() const {
   lines.reserve(exceptionTrace_.size());
   for (const TraceFrame& f : exceptionTrace_)
     lines.push_back("  at " + f.proto->name + " (" + f.proto->file + ":" + std::to_string(f.line) + ")");
-  return lines;
+  return foldTrace(lines);
 }
 
 std::string VM::exceptionMessage(Value value) {

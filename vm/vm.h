@@ -188,7 +188,8 @@ class VM {
     traceCaptured_ = false;
     fallbackInFlight_ = false;
   }
-  // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown.
+  // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown,
+  // innermost first, folded as LANGUAGE.md says (vm/trace_folding.h).
   std::vector<std::string> exceptionTrace() const;
   // The message an uncaught exception reports: an Error's message, else str(value).
   std::string exceptionMessage(Value value);
