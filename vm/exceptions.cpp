@@ -62,8 +62,8 @@ void VM::throwError(const std::string& message) {
   throwValue(error);
 }
 
-void VM::throwArity(int expected, int got) {
-  throwError("expected " + plural(expected, "argument") + " but got " + std::to_string(got));
+void VM::throwArity(std::string_view callee, int expected, int got) {
+  throwError("'" + std::string(callee) + "' expects " + plural(expected, "argument") + " but got " + std::to_string(got));
 }
 
 void VM::captureTrace() {

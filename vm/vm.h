@@ -278,7 +278,8 @@ class VM {
   void appendScalar(std::string& out, Value value);
   [[noreturn]] void throwOutOfMemory(std::size_t bytes);
   [[noreturn]] void throwThrashing();
-  [[noreturn]] void throwArity(int expected, int got);
+  // "'NAME' expects N arguments but got M": the message names what was called.
+  [[noreturn]] void throwArity(std::string_view callee, int expected, int got);
   // --trace: the program's requests as the recorder sees them (heap/trace/trace.h).
   void traceAllocation(const Handle* handle, std::size_t bytes);
   void traceFree(const Handle* handle);
