@@ -51,7 +51,7 @@ FunctionProto* ModuleLoader::load(VM& vm, const std::string& path, const std::st
   if (!source) vm.throwError("cannot import '" + path + "': " + error);
   imported_.insert(resolved);  // before its code runs: an import cycle ends here
   CompileResult compiled = compile(vm, *source, located);
-  if (!compiled.script) throw ImportCompileError{std::move(compiled.errors)};
+  if (!compiled.script) throw ImportCompileError{compiled.reportLines()};
   return compiled.script;
 }
 

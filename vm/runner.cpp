@@ -305,7 +305,7 @@ int runScriptFile(const RunOptions& options) {
     programStart = std::chrono::steady_clock::now();
     CompileResult compiled = compile(*vm, *source, options.script);
     if (!compiled.script) {
-      for (const std::string& e : compiled.errors) std::fprintf(stderr, "%s\n", e.c_str());
+      for (const std::string& e : compiled.reportLines()) std::fprintf(stderr, "%s\n", e.c_str());
       exitCode = kExitCompileError;
     } else {
       try {
@@ -315,7 +315,7 @@ int runScriptFile(const RunOptions& options) {
         exitCode = kExitSoftware;
       } catch (const ImportCompileError& e) {
         std::fflush(stdout);
-        for (const std::string& line : e.errors) std::fprintf(stderr, "%s\n", line.c_str());
+        for (const std::string& line : e.report) std::fprintf(stderr, "%s\n", line.c_str());
         exitCode = kExitCompileError;
       }
     }
@@ -412,7 +412,7 @@ int disassembleFile(const std::string& path) {
   }
   CompileResult compiled = compile(vm, *source, path);
   if (!compiled.script) {
-    for (const std::string& e : compiled.errors) std::fprintf(stderr, "%s\n", e.c_str());
+    for (const std::string& e : compiled.reportLines()) std::fprintf(stderr, "%s\n", e.c_str());
     return kExitCompileError;
   }
   std::fputs(disassemble(vm, *compiled.script).c_str(), stdout);
