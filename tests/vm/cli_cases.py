@@ -1,0 +1,59 @@
+"""kith run's contract: exit codes 65 / 66 / 70 / 64, the stack trace format, the collectors'
+flags, --gc-log and the JSON gc block, and the examples small enough to run as tests.
+One case() a test; the row's fields and how its patterns are read: tests/cli/cli_case.py."""
+import re
+
+from cli_case import ANY, case
+
+CASES = "{source}/tests/vm/cases"
+EXAMPLES = "{source}/examples"
+BINARY_TREES = f"{EXAMPLES}/binary_trees.kith"
+
+case("vm.cli.compile_error", f"run {CASES}/compile_errors.kith", exit=65, stderr=(
+    r"^[^\n]*compile_errors.kith:1:9: error: expected an expression, found ';'\n"
+    r"[^\n]*compile_errors.kith:2:16: error: 'a' is already declared in this scope\n$"))
+case("vm.cli.runtime_error", f"run {CASES}/runtime_error.kith", exit=70, output=(
+    r"^before\nerror: cannot read property 'x' of nil\n  at inner \([^\n]*runtime_error.kith:2\)\n"
+    r"  at Outer.call \([^\n]*runtime_error.kith:4\)\n  at <script> \([^\n]*runtime_error.kith:7\)\n$"))
+# boehm ignores --gc with a note, printed after the run so the error stays stderr's first line.
+case("vm.cli.boehm_gc_note_after_error", f"run --heap=boehm --gc=none {CASES}/runtime_error.kith", exit=70,
+     stdout=ANY, stderr=r"^error: cannot read property 'x' of nil\n.*kith: note: --heap=boehm collects garbage itself[^\n]*\n$")
+case("vm.cli.missing_script", "run /nonexistent/x.kith", exit=66, stderr=r"^kith: cannot read '/nonexistent/x.kith': [^\n]+\n$")
+case("vm.cli.unknown_policy", "run --heap=nosuch x.kith", exit=64,
+     stderr=r"^kith: unknown heap policy 'nosuch'; valid: list, knuth, estranged[^\n]*\n([^\n]+\n)?$")
+case("vm.cli.exit_code", f"{CASES}/exit_code.kith", exit=3, stdout=r"^bye\n$")
+case("vm.cli.stats_json", f"run --stats=json {CASES}/exit_code.kith", exit=3, stdout=ANY, stderr=(
+    r'"policy": "estranged".*"heap": \{"allocations": [0-9]+.*"satisfied": \{"immediate".*"gc": \{"cycles": 0'
+    r'.*"handle_table": \{"bytes": [0-9]+.*"vm": \{"instructions": [0-9]+, "objects_created": [0-9]+, "wall_s"'))
+case("vm.cli.disasm", f"disasm {CASES}/exit_code.kith", stdout=r"== <script> .*0000    1 GET_GLOBAL")
+# .txt: the text format.
+case("vm.cli.trace", f"run --trace={{tmp}}/exit_code.trace.txt {CASES}/exit_code.kith", exit=3, stdout=ANY,
+     files={"{tmp}/exit_code.trace.txt": r"^# kith-trace 1\nA 0 0 [0-9]+\n"})
+
+# The collectors behind --gc (gc/): flags, the --gc-log line, the JSON gc block.
+for flag in ["--gc=bogus", "--gc-threshold=0", "--gc-threshold=1.5", "--gc-threshold=x", "--gc-step=0",
+             "--gc-step=many"]:
+    case(f"vm.cli.bad_flag{re.sub('[^a-z0-9]+', '_', flag)}", f"run {flag} {CASES}/exit_code.kith", exit=64,
+         stderr=r"^kith: [^\n]+\n([^\n]+\n)?$")
+case("vm.cli.gc_log_occasional", f"run --gc=occasional --gc-log --heap-size=1M {BINARY_TREES} 10", stdout=ANY, stderr=(
+    r"^\[[0-9]+\.[0-9][0-9][0-9]s\]\[info\]\[gc\] GC\(0\) Pause Full \((Heap Occupancy|Allocation Failure)\) "
+    r"[0-9]+K->[0-9]+K\(1024K\) [0-9]+\.[0-9][0-9][0-9]ms\n"))
+case("vm.cli.gc_log_continuous", f"run --gc=continuous --gc-log --heap-size=1M {BINARY_TREES} 10", stdout=ANY, stderr=(
+    r"^\[[0-9]+\.[0-9][0-9][0-9]s\]\[info\]\[gc\] GC\(0\) Incremental Cycle \(Heap Occupancy\) [0-9]+K->[0-9]+K\(1024K\) "
+    r"[0-9]+ slices [0-9.]+ms \(longest [0-9.]+ms\) in [0-9.]+ms"))
+case("vm.cli.stats_json_continuous", f"run --gc=continuous --stats=json --heap-size=1M {BINARY_TREES} 10",
+     stdout=ANY, stderr=(
+         r'"collector": "continuous".*"gc": \{"cycles": [1-9][0-9]*, "objects_freed": [1-9][0-9]*, "bytes_freed": [1-9][0-9]*, '
+         r'"pause_ms": \{"total": [0-9.e+-]+, "mean": [0-9.e+-]+, "p99": [0-9.e+-]+, "max": [0-9.e+-]+\},\n'
+         r'  "mmu": \{"1ms": [0-9.e+-]+, "10ms": [0-9.e+-]+, "100ms": [0-9.e+-]+\}, "forced_completions": [0-9]+'))
+
+# The examples, small enough to run as tests.
+case("vm.example.fib", f"{EXAMPLES}/fib.kith 20", stdout=r"^fib\(20\) = 6765\n")
+case("vm.example.method_calls", f"{EXAMPLES}/method_calls.kith 1000", stdout=r"Counter: 249500 \(expected 249500\) ok")
+case("vm.example.binary_trees", f"{BINARY_TREES} 6", stdout=(
+    r"^stretch tree of depth 7\t check: 255\n64\t trees of depth 4\t check: 1984\n16\t trees of depth 6\t check: 2032\n"
+    r"long lived tree of depth 6\t check: 127\n$"))
+# binary_trees at depth 10 in a 1M heap: only a collector that frees makes it fit.
+for collector in ["occasional", "continuous"]:
+    case(f"vm.example.binary_trees_1M_{collector}", f"run --gc={collector} --heap-size=1M {BINARY_TREES} 10",
+         stdout=r"long lived tree of depth 10\t check: 2047\n$")
