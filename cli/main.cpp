@@ -1,11 +1,8 @@
 // The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
-// `disasm`, vm/runner.h), the heap side (`policies`, `bench contrived`,
+// `disasm`, cli/run_command.h), the heap side (`policies`, `bench contrived`,
 // `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h)
 // and `study` (cli/study_command.h).
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
@@ -14,21 +11,23 @@
 
 #include "cli/byte_size.h"
 #include "cli/contrived_bench.h"
-#include "cli/replay.h"
-#include "cli/trace_command.h"
 #include "cli/defrag_bench.h"
+#include "cli/exit_codes.h"
+#include "cli/option_value.h"
+#include "cli/replay.h"
+#include "cli/run_command.h"
 #include "cli/study_command.h"
-#include "heap/layers/fixed_arena.h"
+#include "cli/trace_command.h"
+#include "cli/usage_error.h"
 #include "heap/heap.h"
-#include "heap/trace/trace.h"
-#include "vm/runner.h"
+#include "heap/layers/fixed_arena.h"
 
 namespace {
 
-// Exit codes follow sysexits.h, as LANGUAGE.md's 65/66/70 do.
-constexpr int kExitOk = 0;
-constexpr int kExitUsage = 64;
-constexpr int kExitSoftware = 70;
+using kith::cli::kExitOk;
+using kith::cli::kExitSoftware;
+using kith::cli::kExitUsage;
+using kith::cli::usageError;
 
 constexpr const char* kVersion = "kith 0.1.0";
 
@@ -154,11 +153,6 @@ constexpr const char* kUsage =
     "65 malformed trace (the message names its line N or byte offset N), 66 missing\n"
     "or unreadable trace; replay --stop-on-failure: 70 when it stopped.\n";
 
-int usageError(const std::string& message) {
-  std::fprintf(stderr, "kith: %s\n(see kith --help)\n", message.c_str());
-  return kExitUsage;
-}
-
 // The heap policies `kith run` takes first (tests/cli reads those lines), then the
 // collectors. The replay baseline `nothing` is not one: `kith replay --help` names it.
 int listPolicies() {
@@ -194,19 +188,13 @@ int benchContrived(const std::vector<std::string_view>& args) {
                           std::string(a.substr(12)) + "'");
       heapBytes = *size;
     } else if (a.starts_with("--repetitions=")) {
-      std::string v(a.substr(14));
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 1 || n > 1000)
-        return usageError("--repetitions wants a number from 1 to 1000; got '" + v + "'");
-      repetitions = static_cast<int>(n);
+      if (auto exit = kith::cli::readIntegerOption("--repetitions", a.substr(14), 1, 1000, repetitions)) return *exit;
     } else if (a.starts_with("--fill=")) {
-      std::string v(a.substr(7));
-      char* end = nullptr;
-      double f = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(f > 0 && f < 1))
-        return usageError("--fill wants the objects' share of the heap, a fraction in (0, 1) like 0.6; got '" + v + "'");
-      fill = f;
+      std::optional<double> f = kith::cli::parseReal(a.substr(7));
+      if (!f || !(*f > 0 && *f < 1))
+        return usageError("--fill wants the objects' share of the heap, a fraction in (0, 1) like 0.6; got '" +
+                          std::string(a.substr(7)) + "'");
+      fill = *f;
     } else {
       return usageError("unknown option for 'bench contrived': " + std::string(a));
     }
@@ -235,12 +223,7 @@ int benchDefrag(const std::vector<std::string_view>& args) {
       if (policy != "knuth" && policy != "estranged")
         return usageError("--policy wants knuth or estranged (the buddy heaps); got '" + policy + "'");
     } else if (a.starts_with("--seeds=")) {
-      std::string v(a.substr(8));
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 1 || n > 1000)
-        return usageError("--seeds wants a number from 1 to 1000; got '" + v + "'");
-      seeds = static_cast<std::size_t>(n);
+      if (auto exit = kith::cli::readIntegerOption("--seeds", a.substr(8), 1, 1000, seeds)) return *exit;
     } else {
       return usageError("unknown option for 'bench defrag': " + std::string(a));
     }
@@ -253,118 +236,6 @@ int benchDefrag(const std::vector<std::string_view>& args) {
     return kExitSoftware;
   }
   return kExitOk;
-}
-
-// Parses `run`'s options up to the script name; the rest are the script's args.
-int runCommand(const std::vector<std::string_view>& args) {
-  kith::vm::RunOptions options;
-  std::optional<kith::heap::TraceFormat> traceFormat;  // else by --trace's extension
-  std::size_t i = 0;
-  for (; i < args.size() && args[i].starts_with("--"); ++i) {
-    std::string_view a = args[i];
-    auto value = [&](std::string_view prefix) { return std::string(a.substr(prefix.size())); };
-    if (a.starts_with("--heap=")) {
-      options.heapPolicy = value("--heap=");
-      if (kith::heap::isReplayBaseline(options.heapPolicy))
-        return usageError("--heap=" + options.heapPolicy +
-                          " is a replay baseline with no memory behind its blocks: only 'kith replay' takes it");
-      if (!kith::heap::isPolicy(options.heapPolicy))
-        return usageError("unknown heap policy '" + options.heapPolicy + "'; valid: " + kith::heap::policyNames());
-    } else if (a.starts_with("--heap-size=")) {
-      auto size = kith::cli::parseByteSize(a.substr(12));
-      if (!size)
-        return usageError("--heap-size wants a size like 512K, 64M, 2G or 1T; got '" + value("--heap-size=") + "'");
-      if (*size < (16u << 10))
-        return usageError("--heap-size must be at least 16K; got '" + value("--heap-size=") + "'");
-      options.heapSize = *size;
-    } else if (a.starts_with("--gc=")) {
-      options.collector = value("--gc=");
-      bool known = false;
-      for (const auto& n : kith::vm::collectorNames()) known |= n == options.collector;
-      if (!known) return usageError("unknown collector '" + options.collector + "'; valid: occasional, continuous, none");
-    } else if (a.starts_with("--max-depth=")) {
-      std::string v = value("--max-depth=");
-      char* end = nullptr;
-      long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 1 || n > 1000000)
-        return usageError("--max-depth wants a number from 1 to 1000000; got '" + v + "'");
-      options.maxDepth = static_cast<std::size_t>(n);
-    } else if (a == "--stats") {
-      options.stats = kith::vm::StatsFormat::table;
-    } else if (a == "--stats=json") {
-      options.stats = kith::vm::StatsFormat::json;
-    } else if (a.starts_with("--stats-file=") && a.size() > 13) {
-      options.statsFile = value("--stats-file=");
-    } else if (a.starts_with("--stats-timers=")) {
-      std::string v = value("--stats-timers=");
-      if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
-      options.statsTimers = v == "on";
-    } else if (a.starts_with("--trace=") && a.size() > 8) {
-      options.tracePath = value("--trace=");
-    } else if (a.starts_with("--trace-format=")) {
-      std::string format = value("--trace-format=");
-      if (format != "binary" && format != "text")
-        return usageError("--trace-format wants binary or text; got '" + format + "'");
-      traceFormat = format == "text" ? kith::heap::TraceFormat::text : kith::heap::TraceFormat::binary;
-    } else if (a.starts_with("--gc-threshold=")) {
-      std::string v = value("--gc-threshold=");
-      char* end = nullptr;
-      double f = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(f > 0 && f <= 1))
-        return usageError("--gc-threshold wants a fraction in (0, 1], like 0.75; got '" + v + "'");
-      options.gcThreshold = f;
-    } else if (a.starts_with("--gc-step=")) {
-      std::string v = value("--gc-step=");
-      char* end = nullptr;
-      long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end || n < 1 || n > 1000000)
-        return usageError("--gc-step wants a number from 1 to 1000000; got '" + v + "'");
-      options.gcStep = static_cast<std::size_t>(n);
-    } else if (a.starts_with("--gc-pacing=")) {
-      options.gcPacing = value("--gc-pacing=");
-      if (options.gcPacing != "time" && options.gcPacing != "work")
-        return usageError("--gc-pacing wants time or work; got '" + options.gcPacing + "'");
-    } else if (a.starts_with("--gc-pauses-file=") && a.size() > 17) {
-      options.gcPausesFile = value("--gc-pauses-file=");
-    } else if (a.starts_with("--frag-file=") && a.size() > 12) {
-      options.fragFile = value("--frag-file=");
-    } else if (a == "--gc-log") {
-      options.gcLog = true;
-    } else if (a == "--gc-stress") {
-      options.gcStress = true;
-    } else if (a == "--gc-stress=move") {
-      options.gcStress = true;
-      options.moveObjects = true;
-    } else if (a == "--pretouch") {
-      options.pretouch = true;
-    } else if (a == "--check-freed") {
-      options.checkFreed = true;
-    } else if (a.starts_with("--fail-alloc=") || a.starts_with("--fail-alloc-every=")) {
-      bool every = a.starts_with("--fail-alloc-every=");
-      std::string v(a.substr(a.find('=') + 1));
-      char* end = nullptr;
-      errno = 0;
-      unsigned long long n = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end || errno || n == 0 || v[0] == '-')
-        return usageError(std::string(every ? "--fail-alloc-every" : "--fail-alloc") +
-                          " wants a count of at least 1; got '" + v + "'");
-      (every ? options.failAllocationEvery : options.failAllocation) = n;
-    } else if (a.starts_with("--gc-overhead-limit=")) {
-      std::string v = value("--gc-overhead-limit=");
-      char* end = nullptr;
-      double pct = v == "off" ? 0 : std::strtod(v.c_str(), &end);
-      if (v != "off" && (v.empty() || *end || !(pct > 0 && pct <= 100)))
-        return usageError("--gc-overhead-limit wants a percentage in (0, 100] or off; got '" + v + "'");
-      options.gcOverheadLimit = pct / 100;
-    } else {
-      return usageError("unknown option for 'run': " + std::string(a));
-    }
-  }
-  if (i == args.size()) return usageError("'run' needs a script: kith run [OPTIONS] FILE.kith [ARGS...]");
-  options.traceFormat = traceFormat.value_or(kith::heap::traceFormatForPath(options.tracePath));
-  options.script = std::string(args[i]);
-  for (++i; i < args.size(); ++i) options.args.emplace_back(args[i]);
-  return kith::vm::runScriptFile(options);
 }
 
 }  // namespace
@@ -392,14 +263,14 @@ int main(int argc, char** argv) {
       return usageError("unknown benchmark '" + std::string(args[1]) + "'; known: contrived, defrag");
     return benchContrived({args.begin() + 2, args.end()});
   }
-  if (command == "run") return runCommand({args.begin() + 1, args.end()});
+  if (command == "run") return kith::cli::runCommand({args.begin() + 1, args.end()});
   if (command == "disasm") {
     if (args.size() != 2) return usageError("'disasm' takes one script: kith disasm FILE.kith");
-    return kith::vm::disassembleFile(std::string(args[1]));
+    return kith::cli::disassembleScript(std::string(args[1]));
   }
   if (command == "study") return kith::cli::runStudyCommand({args.begin() + 1, args.end()});
   if (command == "replay") return kith::cli::replayCommand({args.begin() + 1, args.end()});
   if (command == "trace") return kith::cli::traceCommand({args.begin() + 1, args.end()});
-  if (command.ends_with(".kith") || command.starts_with("--")) return runCommand(args);  // `run` implied
+  if (command.ends_with(".kith") || command.starts_with("--")) return kith::cli::runCommand(args);  // `run` implied
   return usageError("unknown command '" + std::string(command) + "'");
 }

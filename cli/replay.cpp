@@ -7,24 +7,24 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <new>
 #include <optional>
 #include <string>
 
 #include "cli/byte_size.h"
-#include "heap/layers/fixed_arena.h"
-#include "heap/statistics/statistics_report.h"
+#include "cli/exit_codes.h"
+#include "cli/json_writer.h"
+#include "cli/statistics_request.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/statistics/statistics_report.h"
 
 namespace kith::cli {
 
 using heap::heapStatisticsJson;
 using heap::heapStatisticsTable;
-using heap::jsonNumber;
-using heap::jsonString;
 
 // --- the replay loop ---------------------------------------------------------------
 
@@ -134,40 +134,34 @@ void TraceReplayer::release() {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitDataError = 65;  // a malformed trace
-constexpr int kExitNoInput = 66;    // a missing or unreadable trace
-constexpr int kExitSoftware = 70;   // --stop-on-failure stopped the replay
-constexpr int kExitCantCreate = 73;
-
-enum class Stats { none, table, json };
-
 struct Options {
   std::string policy = "estranged";
   std::size_t heapSize = std::size_t{64} << 20;
-  Stats stats = Stats::none;
-  std::string statsFile;
-  bool statsTimers = true;  // --stats-timers=off: counts only, no clock read per operation
-  bool bare = false;        // --bare: no StatsHeap counting either (a cost measurement)
+  StatisticsRequest statistics;
+  bool bare = false;  // --bare: no StatsHeap counting either (a cost measurement)
   bool stopOnFailure = false;
   std::string trace;
 };
 
+double eventsPerSecond(const ReplayResult& r) { return r.seconds > 0 ? static_cast<double>(r.events) / r.seconds : 0; }
+
 std::string replayJson(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
                        heap::TraceFormat format) {
-  auto n = [](std::uint64_t v) { return std::to_string(v); };
-  std::string out = "{\"policy\": " + jsonString(o.policy) + ", \"heap_size\": " + n(o.heapSize) +
-                    ", \"trace\": " + jsonString(o.trace) + ",\n";
+  JsonWriter w;
+  w.beginObject().key("policy").string(o.policy).key("heap_size").number(std::uint64_t{o.heapSize});
+  w.key("trace").string(o.trace).lineBreak(1);
   // --bare counted nothing: no heap block rather than one of zeros that would read as measured.
-  out += o.bare ? std::string(" \"bare\": true,\n") : heapStatisticsJson(h);
-  out += " \"replay\": {\"format\": \"" + std::string(heap::traceFormatName(format)) + "\", \"events\": " +
-         n(r.events) + ", \"allocations\": " + n(r.allocations) + ", \"frees\": " + n(r.frees) +
-         ", \"recorded_failures\": " + n(r.recordedFailures) + ", \"failed_allocations\": " +
-         n(r.failedAllocations) + ", \"skipped_frees\": " + n(r.skippedFrees) + ", \"live_at_end\": " +
-         n(r.liveAtEnd) + ", \"stopped_on_failure\": " + (r.stoppedOnFailure ? "true" : "false") +
-         ", \"wall_s\": " + jsonNumber(r.seconds) +
-         ", \"events_per_s\": " + jsonNumber(r.seconds > 0 ? static_cast<double>(r.events) / r.seconds : 0) + "}}\n";
-  return out;
+  if (o.bare)
+    w.key("bare").boolean(true);
+  else
+    w.key("heap").json(heapStatisticsJson(h));
+  w.lineBreak(1).key("replay").beginObject().key("format").string(heap::traceFormatName(format));
+  w.key("events").number(r.events).key("allocations").number(r.allocations).key("frees").number(r.frees);
+  w.key("recorded_failures").number(r.recordedFailures).key("failed_allocations").number(r.failedAllocations);
+  w.key("skipped_frees").number(r.skippedFrees).key("live_at_end").number(r.liveAtEnd);
+  w.key("stopped_on_failure").boolean(r.stoppedOnFailure).key("wall_s").number(r.seconds);
+  w.key("events_per_s").number(eventsPerSecond(r)).endObject().endObject();
+  return w.text() + "\n";
 }
 
 std::string replayTable(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
@@ -181,8 +175,7 @@ std::string replayTable(const Options& o, const heap::HeapStatistics& h, const R
                 "replay              %llu events in %.3f s (%.1fM events/s)\n"
                 "skipped             %llu recorded failures, %llu frees of allocations that failed here\n"
                 "live at end         %llu blocks\n",
-                static_cast<unsigned long long>(r.events), r.seconds,
-                r.seconds > 0 ? static_cast<double>(r.events) / r.seconds / 1e6 : 0.0,
+                static_cast<unsigned long long>(r.events), r.seconds, eventsPerSecond(r) / 1e6,
                 static_cast<unsigned long long>(r.recordedFailures), static_cast<unsigned long long>(r.skippedFrees),
                 static_cast<unsigned long long>(r.liveAtEnd));
   return head + (o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h)) + tail;
@@ -205,16 +198,8 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
       if (!size || *size < (16u << 10))
         return usageError("--heap-size wants a size of at least 16K, like 64M; got '" + value("--heap-size=") + "'");
       o.heapSize = *size;
-    } else if (a == "--stats") {
-      o.stats = Stats::table;
-    } else if (a == "--stats=json") {
-      o.stats = Stats::json;
-    } else if (a.starts_with("--stats-file=") && a.size() > 13) {
-      o.statsFile = value("--stats-file=");
-    } else if (a.starts_with("--stats-timers=")) {
-      std::string v = value("--stats-timers=");
-      if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
-      o.statsTimers = v == "on";
+    } else if (auto taken = readStatisticsOption(a, o.statistics)) {
+      if (*taken != kExitOk) return taken;
     } else if (a == "--bare") {
       o.bare = true;
     } else if (a == "--stop-on-failure") {
@@ -247,11 +232,9 @@ int replayCommand(const std::vector<std::string_view>& args) {
     return kExitNoInput;
   }
 
-  bool wantStats = o.stats != Stats::none || !o.statsFile.empty();
   std::unique_ptr<heap::Heap> heap;
   try {
-    // latency timing only when reported and --stats-timers is on, as in run
-    heap = heap::makeHeap(o.policy, o.heapSize, wantStats && o.statsTimers, !o.bare);
+    heap = heap::makeHeap(o.policy, o.heapSize, o.statistics.timeOperations(), !o.bare);
   } catch (const std::bad_alloc&) {
     // As run: the size parsed, the system would not map it (a usage matter).
     std::fprintf(stderr,
@@ -278,8 +261,7 @@ int replayCommand(const std::vector<std::string_view>& args) {
   replayer.release();
 
   std::printf("replayed %llu events on %s in %.3f s (%.1fM events/s): %llu allocations (%llu failed here), %llu frees\n",
-              static_cast<unsigned long long>(r.events), o.policy.c_str(), r.seconds,
-              r.seconds > 0 ? static_cast<double>(r.events) / r.seconds / 1e6 : 0.0,
+              static_cast<unsigned long long>(r.events), o.policy.c_str(), r.seconds, eventsPerSecond(r) / 1e6,
               static_cast<unsigned long long>(r.allocations), static_cast<unsigned long long>(r.failedAllocations),
               static_cast<unsigned long long>(r.frees));
   std::fflush(stdout);
@@ -291,19 +273,11 @@ int replayCommand(const std::vector<std::string_view>& args) {
                  o.trace.c_str(), r.stopPosition.c_str(), o.policy.c_str(), static_cast<unsigned long long>(r.stopSize));
     exitCode = kExitSoftware;
   }
-  if (wantStats) {
-    std::string json = replayJson(o, statistics, r, reader.format());
-    if (o.stats == Stats::json) std::fputs(json.c_str(), stderr);
-    if (o.stats == Stats::table) std::fputs(replayTable(o, statistics, r, reader.format()).c_str(), stderr);
-    if (!o.statsFile.empty()) {
-      std::ofstream out(o.statsFile);
-      out << json;
-      if (!out) {
-        std::fprintf(stderr, "kith: cannot write statistics to '%s'\n", o.statsFile.c_str());
-        if (exitCode == kExitOk) exitCode = kExitCantCreate;
-      }
-    }
-  }
+  if (o.statistics.wanted() &&
+      !writeStatistics(o.statistics, replayJson(o, statistics, r, reader.format()),
+                       replayTable(o, statistics, r, reader.format())) &&
+      exitCode == kExitOk)
+    exitCode = kExitCantCreate;
   return exitCode;
 }
 

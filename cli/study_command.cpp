@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "cli/exit_codes.h"
+
 #ifndef KITH_SOURCE_DIR
 #error "KITH_SOURCE_DIR (the source tree, where study/ lives) is defined by cli/CMakeLists.txt"
 #endif
@@ -20,8 +22,6 @@ namespace kith::cli {
 namespace {
 
 constexpr const char* kPython = "/usr/bin/python3";
-constexpr int kExitUnavailable = 69;  // sysexits: a required program is missing
-constexpr int kExitOsError = 71;
 
 // This binary's own path, so that every run of the study uses the same kith.
 std::string selfPath() {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/exit_codes.h"
 #include "cli/usage_error.h"
 #include "heap/trace/object_lifetimes.h"
 #include "heap/trace/trace.h"
@@ -16,11 +17,6 @@
 namespace kith::cli {
 
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitDataError = 65;  // a malformed trace
-constexpr int kExitNoInput = 66;    // a missing or unreadable trace
-constexpr int kExitIoError = 74;    // stdout could not be written
 
 int dumpTrace(const std::string& path) {
   std::string openError;

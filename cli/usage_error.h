@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <string>
 
-namespace kith::cli {
+#include "cli/exit_codes.h"
 
-inline constexpr int kExitUsage = 64;
+namespace kith::cli {
 
 inline int usageError(const std::string& message) {
   std::fprintf(stderr, "kith: %s\n(see kith --help)\n", message.c_str());

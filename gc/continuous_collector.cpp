@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <unordered_set>
 
-#include "gc/gc_log.h"
 #include "gc/object_references.h"
 
 namespace kith::gc {
@@ -15,24 +14,17 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t kBothWhites = ContinuousCollector::kWhite0 | ContinuousCollector::kWhite1;
 
-std::uint64_t nanosBetween(Clock::time_point begin, Clock::time_point end) {
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
-  return ns > 0 ? static_cast<std::uint64_t>(ns) : 0;
-}
-
 }  // namespace
 
 ContinuousCollector::ContinuousCollector(ContinuousCollectorOptions options)
-    : options_(options), start_(Clock::now()), pauses_(start_) {
+    : options_(options), recorder_(options) {
   if (options_.workPerSlice == 0) options_.workPerSlice = 1;
   allocationColour_ = white_;
   allocationBudget_ = 0;  // the first allocation sets the trigger point
 }
 
 
-std::size_t ContinuousCollector::heapBytes(vm::VM& vm) const {
-  return options_.heapBytes != 0 ? options_.heapBytes : vm.heap().arenaSize();
-}
+std::size_t ContinuousCollector::heapBytes(vm::VM& vm) const { return recorder_.heapBytes(vm.heap()); }
 
 void ContinuousCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
   triggerSet_ = true;
@@ -43,7 +35,7 @@ void ContinuousCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
   triggerBytes_ = threshold;
   // A live set above the threshold: the next cycle waits for a quarter of the free
   // space, not for the next allocation (cycles back to back would free nothing).
-  if (cycles_ > 0 && bytesInUse >= threshold && bytesInUse < size)
+  if (recorder_.cycles() > 0 && bytesInUse >= threshold && bytesInUse < size)
     triggerBytes_ = bytesInUse + (size - bytesInUse) / 4;
 }
 
@@ -124,7 +116,7 @@ bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
     std::size_t free = size > inUse ? size - inUse : 0;
     // The rest of the cycle at full speed: a slice per sliceBytes_ requested, each
     // request taking at most twice its size in blocks (kingsley).
-    std::uint64_t remaining = cyclePlannedSlices_ > cycleSlices_ ? cyclePlannedSlices_ - cycleSlices_ : 0;
+    std::uint64_t remaining = cyclePlannedSlices_ > cycleSlices_.count ? cyclePlannedSlices_ - cycleSlices_.count : 0;
     remaining = std::max(remaining, cyclePlannedSlices_ / 8) + kOccupancyRecheckSlices + 2;
     std::size_t reserve = std::max(cycleReserve_, static_cast<std::size_t>(2 * remaining * sliceBytes_));
     roomToDefer_ = size != 0 && free > reserve;
@@ -144,12 +136,9 @@ void ContinuousCollector::backEdgeBudgetSpent(vm::VM& vm) {
 
 void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   if (phase_ != Phase::idle) return;
-  std::size_t inUse = vm.heap().bytesInUse();
-  Clock::time_point begin = Clock::now();
-  cycleCause_ = cause;
-  cycleBegin_ = begin;
-  cycleBytesBefore_ = inUse;
-  cycleSlices_ = cycleLongestSliceNs_ = cycleGcNs_ = 0;
+  cycle_ = recorder_.begin(vm.heap(), cause);
+  const std::size_t inUse = cycle_.bytesBefore;
+  cycleSlices_ = {};
   cycleLiveBytes_ = 0;
   cycleForced_ = false;
 
@@ -194,12 +183,8 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   nextOccupancyCheck_ = cycleAllowance_;
   cycleReserve_ = heapFree / kReserveDivisor;
 
-  Clock::time_point end = Clock::now();
-  pauses_.record(begin, end);
+  recorder_.recordSlice(cycleSlices_, cycle_.time, Clock::now());  // the root scan
   ++increments_;
-  ++cycleSlices_;
-  cycleGcNs_ += nanosBetween(begin, end);
-  cycleLongestSliceNs_ = std::max(cycleLongestSliceNs_, nanosBetween(begin, end));
   resetBudgets();
 }
 
@@ -212,7 +197,8 @@ void ContinuousCollector::slice(vm::VM& vm) {
     cycleDone = sweepSome(vm, kSweepSlotsPerWorkUnit * options_.workPerSlice, true);
   }
   Clock::time_point end = Clock::now();
-  pauses_.record(begin, end);
+  recorder_.recordSlice(cycleSlices_, begin, end);
+  ++increments_;
   lastSliceEnd_ = end;
   // The governor's measure of the slice: its length, but at most kSliceOutlierFactor
   // times the typical slice (a running average): a slice the OS preempted for a
@@ -222,11 +208,6 @@ void ContinuousCollector::slice(vm::VM& vm) {
   if (typicalSlice_ == Clock::duration::zero()) typicalSlice_ = length;
   lastSliceDuration_ = std::min(length, typicalSlice_ * kSliceOutlierFactor);
   typicalSlice_ += (lastSliceDuration_ - typicalSlice_) / 8;
-  ++increments_;
-  ++cycleSlices_;
-  std::uint64_t ns = nanosBetween(begin, end);
-  cycleGcNs_ += ns;
-  cycleLongestSliceNs_ = std::max(cycleLongestSliceNs_, ns);
   if (cycleDone) endCycle(vm);
   resetBudgets();
 }
@@ -295,8 +276,8 @@ bool ContinuousCollector::markSome(std::size_t budget) {
 // Marking is complete: every object still white is garbage. The whites flip, so the
 // sweep can tell garbage (the old white) from objects born during the sweep.
 void ContinuousCollector::flipToSweep(vm::VM& vm) {
-  if (options_.verifyMarking) verifyMarking(vm);
-  peakLiveBytes_ = std::max(peakLiveBytes_, cycleLiveBytes_);
+  if (options_.verify) verifyMarking(vm);
+  recorder_.countLiveBytes(cycleLiveBytes_);
   locality_.endCycle();
   phase_ = Phase::sweeping;
   barrierActive_ = false;
@@ -307,7 +288,7 @@ void ContinuousCollector::flipToSweep(vm::VM& vm) {
 }
 
 bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice) {
-  std::uint64_t freed = 0;
+  std::uint64_t freed = 0, bytesFreed = 0;
   heap::Heap& heap = vm.heap();
   vm::HandleTable& handles = vm.handles();
   // Chunks added during the sweep hold only objects born in it: walking them is harmless.
@@ -323,7 +304,7 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
           vm.releaseBox(h);
           continue;
         }
-        bytesFreed_ += heap.getSize(h->object);
+        bytesFreed += heap.getSize(h->object);
         vm.freeObject(h);
         ++freed;
         // A free costs kWorkUnitsPerFree whole work units (of kSweepSlotsPerWorkUnit slot
@@ -340,31 +321,15 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
       sweepSlot_ = 0;
     }
   }
-  objectsFreed_ += freed;
+  recorder_.countFreed(freed, bytesFreed);
   if (isSlice) largestBurst_ = std::max(largestBurst_, freed);
   return sweepChunk_ >= handles.chunkCount();
 }
 
 void ContinuousCollector::endCycle(vm::VM& vm) {
   phase_ = Phase::idle;
-  if (!cycleForced_) lastCycleSlices_ = cycleSlices_;
-  std::size_t after = vm.heap().bytesInUse();
-  IncrementalCycleLogEntry entry;
-  entry.uptimeSeconds = std::chrono::duration<double>(cycleBegin_ - start_).count();
-  entry.cycle = cycles_++;
-  entry.cause = cycleCause_;
-  entry.bytesBefore = cycleBytesBefore_;
-  entry.bytesAfter = after;
-  entry.heapBytes = heapBytes(vm);
-  entry.slices = cycleSlices_;
-  entry.slicesMs = static_cast<double>(cycleGcNs_) / 1e6;
-  entry.longestSliceMs = static_cast<double>(cycleLongestSliceNs_) / 1e6;
-  entry.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - cycleBegin_).count();
-  entry.forced = cycleForced_;
-  lastLogLine_ = formatIncrementalCycleLine(entry);
-  if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
-  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, vm.heap());
-  vm.collectionEnded(cycleCause_, cycleBytesBefore_, after, entry.heapBytes);
+  if (!cycleForced_) lastCycleSlices_ = cycleSlices_.count;
+  std::size_t after = recorder_.endIncremental(vm, cycle_, cycleSlices_, cycleForced_);
   setTriggerPoint(vm, after);
 }
 
@@ -383,8 +348,7 @@ void ContinuousCollector::finishCycle(vm::VM& vm) {
 void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  std::size_t before = vm.heap().bytesInUse();
-  Clock::time_point begin = Clock::now();
+  const CycleRecorder::Start start = recorder_.begin(vm.heap(), cause);
   if (phase_ != Phase::idle) {
     // Its snapshot is old: finish it, then a whole cycle frees what died since.
     if (cause == GcCause::allocationFailure) {
@@ -407,22 +371,7 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   flipToSweep(vm);
   sweepSome(vm, std::numeric_limits<std::size_t>::max());
   phase_ = Phase::idle;
-  Clock::time_point end = Clock::now();
-  pauses_.record(begin, end);
-  std::size_t after = vm.heap().bytesInUse();
-
-  GcLogEntry entry;
-  entry.uptimeSeconds = std::chrono::duration<double>(begin - start_).count();
-  entry.cycle = cycles_++;
-  entry.cause = cause;
-  entry.bytesBefore = before;
-  entry.bytesAfter = after;
-  entry.heapBytes = heapBytes(vm);
-  entry.pauseMs = static_cast<double>(nanosBetween(begin, end)) / 1e6;
-  lastLogLine_ = formatGcLogLine(entry);
-  if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
-  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, vm.heap());
-  vm.collectionEnded(cause, before, after, entry.heapBytes);
+  std::size_t after = recorder_.endPause(vm, start);
   setTriggerPoint(vm, after);
   resetBudgets();
   collecting_ = false;
@@ -453,14 +402,10 @@ void ContinuousCollector::verifyMarking(vm::VM& vm) {
 
 vm::CollectorStatistics ContinuousCollector::statistics() const {
   vm::CollectorStatistics s;
-  s.cycles = cycles_;
-  s.objectsFreed = objectsFreed_;
-  s.bytesFreed = bytesFreed_;
-  pauses_.fill(s, Clock::now());
+  recorder_.fill(s);
   s.forcedCompletions = static_cast<std::int64_t>(forcedCompletions_);
   s.slices = static_cast<std::int64_t>(increments_);
   s.deferredSlices = static_cast<std::int64_t>(deferredSlices_);
-  s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
   s.locality = locality_.statistics();
   return s;
 }

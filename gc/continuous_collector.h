@@ -74,8 +74,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gc/collector_options.h"
+#include "gc/cycle_recorder.h"
 #include "gc/gc_cause.h"
-#include "gc/fragmentation_log.h"
 #include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
@@ -84,38 +85,25 @@
 
 namespace kith::gc {
 
-#ifdef NDEBUG
-inline constexpr bool kVerifyMarkingByDefault = false;
-#else
-inline constexpr bool kVerifyMarkingByDefault = true;
-#endif
-
 // When slices run (see PACING MODES above).
 enum class GcPacing : std::uint8_t {
   time,  // allocation pacing plus the mutator-utilization governor and back-edge slices
   work,  // allocation volume alone: deterministic counts
 };
 
-struct ContinuousCollectorOptions {
+// The shared options (collector_options.h) and the schedule. `stress` runs a slice
+// at every allocation and a new cycle as soon as one ends. `verify` checks, at the
+// end of marking, that every object reachable from the roots is black (the
+// invariant); stress included: a cycle then spans at least (handle table slots /
+// workPerSlice) allocations, so the check stays affordable.
+struct ContinuousCollectorOptions : CollectorOptions {
   static constexpr double kDefaultStartOccupancy = 0.5;
   static constexpr std::size_t kDefaultWorkPerSlice = 1024;
   double startOccupancy = kDefaultStartOccupancy;  // fraction of the heap in use that starts a cycle
-  std::size_t heapBytes = 0;                       // 0: the heap's arena size
   std::size_t workPerSlice = kDefaultWorkPerSlice;  // work units per slice (see Phases above)
   GcPacing pacing = GcPacing::time;
   // Without a heap size to pace by (malloc with heapBytes 0): a slice per this many bytes.
   std::size_t fallbackSliceBytes = 16 << 10;
-  // --gc-stress: a slice at every allocation, and a new cycle as soon as one ends.
-  bool stress = false;
-  // At the end of marking, check that every object reachable from the roots is
-  // black (the invariant); a failure prints and aborts. On in builds with
-  // assertions (debug, asan), stress included: a cycle then spans at least
-  // (handle table slots / workPerSlice) allocations, so the check stays affordable.
-  bool verifyMarking = kVerifyMarkingByDefault;
-  // Fill the locality block at every cycle's marking (see OccasionalCollectorOptions).
-  bool measureLocality = true;
-  std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
-  FragmentationLog* fragmentation = nullptr;  // --frag-file: the free space after each cycle
 };
 
 class ContinuousCollector final : public vm::Collector {
@@ -128,19 +116,17 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kMinSliceBytes = 256;
   static constexpr std::uint32_t kBackEdgesPerSlice = 4096;
   static constexpr std::size_t kSweepSlotsPerWorkUnit = 8;
-  // Sweeping: a free costs this many work units. Measured on binary_trees (estranged,
-  // --stats-file): a mark unit takes ~25 ns, a free 65-110 ns; at one
-  // unit a free, the slices that freed ~1,000 objects were the longest of each run
-  // (65-112 us against a p99 of 28 us).
+  // Sweeping: a free costs this many work units. A free (the heap policy's work)
+  // takes several times as long as a mark unit: counted as one unit, the slices
+  // that freed many objects would be the longest of the run.
   static constexpr std::size_t kWorkUnitsPerFree = 3;
   // Marking: an object costs a work unit and one more per this many reference slots
   // (so a slice is bounded by slots scanned, not objects), and an array with more
   // elements than kLongArraySlots is scanned that many at a time. Each slot may shade
-  // an object not touched yet this cycle, a cache miss like the object's own: at four
-  // slots a unit a slice over mst's hash chains took 150 us (binary_trees' 25); at one,
-  // cycles took so many slices that boxed ints made meanwhile (all surviving their
-  // cycle) piled up — 4.2-5.1M live of the 6M BoxedInt.ContinuousCollector... makes
-  // under ASan, 3.1M at two.
+  // an object not touched yet this cycle, a cache miss like the object's own, so
+  // slices over long reference chains need slots counted; but a unit per slot makes
+  // cycles take so many slices that the boxed ints made meanwhile (all surviving
+  // their cycle) pile up.
   static constexpr std::size_t kMarkSlotsPerWorkUnit = 2;
   static constexpr std::size_t kLongArraySlots = 256;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
@@ -179,12 +165,9 @@ class ContinuousCollector final : public vm::Collector {
   // Runs the cycle in progress to its end, at once.
   void finishCycle(vm::VM& vm);
 
-  void setStartTime(std::chrono::steady_clock::time_point start) {
-    start_ = start;
-    pauses_.setStartTime(start);
-  }
+  void setStartTime(std::chrono::steady_clock::time_point start) { recorder_.setStartTime(start); }
   const ContinuousCollectorOptions& options() const { return options_; }
-  void setVerifyMarking(bool on) { options_.verifyMarking = on; }
+  void setVerify(bool on) { options_.verify = on; }
   Phase phase() const { return phase_; }
   static bool isWhite(const vm::Handle* h) { return (h->gcBits & (kGray | kBlack)) == 0; }
   static bool isBlack(const vm::Handle* h) { return (h->gcBits & kBlack) != 0; }
@@ -196,11 +179,11 @@ class ContinuousCollector final : public vm::Collector {
   // Requested bytes between slices in the cycle in progress (or the last one).
   std::size_t sliceBytes() const { return sliceBytes_; }
   // The log line of the last cycle ("" before the first).
-  const std::string& lastLogLine() const { return lastLogLine_; }
+  const std::string& lastLogLine() const { return recorder_.lastLogLine(); }
   // Every pause so far (a slice, a root scan, a whole cycle); keepAll() for the list.
-  PauseRecorder& pauseRecorder() { return pauses_; }
+  PauseRecorder& pauseRecorder() { return recorder_.pauses(); }
   // The most bytes (requested sizes) found reachable by any cycle's marking.
-  std::uint64_t peakLiveBytes() const { return peakLiveBytes_; }
+  std::uint64_t peakLiveBytes() const { return recorder_.peakLiveBytes(); }
 
  private:
   LocalityMeter locality_;  // measured during each cycle's marking
@@ -243,7 +226,7 @@ class ContinuousCollector final : public vm::Collector {
   void resetBudgets();
 
   ContinuousCollectorOptions options_;
-  std::chrono::steady_clock::time_point start_;
+  CycleRecorder recorder_;
   Phase phase_ = Phase::idle;
   std::uint32_t white_ = kWhite0;  // the current white; the other one is garbage while sweeping
   GrayStack gray_;
@@ -257,10 +240,8 @@ class ContinuousCollector final : public vm::Collector {
   bool collecting_ = false;
 
   // The cycle in progress.
-  GcCause cycleCause_ = GcCause::heapOccupancy;
-  std::chrono::steady_clock::time_point cycleBegin_;
-  std::size_t cycleBytesBefore_ = 0;
-  std::uint64_t cycleSlices_ = 0, cycleLongestSliceNs_ = 0, cycleGcNs_ = 0;
+  CycleRecorder::Start cycle_;
+  CycleRecorder::Slices cycleSlices_;
   std::uint64_t lastCycleSlices_ = 0;  // slices the last incremental cycle took (pacing)
   std::size_t cycleAllowance_ = 0;     // requested bytes the cycle is paced to finish within
   std::size_t cycleRequested_ = 0;     // requested bytes since the cycle started (approximately)
@@ -275,11 +256,9 @@ class ContinuousCollector final : public vm::Collector {
   std::uint64_t deferredSlices_ = 0;
   bool cycleForced_ = false;
 
-  std::uint64_t cycles_ = 0, increments_ = 0, objectsFreed_ = 0, bytesFreed_ = 0, largestBurst_ = 0;
+  std::uint64_t increments_ = 0, largestBurst_ = 0;
   std::uint64_t forcedCompletions_ = 0;
-  std::uint64_t cycleLiveBytes_ = 0, peakLiveBytes_ = 0;  // bytes of the objects marked (scanned)
-  PauseRecorder pauses_;
-  std::string lastLogLine_;
+  std::uint64_t cycleLiveBytes_ = 0;  // bytes of the objects marked (scanned) this cycle
 };
 
 }  // namespace kith::gc

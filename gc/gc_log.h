@@ -11,13 +11,17 @@
 
 namespace kith::gc {
 
-struct GcLogEntry {
-  double uptimeSeconds = 0;  // since the collector (the run) started
+// What every cycle's line says, whichever its kind.
+struct CycleLogFields {
+  double uptimeSeconds = 0;  // at the cycle's start, since the collector (the run) started
   std::uint64_t cycle = 0;   // 0 for the first collection
   GcCause cause = GcCause::allocationFailure;
   std::size_t bytesBefore = 0;  // heap bytes in use (block bytes, heap statistics)
   std::size_t bytesAfter = 0;
   std::size_t heapBytes = 0;    // the fixed heap's size
+};
+
+struct GcLogEntry : CycleLogFields {
   double pauseMs = 0;
 };
 
@@ -32,11 +36,7 @@ std::string formatGcLogLine(const GcLogEntry& entry);
 // bytes in use when the cycle started -> when it ended, the slices' count and total
 // and longest time, and the cycle's wall time from start to end (mutator time
 // included); ", forced" when the heap filled and the rest ran at once.
-struct IncrementalCycleLogEntry {
-  double uptimeSeconds = 0;  // at the cycle's start
-  std::uint64_t cycle = 0;
-  GcCause cause = GcCause::heapOccupancy;
-  std::size_t bytesBefore = 0, bytesAfter = 0, heapBytes = 0;
+struct IncrementalCycleLogEntry : CycleLogFields {
   std::uint64_t slices = 0;
   double slicesMs = 0, longestSliceMs = 0, wallMs = 0;
   bool forced = false;

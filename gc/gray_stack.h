@@ -1,10 +1,10 @@
 // GrayStack: the continuous collector's stack of gray handles, grown without copying.
 //
 // A std::vector that outgrows itself inside a slice copies every entry and frees the
-// old block (unmapping its populated pages): measured 70-200 us for 16K-700K entries
-// (mst, voronoi, deltablue), against a 100 us slice budget. This stack
-// lives in its own mapping and grows with mremap, which moves page-table entries and
-// copies nothing; clear() keeps the pages, so a later cycle reuses them unfaulted.
+// old block (unmapping its populated pages): for a large gray set that costs more
+// than a whole slice's budget, in one slice. This stack lives in its own mapping
+// and grows with mremap, which moves page-table entries and copies nothing; clear()
+// keeps the pages, so a later cycle reuses them unfaulted.
 #pragma once
 #include <sys/mman.h>
 

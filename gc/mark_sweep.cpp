@@ -19,8 +19,8 @@ inline void markValue(const vm::Value& value, std::vector<vm::Handle*>& markStac
 }
 
 // The mark loop, compiled once with the locality meter and once without: with a
-// run-time test of the meter inside it, GCC no longer inlined markValue, and
-// gcbench's collections took 1.23x as long (docs/BENCHMARKS.md, "The collectors").
+// run-time test of the meter inside it, GCC no longer inlines markValue, and every
+// collection pays for the calls.
 template <bool kMeasureLocality>
 std::size_t markFromRoots(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t& bytes,
                           LocalityMeter* locality) {
@@ -29,8 +29,8 @@ std::size_t markFromRoots(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::
   vm.forEachRoot([&](vm::Value& root) { markValue(root, markStack, marked); });
   // Depth first, from the top of the stack: a child is scanned right after the object
   // that marked it, which for structures built depth first is the next object in the
-  // arena. (A FIFO of prefetches between the stack and the scan, prefetch-on-grey, was
-  // measured 40% slower on binary_trees: docs/BENCHMARKS.md, "The collectors".)
+  // arena. (A FIFO of prefetches between the stack and the scan, prefetch-on-grey, is
+  // slower here: this order already finds the next object next in the arena.)
   while (!markStack.empty()) {
     vm::Handle* handle = markStack.back();
     markStack.pop_back();

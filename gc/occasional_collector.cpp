@@ -1,7 +1,6 @@
 #include "gc/occasional_collector.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "gc/heap_verifier.h"
 #include "gc/mark_sweep.h"
@@ -9,60 +8,33 @@
 namespace kith::gc {
 
 OccasionalCollector::OccasionalCollector(OccasionalCollectorOptions options)
-    : options_(options), start_(std::chrono::steady_clock::now()), pauses_(start_) {
+    : options_(options), recorder_(options) {
   allocationBudget_ = 0;  // the first allocation sets the trigger point
   if (options_.stress) options_.verify = false;
+  if (options_.verify) {
+    VerifyOptions verifyOptions;
+    verifyOptions.requireNoGarbage = true;  // stop-the-world: nothing unreachable survives
+    recorder_.verifyAfterEachCycle(verifyOptions);
+  }
 }
 
-
-std::size_t OccasionalCollector::heapBytes(vm::VM& vm) const {
-  return options_.heapBytes != 0 ? options_.heapBytes : vm.heap().arenaSize();
-}
+std::size_t OccasionalCollector::heapBytes(vm::VM& vm) const { return recorder_.heapBytes(vm.heap()); }
 
 void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  std::size_t before = vm.heap().bytesInUse();
-  auto begin = std::chrono::steady_clock::now();
+  const CycleRecorder::Start start = recorder_.begin(vm.heap(), cause);
 
   std::uint64_t liveBytes = 0;
   LocalityMeter* locality = options_.measureLocality ? &locality_ : nullptr;
   if (locality) locality->beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
   markReachable(vm, markStack_, &liveBytes, locality);
   if (locality) locality->endCycle();
-  peakLiveBytes_ = std::max(peakLiveBytes_, liveBytes);
+  recorder_.countLiveBytes(liveBytes);
   SweepTotals swept = sweepUnmarked(vm);
+  recorder_.countFreed(swept.objectsFreed, swept.bytesFreed);
 
-  auto end = std::chrono::steady_clock::now();
-  std::size_t after = vm.heap().bytesInUse();
-  auto pauseNs = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
-  pauses_.record(begin, end);
-  objectsFreed_ += swept.objectsFreed;
-  bytesFreed_ += swept.bytesFreed;
-
-  GcLogEntry entry;
-  entry.uptimeSeconds = std::chrono::duration<double>(begin - start_).count();
-  entry.cycle = cycles_++;
-  entry.cause = cause;
-  entry.bytesBefore = before;
-  entry.bytesAfter = after;
-  entry.heapBytes = heapBytes(vm);
-  entry.pauseMs = static_cast<double>(pauseNs) / 1e6;
-  lastLogLine_ = formatGcLogLine(entry);
-  if (options_.log) std::fprintf(options_.log, "%s\n", lastLogLine_.c_str());
-  if (options_.fragmentation) options_.fragmentation->sample(entry.cycle, vm.heap());
-
-  if (options_.verify) {
-    VerifyOptions verifyOptions;
-    verifyOptions.requireNoGarbage = true;  // stop-the-world: nothing unreachable survives
-    std::string problem = verifyHeap(vm, verifyOptions);
-    if (!problem.empty()) {
-      std::fprintf(stderr, "kith: internal error: heap verification failed after GC(%llu): %s\n",
-                   static_cast<unsigned long long>(entry.cycle), problem.c_str());
-      std::abort();
-    }
-  }
-  vm.collectionEnded(cause, before, after, entry.heapBytes);
+  std::size_t after = recorder_.endPause(vm, start);
   setTriggerPoint(vm, after);
   grantBudget(after, 0);
   collecting_ = false;
@@ -95,7 +67,7 @@ void OccasionalCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
   }
   auto threshold = static_cast<std::size_t>(options_.occupancyThreshold * static_cast<double>(size));
   triggerBytes_ = threshold;
-  if (cycles_ == 0) return;
+  if (recorder_.cycles() == 0) return;
   // After a cycle: at least half the free space is allocated before the next one.
   std::size_t free = bytesInUse < size ? size - bytesInUse : 0;
   triggerBytes_ = std::max(threshold, bytesInUse + free / 2);
@@ -120,12 +92,8 @@ void OccasionalCollector::grantBudget(std::size_t bytesInUse, std::size_t bytesR
 
 vm::CollectorStatistics OccasionalCollector::statistics() const {
   vm::CollectorStatistics s;
-  s.cycles = cycles_;
-  s.objectsFreed = objectsFreed_;
-  s.bytesFreed = bytesFreed_;
-  s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
+  recorder_.fill(s);
   s.locality = locality_.statistics();
-  pauses_.fill(s, std::chrono::steady_clock::now());
   return s;
 }
 

@@ -39,9 +39,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gc/collector_options.h"
+#include "gc/cycle_recorder.h"
 #include "gc/gc_cause.h"
-#include "gc/fragmentation_log.h"
-#include "gc/gc_log.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
@@ -49,30 +49,13 @@
 
 namespace kith::gc {
 
-#ifdef NDEBUG
-inline constexpr bool kVerifyByDefault = false;
-#else
-inline constexpr bool kVerifyByDefault = true;
-#endif
-
-struct OccasionalCollectorOptions {
+// The shared options (collector_options.h) and the occupancy trigger. `verify` runs
+// the heap verifier after each cycle; stress turns it off, as it would make every
+// allocation walk the whole heap.
+struct OccasionalCollectorOptions : CollectorOptions {
   static constexpr double kDefaultThreshold = 0.75;
   // Fraction of the heap in use that triggers a cycle; >= 1 turns the trigger off.
   double occupancyThreshold = kDefaultThreshold;
-  // The heap's size for the threshold and the log (--heap-size). 0: the heap's
-  // arena size (policies without an arena, `malloc`, then have no threshold).
-  std::size_t heapBytes = 0;
-  bool stress = false;  // collect before every allocation (--gc-stress)
-  // Run the heap verifier after each cycle; a failure prints and aborts (it is a
-  // collector or VM bug). On by default in debug builds, except under stress
-  // where it would make every allocation walk the whole heap.
-  bool verify = kVerifyByDefault;
-  std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
-  FragmentationLog* fragmentation = nullptr;  // --frag-file: the free space after each cycle
-  // Fill the locality block (locality_meter.h) at every mark phase. It costs the
-  // marker a load and a bucket per reference: the CLI turns it on only when the
-  // statistics are reported (as StatsHeap's latency timing).
-  bool measureLocality = true;
 };
 
 // True for thresholds the option accepts: (0, 1]. 1 means "on failure only".
@@ -90,18 +73,18 @@ class OccasionalCollector final : public vm::Collector {
   vm::CollectorStatistics statistics() const override;
 
   // The uptime origin of the log lines and of the MMU windows (default: construction).
-  void setStartTime(std::chrono::steady_clock::time_point start) {
-    start_ = start;
-    pauses_.setStartTime(start);
+  void setStartTime(std::chrono::steady_clock::time_point start) { recorder_.setStartTime(start); }
+  void setLog(std::FILE* log) {
+    options_.log = log;
+    recorder_.setLog(log);
   }
-  void setLog(std::FILE* log) { options_.log = log; }
   const OccasionalCollectorOptions& options() const { return options_; }
   // The log line of the last cycle ("" before the first).
-  const std::string& lastLogLine() const { return lastLogLine_; }
+  const std::string& lastLogLine() const { return recorder_.lastLogLine(); }
   // Heap bytes in use at which the occupancy trigger fires next; SIZE_MAX when off.
   std::size_t occupancyTriggerBytes() const { return triggerBytes_; }
   // Every pause so far; keepAll() for the whole list (kith run --gc-pauses-file).
-  PauseRecorder& pauseRecorder() { return pauses_; }
+  PauseRecorder& pauseRecorder() { return recorder_.pauses(); }
 
  private:
   LocalityMeter locality_;  // measured at every mark phase
@@ -116,18 +99,11 @@ class OccasionalCollector final : public vm::Collector {
   void grantBudget(std::size_t bytesInUse, std::size_t bytesRequested);
 
   OccasionalCollectorOptions options_;
-  std::chrono::steady_clock::time_point start_;
   std::vector<vm::Handle*> markStack_;
   std::size_t triggerBytes_ = kNoTrigger;
   bool triggerSet_ = false;
   bool collecting_ = false;
-
-  std::uint64_t cycles_ = 0;
-  std::uint64_t objectsFreed_ = 0;
-  std::uint64_t bytesFreed_ = 0;
-  std::uint64_t peakLiveBytes_ = 0;  // the most bytes any cycle found reachable
-  PauseRecorder pauses_;
-  std::string lastLogLine_;
+  CycleRecorder recorder_;
 };
 
 }  // namespace kith::gc

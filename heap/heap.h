@@ -1,8 +1,8 @@
-// Heap: the one type-erased face of a heap policy, for code that picks the policy
-// by name at start-up (the CLI, replay, studies). Each concrete policy sits behind
-// it whole, so its own malloc/free chain stays fully inlined; the single virtual
-// call is paid at this boundary only. Code on a hot path (the VM's allocation
-// gate) instead visits the concrete policy type with `withPolicy` (policies.h).
+// Heap: the one type-erased face of a heap policy. Everything outside heap/ (the
+// program's allocation path, replay, the studies) holds a policy as a Heap, built
+// by name at start-up (makeHeap, heap_registry.cpp). Each concrete policy sits
+// behind it whole, so its own malloc/free chain stays fully inlined; a request
+// pays one virtual call, at this boundary, and no other.
 #pragma once
 
 #include <cstddef>

@@ -30,15 +30,10 @@
 // Free-list links (prev/next) live inside the free blocks.
 #pragma once
 
-#include <algorithm>
-#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include "heap/buddy/buddy_free_list.h"
 #include "heap/buddy/buddy_live_summary.h"
@@ -90,15 +85,7 @@ class BuddyBlockTable {
 
   // Takes over [base, base + bytes) and makes each maximal block free on list A.
   // `bytes` is a multiple of 16. A null base means an empty heap.
-  BuddyBlockTable(std::byte* base, std::size_t bytes)
-      : base_(base),
-        bytes_(base ? bytes : 0),
-        granules_(bytes_ / kMinBlock),
-        topLevel_(granules_ ? std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1) : 0),
-        side_(makeZeroedArray<std::uint8_t>(granules_)),
-        live_(granules_) {
-    forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
-  }
+  BuddyBlockTable(std::byte* base, std::size_t bytes);
   // The table over the whole of `arena`: its first and only allocation.
   template <WholeArenaHeap Arena>
   static BuddyBlockTable adopt(Arena& arena) {
@@ -233,23 +220,7 @@ class BuddyBlockTable {
   // blocks count as live. Reads (counted in `reads`) at most regionReadBound(level):
   // the summary's counters of level 8 inside the region, stepping over blocks of
   // level 8 or larger; below level 8, the region's blocks in the side table.
-  std::size_t liveGranules(std::size_t regionOff, unsigned level, std::size_t& reads) const {
-    ++reads;
-    if (!isSplitRegion(regionOff, level)) return isLiveOrHeld(regionOff) ? std::size_t{1} << level : 0;
-    if (level == BuddyLiveSummary::kLevel) return live_.count(regionOff / kMinBlock);
-    std::size_t live = 0;
-    for (std::size_t o = regionOff, end = regionOff + blockBytes(level); o < end; ++reads) {
-      const unsigned l = levelAt(o);
-      if (level < BuddyLiveSummary::kLevel || l >= BuddyLiveSummary::kLevel) {  // a block
-        if (isLiveOrHeld(o)) live += std::size_t{1} << l;
-        o += blockBytes(l);
-      } else {  // a split region of level 8: its counter
-        live += live_.count(o / kMinBlock);
-        o += blockBytes(BuddyLiveSummary::kLevel);
-      }
-    }
-    return live;
-  }
+  std::size_t liveGranules(std::size_t regionOff, unsigned level, std::size_t& reads) const;
   // The most reads liveGranules makes for a region of `level`.
   static constexpr std::size_t regionReadBound(unsigned level) {
     return 1 + (std::size_t{1} << (level < BuddyLiveSummary::kLevel ? level : level - BuddyLiveSummary::kLevel));
@@ -267,17 +238,9 @@ class BuddyBlockTable {
   std::size_t freeBlocks(unsigned level) const { return freeCount_[level]; }
   // Bytes in free blocks below `level`: what the defragmenter can gather into one
   // block of that level. O(level).
-  std::size_t freeBytesBelow(unsigned level) const {
-    std::size_t sum = 0;
-    for (unsigned l = 0; l < level; ++l) sum += freeCount_[l] * blockBytes(l);
-    return sum;
-  }
+  std::size_t freeBytesBelow(unsigned level) const;
   // The largest single free block; O(log M) from the per-level counts.
-  std::size_t largestFreeBlock() const {
-    for (unsigned l = topLevel_ + 1; l-- > 0;)
-      if (freeCount_[l] != 0) return blockBytes(l);
-    return 0;
-  }
+  std::size_t largestFreeBlock() const;
   // Bytes of metadata kept outside the arena: the side table, the live summary and
   // this object.
   std::size_t metadataBytes() const { return granules_ + live_.bytes() + sizeof(*this); }
@@ -300,108 +263,16 @@ class BuddyBlockTable {
   // list: the one for its level and state. Busy and implied blocks are on no list.
   // The lists link back correctly. The free counts match the blocks. The blocks sum
   // to the arena. Returns "" or a description of the first fault.
-  std::string checkStructure() const {
-    std::vector<std::uint8_t> onList(granules_, 0);
-    std::size_t listed[2][kLevels] = {};
-    for (BuddyState s : {BuddyState::listedA, BuddyState::listedB})
-      for (unsigned level = 0; level < kLevels; ++level) {
-        const BuddyFreeList::Node* prev = nullptr;
-        std::size_t n = 0;
-        for (const BuddyFreeList::Node* node = list(s, level).front(); node;
-             prev = node, node = node->next) {
-          const std::string where = listName(s) + " list of level " + std::to_string(level);
-          if (!contains(node) || offsetOf(node) % kMinBlock != 0)
-            return where + " links to an address outside the arena";
-          const std::size_t off = offsetOf(node);
-          if (stateAt(off) != s || levelAt(off) != level)
-            return where + " holds " + describe(off) + ", not a free block of that list";
-          if (onList[off / kMinBlock]++) return where + " holds " + describe(off) + " twice (or it is on two lists)";
-          if (node->prev != prev) return where + ": back link of " + describe(off) + " is wrong";
-          if (++n > granules_) return where + " has a cycle";
-          ++listed[s == BuddyState::listedB][level];
-        }
-      }
-
-    std::size_t total = 0, freeBytes = 0;
-    std::size_t counts[kLevels] = {};
-    std::size_t counted[2][kLevels] = {};
-    std::string fault;
-    forEachRoot([&](std::size_t root, unsigned rootLevel) {
-      const std::size_t end = root + blockBytes(rootLevel);
-      for (std::size_t o = root; fault.empty() && o < end;) {
-        const BuddyState s = stateAt(o);
-        const unsigned level = levelAt(o);
-        const std::size_t size = blockBytes(level);
-        if (s == BuddyState::held) {
-          fault = describe(o) + " is still held: a defragmentation did not finish";
-          break;
-        }
-        if (s == BuddyState::none || s > BuddyState::implied) {
-          fault = "offset " + std::to_string(o) + " should start a block but its table byte is " +
-                  std::to_string(side_[o / kMinBlock]);
-          break;
-        }
-        if (level > rootLevel || (o - root) % size != 0)
-          fault = describe(o) + " is not aligned to its size inside its maximal block";
-        if (fault.empty() && !interiorClear(o / kMinBlock + 1, size / kMinBlock - 1))
-          fault = describe(o) + " covers a granule marked as a block start";
-        if (isListedState(s) && !onList[o / kMinBlock])
-          fault = describe(o) + " is on no list";
-        if (!isListedState(s) && onList[o / kMinBlock]) fault = describe(o) + " is on a free list";
-        if (isListedState(s)) ++counted[s == BuddyState::listedB][level];
-        if (isFreeState(s)) {
-          ++counts[level];
-          freeBytes += size;
-        }
-        total += size;
-        o += size;
-      }
-    });
-    if (!fault.empty()) return fault;
-    if (total != bytes_)
-      return "blocks sum to " + std::to_string(total) + " bytes, the arena has " + std::to_string(bytes_);
-    for (unsigned level = 0; level < kLevels; ++level) {
-      if (counts[level] != freeCount_[level])
-        return "free count of level " + std::to_string(level) + " is " +
-               std::to_string(freeCount_[level]) + " but " + std::to_string(counts[level]) +
-               " free blocks exist";
-      for (int b = 0; b < 2; ++b)
-        if (counted[b][level] != listed[b][level])
-          return "level " + std::to_string(level) + " list mismatch";
-    }
-    if (freeBytes != freeBytes_)
-      return "freeBytes() says " + std::to_string(freeBytes_) + ", the free blocks hold " +
-             std::to_string(freeBytes);
-    return checkLiveSummary();
-  }
+  std::string checkStructure() const;
 
   // The arena block by block, for tests and debugging: each block's size followed by
   // "*" when busy, "+" when on list B (buddy-free), "-" when implied, "#" when held
   // by the defragmenter, and nothing when free on list A. Maximal blocks are separated by " | ".
   // Example: "16* 16 32 64 128" is the paper's Figure 4.
-  std::string layout() const {
-    std::string out;
-    forEachRoot([&](std::size_t root, unsigned rootLevel) {
-      if (!out.empty()) out += " |";
-      for (std::size_t o = root, end = root + blockBytes(rootLevel); o < end;
-           o += blockBytes(levelAt(o))) {
-        if (!out.empty()) out += ' ';
-        constexpr const char* marks[] = {"?", "*", "", "+", "-", "#", "?", "?"};
-        out += std::to_string(blockBytes(levelAt(o)));
-        out += marks[static_cast<unsigned>(stateAt(o))];
-      }
-    });
-    return out;
-  }
+  std::string layout() const;
 
   // "block at offset 96 (32 bytes, busy)", for fault messages.
-  std::string describe(std::size_t off) const {
-    constexpr const char* names[] = {"not a block", "busy", "free on list A", "free on list B",
-                                     "free, implied", "held by the defragmenter", "?", "?"};
-    return "block at offset " + std::to_string(off) + " (" +
-           std::to_string(blockBytes(levelAt(off))) + " bytes, " +
-           names[static_cast<unsigned>(stateAt(off))] + ")";
-  }
+  std::string describe(std::size_t off) const;
 
  private:
   void write(std::size_t off, unsigned level, BuddyState s) {
@@ -413,28 +284,15 @@ class BuddyBlockTable {
   const BuddyFreeList& list(BuddyState s, unsigned level) const {
     return lists_[s == BuddyState::listedB][level];
   }
-  // Whether the n table bytes from granule g on are all 0 (memcmp: the checker
-  // walks every granule, and this keeps it fast in unoptimized builds).
-  bool interiorClear(std::size_t g, std::size_t n) const {
-    if (n == 0) return true;
-    return side_[g] == 0 && (n == 1 || std::memcmp(&side_[g], &side_[g + 1], n - 1) == 0);
-  }
-  static std::string listName(BuddyState s) { return s == BuddyState::listedB ? "B" : "A"; }
-
+  // Whether the n table bytes from granule g on are all 0.
+  bool interiorClear(std::size_t g, std::size_t n) const;
   bool isLiveOrHeld(std::size_t off) const {
     return stateAt(off) == BuddyState::busy || stateAt(off) == BuddyState::held;
   }
 
   // The summary against the busy blocks: each busy block below level 8 counts in
   // the region of level 8 containing it, and nothing else counts.
-  std::string checkLiveSummary() const {
-    std::vector<std::size_t> expected(live_.regions(), 0);
-    forEachBlock([&](std::size_t o, unsigned level, BuddyState s) {
-      if (s == BuddyState::busy && level < BuddyLiveSummary::kLevel)
-        expected[o / kMinBlock >> BuddyLiveSummary::kLevel] += std::size_t{1} << level;
-    });
-    return live_.check([&](std::size_t i) { return expected[i]; });
-  }
+  std::string checkLiveSummary() const;
 
   std::byte* base_;
   std::size_t bytes_;

@@ -167,8 +167,9 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   // Puts a block that has just become free at `off` on the list its buddy's state
   // calls for. If the buddy is free (it was on buddy-busy, since this block was
   // not free), the two form a pair: this block goes on buddy-free and the buddy
-  // becomes implied. Returns whether the buddy changed list.
-  bool classifyFree(std::size_t off, unsigned level) {
+  // becomes implied. Returns whether the buddy changed list. Always inlined: it is
+  // nearly all of free(), and left to itself the compiler calls it out of line.
+  [[gnu::always_inline]] bool classifyFree(std::size_t off, unsigned level) {
     const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
     if (!table_.isRoot(off, level) && table_.isFreeBlock(buddy, level)) {
       assert(table_.stateAt(buddy) == kBuddyBusy);

@@ -1,6 +1,7 @@
 // MmapHeap: a top heap that maps each request straight from the kernel (page
-// granular). Used for large blocks outside the fixed arena and in tests; it
-// keeps the mapping's length in a 16-byte header so free and getSize need nothing else.
+// granular): a growable top heap for layers composed outside the fixed arena (the
+// layer tests use it; no shipped policy does). It keeps the mapping's length in a
+// 16-byte header so free and getSize need nothing else.
 #pragma once
 
 #include <sys/mman.h>

@@ -15,7 +15,6 @@
 #include <cstdint>
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <x86intrin.h>
 #endif
 
@@ -36,13 +35,7 @@ class CycleClock {
 
   // Nanoseconds per tick since construction. The interval is stretched to at least
   // 1 ms (a spin, paid only by a very short run) so the ratio is good to ~1 ppm.
-  double nsPerTick() const {
-    if (!tsc_) return 1.0;
-    std::uint64_t ns = monotonicNs(), t = ticks();
-    while (ns - startNs_ < kMinCalibrationNs) ns = monotonicNs(), t = ticks();
-    if (t <= startTicks_) return 1.0;  // a counter that did not advance: take ticks as ns
-    return static_cast<double>(ns - startNs_) / static_cast<double>(t - startTicks_);
-  }
+  double nsPerTick() const;
 
   static std::uint64_t monotonicNs() {
     timespec ts;
@@ -51,16 +44,7 @@ class CycleClock {
            static_cast<std::uint64_t>(ts.tv_nsec);
   }
 
-  static bool hasInvariantTsc() {
-#if defined(__x86_64__)
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
-    __cpuid(0x80000007u, a, b, c, d);
-    return (d >> 8) & 1u;
-#else
-    return false;
-#endif
-  }
+  static bool hasInvariantTsc();
 
  private:
   static constexpr std::uint64_t kMinCalibrationNs = 1'000'000;

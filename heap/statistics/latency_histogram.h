@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -44,40 +43,11 @@ class LatencyHistogram {
   // The value below which a fraction q (0..1) of the recorded values lie, by
   // nearest rank: the smallest recorded value v with at least ceil(q * count)
   // values <= v, approximated by its bucket. 0 for an empty histogram.
-  double valueAtQuantile(double q) const {
-    if (count_ == 0) return 0;
-    q = std::clamp(q, 0.0, 1.0);
-    auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
-    rank = std::clamp<std::uint64_t>(rank, 1, count_);
-    if (rank == count_) return static_cast<double>(max_);  // exact, not a bucket midpoint
-    std::uint64_t seen = 0;
-    for (std::size_t i = 0; i < kBucketCount; ++i) {
-      seen += buckets_[i];
-      if (seen >= rank) {
-        double v = midpointOf(i);
-        return std::clamp(v, static_cast<double>(min_), static_cast<double>(max_));
-      }
-    }
-    return static_cast<double>(max_);  // unreachable: the buckets sum to count_
-  }
+  double valueAtQuantile(double q) const;
 
-  LatencySummary summary() const {
-    LatencySummary s;
-    s.count = count_;
-    s.mean = mean();
-    s.p50 = valueAtQuantile(0.50);
-    s.p99 = valueAtQuantile(0.99);
-    s.max = static_cast<double>(max_);
-    return s;
-  }
+  LatencySummary summary() const;
 
-  void merge(const LatencyHistogram& other) {
-    for (std::size_t i = 0; i < kBucketCount; ++i) buckets_[i] += other.buckets_[i];
-    count_ += other.count_;
-    sum_ += other.sum_;
-    min_ = std::min(min_, other.min_);
-    max_ = std::max(max_, other.max_);
-  }
+  void merge(const LatencyHistogram& other);
 
   void reset() { *this = LatencyHistogram(); }
 

@@ -78,7 +78,7 @@ std::string heapStatisticsJson(const HeapStatistics& h) {
                  std::to_string(h.satisfied[i]);
   }
   auto n = [](std::uint64_t v) { return std::to_string(v); };
-  return " \"heap\": {\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
+  return "{\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
          ", \"bytes_requested\": " + n(h.bytes_requested) + ", \"bytes_allocated\": " + n(h.bytes_allocated) +
          ", \"bytes_in_use\": " + n(h.bytes_in_use) + ", \"peak_bytes_in_use\": " + n(h.peak_bytes_in_use) +
          ", \"failed_allocations\": " + n(h.failed_allocations) + ",\n  \"size_histogram\": {" + histogram + "},\n" +
@@ -86,7 +86,7 @@ std::string heapStatisticsJson(const HeapStatistics& h) {
          ",\n  \"op_timers\": " + (h.op_timers ? "true" : "false") +
          ", \"alloc_ns\": " + latencyJson(h.alloc_ns, h.op_timers) +
          ", \"free_ns\": " + latencyJson(h.free_ns, h.op_timers) + ",\n  \"fragmentation\": {\"internal_bytes\": " +
-         n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}},\n";
+         n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}}";
 }
 
 std::string heapStatisticsTable(const HeapStatistics& h) {

@@ -1,6 +1,6 @@
 // The `heap` statistics block (CLI.md): the JSON object and the table lines, written
-// by this one file for `kith run` (vm/runner.cpp) and `kith replay` (cli/replay.cpp),
-// so that both print it in the same shape and one parser reads both.
+// by this one file for both `kith run` and `kith replay`, so that both print it in
+// the same shape and one parser reads both.
 #pragma once
 
 #include <string>
@@ -15,7 +15,7 @@ std::string jsonNumber(double x);
 // A JSON string: '"' and '\\' escaped, control characters as \u00XX.
 std::string jsonString(std::string_view s);
 
-// ` "heap": {...},\n`: the block, with its leading space, key and trailing comma.
+// The block's object, `{"allocations": ...}`, to go under the key "heap".
 std::string heapStatisticsJson(const HeapStatistics& h);
 // The table lines from "allocations" to "internal frag", each ending in '\n'.
 std::string heapStatisticsTable(const HeapStatistics& h);

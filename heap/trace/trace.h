@@ -15,11 +15,9 @@
 // id with a TraceIdMap (trace_id_map.h).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <istream>
 #include <memory>
 #include <ostream>
@@ -38,9 +36,7 @@ namespace kith::heap {
 
 // The encoding a path asks for when none is named: ".txt" means text, anything
 // else binary (what `kith run --trace=PATH` does without --trace-format).
-inline TraceFormat traceFormatForPath(std::string_view path) {
-  return path.ends_with(".txt") ? TraceFormat::text : TraceFormat::binary;
-}
+TraceFormat traceFormatForPath(std::string_view path);
 
 // Writes a trace to a FILE* or std::ostream it does not own; the header goes out
 // with the first bytes. Events collect in a buffer that is written when full, at
@@ -50,17 +46,11 @@ class TraceWriter {
  public:
   static constexpr std::size_t kBufferBytes = std::size_t{256} << 10;
 
-  explicit TraceWriter(std::FILE* file, TraceFormat format = TraceFormat::text)
-      : file_(file), format_(format) {
-    start();
-  }
-  explicit TraceWriter(std::ostream& stream, TraceFormat format = TraceFormat::text)
-      : stream_(&stream), format_(format) {
-    start();
-  }
+  explicit TraceWriter(std::FILE* file, TraceFormat format = TraceFormat::text);
+  explicit TraceWriter(std::ostream& stream, TraceFormat format = TraceFormat::text);
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
-  ~TraceWriter() { finish(); }
+  ~TraceWriter();
 
   void record(const TraceEvent& e) {
     if (kBufferBytes - used_ < kMaxEventBytes) drain();
@@ -75,25 +65,10 @@ class TraceWriter {
   }
 
   // Everything recorded so far reaches the file or stream.
-  void flush() {
-    drain();
-    if (file_) {
-      if (std::fflush(file_) != 0) ok_ = false;
-    } else if (!stream_->flush()) {
-      ok_ = false;
-    }
-  }
+  void flush();
 
   // Ends the trace (binary: the end marker) and flushes; later calls do nothing.
-  void finish() {
-    if (finished_) return;
-    finished_ = true;
-    if (format_ == TraceFormat::binary) {
-      if (kBufferBytes - used_ < kMaxBinaryEndBytes) drain();
-      used_ = static_cast<std::size_t>(binary_.end(buffer_.get() + used_) - buffer_.get());
-    }
-    flush();
-  }
+  void finish();
 
   bool ok() const { return ok_ && (file_ ? !std::ferror(file_) : !stream_->fail()); }
   TraceFormat format() const { return format_; }
@@ -103,27 +78,8 @@ class TraceWriter {
   static constexpr std::size_t kMaxEventBytes =
       kMaxBinaryEventBytes > kMaxTextEventBytes ? kMaxBinaryEventBytes : kMaxTextEventBytes;
 
-  void start() {
-    unsigned char* b = buffer_.get();
-    if (format_ == TraceFormat::binary) {
-      used_ = static_cast<std::size_t>(BinaryTraceEncoder::header(b) - b);
-    } else {
-      std::memcpy(b, kTraceHeader.data(), kTraceHeader.size());
-      b[kTraceHeader.size()] = '\n';
-      used_ = kTraceHeader.size() + 1;
-    }
-  }
-
-  void drain() {
-    if (used_ == 0) return;
-    if (file_) {
-      if (std::fwrite(buffer_.get(), 1, used_, file_) != used_) ok_ = false;
-    } else if (!stream_->write(reinterpret_cast<const char*>(buffer_.get()),
-                               static_cast<std::streamsize>(used_))) {
-      ok_ = false;
-    }
-    used_ = 0;
-  }
+  void start();
+  void drain();
 
   std::FILE* file_ = nullptr;
   std::ostream* stream_ = nullptr;
@@ -173,20 +129,11 @@ class TraceReader {
 
  private:
   // After the last event or an error: an inconsistent event's error gets its position.
-  [[gnu::cold, gnu::noinline]] bool stop(bool inconsistent) {
-    if (inconsistent) error_ = position() + ": " + error_;
-    stopped_ = true;
-    return false;
-  }
+  [[gnu::cold]] bool stop(bool inconsistent);
 
   // Binary when the input starts with (a prefix of) the magic "KITHTRC\0";
   // anything else is read as text, whose header check then explains.
-  void detect() {
-    detected_ = true;
-    std::size_t n = input_.fill(sizeof kBinaryTraceMagic);
-    if (n > 0 && std::memcmp(input_.data(), kBinaryTraceMagic, std::min(n, sizeof kBinaryTraceMagic)) == 0)
-      format_ = TraceFormat::binary;
-  }
+  void detect();
 
   TraceInput input_;
   TraceFormat format_ = TraceFormat::text;
@@ -200,12 +147,6 @@ class TraceReader {
 
 // Reads a whole trace. On a malformed trace returns the events before the fault
 // and sets *error (if given) to "line N: ..." or "offset N: ..."; otherwise "".
-inline std::vector<TraceEvent> readTrace(std::istream& in, std::string* error = nullptr) {
-  std::vector<TraceEvent> events;
-  TraceReader reader(in);
-  for (TraceEvent e; reader.next(e);) events.push_back(e);
-  if (error) *error = reader.error();
-  return events;
-}
+std::vector<TraceEvent> readTrace(std::istream& in, std::string* error = nullptr);
 
 }  // namespace kith::heap

@@ -1,6 +1,8 @@
 // TraceHeap: records every malloc and free through Super as trace events (trace.h)
-// to a sink — a TraceWriter for `--trace=PATH`, a TraceBuffer in tests — so the
-// run can be replayed on any other policy. Objects are named by ids 0, 1, 2, ...
+// to a sink — a TraceWriter to a file, a TraceBuffer in memory — so the run can be
+// replayed on any other policy. `kith run --trace` does not go through it: the
+// program's allocation path records its own requests, with the same TraceIdMap
+// and TraceWriter. Objects are named by ids 0, 1, 2, ...
 // in allocation order; the logical time is the event's sequence number from 0.
 // A failed malloc is recorded as a `failed` event (size, no id).
 //

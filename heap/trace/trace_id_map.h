@@ -79,18 +79,7 @@ class TraceIdMap {
     return static_cast<std::size_t>((window << kWindowBits) ^ (granule & ((1u << kWindowBits) - 1))) & mask_;
   }
 
-  void grow() {
-    std::size_t oldCapacity = capacity_;
-    std::unique_ptr<Slot[]> old = std::move(slots_);
-    capacity_ = oldCapacity ? oldCapacity * 2 : 1024;
-    mask_ = capacity_ - 1;
-    shift_ = 64;
-    for (std::size_t c = capacity_; c > 1; c >>= 1) --shift_;
-    slots_.reset(new Slot[capacity_]);
-    size_ = 0;
-    for (std::size_t i = 0; i < oldCapacity; ++i)
-      if (old[i].first) (*this)[old[i].first] = old[i].second;
-  }
+  void grow();
 
   std::unique_ptr<Slot[]> slots_;
   std::size_t capacity_ = 0, mask_ = 0, size_ = 0;

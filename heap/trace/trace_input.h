@@ -4,11 +4,9 @@
 // unread byte for error messages.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <istream>
 #include <vector>
 
@@ -30,39 +28,13 @@ class TraceInput {
 
   // Reads until at least `want` bytes are available or the input ends; returns
   // available(). The buffer grows when `want` exceeds it.
-  std::size_t fill(std::size_t want) {
-    if (available() >= want || ended_) return available();
-    if (pos_ > 0) {  // move the unread tail to the front
-      std::memmove(buffer_.data(), buffer_.data() + pos_, available());
-      base_ += pos_;
-      end_ -= pos_;
-      pos_ = 0;
-    }
-    std::size_t capacity = std::max(kChunk, want);
-    if (buffer_.size() < capacity) buffer_.resize(capacity);
-    while (end_ < want && !ended_) {
-      std::size_t got = read(buffer_.data() + end_, buffer_.size() - end_);
-      if (got == 0) ended_ = true;
-      end_ += got;
-    }
-    return available();
-  }
+  std::size_t fill(std::size_t want);
 
   bool ended() const { return ended_ && available() == 0; }  // everything consumed
   bool readFailed() const { return failed_; }
 
  private:
-  std::size_t read(unsigned char* to, std::size_t n) {
-    if (file_) {
-      std::size_t got = std::fread(to, 1, n, file_);
-      if (got == 0 && std::ferror(file_)) failed_ = true;
-      return got;
-    }
-    stream_->read(reinterpret_cast<char*>(to), static_cast<std::streamsize>(n));
-    auto got = static_cast<std::size_t>(stream_->gcount());
-    if (got == 0 && stream_->bad()) failed_ = true;
-    return got;
-  }
+  std::size_t read(unsigned char* to, std::size_t n);
 
   std::FILE* file_ = nullptr;
   std::istream* stream_ = nullptr;

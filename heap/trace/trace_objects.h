@@ -13,7 +13,6 @@
 // for a gapless trace and O(log runs) otherwise. Liveness is one bit per object.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -78,28 +77,11 @@ class TraceObjects {
   }
 
   // The last run starting at or below `id`, or nullptr if `id` is below them all.
-  [[gnu::noinline]] const Run* olderRunHolding(std::uint64_t id) const {
-    auto run = std::upper_bound(runs_.begin(), runs_.end(), id,
-                                [](std::uint64_t v, const Run& r) { return v < r.firstId; });
-    return run == runs_.begin() ? nullptr : &*(run - 1);
-  }
+  const Run* olderRunHolding(std::uint64_t id) const;
 
-  [[gnu::cold, gnu::noinline]] bool timeError(const TraceEvent& e, std::string& error) const {
-    error = "time " + std::to_string(e.time) + " is not after the previous event's time " +
-            std::to_string(lastTime_);
-    return false;
-  }
-  [[gnu::cold, gnu::noinline]] bool idError(const TraceEvent& e, std::string& error) const {
-    error = "object id " + std::to_string(e.id) + " is not above the previous alloc's id " +
-            std::to_string(lastId_);
-    return false;
-  }
-  [[gnu::cold, gnu::noinline]] bool freeError(const TraceEvent& e, std::string& error) const {
-    std::uint64_t i;
-    error = "free of object " + std::to_string(e.id) +
-            (find(e.id, i) ? ", which is not live (freed twice?)" : ", which was never allocated");
-    return false;
-  }
+  [[gnu::cold]] bool timeError(const TraceEvent& e, std::string& error) const;
+  [[gnu::cold]] bool idError(const TraceEvent& e, std::string& error) const;
+  [[gnu::cold]] bool freeError(const TraceEvent& e, std::string& error) const;
 
   std::uint64_t events_ = 0, allocations_ = 0, liveCount_ = 0;
   std::uint64_t lastTime_ = 0, lastId_ = 0;

@@ -131,7 +131,7 @@ TEST(BoxedInt, ContinuousCollectorKeepsBoxesMovedDuringMarking) {
   auto heap = heap::makeHeap("estranged", 512 << 10, false);
   ContinuousCollectorOptions options;
   options.workPerSlice = 16;
-  options.verifyMarking = true;
+  options.verify = true;
   ContinuousCollector collector(options);
   vm::VM machine(*heap, collector);
   stdlib::installBuiltins(machine);

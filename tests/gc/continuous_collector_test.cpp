@@ -25,7 +25,7 @@ struct ContinuousVm {
   vm::VM& vm() { return *machine; }
   // The invariant check at the end of marking, in every build type.
   static ContinuousCollectorOptions withVerify(ContinuousCollectorOptions options) {
-    options.verifyMarking = !options.stress;
+    options.verify = !options.stress;
     return options;
   }
   // The allocation gate coloured the new object already: check it did.
@@ -133,7 +133,7 @@ TEST(ContinuousCollector, WithoutTheBarrierTheVerifierCatchesTheLostObject) {
   ContinuousCollectorOptions options;
   options.workPerSlice = 1;
   ContinuousVm t("knuth", 1 << 20, options);
-  t.collector.setVerifyMarking(false);  // it would abort at the end of marking
+  t.collector.setVerify(false);  // it would abort at the end of marking
   vm::VM& vm = t.vm();
   vm::ClassInfo* node = makeClass(vm, "Node", 1);
   vm::RootScope roots(vm);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gc/gc_log.h"
 #include "gc/mark_sweep.h"
 #include "gc_test_support.h"
 

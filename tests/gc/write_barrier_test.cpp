@@ -27,7 +27,7 @@ struct ScriptVm {
       : heap(heap::makeHeap("estranged", heapBytes, false)) {
     ContinuousCollectorOptions options;
     options.workPerSlice = workPerSlice;
-    options.verifyMarking = true;  // the invariant, checked at the end of every marking phase
+    options.verify = true;  // the invariant, checked at the end of every marking phase
     collector = std::make_unique<ContinuousCollector>(options);
     machine = std::make_unique<vm::VM>(*heap, *collector);
     stdlib::installBuiltins(*machine);

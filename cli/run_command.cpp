@@ -1,0 +1,344 @@
+#include "cli/run_command.h"
+
+#include <sys/sysinfo.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+
+#include "cli/exit_codes.h"
+#include "cli/heap_own_collector.h"
+#include "cli/run_report.h"
+#include "cli/statistics_request.h"
+#include "gc/continuous_collector.h"
+#include "gc/fragmentation_log.h"
+#include "gc/occasional_collector.h"
+#include "heap/heap.h"
+#include "heap/layers/fixed_arena.h"
+#include "heap/trace/trace.h"
+#include "stdlib/builtins.h"
+#include "vm/collector.h"
+#include "vm/compiler.h"
+#include "vm/disassembler.h"
+#include "vm/native_stack.h"
+#include "vm/source_file.h"
+#include "vm/vm.h"
+
+namespace kith::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsBetween(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// An output that failed turns a clean exit into 73; an earlier failure's code stays.
+void noteOutputWritten(bool ok, int& exitCode) {
+  if (!ok && exitCode == kExitOk) exitCode = kExitCantCreate;
+}
+
+std::optional<std::string> readScript(const std::string& path) {
+  std::string readError;
+  std::optional<std::string> source = vm::readSourceFile(path, readError);
+  if (!source) std::fprintf(stderr, "kith: cannot read '%s': %s\n", path.c_str(), readError.c_str());
+  return source;
+}
+
+// The heap --heap names, its arena reserved (and with --pretouch populated); null
+// after the message when the system will not map it.
+std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options) {
+  heap::arenaPretouch() = options.pretouch;
+  std::unique_ptr<heap::Heap> heap;
+  try {
+    heap = heap::makeHeap(options.heapPolicy, options.heapSize, options.statistics.timeOperations());
+  } catch (const std::bad_alloc&) {
+    // The size parsed; the system would not map it. Say why, with what the machine has.
+    struct sysinfo info {};
+    unsigned long long memory = 0, swap = 0;
+    if (sysinfo(&info) == 0) {
+      memory = static_cast<unsigned long long>(info.totalram) * info.mem_unit;
+      swap = static_cast<unsigned long long>(info.totalswap) * info.mem_unit;
+    }
+    std::fprintf(stderr,
+                 "kith: --heap-size: cannot reserve a heap of %zu bytes: the system refused the mapping (this "
+                 "machine has %.1f GiB of memory and %.1f GiB of swap, and the heap is mapped and populated "
+                 "up front); try a smaller --heap-size\n",
+                 options.heapSize, memory / 1073741824.0, swap / 1073741824.0);
+    return nullptr;
+  }
+  if (!heap)
+    std::fprintf(stderr, "kith: unknown heap policy '%s'; valid: %s\n", options.heapPolicy.c_str(),
+                 heap::policyNames().c_str());
+  return heap;
+}
+
+// A line printed when the run ends, so a script's error stays the first line on stderr.
+struct NoteAtExit {
+  std::string text;
+  ~NoteAtExit() {
+    if (!text.empty()) std::fprintf(stderr, "%s\n", text.c_str());
+  }
+};
+
+// The collector and its pause recorder (null for none and for a heap's own).
+struct CollectorParts {
+  std::unique_ptr<vm::Collector> collector;
+  gc::PauseRecorder* pauses = nullptr;
+};
+
+// One of gc/'s collectors with what both take from the command line.
+template <class GcCollector, class GcOptions>
+CollectorParts startCollector(GcOptions o, const RunOptions& options, Clock::time_point start,
+                              gc::FragmentationLog* fragmentation) {
+  o.heapBytes = options.heapSize;
+  o.stress = options.gcStress;
+  o.log = options.gcLog ? stderr : nullptr;
+  o.fragmentation = fragmentation;
+  o.measureLocality = options.statistics.wanted();  // the locality block is only written with the statistics
+  auto collector = std::make_unique<GcCollector>(o);
+  collector->setStartTime(start);
+  gc::PauseRecorder* pauses = &collector->pauseRecorder();
+  if (!options.gcPausesFile.empty()) pauses->keepAll();
+  return {std::move(collector), pauses};
+}
+
+CollectorParts buildCollector(const RunOptions& options, heap::Heap& heap, Clock::time_point start,
+                              gc::FragmentationLog* fragmentation, NoteAtExit& ignoredOptionsNote) {
+  if (heap.collectsGarbage()) {
+    // Only when a collector option was given: the default run's stderr stays clean.
+    if (options.collectorOptionsGiven())
+      ignoredOptionsNote.text =
+          "kith: note: --heap=" + options.heapPolicy + " collects garbage itself; --gc and its options were ignored";
+    return {std::make_unique<HeapOwnCollector>(heap), nullptr};
+  }
+  switch (options.collector) {
+    case CollectorChoice::occasional: {
+      gc::OccasionalCollectorOptions o;
+      if (options.gcThreshold > 0) o.occupancyThreshold = options.gcThreshold;
+      return startCollector<gc::OccasionalCollector>(o, options, start, fragmentation);
+    }
+    case CollectorChoice::continuous: {
+      gc::ContinuousCollectorOptions o;
+      if (options.gcThreshold > 0) o.startOccupancy = options.gcThreshold;
+      if (options.gcStep > 0) o.workPerSlice = options.gcStep;
+      o.pacing = options.gcPacing;
+      return startCollector<gc::ContinuousCollector>(o, options, start, fragmentation);
+    }
+    case CollectorChoice::none: break;
+  }
+  return {std::make_unique<vm::NoCollector>("none"), nullptr};
+}
+
+// Null after the message when the VM stack for --max-depth cannot be reserved.
+std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm::Collector& collector) {
+  vm::VMOptions vmOptions{options.maxDepth, options.args, options.heapSize};
+  vmOptions.checkFreedObjects = options.checkFreed || options.gcStress;
+  vmOptions.moveObjects = options.moveObjects;
+  vmOptions.gcOverheadLimit = options.gcStress ? 0 : options.gcOverheadLimit;
+  vmOptions.failAllocation = options.failAllocation;
+  vmOptions.failAllocationEvery = options.failAllocationEvery;
+  try {
+    return std::make_unique<vm::VM>(heap, collector, vmOptions);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "kith: cannot reserve the VM stack for --max-depth=%zu\n", options.maxDepth);
+    return nullptr;
+  }
+}
+
+// --trace: every allocation and free the VM makes, recorded to a file.
+class TraceRecording {
+ public:
+  // False after the message when the file cannot be created.
+  bool start(const RunOptions& options, vm::VM& vm) {
+    if (options.tracePath.empty()) return true;
+    file_ = std::fopen(options.tracePath.c_str(), "wb");
+    if (!file_) {
+      std::fprintf(stderr, "kith: cannot write trace '%s': %s\n", options.tracePath.c_str(), std::strerror(errno));
+      return false;
+    }
+    writer_ = std::make_unique<heap::TraceWriter>(file_, options.traceFormat);
+    vm.setTraceWriter(writer_.get());
+    return true;
+  }
+
+  // The binary end marker, then everything to the file; false after the message if that failed.
+  bool finish(const RunOptions& options, vm::VM& vm) {
+    if (!writer_) return true;
+    vm.setTraceWriter(nullptr);
+    writer_->finish();
+    bool ok = writer_->ok();
+    writer_.reset();
+    if (std::fclose(file_) == 0 && ok) return true;
+    std::fprintf(stderr, "kith: writing trace '%s' failed\n", options.tracePath.c_str());
+    return false;
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::unique_ptr<heap::TraceWriter> writer_;
+};
+
+void reportUncaught(vm::VM& vm) {
+  std::fflush(stdout);
+  vm::Value thrown = vm.pendingException();
+  std::vector<std::string> trace = vm.exceptionTrace();  // before str() may run code
+  std::string message = vm.exceptionMessage(thrown);
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  for (const std::string& line : trace) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+void reportCompileErrors(const std::vector<std::string>& errors) {
+  for (const std::string& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
+}
+
+// Installs the built-ins, compiles and runs the script: LANGUAGE.md's exit code for
+// how it ended. `programStart` is set when set-up is done (vm.wall_s starts there).
+int runProgram(vm::VM& vm, const std::string& source, const std::string& path,
+               std::optional<Clock::time_point>& programStart) {
+  try {
+    stdlib::installBuiltins(vm);
+    programStart = Clock::now();
+    vm::CompileResult compiled = vm::compile(vm, source, path);
+    if (!compiled.script) {
+      reportCompileErrors(compiled.reportLines());
+      return kExitDataError;
+    }
+    try {
+      vm.runScript(compiled.script);
+    } catch (const vm::KithThrow&) {
+      reportUncaught(vm);
+      return kExitSoftware;
+    } catch (const vm::ImportCompileError& e) {
+      std::fflush(stdout);
+      reportCompileErrors(e.report);
+      return kExitDataError;
+    }
+  } catch (const vm::KithThrow&) {
+    // Only the built-ins' setup can get here: the heap cannot hold the prelude.
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", vm.exceptionMessage(vm.pendingException()).c_str());
+    return kExitSoftware;
+  } catch (const vm::ExitRequest& exit) {
+    return exit.code;
+  }
+  return kExitOk;
+}
+
+// --gc-pauses-file: every pause, for distributions and MMU over any window (kith
+// study). Without a collector of the VM's own (none, boehm) the list is empty.
+bool writePauseFile(const RunOptions& options, const gc::PauseRecorder* pauses, std::string_view collector,
+                    Clock::time_point start) {
+  std::FILE* out = std::fopen(options.gcPausesFile.c_str(), "w");
+  bool ok = out != nullptr;
+  if (out) {
+    if (pauses) {
+      ok = pauses->writePauseList(out, collector, Clock::now());
+    } else {
+      auto runNs = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
+      ok = std::fprintf(out, "# kith-gc-pauses 1\n# collector %s\n# run_ns %lld\n# start_ns duration_ns\n",
+                        std::string(collector).c_str(), static_cast<long long>(runNs.count())) > 0;
+    }
+    ok = std::fclose(out) == 0 && ok;
+  }
+  if (!ok) std::fprintf(stderr, "kith: cannot write GC pauses to '%s'\n", options.gcPausesFile.c_str());
+  return ok;
+}
+
+}  // namespace
+
+int runCommand(const std::vector<std::string_view>& args) {
+  RunOptions options;
+  if (auto exit = parseRunOptions(args, options)) return *exit;
+  return runScript(options);
+}
+
+int runScript(const RunOptions& options) {
+  const auto start = Clock::now();
+  vm::reserveNativeStack();
+  std::optional<std::string> source = readScript(options.script);
+  if (!source) return kExitNoInput;
+  // The arena's reservation and pretouch are timed apart from the program (vm.arena_s).
+  const auto arenaStart = Clock::now();
+  std::unique_ptr<heap::Heap> heap = buildHeap(options);
+  if (!heap) return kExitUsage;
+  const double arenaSeconds = secondsBetween(arenaStart, Clock::now());
+  NoteAtExit ignoredOptionsNote;
+  // Before the collector that samples into it, so it outlives the collector.
+  std::unique_ptr<gc::FragmentationLog> fragmentation;
+  if (!options.fragFile.empty()) {
+    fragmentation = std::make_unique<gc::FragmentationLog>(options.fragFile, *heap, options.heapSize);
+    if (!fragmentation->ok()) {
+      std::fprintf(stderr, "kith: cannot write fragmentation samples to '%s': %s\n", options.fragFile.c_str(),
+                   std::strerror(errno));
+      return kExitCantCreate;
+    }
+  }
+  CollectorParts gc = buildCollector(options, *heap, start, fragmentation.get(), ignoredOptionsNote);
+  vm::Collector& collector = *gc.collector;
+  std::unique_ptr<vm::VM> vm = buildVm(options, *heap, collector);
+  if (!vm) return kExitSoftware;
+  TraceRecording trace;
+  if (!trace.start(options, *vm)) return kExitCantCreate;
+
+  std::optional<Clock::time_point> programStart;
+  int exitCode = runProgram(*vm, *source, options.script, programStart);
+  std::fflush(stdout);
+  const auto programEnd = Clock::now();
+  if (!programStart) programStart = programEnd;  // the built-ins' set-up failed
+
+  noteOutputWritten(trace.finish(options, *vm), exitCode);
+  if (fragmentation && !fragmentation->close()) {
+    std::fprintf(stderr, "kith: writing fragmentation samples to '%s' failed\n", options.fragFile.c_str());
+    noteOutputWritten(false, exitCode);
+  }
+  if (!options.gcPausesFile.empty())
+    noteOutputWritten(writePauseFile(options, gc.pauses, collector.name(), start), exitCode);
+  if (options.statistics.wanted()) {
+    RunReport report;
+    report.options = &options;
+    report.collector = collector.name();
+    if (!heap->collectsGarbage()) report.vmCollector = options.collector;
+    report.heap = heap->statistics();
+    report.gc = collector.statistics();
+    report.instructions = vm->instructionsExecuted();
+    report.objectsCreated = vm->objectsCreated();
+    report.handlesLive = vm->handles().liveCount();
+    report.handleChunks = vm->handles().chunkCount();
+    report.handleBytes = vm->handles().bytesReserved();
+    report.wallSeconds = secondsBetween(*programStart, programEnd);
+    report.arenaSeconds = arenaSeconds;
+    report.startupSeconds = secondsBetween(start, *programStart) - arenaSeconds;
+    noteOutputWritten(writeStatistics(options.statistics, runStatisticsJson(report), runStatisticsTable(report)),
+                      exitCode);
+  }
+  return exitCode;
+}
+
+int disassembleScript(const std::string& path) {
+  std::optional<std::string> source = readScript(path);
+  if (!source) return kExitNoInput;
+  auto heap = heap::makeHeap("malloc", std::size_t{64} << 20, false);
+  vm::NoCollector collector;
+  vm::VM vm(*heap, collector);
+  try {
+    stdlib::installBuiltins(vm);
+  } catch (const vm::KithThrow&) {
+    std::fprintf(stderr, "kith: cannot set up the built-ins\n");
+    return kExitSoftware;
+  }
+  vm::CompileResult compiled = vm::compile(vm, *source, path);
+  if (!compiled.script) {
+    reportCompileErrors(compiled.reportLines());
+    return kExitDataError;
+  }
+  std::fputs(vm::disassemble(vm, *compiled.script).c_str(), stdout);
+  return kExitOk;
+}
+
+}  // namespace kith::cli

@@ -1,0 +1,68 @@
+// `kith run`'s options (CLI.md), parsed once from the command line into types: the
+// collector and its pacing as enums, sizes and counts as numbers. What runs the
+// script (cli/run_command.h) reads them and checks no name again.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/statistics_request.h"
+#include "gc/continuous_collector.h"
+#include "heap/trace/trace_event.h"
+
+namespace kith::cli {
+
+// --gc: the VM's collector (a heap that collects garbage itself overrides it).
+enum class CollectorChoice { occasional, continuous, none };
+
+std::optional<CollectorChoice> collectorNamed(std::string_view name);
+std::string_view collectorName(CollectorChoice collector);
+std::string_view pacingName(gc::GcPacing pacing);
+
+struct RunOptions {
+  std::string heapPolicy = "estranged";  // a policy heap::isPolicy names, never a replay baseline
+  std::size_t heapSize = std::size_t{64} << 20;
+  CollectorChoice collector = CollectorChoice::occasional;
+  // --gc-threshold: the heap occupancy (fraction, (0, 1]) that triggers a cycle
+  // (occasional) or starts one (continuous); 0: the collector's default.
+  double gcThreshold = 0;
+  // --gc-step: the continuous collector's work per slice, in units of an object
+  // marked, a block freed or 8 handle slots swept; 0: its default.
+  std::size_t gcStep = 0;
+  // --gc-pacing: when the continuous collector's slices run. time: by allocation,
+  // with the mutator-utilization governor; work: by allocation volume alone, so
+  // every count in the statistics is identical run to run.
+  gc::GcPacing gcPacing = gc::GcPacing::time;
+  // --gc-pauses-file: every GC pause (start and duration, ns since the run's start;
+  // gc/pause_recorder.h, writePauseList).
+  std::string gcPausesFile;
+  std::string fragFile;  // --frag-file: the heap's free space after every collection (gc/fragmentation_log.h)
+  bool gcLog = false;     // one line per cycle on stderr
+  bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
+  bool moveObjects = false;       // --gc-stress=move (VMOptions::moveObjects)
+  double gcOverheadLimit = 0.98;  // --gc-overhead-limit (VMOptions::gcOverheadLimit; 0: off)
+  bool pretouch = false;    // --pretouch: populate the heap's arena at start (heap/layers/fixed_arena.h)
+  bool checkFreed = false;  // --check-freed (VMOptions::checkFreedObjects; implied by --gc-stress)
+  std::uint64_t failAllocation = 0;       // --fail-alloc=N
+  std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N
+  std::size_t maxDepth = 10000;
+  StatisticsRequest statistics;
+  std::string tracePath;  // record every allocation and free here
+  heap::TraceFormat traceFormat = heap::TraceFormat::binary;
+  std::string script;
+  std::vector<std::string> args;  // System.args
+
+  // Whether any option of the VM's collector was given (a heap that collects
+  // garbage itself then says it ignored them).
+  bool collectorOptionsGiven() const;
+};
+
+// Reads `run`'s options up to the script name; the words after it are the
+// script's. nullopt when `options` is complete, else the usage error's exit code.
+std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options);
+
+}  // namespace kith::cli

@@ -1,0 +1,38 @@
+#include "cli/statistics_request.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "cli/usage_error.h"
+
+namespace kith::cli {
+
+std::optional<int> readStatisticsOption(std::string_view option, StatisticsRequest& request) {
+  if (option == "--stats") {
+    request.format = StatsFormat::table;
+  } else if (option == "--stats=json") {
+    request.format = StatsFormat::json;
+  } else if (option.starts_with("--stats-file=") && option.size() > 13) {
+    request.file = std::string(option.substr(13));
+  } else if (option.starts_with("--stats-timers=")) {
+    std::string v(option.substr(15));
+    if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
+    request.timers = v == "on";
+  } else {
+    return std::nullopt;
+  }
+  return kExitOk;
+}
+
+bool writeStatistics(const StatisticsRequest& request, const std::string& json, const std::string& table) {
+  if (request.format == StatsFormat::json) std::fputs(json.c_str(), stderr);
+  if (request.format == StatsFormat::table) std::fputs(table.c_str(), stderr);
+  if (request.file.empty()) return true;
+  std::ofstream out(request.file);
+  out << json;
+  if (out) return true;
+  std::fprintf(stderr, "kith: cannot write statistics to '%s'\n", request.file.c_str());
+  return false;
+}
+
+}  // namespace kith::cli

@@ -1,0 +1,34 @@
+// The statistics options `kith run` and `kith replay` share (CLI.md): --stats (a
+// table on stderr), --stats=json (the JSON on stderr), --stats-file=PATH (the JSON
+// to PATH) and --stats-timers=on|off; and writing what they asked for.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kith::cli {
+
+enum class StatsFormat { none, table, json };
+
+struct StatisticsRequest {
+  StatsFormat format = StatsFormat::none;
+  std::string file;
+  // --stats-timers: time every malloc and free (alloc_ns/free_ns); off keeps every
+  // count but reads no clock per operation.
+  bool timers = true;
+
+  bool wanted() const { return format != StatsFormat::none || !file.empty(); }
+  // Per-operation timers cost two clock reads a request: only when reported.
+  bool timeOperations() const { return timers && wanted(); }
+};
+
+// nullopt when `option` is not a statistics option; kExitOk when it was and is
+// recorded in `request`; kExitUsage (after the message) when its value is wrong.
+std::optional<int> readStatisticsOption(std::string_view option, StatisticsRequest& request);
+
+// The table or the JSON on stderr and the JSON to the file, as `request` asks;
+// false (after a message) when the file could not be written.
+bool writeStatistics(const StatisticsRequest& request, const std::string& json, const std::string& table);
+
+}  // namespace kith::cli

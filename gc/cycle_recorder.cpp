@@ -1,0 +1,98 @@
+#include "gc/cycle_recorder.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "gc/fragmentation_log.h"
+#include "vm/vm.h"
+
+namespace kith::gc {
+
+namespace {
+
+std::uint64_t nanosBetween(CycleRecorder::Clock::time_point begin, CycleRecorder::Clock::time_point end) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end - begin).count();
+  return ns > 0 ? static_cast<std::uint64_t>(ns) : 0;
+}
+
+}  // namespace
+
+CycleRecorder::CycleRecorder(const CollectorOptions& options, Clock::time_point start)
+    : log_(options.log), fragmentation_(options.fragmentation), heapBytes_(options.heapBytes), pauses_(start) {}
+
+CycleRecorder::Start CycleRecorder::begin(const heap::Heap& heap, GcCause cause) const {
+  Start start;
+  start.cause = cause;
+  start.bytesBefore = heap.bytesInUse();
+  start.time = Clock::now();
+  return start;
+}
+
+std::uint64_t CycleRecorder::recordSlice(Slices& slices, Clock::time_point begin, Clock::time_point end) {
+  pauses_.record(begin, end);
+  std::uint64_t ns = nanosBetween(begin, end);
+  ++slices.count;
+  slices.totalNs += ns;
+  slices.longestNs = std::max(slices.longestNs, ns);
+  return ns;
+}
+
+CycleLogFields CycleRecorder::endingCycle(const heap::Heap& heap, const Start& start) const {
+  CycleLogFields fields;
+  fields.uptimeSeconds = std::chrono::duration<double>(start.time - pauses_.startTime()).count();
+  fields.cycle = cycles_;
+  fields.cause = start.cause;
+  fields.bytesBefore = start.bytesBefore;
+  fields.bytesAfter = heap.bytesInUse();
+  fields.heapBytes = heapBytes(heap);
+  return fields;
+}
+
+std::size_t CycleRecorder::endPause(vm::VM& vm, const Start& start) {
+  Clock::time_point end = Clock::now();
+  pauses_.record(start.time, end);
+  GcLogEntry entry;
+  static_cast<CycleLogFields&>(entry) = endingCycle(vm.heap(), start);
+  entry.pauseMs = static_cast<double>(nanosBetween(start.time, end)) / 1e6;
+  ended(vm, entry, formatGcLogLine(entry));
+  return entry.bytesAfter;
+}
+
+std::size_t CycleRecorder::endIncremental(vm::VM& vm, const Start& start, const Slices& slices, bool forced) {
+  IncrementalCycleLogEntry entry;
+  static_cast<CycleLogFields&>(entry) = endingCycle(vm.heap(), start);
+  entry.slices = slices.count;
+  entry.slicesMs = static_cast<double>(slices.totalNs) / 1e6;
+  entry.longestSliceMs = static_cast<double>(slices.longestNs) / 1e6;
+  entry.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start.time).count();
+  entry.forced = forced;
+  ended(vm, entry, formatIncrementalCycleLine(entry));
+  return entry.bytesAfter;
+}
+
+void CycleRecorder::ended(vm::VM& vm, const CycleLogFields& fields, std::string line) {
+  const std::uint64_t cycle = cycles_++;
+  lastLogLine_ = std::move(line);
+  if (log_) std::fprintf(log_, "%s\n", lastLogLine_.c_str());
+  if (fragmentation_) fragmentation_->sample(cycle, vm.heap());
+  if (verify_) {
+    std::string problem = verifyHeap(vm, *verify_);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "kith: internal error: heap verification failed after GC(%llu): %s\n",
+                   static_cast<unsigned long long>(cycle), problem.c_str());
+      std::abort();
+    }
+  }
+  vm.collectionEnded(fields.cause, fields.bytesBefore, fields.bytesAfter, fields.heapBytes);
+}
+
+void CycleRecorder::fill(vm::CollectorStatistics& s) const {
+  s.cycles = cycles_;
+  s.objectsFreed = objectsFreed_;
+  s.bytesFreed = bytesFreed_;
+  s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
+  pauses_.fill(s, Clock::now());
+}
+
+}  // namespace kith::gc

@@ -1,0 +1,87 @@
+#include "cli/run_options.h"
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+#include <vector>
+
+#include "cli/exit_codes.h"
+
+namespace kith::cli {
+namespace {
+
+std::optional<int> parse(std::vector<std::string_view> args, RunOptions& options) {
+  testing::internal::CaptureStderr();
+  std::optional<int> exit = parseRunOptions(args, options);
+  testing::internal::GetCapturedStderr();
+  return exit;
+}
+
+TEST(RunOptions, DefaultsWithOnlyAScript) {
+  RunOptions o;
+  EXPECT_EQ(parse({"a.kith"}, o), std::nullopt);
+  EXPECT_EQ(o.script, "a.kith");
+  EXPECT_EQ(o.heapPolicy, "estranged");
+  EXPECT_EQ(o.collector, CollectorChoice::occasional);
+  EXPECT_EQ(o.gcPacing, gc::GcPacing::time);
+  EXPECT_EQ(o.statistics.format, StatsFormat::none);
+  EXPECT_FALSE(o.statistics.wanted());
+  EXPECT_FALSE(o.collectorOptionsGiven());
+}
+
+TEST(RunOptions, OptionsAreParsedIntoTypes) {
+  RunOptions o;
+  EXPECT_EQ(parse({"--heap=knuth", "--heap-size=1M", "--gc=continuous", "--gc-pacing=work", "--gc-step=64",
+                   "--gc-threshold=0.3", "--stats=json", "--stats-timers=off", "--fail-alloc-every=9",
+                   "--gc-overhead-limit=off", "--trace=t.txt", "s.kith", "--not-an-option", "2"},
+                  o),
+            std::nullopt);
+  EXPECT_EQ(o.heapPolicy, "knuth");
+  EXPECT_EQ(o.heapSize, std::size_t{1} << 20);
+  EXPECT_EQ(o.collector, CollectorChoice::continuous);
+  EXPECT_EQ(o.gcPacing, gc::GcPacing::work);
+  EXPECT_EQ(o.gcStep, 64u);
+  EXPECT_EQ(o.gcThreshold, 0.3);
+  EXPECT_EQ(o.statistics.format, StatsFormat::json);
+  EXPECT_FALSE(o.statistics.timeOperations());
+  EXPECT_EQ(o.failAllocationEvery, 9u);
+  EXPECT_EQ(o.gcOverheadLimit, 0.0);
+  EXPECT_EQ(o.traceFormat, heap::TraceFormat::text);  // by the extension
+  EXPECT_EQ(o.script, "s.kith");
+  EXPECT_EQ(o.args, (std::vector<std::string>{"--not-an-option", "2"}));  // the script's own
+  EXPECT_TRUE(o.collectorOptionsGiven());
+}
+
+TEST(RunOptions, MistakesAreUsageErrors) {
+  for (std::string_view bad : {"--gc=foo", "--heap=nothing", "--heap=foo", "--gc-pacing=fast", "--max-depth=0",
+                               "--stats=table", "--stats-file=", "--gc-overhead-limit=101", "--bogus"}) {
+    RunOptions o;
+    EXPECT_EQ(parse({bad, "a.kith"}, o), kExitUsage) << bad;
+  }
+  RunOptions o;
+  EXPECT_EQ(parse({"--gc-log"}, o), kExitUsage);  // no script
+}
+
+TEST(RunOptions, CollectorNamesRoundTrip) {
+  for (CollectorChoice c : {CollectorChoice::occasional, CollectorChoice::continuous, CollectorChoice::none})
+    EXPECT_EQ(collectorNamed(collectorName(c)), c);
+  EXPECT_EQ(collectorNamed("boehm"), std::nullopt);
+}
+
+TEST(StatisticsRequest, OptionsSharedByRunAndReplay) {
+  StatisticsRequest r;
+  EXPECT_EQ(readStatisticsOption("--heap=knuth", r), std::nullopt);
+  EXPECT_EQ(readStatisticsOption("--stats-file=s.json", r), kExitOk);
+  EXPECT_EQ(r.file, "s.json");
+  EXPECT_TRUE(r.wanted());
+  EXPECT_TRUE(r.timeOperations());
+  EXPECT_EQ(readStatisticsOption("--stats", r), kExitOk);
+  EXPECT_EQ(r.format, StatsFormat::table);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(readStatisticsOption("--stats-timers=maybe", r), kExitUsage);
+  testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(r.timers);
+}
+
+}  // namespace
+}  // namespace kith::cli
