@@ -1,6 +1,7 @@
 // HeapOwnCollector: the collector `kith run` gives the VM when the heap collects
-// garbage itself (boehm). The VM's own collectors stay off; System.gc() and the
-// statistics' cycles go to the heap's collector.
+// garbage itself (boehm). The VM's own collectors stay off: its object space is a
+// CollectedHeapSpace, whose System.gc() runs the heap's collector, and the
+// statistics' cycles are the heap's.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@ namespace kith::cli {
 class HeapOwnCollector final : public vm::Collector {
  public:
   explicit HeapOwnCollector(heap::Heap& heap) : heap_(heap), cyclesAtStart_(heap.collections()) {}
-  void collect(vm::VM&, vm::GcCause) override { heap_.collect(); }
+  void collect(vm::HandleTableSpace&, vm::GcCause) override { heap_.collect(); }
   std::string_view name() const override { return heap_.name(); }
   vm::CollectorStatistics statistics() const override {
     vm::CollectorStatistics s;

@@ -163,14 +163,14 @@ class TraceRecording {
       return false;
     }
     writer_ = std::make_unique<heap::TraceWriter>(file_, options.traceFormat);
-    vm.setTraceWriter(writer_.get());
+    vm.space().setTraceWriter(writer_.get());
     return true;
   }
 
   // The binary end marker, then everything to the file; false after the message if that failed.
   bool finish(const RunOptions& options, vm::VM& vm) {
     if (!writer_) return true;
-    vm.setTraceWriter(nullptr);
+    vm.space().setTraceWriter(nullptr);
     writer_->finish();
     bool ok = writer_->ok();
     writer_.reset();
@@ -307,10 +307,10 @@ int runScript(const RunOptions& options) {
     report.heap = heap->statistics();
     report.gc = collector.statistics();
     report.instructions = vm->instructionsExecuted();
-    report.objectsCreated = vm->objectsCreated();
-    report.handlesLive = vm->handles().liveCount();
-    report.handleChunks = vm->handles().chunkCount();
-    report.handleBytes = vm->handles().bytesReserved();
+    report.objectsCreated = vm->space().objectsCreated();
+    report.handlesLive = vm->space().handles().liveCount();
+    report.handleChunks = vm->space().handles().chunkCount();
+    report.handleBytes = vm->space().handles().bytesReserved();
     report.wallSeconds = secondsBetween(*programStart, programEnd);
     report.arenaSeconds = arenaSeconds;
     report.startupSeconds = secondsBetween(start, *programStart) - arenaSeconds;

@@ -24,11 +24,13 @@ ContinuousCollector::ContinuousCollector(ContinuousCollectorOptions options)
 }
 
 
-std::size_t ContinuousCollector::heapBytes(vm::VM& vm) const { return recorder_.heapBytes(vm.heap()); }
+std::size_t ContinuousCollector::heapBytes(vm::HandleTableSpace& space) const {
+  return recorder_.heapBytes(space.heap());
+}
 
-void ContinuousCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
+void ContinuousCollector::setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse) {
   triggerSet_ = true;
-  std::size_t size = heapBytes(vm);
+  std::size_t size = heapBytes(space);
   noTrigger_ = size == 0 || options_.startOccupancy >= 1;
   if (noTrigger_) return;
   auto threshold = static_cast<std::size_t>(options_.startOccupancy * static_cast<double>(size));
@@ -51,39 +53,39 @@ void ContinuousCollector::resetBudgets() {
   allocationBudget_ = 0;  // the next allocation re-reads the occupancy (or, under stress, starts a cycle)
 }
 
-void ContinuousCollector::checkOccupancy(vm::VM& vm, std::size_t bytesRequested) {
+void ContinuousCollector::checkOccupancy(vm::HandleTableSpace& space, std::size_t bytesRequested) {
   if (options_.stress) {
-    startCycle(vm, GcCause::stress);
+    startCycle(space, GcCause::stress);
     return;
   }
-  std::size_t inUse = vm.heap().bytesInUse();
-  if (!triggerSet_) setTriggerPoint(vm, inUse);
+  std::size_t inUse = space.heap().bytesInUse();
+  if (!triggerSet_) setTriggerPoint(space, inUse);
   if (noTrigger_) {
     allocationBudget_ = kNoBudget;  // cycles only on failure or System.gc()
     return;
   }
   if (inUse + std::max(bytesRequested, kOccupancyGranularity) >= triggerBytes_) {
-    startCycle(vm, GcCause::heapOccupancy);
+    startCycle(space, GcCause::heapOccupancy);
     return;
   }
   std::size_t budget = (triggerBytes_ - inUse) / 2;
   allocationBudget_ = budget > bytesRequested ? budget - bytesRequested : 0;
 }
 
-void ContinuousCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
+void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) {
   if (phase_ == Phase::idle) {
-    checkOccupancy(vm, bytes);
+    checkOccupancy(space, bytes);
     return;
   }
   std::size_t debt = bytes - allocationBudget_;  // requested beyond the budget: paid by the next slices
   cycleRequested_ += grantedBudget_ - allocationBudget_ + bytes;
-  if (!options_.stress && mutatorNeedsTime(vm)) {
+  if (!options_.stress && mutatorNeedsTime(space)) {
     // Too soon after the last slice: let the mutator run, and look again shortly.
     ++deferredSlices_;
     grantedBudget_ = allocationBudget_ = std::max(kMinSliceBytes, sliceBytes_ / 4);
     return;
   }
-  slice(vm);
+  slice(space);
   // Behind plan (the cycle's allowance requested, and it is still running: it needs
   // more slices than the last cycle took, as when the live set grows): a slice every
   // quarter of the bytes, so it catches up before the heap, or the boxed ints'
@@ -102,7 +104,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
 // room for the rest of the cycle at full speed — the real occupancy, which the
 // sweep lowers as it frees, not the requested bytes — and lets go only when the
 // heap is about to fill.
-bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
+bool ContinuousCollector::mutatorNeedsTime(vm::HandleTableSpace& space) {
   if (options_.pacing == GcPacing::work) return false;  // slices by allocation volume alone
   auto sinceLast = Clock::now() - lastSliceEnd_;
   if (sinceLast * kMutatorShareDen >= lastSliceDuration_ * kMutatorShareNum) return false;
@@ -111,8 +113,8 @@ bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
   // slices' worth of requests, not at each decision, and the reserve covers what
   // those may take.
   if (cycleRequested_ >= nextOccupancyCheck_) {
-    std::size_t size = heapBytes(vm);
-    std::size_t inUse = vm.heap().bytesInUse();
+    std::size_t size = heapBytes(space);
+    std::size_t inUse = space.heap().bytesInUse();
     std::size_t free = size > inUse ? size - inUse : 0;
     // The rest of the cycle at full speed: a slice per sliceBytes_ requested, each
     // request taking at most twice its size in blocks (kingsley).
@@ -125,18 +127,18 @@ bool ContinuousCollector::mutatorNeedsTime(vm::VM& vm) {
   return roomToDefer_;
 }
 
-void ContinuousCollector::backEdgeBudgetSpent(vm::VM& vm) {
+void ContinuousCollector::backEdgeBudgetSpent(vm::HandleTableSpace& space) {
   if (phase_ == Phase::idle) return;  // cycles start from the allocation gate only
   if (options_.pacing == GcPacing::work) return;  // (resetBudgets never arms it then)
-  if (mutatorNeedsTime(vm)) return;
+  if (mutatorNeedsTime(space)) return;
   std::size_t budget = allocationBudget_;
-  slice(vm);
+  slice(space);
   if (phase_ != Phase::idle) allocationBudget_ = budget;  // the allocation pacing is unchanged
 }
 
-void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
+void ContinuousCollector::startCycle(vm::HandleTableSpace& space, GcCause cause) {
   if (phase_ != Phase::idle) return;
-  cycle_ = recorder_.begin(vm.heap(), cause);
+  cycle_ = recorder_.begin(space.heap(), cause);
   const std::size_t inUse = cycle_.bytesBefore;
   cycleSlices_ = {};
   cycleLiveBytes_ = 0;
@@ -147,17 +149,17 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   barrierActive_ = true;
   gray_.clear();
   partial_ = nullptr;
-  if (options_.measureLocality) locality_.beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
-  vm.forEachRoot([&](vm::Value& root) {
+  if (options_.measureLocality) locality_.beginCycle(space.heap().arenaBase(), space.heap().arenaSize());
+  space.forEachRoot([&](const vm::Value& root) {
     shadeValue(root);
   });
 
   // Pacing (see the header): the cycle's work spread over half the free space. A
   // cycle that boxed ints started (vm/value.h) must end before they double, so its
   // free space is the boxes' room (boxes pay the pacing in handle bytes).
-  std::size_t size = heapBytes(vm);
+  std::size_t size = heapBytes(space);
   std::size_t heapFree = size > inUse ? size - inUse : 0;
-  std::size_t free = cause == GcCause::boxedIntegers ? std::min(heapFree, vm.boxRoomBytes()) : heapFree;
+  std::size_t free = cause == GcCause::boxedIntegers ? std::min(heapFree, space.boxRoomBytes()) : heapFree;
   if (size == 0) {
     sliceBytes_ = options_.fallbackSliceBytes;
   } else {
@@ -169,9 +171,9 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
       // reckon every 16 bytes in use a slot (an overestimate for strings and byte
       // arrays: a cycle that ends early costs less than one that overruns its
       // allowance and is forced).
-      std::size_t markUnits = vm.handles().liveCount() + inUse / (sizeof(vm::Value) * kMarkSlotsPerWorkUnit);
+      std::size_t markUnits = space.handles().liveCount() + inUse / (sizeof(vm::Value) * kMarkSlotsPerWorkUnit);
       std::size_t markSlices = markUnits / options_.workPerSlice;
-      std::size_t sweepSlices = vm.handles().capacity() / (kSweepSlotsPerWorkUnit * options_.workPerSlice);
+      std::size_t sweepSlices = space.handles().capacity() / (kSweepSlotsPerWorkUnit * options_.workPerSlice);
       slices = markSlices + sweepSlices;
     }
     slices += 2;  // the root scan, and the slice that ends the sweep
@@ -188,13 +190,13 @@ void ContinuousCollector::startCycle(vm::VM& vm, GcCause cause) {
   resetBudgets();
 }
 
-void ContinuousCollector::slice(vm::VM& vm) {
+void ContinuousCollector::slice(vm::HandleTableSpace& space) {
   Clock::time_point begin = Clock::now();
   bool cycleDone = false;
   if (phase_ == Phase::marking) {
-    if (markSome(options_.workPerSlice)) flipToSweep(vm);
+    if (markSome(options_.workPerSlice)) flipToSweep(space);
   } else if (phase_ == Phase::sweeping) {
-    cycleDone = sweepSome(vm, kSweepSlotsPerWorkUnit * options_.workPerSlice, true);
+    cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true);
   }
   Clock::time_point end = Clock::now();
   recorder_.recordSlice(cycleSlices_, begin, end);
@@ -208,21 +210,21 @@ void ContinuousCollector::slice(vm::VM& vm) {
   if (typicalSlice_ == Clock::duration::zero()) typicalSlice_ = length;
   lastSliceDuration_ = std::min(length, typicalSlice_ * kSliceOutlierFactor);
   typicalSlice_ += (lastSliceDuration_ - typicalSlice_) / 8;
-  if (cycleDone) endCycle(vm);
+  if (cycleDone) endCycle(space);
   resetBudgets();
 }
 
-void ContinuousCollector::step(vm::VM& vm) {
+void ContinuousCollector::step(vm::HandleTableSpace& space) {
   if (phase_ != Phase::idle) {
-    slice(vm);
+    slice(space);
     return;
   }
-  std::size_t size = heapBytes(vm);
+  std::size_t size = heapBytes(space);
   if (options_.stress) {
-    startCycle(vm, GcCause::stress);
-  } else if (size != 0 && static_cast<double>(vm.heap().bytesInUse()) >=
+    startCycle(space, GcCause::stress);
+  } else if (size != 0 && static_cast<double>(space.heap().bytesInUse()) >=
                               options_.startOccupancy * static_cast<double>(size)) {
-    startCycle(vm, GcCause::heapOccupancy);
+    startCycle(space, GcCause::heapOccupancy);
   }
 }
 
@@ -275,8 +277,8 @@ bool ContinuousCollector::markSome(std::size_t budget) {
 
 // Marking is complete: every object still white is garbage. The whites flip, so the
 // sweep can tell garbage (the old white) from objects born during the sweep.
-void ContinuousCollector::flipToSweep(vm::VM& vm) {
-  if (options_.verify) verifyMarking(vm);
+void ContinuousCollector::flipToSweep(vm::HandleTableSpace& space) {
+  if (options_.verify) verifyMarking(space);
   recorder_.countLiveBytes(cycleLiveBytes_);
   locality_.endCycle();
   phase_ = Phase::sweeping;
@@ -287,10 +289,10 @@ void ContinuousCollector::flipToSweep(vm::VM& vm) {
   sweepSlot_ = 0;
 }
 
-bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice) {
+bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice) {
   std::uint64_t freed = 0, bytesFreed = 0;
-  heap::Heap& heap = vm.heap();
-  vm::HandleTable& handles = vm.handles();
+  heap::Heap& heap = space.heap();
+  vm::HandleTable& handles = space.handles();
   // Chunks added during the sweep hold only objects born in it: walking them is harmless.
   while (budget > 0 && sweepChunk_ < handles.chunkCount()) {
     vm::Handle* chunk = handles.chunk(sweepChunk_);
@@ -300,12 +302,12 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
       if (h->gcBits & kBlack) {
         h->gcBits = white_;                    // survived: white for the next cycle
       } else if (!(h->gcBits & white_)) {      // the old white (or never coloured): garbage
-        if (vm.isBox(h)) {                     // no heap block: not an object freed
-          vm.releaseBox(h);
+        if (space.isBox(h)) {                  // no heap block: not an object freed
+          space.releaseBox(h);
           continue;
         }
         bytesFreed += heap.getSize(h->object);
-        vm.freeObject(h);
+        space.freeObject(h);
         ++freed;
         // A free costs kWorkUnitsPerFree whole work units (of kSweepSlotsPerWorkUnit slot
         // visits each; the loop takes the slot's own visit).
@@ -326,36 +328,36 @@ bool ContinuousCollector::sweepSome(vm::VM& vm, std::size_t budget, bool isSlice
   return sweepChunk_ >= handles.chunkCount();
 }
 
-void ContinuousCollector::endCycle(vm::VM& vm) {
+void ContinuousCollector::endCycle(vm::HandleTableSpace& space) {
   phase_ = Phase::idle;
   if (!cycleForced_) lastCycleSlices_ = cycleSlices_.count;
-  std::size_t after = recorder_.endIncremental(vm, cycle_, cycleSlices_, cycleForced_);
-  setTriggerPoint(vm, after);
+  std::size_t after = recorder_.endIncremental(space, cycle_, cycleSlices_, cycleForced_);
+  setTriggerPoint(space, after);
 }
 
-void ContinuousCollector::finishCycle(vm::VM& vm) {
+void ContinuousCollector::finishCycle(vm::HandleTableSpace& space) {
   if (phase_ == Phase::marking) {
     markSome(std::numeric_limits<std::size_t>::max());
-    flipToSweep(vm);
+    flipToSweep(space);
   }
   if (phase_ == Phase::sweeping) {
-    sweepSome(vm, std::numeric_limits<std::size_t>::max());
-    endCycle(vm);
+    sweepSome(space, std::numeric_limits<std::size_t>::max());
+    endCycle(space);
   }
   resetBudgets();
 }
 
-void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
+void ContinuousCollector::collect(vm::HandleTableSpace& space, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  const CycleRecorder::Start start = recorder_.begin(vm.heap(), cause);
+  const CycleRecorder::Start start = recorder_.begin(space.heap(), cause);
   if (phase_ != Phase::idle) {
     // Its snapshot is old: finish it, then a whole cycle frees what died since.
     if (cause == GcCause::allocationFailure) {
       ++forcedCompletions_;
       cycleForced_ = true;
     }
-    finishCycle(vm);
+    finishCycle(space);
   }
   // A whole cycle at once, logged as a full pause.
   phase_ = Phase::marking;
@@ -364,28 +366,28 @@ void ContinuousCollector::collect(vm::VM& vm, GcCause cause) {
   barrierActive_ = true;
   gray_.clear();
   partial_ = nullptr;
-  vm.forEachRoot([&](vm::Value& root) {
+  space.forEachRoot([&](const vm::Value& root) {
     shadeValue(root);
   });
   markSome(std::numeric_limits<std::size_t>::max());
-  flipToSweep(vm);
-  sweepSome(vm, std::numeric_limits<std::size_t>::max());
+  flipToSweep(space);
+  sweepSome(space, std::numeric_limits<std::size_t>::max());
   phase_ = Phase::idle;
-  std::size_t after = recorder_.endPause(vm, start);
-  setTriggerPoint(vm, after);
+  std::size_t after = recorder_.endPause(space, start);
+  setTriggerPoint(space, after);
   resetBudgets();
   collecting_ = false;
 }
 
 // The invariant at the end of marking: everything reachable from the roots is black.
-void ContinuousCollector::verifyMarking(vm::VM& vm) {
+void ContinuousCollector::verifyMarking(vm::HandleTableSpace& space) {
   std::unordered_set<vm::Handle*> seen;
   std::vector<vm::Handle*> pending;
-  auto visit = [&](vm::Value& v) {
+  auto visit = [&](const vm::Value& v) {
     if (!v.holdsHandle()) return;
     if (seen.insert(v.handle()).second && v.isObject()) pending.push_back(v.handle());
   };
-  vm.forEachRoot(visit);
+  space.forEachRoot(visit);
   while (!pending.empty()) {
     vm::Handle* h = pending.back();
     pending.pop_back();

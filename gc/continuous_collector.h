@@ -81,7 +81,7 @@
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
-#include "vm/vm.h"
+#include "vm/handle_table_space.h"
 
 namespace kith::gc {
 
@@ -147,23 +147,23 @@ class ContinuousCollector final : public vm::Collector {
   // Finishes the cycle in progress (a forced completion when the cause is an
   // allocation failure), then runs a whole cycle at once: everything unreachable
   // now is freed.
-  void collect(vm::VM& vm, GcCause cause) override;
+  void collect(vm::HandleTableSpace& space, GcCause cause) override;
   // Starts a cycle, which frees the dead boxes at its end like the rest; when boxes
   // pile up again before that, the cycle is finished at once.
-  void boxesPiledUp(vm::VM& vm) override {
-    if (phase_ == Phase::idle) startCycle(vm, GcCause::boxedIntegers);
-    else collect(vm, GcCause::boxedIntegers);
+  void boxesPiledUp(vm::HandleTableSpace& space) override {
+    if (phase_ == Phase::idle) startCycle(space, GcCause::boxedIntegers);
+    else collect(space, GcCause::boxedIntegers);
   }
   std::string_view name() const override { return "continuous"; }
   vm::CollectorStatistics statistics() const override;
 
   // One slice of work (may start a cycle when idle and the heap is full enough).
   // Public for tests.
-  void step(vm::VM& vm);
+  void step(vm::HandleTableSpace& space);
   // Starts a cycle now if idle (scans the roots).
-  void startCycle(vm::VM& vm, GcCause cause = GcCause::heapOccupancy);
+  void startCycle(vm::HandleTableSpace& space, GcCause cause = GcCause::heapOccupancy);
   // Runs the cycle in progress to its end, at once.
-  void finishCycle(vm::VM& vm);
+  void finishCycle(vm::HandleTableSpace& space);
 
   void setStartTime(std::chrono::steady_clock::time_point start) { recorder_.setStartTime(start); }
   const ContinuousCollectorOptions& options() const { return options_; }
@@ -189,10 +189,10 @@ class ContinuousCollector final : public vm::Collector {
   LocalityMeter locality_;  // measured during each cycle's marking
   static constexpr std::size_t kOccupancyGranularity = 4096;
 
-  void allocationBudgetSpent(vm::VM& vm, std::size_t bytes) override;
+  void allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) override;
   void shadeOverwritten(vm::Value v) override { shadeValue(v); }
-  void backEdgeBudgetSpent(vm::VM& vm) override;
-  bool mutatorNeedsTime(vm::VM& vm);
+  void backEdgeBudgetSpent(vm::HandleTableSpace& space) override;
+  bool mutatorNeedsTime(vm::HandleTableSpace& space);
 
   void shade(vm::Handle* h) {
     if (!isWhite(h)) return;  // already gray or black
@@ -208,20 +208,20 @@ class ContinuousCollector final : public vm::Collector {
       if (isWhite(box)) box->gcBits = kBlack;
     }
   }
-  std::size_t heapBytes(vm::VM& vm) const;
+  std::size_t heapBytes(vm::HandleTableSpace& space) const;
   // Idle: start a cycle if the occupancy trigger is reached, else grant half the gap.
-  void checkOccupancy(vm::VM& vm, std::size_t bytesRequested);
+  void checkOccupancy(vm::HandleTableSpace& space, std::size_t bytesRequested);
   // A slice of the cycle in progress, timed.
-  void slice(vm::VM& vm);
+  void slice(vm::HandleTableSpace& space);
   // Scans gray objects for up to `budget` work units (kMarkSlotsPerWorkUnit above);
   // true when nothing is gray.
   bool markSome(std::size_t budget);
-  void flipToSweep(vm::VM& vm);
+  void flipToSweep(vm::HandleTableSpace& space);
   // Sweeps up to `budget` handle slots; true when the sweep is done.
-  bool sweepSome(vm::VM& vm, std::size_t budget, bool isSlice = false);
-  void endCycle(vm::VM& vm);
-  void verifyMarking(vm::VM& vm);
-  void setTriggerPoint(vm::VM& vm, std::size_t bytesInUse);
+  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false);
+  void endCycle(vm::HandleTableSpace& space);
+  void verifyMarking(vm::HandleTableSpace& space);
+  void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
   // Sets the budgets for the phase now in force.
   void resetBudgets();
 

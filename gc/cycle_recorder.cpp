@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "gc/fragmentation_log.h"
-#include "vm/vm.h"
+#include "vm/handle_table_space.h"
 
 namespace kith::gc {
 
@@ -49,42 +49,43 @@ CycleLogFields CycleRecorder::endingCycle(const heap::Heap& heap, const Start& s
   return fields;
 }
 
-std::size_t CycleRecorder::endPause(vm::VM& vm, const Start& start) {
+std::size_t CycleRecorder::endPause(vm::HandleTableSpace& space, const Start& start) {
   Clock::time_point end = Clock::now();
   pauses_.record(start.time, end);
   GcLogEntry entry;
-  static_cast<CycleLogFields&>(entry) = endingCycle(vm.heap(), start);
+  static_cast<CycleLogFields&>(entry) = endingCycle(space.heap(), start);
   entry.pauseMs = static_cast<double>(nanosBetween(start.time, end)) / 1e6;
-  ended(vm, entry, formatGcLogLine(entry));
+  ended(space, entry, formatGcLogLine(entry));
   return entry.bytesAfter;
 }
 
-std::size_t CycleRecorder::endIncremental(vm::VM& vm, const Start& start, const Slices& slices, bool forced) {
+std::size_t CycleRecorder::endIncremental(vm::HandleTableSpace& space, const Start& start, const Slices& slices,
+                                          bool forced) {
   IncrementalCycleLogEntry entry;
-  static_cast<CycleLogFields&>(entry) = endingCycle(vm.heap(), start);
+  static_cast<CycleLogFields&>(entry) = endingCycle(space.heap(), start);
   entry.slices = slices.count;
   entry.slicesMs = static_cast<double>(slices.totalNs) / 1e6;
   entry.longestSliceMs = static_cast<double>(slices.longestNs) / 1e6;
   entry.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start.time).count();
   entry.forced = forced;
-  ended(vm, entry, formatIncrementalCycleLine(entry));
+  ended(space, entry, formatIncrementalCycleLine(entry));
   return entry.bytesAfter;
 }
 
-void CycleRecorder::ended(vm::VM& vm, const CycleLogFields& fields, std::string line) {
+void CycleRecorder::ended(vm::HandleTableSpace& space, const CycleLogFields& fields, std::string line) {
   const std::uint64_t cycle = cycles_++;
   lastLogLine_ = std::move(line);
   if (log_) std::fprintf(log_, "%s\n", lastLogLine_.c_str());
-  if (fragmentation_) fragmentation_->sample(cycle, vm.heap());
+  if (fragmentation_) fragmentation_->sample(cycle, space.heap());
   if (verify_) {
-    std::string problem = verifyHeap(vm, *verify_);
+    std::string problem = verifyHeap(space, *verify_);
     if (!problem.empty()) {
       std::fprintf(stderr, "kith: internal error: heap verification failed after GC(%llu): %s\n",
                    static_cast<unsigned long long>(cycle), problem.c_str());
       std::abort();
     }
   }
-  vm.collectionEnded(fields.cause, fields.bytesBefore, fields.bytesAfter, fields.heapBytes);
+  space.collectionEnded(fields.cause, fields.bytesBefore, fields.bytesAfter, fields.heapBytes);
 }
 
 void CycleRecorder::fill(vm::CollectorStatistics& s) const {

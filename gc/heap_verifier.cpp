@@ -53,10 +53,10 @@ std::size_t impliedSize(vm::Handle* handle) {
 
 class Verifier {
  public:
-  Verifier(vm::VM& vm, VerifyOptions options) : vm_(vm), options_(options) {}
+  Verifier(vm::HandleTableSpace& space, VerifyOptions options) : space_(space), options_(options) {}
 
   std::string run() {
-    vm_.forEachRoot([&](vm::Value& root) { visit(root, "a root"); });
+    space_.forEachRoot([&](const vm::Value& root) { visit(root, "a root"); });
     while (!pending_.empty() && error_.empty()) {
       vm::Handle* handle = pending_.back();
       pending_.pop_back();
@@ -64,12 +64,12 @@ class Verifier {
     }
     if (!error_.empty()) return error_;
     if (options_.checkHeapInvariants) {
-      std::string heapError = vm_.heap().checkInvariants();
+      std::string heapError = space_.heap().checkInvariants();
       if (!heapError.empty()) return "heap invariants: " + heapError;
     }
-    if (options_.requireNoGarbage && vm_.handles().liveCount() != visited_.size()) {
+    if (options_.requireNoGarbage && space_.handles().liveCount() != visited_.size()) {
       std::ostringstream out;
-      out << vm_.handles().liveCount() << " live handles but only " << visited_.size()
+      out << space_.handles().liveCount() << " live handles but only " << visited_.size()
           << " reachable: garbage survived the collection";
       return out.str();
     }
@@ -92,22 +92,22 @@ class Verifier {
   }
 
   std::string checkBox(vm::Handle* box) {
-    if (!vm_.heapCollectsGarbage() && !vm_.handles().owns(box)) return "boxed int: not a slot of the handle table";
+    if (!space_.handles().owns(box)) return "boxed int: not a slot of the handle table";
     if (box->klass == nullptr) return "a freed boxed int is reachable";
-    if (!vm_.isBox(box)) return "a boxed-int Value names a handle of another class";
+    if (!space_.isBox(box)) return "a boxed-int Value names a handle of another class";
     return {};
   }
 
   std::string check(vm::Handle* handle) {
     if (handle == nullptr) return "null handle in an object Value";
-    if (!vm_.handles().owns(handle)) return "not a slot of the handle table";
+    if (!space_.handles().owns(handle)) return "not a slot of the handle table";
     if (handle->klass == nullptr) return "a freed handle is reachable";
     if (options_.requireClearMarks && (handle->gcBits & ~options_.allowedBits) != 0) return "mark bits left set after the sweep";
     auto* object = static_cast<std::byte*>(handle->object);
     if (object == nullptr) return "handle names no object";
     auto* header = reinterpret_cast<vm::ObjectHeader*>(object);
-    std::byte* base = vm_.heap().arenaBase();
-    std::size_t arenaSize = vm_.heap().arenaSize();
+    std::byte* base = space_.heap().arenaBase();
+    std::size_t arenaSize = space_.heap().arenaSize();
     if (base != nullptr) {
       if (object < base || object + sizeof(vm::ObjectHeader) > base + arenaSize)
         return "object address outside the heap arena";
@@ -121,7 +121,7 @@ class Verifier {
     return {};
   }
 
-  vm::VM& vm_;
+  vm::HandleTableSpace& space_;
   VerifyOptions options_;
   std::unordered_set<vm::Handle*> visited_;
   std::vector<vm::Handle*> pending_;
@@ -130,6 +130,6 @@ class Verifier {
 
 }  // namespace
 
-std::string verifyHeap(vm::VM& vm, VerifyOptions options) { return Verifier(vm, options).run(); }
+std::string verifyHeap(vm::HandleTableSpace& space, VerifyOptions options) { return Verifier(space, options).run(); }
 
 }  // namespace kith::gc

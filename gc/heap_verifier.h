@@ -1,9 +1,9 @@
-// The heap verifier: walks everything reachable from the VM's roots and checks
+// The heap verifier: walks everything reachable from the mutator's roots and checks
 // that the object graph and the heap agree. Run after a collection in debug
 // builds (OccasionalCollector's `verify` option) and by the tests.
 //
 // Checks, for every handle reachable from the roots:
-//   - it is a slot of the VM's handle table and not on its free list (klass set);
+//   - it is a slot of the space's handle table and not on its free list (klass set);
 //   - its object lies inside the heap's arena (Heap::arenaBase/arenaSize; skipped
 //     for `malloc`, which has no arena), whole;
 //   - the object's header names it back (header.handle) and carries its class id;
@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vm/vm.h"
+#include "vm/handle_table_space.h"
 
 namespace kith::gc {
 
@@ -31,6 +31,6 @@ struct VerifyOptions {
 };
 
 // "" when every check holds; otherwise a description of the first failure.
-std::string verifyHeap(vm::VM& vm, VerifyOptions options = {});
+std::string verifyHeap(vm::HandleTableSpace& space, VerifyOptions options = {});
 
 }  // namespace kith::gc

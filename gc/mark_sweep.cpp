@@ -22,11 +22,11 @@ inline void markValue(const vm::Value& value, std::vector<vm::Handle*>& markStac
 // run-time test of the meter inside it, GCC no longer inlines markValue, and every
 // collection pays for the calls.
 template <bool kMeasureLocality>
-std::size_t markFromRoots(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t& bytes,
+std::size_t markFromRoots(vm::HandleTableSpace& space, std::vector<vm::Handle*>& markStack, std::uint64_t& bytes,
                           LocalityMeter* locality) {
   std::size_t marked = 0;
   markStack.clear();
-  vm.forEachRoot([&](vm::Value& root) { markValue(root, markStack, marked); });
+  space.forEachRoot([&](const vm::Value& root) { markValue(root, markStack, marked); });
   // Depth first, from the top of the stack: a child is scanned right after the object
   // that marked it, which for structures built depth first is the next object in the
   // arena. (A FIFO of prefetches between the stack and the scan, prefetch-on-grey, is
@@ -49,33 +49,33 @@ std::size_t markFromRoots(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::
 
 }  // namespace
 
-std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes,
+std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes,
                           LocalityMeter* locality) {
   std::uint64_t bytes = 0;
-  std::size_t marked = locality ? markFromRoots<true>(vm, markStack, bytes, locality)
-                                : markFromRoots<false>(vm, markStack, bytes, nullptr);
+  std::size_t marked = locality ? markFromRoots<true>(space, markStack, bytes, locality)
+                                : markFromRoots<false>(space, markStack, bytes, nullptr);
   if (markedBytes) *markedBytes += bytes;
   return marked;
 }
 
-SweepTotals sweepUnmarked(vm::VM& vm) {
+SweepTotals sweepUnmarked(vm::HandleTableSpace& space) {
   SweepTotals totals;
-  heap::Heap& heap = vm.heap();
+  heap::Heap& heap = space.heap();
   // Freeing releases the handle (its klass becomes nullptr), which forEachLive
   // tolerates: it tests each slot as it reaches it and never revisits one.
-  vm.handles().forEachLive([&](vm::Handle* handle) {
+  space.handles().forEachLive([&](vm::Handle* handle) {
     if (handle->gcBits & kMarked) {
       handle->gcBits &= ~kMarked;
       ++totals.survivors;
       return;
     }
-    if (vm.isBox(handle)) {  // no heap block: not an object freed
-      vm.releaseBox(handle);
+    if (space.isBox(handle)) {  // no heap block: not an object freed
+      space.releaseBox(handle);
       return;
     }
     totals.bytesFreed += heap.getSize(handle->object);
     ++totals.objectsFreed;
-    vm.freeObject(handle);
+    space.freeObject(handle);
   });
   return totals;
 }

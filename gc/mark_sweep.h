@@ -1,5 +1,5 @@
-// The two halves of a stop-the-world mark-sweep collection, over the VM's handle
-// table. Mark state lives in Handle::gcBits (bit kMarked); the table itself never
+// The two halves of a stop-the-world mark-sweep collection, over the object space's
+// handle table. Mark state lives in Handle::gcBits (bit kMarked); the table itself never
 // reads it.
 //
 // Invariants, between collections: every live handle has gcBits == 0. During
@@ -16,19 +16,19 @@
 #include <vector>
 
 #include "gc/locality_meter.h"
-#include "vm/vm.h"
+#include "vm/handle_table_space.h"
 
 namespace kith::gc {
 
 inline constexpr std::uint32_t kMarked = 1u;
 
-// Marks every object reachable from VM::forEachRoot. `markStack` is scratch (kept
-// by the caller so its capacity is reused across cycles). Returns the number of
-// objects marked; adds their sizes (as requested, from the object headers) to
-// `*markedBytes` when given.
+// Marks every object reachable from the roots (HandleTableSpace::forEachRoot).
+// `markStack` is scratch (kept by the caller so its capacity is reused across
+// cycles). Returns the number of objects marked; adds their sizes (as requested,
+// from the object headers) to `*markedBytes` when given.
 // With `locality`, also measures each scanned object and reference (locality_meter.h).
-std::size_t markReachable(vm::VM& vm, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes = nullptr,
-                          LocalityMeter* locality = nullptr);
+std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>& markStack,
+                          std::uint64_t* markedBytes = nullptr, LocalityMeter* locality = nullptr);
 
 struct SweepTotals {
   std::uint64_t objectsFreed = 0;
@@ -36,8 +36,8 @@ struct SweepTotals {
   std::uint64_t survivors = 0;
 };
 
-// Frees every unmarked object to the heap policy in one burst (VM::freeObject)
-// and clears the marks of the survivors.
-SweepTotals sweepUnmarked(vm::VM& vm);
+// Frees every unmarked object to the heap policy in one burst
+// (HandleTableSpace::freeObject) and clears the marks of the survivors.
+SweepTotals sweepUnmarked(vm::HandleTableSpace& space);
 
 }  // namespace kith::gc

@@ -18,49 +18,51 @@ OccasionalCollector::OccasionalCollector(OccasionalCollectorOptions options)
   }
 }
 
-std::size_t OccasionalCollector::heapBytes(vm::VM& vm) const { return recorder_.heapBytes(vm.heap()); }
+std::size_t OccasionalCollector::heapBytes(vm::HandleTableSpace& space) const {
+  return recorder_.heapBytes(space.heap());
+}
 
-void OccasionalCollector::collect(vm::VM& vm, GcCause cause) {
+void OccasionalCollector::collect(vm::HandleTableSpace& space, GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
-  const CycleRecorder::Start start = recorder_.begin(vm.heap(), cause);
+  const CycleRecorder::Start start = recorder_.begin(space.heap(), cause);
 
   std::uint64_t liveBytes = 0;
   LocalityMeter* locality = options_.measureLocality ? &locality_ : nullptr;
-  if (locality) locality->beginCycle(vm.heap().arenaBase(), vm.heap().arenaSize());
-  markReachable(vm, markStack_, &liveBytes, locality);
+  if (locality) locality->beginCycle(space.heap().arenaBase(), space.heap().arenaSize());
+  markReachable(space, markStack_, &liveBytes, locality);
   if (locality) locality->endCycle();
   recorder_.countLiveBytes(liveBytes);
-  SweepTotals swept = sweepUnmarked(vm);
+  SweepTotals swept = sweepUnmarked(space);
   recorder_.countFreed(swept.objectsFreed, swept.bytesFreed);
 
-  std::size_t after = recorder_.endPause(vm, start);
-  setTriggerPoint(vm, after);
+  std::size_t after = recorder_.endPause(space, start);
+  setTriggerPoint(space, after);
   grantBudget(after, 0);
   collecting_ = false;
 }
 
-void OccasionalCollector::allocationBudgetSpent(vm::VM& vm, std::size_t bytes) {
+void OccasionalCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) {
   if (options_.stress) {
-    collect(vm, GcCause::stress);  // leaves the budget at 0: again before the next allocation
+    collect(space, GcCause::stress);  // leaves the budget at 0: again before the next allocation
     return;
   }
-  if (!triggerSet_) setTriggerPoint(vm, vm.heap().bytesInUse());
+  if (!triggerSet_) setTriggerPoint(space, space.heap().bytesInUse());
   if (triggerBytes_ == kNoTrigger) {
     allocationBudget_ = kNoTrigger;  // never check again until a cycle runs
     return;
   }
-  std::size_t inUse = vm.heap().bytesInUse();
+  std::size_t inUse = space.heap().bytesInUse();
   if (inUse + std::max(bytes, kOccupancyGranularity) >= triggerBytes_) {
-    collect(vm, GcCause::heapOccupancy);  // sets the next trigger point
-    inUse = vm.heap().bytesInUse();
+    collect(space, GcCause::heapOccupancy);  // sets the next trigger point
+    inUse = space.heap().bytesInUse();
   }
   grantBudget(inUse, bytes);
 }
 
-void OccasionalCollector::setTriggerPoint(vm::VM& vm, std::size_t bytesInUse) {
+void OccasionalCollector::setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse) {
   triggerSet_ = true;
-  std::size_t size = heapBytes(vm);
+  std::size_t size = heapBytes(space);
   if (options_.occupancyThreshold >= 1 || size == 0) {
     triggerBytes_ = kNoTrigger;
     return;

@@ -4,15 +4,16 @@
 // phases rather than a trickle of frees.
 //
 // A cycle runs when
-//   - an allocation fails (the VM's allocation gate calls collect(vm,
+//   - an allocation fails (the object space's allocation gate calls collect(space,
 //     allocationFailure), then retries);
-//   - the script calls System.gc() (collect(vm, GcCause::systemGc));
+//   - the script calls System.gc() (collect(space, GcCause::systemGc));
 //   - heap occupancy passes the threshold (beforeAllocation, below);
 //   - with `stress`, before every allocation (--gc-stress).
-// Each cycle marks from VM::forEachRoot through the handle table with an explicit
-// mark stack, then sweeps the handle table, freeing every unmarked object through
-// VM::freeObject (gc/mark_sweep.h). It never moves objects: a moving heap's
-// defragmenter does that, through the VM's relocation callback.
+// Each cycle marks from the mutator's roots (HandleTableSpace::forEachRoot) through
+// the handle table with an explicit mark stack, then sweeps the handle table,
+// freeing every unmarked object through HandleTableSpace::freeObject
+// (gc/mark_sweep.h). It never moves objects: a moving heap's defragmenter does
+// that, through the space's relocation callback.
 //
 // The occupancy trigger. The threshold is a fraction of the heap (default 0.75;
 // --gc-threshold), measured as the heap statistics' bytes_in_use (block bytes).
@@ -45,7 +46,7 @@
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
-#include "vm/vm.h"
+#include "vm/handle_table_space.h"
 
 namespace kith::gc {
 
@@ -68,7 +69,7 @@ class OccasionalCollector final : public vm::Collector {
   explicit OccasionalCollector(OccasionalCollectorOptions options = {});
 
   // A full stop-the-world cycle.
-  void collect(vm::VM& vm, GcCause cause) override;
+  void collect(vm::HandleTableSpace& space, GcCause cause) override;
   std::string_view name() const override { return "occasional"; }
   vm::CollectorStatistics statistics() const override;
 
@@ -91,10 +92,10 @@ class OccasionalCollector final : public vm::Collector {
   static constexpr std::size_t kNoTrigger = std::numeric_limits<std::size_t>::max();
 
   // The gate's budget is spent: re-read the occupancy; collect or grant a new budget.
-  void allocationBudgetSpent(vm::VM& vm, std::size_t bytes) override;
-  std::size_t heapBytes(vm::VM& vm) const;
+  void allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) override;
+  std::size_t heapBytes(vm::HandleTableSpace& space) const;
   // The occupancy at which the next cycle runs, from the bytes in use now.
-  void setTriggerPoint(vm::VM& vm, std::size_t bytesInUse);
+  void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
   // Half the gap to the trigger point, less the request being charged.
   void grantBudget(std::size_t bytesInUse, std::size_t bytesRequested);
 

@@ -12,7 +12,7 @@ using vm::VM;
 namespace {
 
 Value system_gc(VM& vm, Value*, int) {
-  vm.collectGarbage(vm::GcCause::systemGc);
+  vm.space().collectGarbage(vm::GcCause::systemGc);
   return Value::nil();
 }
 
@@ -30,8 +30,8 @@ Value system_exit(VM& vm, Value* args, int) {
 Value system_heapStats(VM& vm, Value*, int) {
   heap::HeapStatistics s = vm.heap().statistics();
   std::string policy(vm.heap().name());
-  std::uint64_t handlesLive = vm.handles().liveCount(), handleBytes = vm.handles().bytesReserved();
-  std::uint64_t objectsCreated = vm.objectsCreated(), cycles = vm.collector().statistics().cycles;
+  std::uint64_t handlesLive = vm.space().handles().liveCount(), handleBytes = vm.space().handles().bytesReserved();
+  std::uint64_t objectsCreated = vm.space().objectsCreated(), cycles = vm.collector().statistics().cycles;
   vm::RootScope roots(vm);
   Value& map = roots.root(vm.newMap());
   auto put = [&](const char* key, Value value) {  // value: an int, or a rooted string

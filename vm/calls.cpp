@@ -39,7 +39,7 @@ void VM::callNative(const NativeFunction* native, int argc) {
   Value result = native->fn(*this, args, argc);
   stackTop_ = args - 1;
   *stackTop_++ = result;
-  collectBoxesIfDue();  // the result is on the stack: a safe point
+  space_->collectBoxesIfDue();  // the result is on the stack: a safe point
 }
 
 bool VM::callValue(Value callee, int argc) {

@@ -1,17 +1,19 @@
-// The collector hooks of the VM. A collector finds the live objects from
-// VM::forEachRoot (vm.h) and frees the rest with VM::freeObject; gc/ holds the
-// real ones (OccasionalCollector, ContinuousCollector). The VM calls:
+// The collector hooks of the object space. A collector finds the live objects from
+// HandleTableSpace::forEachRoot (the mutator's roots, vm/mutator.h) and frees the
+// rest with HandleTableSpace::freeObject and releaseBox; gc/ holds the real ones
+// (OccasionalCollector, ContinuousCollector). It is called:
 //   - beforeAllocation at the allocation gate, before every heap.malloc (one
 //     compare and one subtraction until the collector's budget is spent);
-//   - collect(vm, allocationFailure) when the heap cannot satisfy a request, and
-//     collect(vm, systemGc) for System.gc();
+//   - collect(space, allocationFailure) when the heap cannot satisfy a request, and
+//     collect(space, systemGc) for System.gc();
 //   - allocationColour() for the gcBits of every new handle;
-//   - writeBarrier(old) before every overwrite of a reference slot inside a heap
-//     object (see KITH_WRITE_BARRIER below);
-//   - atBackEdge at every loop back-edge (one decrement until its budget is spent).
-// Everything the VM calls per operation is non-virtual and inline here; the
-// collector is reached through a virtual call only when a budget is spent or the
-// barrier finds work to do.
+//   - writeBarrier(old), by the VM, before every overwrite of a reference slot
+//     inside a heap object (see KITH_WRITE_BARRIER below);
+//   - atBackEdge, by the VM, at every loop back-edge (one decrement until its
+//     budget is spent).
+// Everything called per operation is non-virtual and inline here; the collector is
+// reached through a virtual call only when a budget is spent or the barrier finds
+// work to do.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +26,7 @@
 
 namespace kith::vm {
 
-class VM;
+class HandleTableSpace;
 
 // Why a collection ran: the cause the `--gc-log` line names, in the words of
 // Java's unified logging (`-Xlog:gc`).
@@ -82,23 +84,23 @@ class Collector {
   virtual ~Collector() = default;
   // A full collection. Must not throw; may free objects (never move them itself —
   // moving is the heap's defragmenter's business).
-  virtual void collect(VM& vm, GcCause cause) = 0;
+  virtual void collect(HandleTableSpace& space, GcCause cause) = 0;
   virtual std::string_view name() const = 0;
   virtual CollectorStatistics statistics() const { return {}; }
-  // Boxed ints (vm/value.h) piled up past the VM's limit, at a safe point: a full
+  // Boxed ints (vm/value.h) piled up past the space's limit, at a safe point: a full
   // collection, unless the collector does better (an incremental one starts a cycle).
-  virtual void boxesPiledUp(VM& vm) { collect(vm, GcCause::boxedIntegers); }
+  virtual void boxesPiledUp(HandleTableSpace& space) { collect(space, GcCause::boxedIntegers); }
 
   // The allocation gate calls this before every heap.malloc, when every live
   // object is reachable from the roots. One compare and one subtraction until the
   // collector's budget is spent; then the collector decides (heap occupancy
   // threshold, --gc-stress, an incremental slice) and may run collect().
-  void beforeAllocation(VM& vm, std::size_t bytes) {
+  void beforeAllocation(HandleTableSpace& space, std::size_t bytes) {
     if (bytes < allocationBudget_) {
       allocationBudget_ -= bytes;
       return;
     }
-    allocationBudgetSpent(vm, bytes);
+    allocationBudgetSpent(space, bytes);
   }
 
   // The gcBits a newly allocated handle gets (the gate sets them).
@@ -137,19 +139,19 @@ class Collector {
   // Returns true when the collector wants a slice (the caller then publishes its
   // stack top and calls backEdgeSlice).
   bool atBackEdge() { return --backEdgeBudget_ == 0; }
-  void backEdgeSlice(VM& vm) {
+  void backEdgeSlice(HandleTableSpace& space) {
     backEdgeBudget_ = kBackEdgesIdle;
-    backEdgeBudgetSpent(vm);
+    backEdgeBudgetSpent(space);
   }
 
  protected:
   static constexpr std::uint32_t kBackEdgesIdle = 1u << 30;
 
   // The budget is spent: the collector decides, and sets a new budget.
-  virtual void allocationBudgetSpent(VM&, std::size_t) { allocationBudget_ = kNoBudget; }
+  virtual void allocationBudgetSpent(HandleTableSpace&, std::size_t) { allocationBudget_ = kNoBudget; }
   // The barrier found a reference overwritten while it is active.
   virtual void shadeOverwritten(Value) {}
-  virtual void backEdgeBudgetSpent(VM&) {}
+  virtual void backEdgeBudgetSpent(HandleTableSpace&) {}
 
   std::size_t allocationBudget_ = 0;
   std::uint32_t allocationColour_ = 0;
@@ -170,7 +172,7 @@ class Collector {
 class NoCollector final : public Collector {
  public:
   explicit NoCollector(std::string_view name = "none") : name_(name) {}
-  void collect(VM&, GcCause) override {}
+  void collect(HandleTableSpace&, GcCause) override {}
   std::string_view name() const override { return name_; }
 
  private:

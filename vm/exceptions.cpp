@@ -82,7 +82,7 @@ void VM::captureTrace() {
 
 // Work that is slow per instruction counts against VMOptions::stepLimit too.
 void VM::spendSteps(std::uint64_t steps) {
-  if (options_.stepLimit) stepLimit_ = stepLimit_ > steps ? stepLimit_ - steps : 0;
+  if (stepLimited_) stepLimit_ = stepLimit_ > steps ? stepLimit_ - steps : 0;
 }
 
 std::vector<std::string> VM::exceptionTrace() const {

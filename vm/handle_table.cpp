@@ -9,6 +9,7 @@ HandleTable::~HandleTable() {
 }
 
 bool HandleTable::addChunk() {
+  if (chunks_.size() >= chunkLimit_) return false;
   auto* chunk = static_cast<Handle*>(std::malloc(kHandlesPerChunk * sizeof(Handle)));
   if (!chunk) return false;
   chunks_.push_back(chunk);

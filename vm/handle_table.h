@@ -54,6 +54,10 @@ class HandleTable {
   // there) with klass nullptr, so a stale Value cannot reach another object.
   void setQuarantine(std::size_t count, void* poisonedObject);
 
+  // Holds the table to `chunks` chunks: past them allocate returns nullptr, as when
+  // the system allocator refuses (how tests exhaust handles).
+  void setChunkLimit(std::size_t chunks) { chunkLimit_ = chunks; }
+
   // Calls fn(Handle*) for every handle in use, chunk by chunk.
   template <class Fn>
   void forEachLive(Fn&& fn) {
@@ -84,6 +88,7 @@ class HandleTable {
   std::size_t quarantineCount_ = 0;
   void* poisonedObject_ = nullptr;
   std::size_t live_ = 0;
+  std::size_t chunkLimit_ = SIZE_MAX;
 };
 
 }  // namespace kith::vm

@@ -45,7 +45,7 @@ void VM::runScript(FunctionProto* script) {
 #pragma GCC diagnostic ignored "-Wpedantic"
 #endif
 Value VM::run(std::size_t entryFrame) {
-  boxHere();  // boxes made from here on go to this VM's handle table
+  space_->boxHere();  // boxes made from here on go to this VM's object space
   if (nativeDepth_ >= kMaxNativeDepth) {
     // Too deep in native -> script -> native calls for the C++ stack: drop the frame
     // the caller pushed, then report it like any other overflow.
@@ -88,7 +88,7 @@ Value VM::run(std::size_t entryFrame) {
     } else {                                                \
       SYNC();                                               \
       *(slot) = Value::integer(result_);                    \
-      collectBoxesIfDue();                                  \
+      space_->collectBoxesIfDue();                          \
     }                                                       \
   } while (0)
 #define READ_BYTE() (*ip++)
@@ -119,7 +119,7 @@ Value VM::run(std::size_t entryFrame) {
     CHECK_STEP_LIMIT();                  \
     if (collector_.atBackEdge()) {       \
       SYNC();                            \
-      collector_.backEdgeSlice(*this);   \
+      space_->backEdgeSlice();           \
     }                                    \
   } while (0)
 
@@ -382,7 +382,7 @@ Value VM::run(std::size_t entryFrame) {
   } else {                                                             \
     SYNC();                                                            \
     *(dest) = arithmeticSlow(Op::opName, a, b);                        \
-    collectBoxesIfDue();                                               \
+    space_->collectBoxesIfDue();                                       \
   }
 // `a op n` into dest for the small int literal n (SMALL_INT n; ADD or SUBTRACT, and
 // `x = x + n;`, fused by the compiler): a float stays a float, as unfused.
@@ -394,7 +394,7 @@ Value VM::run(std::size_t entryFrame) {
   } else {                                                                         \
     SYNC();                                                                        \
     *(dest) = arithmeticSlow(Op::opName, a, Value::smallInt(n));                   \
-    collectBoxesIfDue();                                                           \
+    space_->collectBoxesIfDue();                                                   \
   }
 #define SMALL_INT_ARITHMETIC(opName, op, genericOp)   \
   CASE(opName) {                                      \

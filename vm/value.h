@@ -13,7 +13,7 @@
 // Doubles are everything from 2^49 up, so "is a float" is one compare: the float
 // loops (mandelbrot, nbody) test it twice per operation.
 // An int outside 48 bits is boxed: a Handle of class "boxed int" whose `object`
-// word holds the 64 bits (VM::boxInteger); it is an int to every reader, and the
+// word holds the 64 bits (ObjectSpace::boxInteger); it is an int to every reader, and the
 // collectors mark and free boxes like objects (they live outside the studied heap,
 // in the handle table, like Java's method area: see docs/ARCHITECTURE.md "8-byte values").
 // Object references are raw Handle* (top bits zero), so Boehm's conservative

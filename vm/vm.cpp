@@ -1,8 +1,8 @@
 // The VM's construction, its method area (classes, symbols, globals) and what it
 // does with values (comparison, arithmetic past the inline cases, equality, hashing,
 // display). The interpreter loop is interpreter.cpp; calls, properties and classes
-// calls.cpp; the allocation gate and object factories allocation.cpp; thrown errors
-// exceptions.cpp.
+// calls.cpp; the object factories factories.cpp; thrown errors exceptions.cpp. The
+// allocation gate is the object space's (vm/object_space.h).
 #include "vm/vm.h"
 
 #include <cmath>
@@ -11,7 +11,6 @@
 #include <limits>
 #include <new>
 
-#include "vm/freed_object_guard.h"
 #include "vm/opcodes.h"
 
 namespace kith::vm {
@@ -20,7 +19,6 @@ namespace {
 
 constexpr std::size_t kMaxDisplayDepth = 1000;  // arrays nested inside one str() (LANGUAGE.md)
 constexpr std::size_t kStackSlotsPerFrame = 64;
-constexpr std::size_t kHandleQuarantine = 1 << 16;  // released handles that wait before reuse
 
 std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
   x ^= x >> 30;
@@ -55,7 +53,10 @@ const char* kindName(ObjectKind kind) {
 // --- construction ----------------------------------------------------------------------
 
 VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
-    : heap_(heap), collector_(collector), options_(std::move(options)), maxDepth_(options_.maxDepth) {
+    : collector_(collector),
+      args_(std::move(options.args)),
+      stepLimited_(options.stepLimit != 0),
+      maxDepth_(options.maxDepth) {
   if (maxDepth_ < 1) maxDepth_ = 1;
   // The stack and frames are single blocks that never move (open upvalues and
   // natives' argument pointers point into the stack); pages are committed as used.
@@ -80,50 +81,17 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   }
   builtinClass(ObjectKind::array)->name = "Array";
   builtinClass(ObjectKind::instance)->name = "Object";
-  boxedIntClass_ = builtinClass(ObjectKind::boxedInt);
   arrayClass_ = builtinClass(ObjectKind::array);
-  beginBoxing();
+  space_ = makeObjectSpace(heap, collector_, *this, builtinClass(ObjectKind::boxedInt), options);
   messageSymbol_ = symbol("message");
   toStringSymbol_ = symbol("toString");
   initSymbol_ = symbol("init");
   lengthSymbol_ = symbol("length");
-  // The relocator is installed only for the allocation gate's last retry (see
-  // allocateObject): a moving heap then defragments after a collection has freed
-  // what it could, never before (moving garbage would be wasted work).
-  canDefragment_ = heap_.setRelocator(&VM::relocateObject, this);
-  if (canDefragment_) heap_.setRelocator(nullptr, nullptr);
-  heapCollects_ = heap_.collectsGarbage() && heap_.setRootScanner(&VM::pushCollectedHeapRoots, this);
-  if (heapCollects_) canDefragment_ = false;
-#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
-  options_.checkFreedObjects = true;
-#endif
-  if (options_.moveObjects) options_.checkFreedObjects = true;
-  if (options_.checkFreedObjects && !heapCollects_) {
-    checkFreedObjects_ = true;
-    handles_.setQuarantine(kHandleQuarantine, poisonedObjectPage());
-    installFreedObjectFaultHandler();
-  }
-  overheadLimit_ = GcOverheadLimit(options_.gcOverheadLimit);
-  if (options_.stepLimit) stepLimit_ = options_.stepLimit;
-  stressActions_ = (options_.moveObjects && !heapCollects_) || options_.failAllocation || options_.failAllocationEvery ||
-                   options_.stepLimit;
-  // A collecting heap holds itself to its size; the budget counts explicit frees.
-  if (!heap_.arenaBase() && !heapCollects_) budgetLimit_ = options_.unboundedHeapLimit;
+  if (options.stepLimit) stepLimit_ = options.stepLimit;
 }
 
 VM::~VM() {
-  heap_.setRelocator(nullptr, nullptr);
-  if (heapCollects_) heap_.setRootScanner(nullptr, nullptr);  // its objects die with its heap
-  // A policy over a fixed arena drops every object with the arena; the system
-  // allocator (`malloc`) has no arena, so its live objects go back one by one
-  // (else LeakSanitizer reports them). Freed through freeObject so that the heap
-  // statistics and a trace see the frees too; no trace is attached by now.
-  if (!heap_.arenaBase())
-    handles_.forEachLive([&](Handle* h) {
-      if (isBox(h)) releaseBox(h);
-      else freeObject(h);
-    });
-  endBoxing();
+  space_.reset();  // frees what it must while the classes it names live
   std::free(stack_);
   std::free(frames_);
 }
@@ -146,6 +114,10 @@ void VM::setErrorClass(ClassInfo* klass) {
   } catch (const KithThrow&) {
     clearException();
   }
+}
+
+void VM::gatherRoots(std::vector<Value>& roots) {
+  forEachRoot([&](const Value& v) { roots.push_back(v); });
 }
 
 // --- method area ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-// The virtual machine: the allocation gate, the object factories, the
-// interpreter loop, exceptions, and the root set a collector starts from.
+// The virtual machine: frames and the stack, the method area (classes, symbols,
+// globals), the object factories, the interpreter loop, exceptions, and the root set
+// a collector starts from. Objects come from its object space (vm/object_space.h).
 // See object.h for THE RULE about raw object addresses.
 #pragma once
 
@@ -13,14 +14,15 @@
 #include <vector>
 
 #include "heap/heap.h"
-#include "heap/trace/trace.h"
-#include "vm/opcodes.h"
 #include "vm/collector.h"
-#include "vm/gc_overhead_limit.h"
 #include "vm/handle_table.h"
 #include "vm/module_loader.h"
+#include "vm/mutator.h"
 #include "vm/object.h"
+#include "vm/object_space.h"
+#include "vm/opcodes.h"
 #include "vm/value.h"
+#include "vm/vm_options.h"
 
 namespace kith::vm {
 
@@ -49,85 +51,20 @@ struct TryHandler {
   const std::uint8_t* catchIp;
 };
 
-struct VMOptions {
-  std::size_t maxDepth = 10000;
-  std::vector<std::string> args;  // System.args
-  // For a heap without a fixed arena (`malloc`): the most block bytes in use at
-  // once, so every policy runs in the same --heap-size. 0: no limit.
-  std::size_t unboundedHeapLimit = 0;
-  // Testing aids (docs/RELIABILITY.md). Freed objects poisoned and handles
-  // quarantined: always in debug and sanitizer builds; here for --gc-stress.
-  bool checkFreedObjects = false;
-  // --gc-stress=move: before every allocation, move a rotating share of the live
-  // objects to new blocks (every policy), so a raw object address held across an
-  // allocation reads a poisoned block.
-  bool moveObjects = false;
-  // --fail-alloc=N / --fail-alloc-every=N: the N-th allocation request (once), or
-  // every N-th, fails as if the heap were exhausted. 0: off.
-  std::uint64_t failAllocation = 0;
-  std::uint64_t failAllocationEvery = 0;
-  // --gc-overhead-limit (vm/gc_overhead_limit.h); 0: off. Off under --gc-stress.
-  double gcOverheadLimit = GcOverheadLimit::kDefaultLimit;
-  // For fuzzing only (tests/fuzz/run_fuzzer.cpp), not on the command line: once
-  // more than this many instructions have run, the next loop back-edge, return or
-  // caught exception throws StepLimitReached. Every endless run passes one of
-  // these without end (a program is finite and call depth is bounded), so a
-  // fuzzed `while (true) {}` ends instead of hanging the fuzzer. Each allocation
-  // counts as 50 instructions against it (kStepsPerAllocation), each frame of a
-  // captured stack trace as one (VM::spendSteps). 0: no limit.
-  std::uint64_t stepLimit = 0;
-};
-
-class VM {
+class VM final : private Mutator {
  public:
   VM(heap::Heap& heap, Collector& collector, VMOptions options = {});
   ~VM();
   VM(const VM&) = delete;
   VM& operator=(const VM&) = delete;
 
-  // --- the allocation gate ------------------------------------------------------
-  // Every heap object is born here: the collector's per-allocation check
-  // (Collector::beforeAllocation: may run a collection or an incremental slice),
-  // heap.malloc (one virtual call per allocation through heap::Heap — a cost we
-  // measure). On failure, in this order: a full collection, a retry; then, on a
-  // policy that can move blocks (knuth, estranged), a retry with its defragmenter
-  // on; then the catchable "out of memory: requested N bytes". Writes the header,
-  // gives the object its handle and the collector's allocation colour. Throws
-  // KithThrow on failure.
-  // `near`: an object the new one belongs with (its owner, the closure of an upvalue,
-  // the object whose field receives it); the heap is asked to put it close
-  // (heap::Heap::malloc(size, near)). Without one, near the last object of `klass`.
-  Handle* allocateObject(ClassInfo* klass, std::size_t bytes, Handle* near = nullptr);
-  // Boxed ints (value.h): a handle outside the studied heap; never collects.
-  Handle* boxInteger(std::int64_t i);
-  bool isBox(const Handle* h) const { return h->klass == boxedIntClass_; }
-  // A collector frees an unreachable box with this (not freeObject: no heap block).
-  void releaseBox(Handle* box);
-  // At a safe point: boxes made since the last poll pay the collector's pacing, and a
-  // collection runs when they have piled up (vm/boxed_int.cpp).
-  void collectBoxesIfDue();
-  std::size_t liveBoxes() const { return liveBoxes_; }
-  // Handle bytes of boxes that may still be made before their limit forces a collection.
-  std::size_t boxRoomBytes() const { return boxLimit_ > liveBoxes_ ? (boxLimit_ - liveBoxes_) * sizeof(Handle) : 0; }
-  std::uint64_t boxesCreated() const { return boxesCreated_; }
-  // Frees one object and its handle (for collectors).
-  void freeObject(Handle* handle);
-  // Collectors report every collection; when the run is thrashing
-  // (vm/gc_overhead_limit.h) the next allocation throws the catchable "out of
-  // memory" saying so. System.gc(), --gc-stress and boxed-int collections do not count.
-  void collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes) {
-    // Half the survivors again, at least 2^20, before the next box-driven collection;
-    // not twice them: an incremental cycle's survivors include every box born during
-    // it, and doubling those each cycle would let the limit ratchet up.
-    boxLimit_ = liveBoxes_ + std::max(kMinBoxLimit, liveBoxes_ / 2);
-    if (cause == GcCause::systemGc || cause == GcCause::stress || cause == GcCause::boxedIntegers) return;
-    bool heapRefused = cause == GcCause::allocationFailure;
-    if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, heapRefused, &thrashingMessage_))
-      thrashing_ = true;
+  // --- objects -------------------------------------------------------------------
+  // Where objects live: the allocation gate, boxes, the trace, the handles
+  // (vm/object_space.h). Every heap object is born there; allocateObject is its gate.
+  ObjectSpace& space() { return *space_; }
+  Handle* allocateObject(ClassInfo* klass, std::size_t bytes, Handle* near = nullptr) {
+    return space_->allocate(klass, bytes, near);
   }
-  // Runs a full collection (System.gc() passes systemGc; the gate calls the
-  // collector itself, with allocationFailure).
-  void collectGarbage(GcCause cause = GcCause::systemGc);
 
   // --- factories (each may allocate: see THE RULE) ------------------------------
   Value newString(std::string_view text);  // `text` must not point into the heap
@@ -179,7 +116,7 @@ class VM {
   Value peek(int distance = 0) const { return stackTop_[-1 - distance]; }
 
   // --- errors ---------------------------------------------------------------------
-  [[noreturn]] void throwError(const std::string& message);  // a new Error(message)
+  [[noreturn]] void throwError(const std::string& message) override;  // a new Error(message)
   [[noreturn]] void throwValue(Value value);
   Value pendingException() const { return pendingException_; }
   void clearException() {
@@ -213,46 +150,21 @@ class VM {
   std::deque<Value>& rootStack() { return rootStack_; }
   // Calls fn(Value&) for every root: the VM stack, each frame's closure, globals,
   // open upvalues, constants of every function, class method tables and statics,
-  // values pinned by native code, the pending exception. A collector marks from these.
+  // values pinned by native code, the pending exception. The object space reports
+  // them to its collector (gatherRoots, vm/mutator.h).
   template <class Fn>
   void forEachRoot(Fn&& fn);
+  void gatherRoots(std::vector<Value>& roots) override;  // Mutator: forEachRoot's values
 
   // --- statistics ---------------------------------------------------------------
-  heap::Heap& heap() { return heap_; }
+  heap::Heap& heap() { return space_->heap(); }
   Collector& collector() { return collector_; }
-  // The heap collects garbage itself (boehm): handles() is empty, freeObject unused.
-  bool heapCollectsGarbage() const { return heapCollects_; }
-  HandleTable& handles() { return handles_; }
   std::uint64_t instructionsExecuted() const { return instructions_; }
-  std::uint64_t objectsCreated() const { return objectsCreated_; }
-  // Records every allocation and free to `writer` (heap/trace/trace.h), ids by object.
-  void setTraceWriter(heap::TraceWriter* writer) { trace_ = writer; }
   std::size_t maxDepth() const { return maxDepth_; }
-  const std::vector<std::string>& args() const { return options_.args; }
+  const std::vector<std::string>& args() const { return args_; }
 
  private:
   friend struct VMAccess;
-  static void relocateObject(void* context, void* from, void* to, std::size_t size);
-  // --- a heap that collects garbage itself (`--heap=boehm`, the baseline) ---------
-  // Such a heap reclaims what it cannot reach, but handles live in the system
-  // allocator (invisible to it), and a handle table scanned as a root would keep
-  // every object alive. So there each object's Handle is the first cell of the
-  // object's own block: [Handle, padded to kCollectedHandleBytes][object]. A Value
-  // holds the Handle*, which is the block's address, so whatever reaches a Value
-  // reaches the block, whose handle->object points into the same block; an
-  // unreachable handle and its object die together, with no finalizer and no entry
-  // in handles_. The roots in system-allocator memory (stack, frames, globals,
-  // constants, pinned, ...: forEachRoot) are reported at each collection by
-  // pushCollectedHeapRoots; C++ locals are on the thread stack, which Boehm scans.
-  // Objects never move there, and nothing is freed explicitly.
-  static constexpr std::size_t kCollectedHandleBytes = 32;  // sizeof(Handle) to 16
-  static void pushCollectedHeapRoots(void* context, heap::PushRootsFn push);
-  Handle* allocateInCollectedHeap(ClassInfo* klass, std::size_t bytes);
-  void* mallocWithinBudget(std::size_t bytes, const void* hint);
-  void* tryMalloc(std::size_t bytes, const void* hint) {
-    return budgetLimit_ ? mallocWithinBudget(bytes, hint) : heap_.malloc(bytes, hint);
-  }
-
   // The interpreter loop: runs from frames_[entryFrame] until that frame returns.
   Value run(std::size_t entryFrame);
   // Calls `callee` with argc args on the stack. True: a script frame was pushed
@@ -276,23 +188,13 @@ class VM {
   void captureTrace();
   void appendDisplay(std::string& out, Value value);
   void appendScalar(std::string& out, Value value);
-  [[noreturn]] void throwOutOfMemory(std::size_t bytes);
-  [[noreturn]] void throwThrashing();
   // "'NAME' expects N arguments but got M": the message names what was called.
   [[noreturn]] void throwArity(std::string_view callee, int expected, int got);
-  // --trace: the program's requests as the recorder sees them (heap/trace/trace.h).
-  void traceAllocation(const Handle* handle, std::size_t bytes);
-  void traceFree(const Handle* handle);
-  void traceFailure(std::size_t bytes);
-  void releaseBlock(void* object);  // back to the heap (poisoned first when checking)
-  bool injectedFailure();           // --fail-alloc: this request fails
-  void spendSteps(std::uint64_t steps);  // VMOptions::stepLimit
-  void moveObjectsForStress();      // --gc-stress=move
+  void spendSteps(std::uint64_t steps) override;  // Mutator: VMOptions::stepLimit
 
-  heap::Heap& heap_;
-  Collector& collector_;
-  VMOptions options_;
-  HandleTable handles_;
+  Collector& collector_;  // its write barrier and back-edge budget
+  std::vector<std::string> args_;
+  bool stepLimited_;      // VMOptions::stepLimit is on
 
   Value* stack_ = nullptr;  // fixed block: Values on it never move
   Value* stackLimit_ = nullptr;
@@ -340,39 +242,11 @@ class VM {
 
   std::vector<Value> displayInProgress_;  // arrays being shown by str() (roots; cycle check)
 
-  bool heapCollects_ = false;  // the heap collects garbage itself (see allocateInCollectedHeap)
-  std::vector<Handle*> collectedHeapRoots_;  // the roots pushCollectedHeapRoots reports
-  bool canDefragment_ = false;  // the heap accepted the relocator (knuth, estranged)
-  bool checkFreedObjects_ = false;  // poison freed objects (VMOptions::checkFreedObjects)
-  bool stressActions_ = false;      // moveObjects, a failure injection or a step limit is on
-  GcOverheadLimit overheadLimit_;
-  bool thrashing_ = false;          // see collectionEnded
-  std::string thrashingMessage_;
-  std::uint64_t allocationRequests_ = 0;
-  std::size_t moveCursor_ = 0;      // the handle slot moveObjectsForStress looks at next
-  std::size_t budgetLimit_ = 0;  // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
-  std::size_t budgetInUse_ = 0;
   std::uint64_t instructions_ = 0;
   std::uint64_t stepLimit_ = UINT64_MAX;  // VMOptions::stepLimit, or no limit
-  std::uint64_t objectsCreated_ = 0;
-  ClassInfo* boxedIntClass_ = nullptr;
   ClassInfo* arrayClass_ = nullptr;  // the interpreter's array fast paths compare it
-  VM* previousBoxingVM_ = nullptr;
-  // This thread's boxes go to this VM (constructor, run) until it ends (destructor).
-  void beginBoxing();
-  void boxHere();
-  void endBoxing();
-  static constexpr std::size_t kMinBoxLimit = std::size_t{1} << 20;  // 24 MiB of handles
-  std::size_t liveBoxes_ = 0;
-  std::size_t boxLimit_ = kMinBoxLimit;
-  std::size_t boxesUnpaid_ = 0;  // made since the last poll (collectBoxesIfDue)
-  std::uint64_t boxesCreated_ = 0;
-  heap::TraceWriter* trace_ = nullptr;
-  std::uint64_t traceTime_ = 0;
-  std::uint64_t traceNextId_ = 0;
-  // 1 + the trace id of the object in handle slot i (Handle::slot); 0: none (made
-  // before the trace began). Keyed by handle, so a moved object keeps its id.
-  std::vector<std::uint64_t> traceIdBySlot_;
+  // Last: made from the classes above, and gone before them.
+  std::unique_ptr<ObjectSpace> space_;
 };
 
 // THE ROOTING RULE's one mechanism (object.h): native code that holds a heap Value

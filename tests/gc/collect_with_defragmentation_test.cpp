@@ -79,22 +79,22 @@ TEST_P(MovingPolicy, SurvivorsStayReadableAcrossCollectionsAndDefragmentation) {
       else vm.rootStack()[e.pinnedIndex] = Value::nil();
     }
     survivors = std::move(kept);
-    t.collector.collect(vm, GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), GcCause::systemGc);
     ASSERT_EQ(verifyAfterFullCycle(vm), "") << "round " << round;
     expectIntact(vm, survivors);
     // A large request that no free buddy block can serve without moving survivors.
     std::size_t bigLength = (kHeap / 8 - sizeof(vm::ArrayObject)) / sizeof(Value);
     Value big = vm.newArray(bigLength, Value::integer(-1));
     ASSERT_TRUE(big.isObject());
-    ASSERT_EQ(verifyHeap(vm), "") << "round " << round;
+    ASSERT_EQ(verifyHeap(spaceOf(vm)), "") << "round " << round;
     expectIntact(vm, survivors);
     // The big array becomes garbage for the next cycle.
   }
   EXPECT_GT(t.heap->statistics().satisfied[static_cast<std::size_t>(heap::Outcome::defrag)], 0u)
       << "the test must have made the heap move objects";
   vm.rootStack().clear();
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 0u);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
   EXPECT_EQ(t.heap->checkInvariants(), "");
 }
 

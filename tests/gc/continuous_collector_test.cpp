@@ -44,7 +44,7 @@ struct ContinuousVm {
 };
 
 void runToIdle(ContinuousVm& t) {
-  for (int i = 0; i < 1'000'000 && t.collector.phase() != Phase::idle; ++i) t.collector.step(t.vm());
+  for (int i = 0; i < 1'000'000 && t.collector.phase() != Phase::idle; ++i) t.collector.step(spaceOf(t.vm()));
   ASSERT_EQ(t.collector.phase(), Phase::idle);
 }
 
@@ -57,9 +57,9 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
   roots.root(t.born(vm.newArray(100, Value::nil())));
   for (int i = 0; i < 100; ++i) element(vm.rootStack().back(), i) = t.born(vm.newString("live"));
   for (int i = 0; i < 5000; ++i) t.born(vm.newArray(3, Value::nil()));  // garbage
-  t.collector.startCycle(vm);
+  t.collector.startCycle(spaceOf(vm));
   runToIdle(t);
-  EXPECT_EQ(vm.handles().liveCount(), 101u);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 101u);
   EXPECT_EQ(t.collector.statistics().objectsFreed, 5000u);
   // A free costs kWorkUnitsPerFree of a slice's 64 units (the slice's last free may
   // take what is left of the budget).
@@ -83,10 +83,10 @@ TEST(ContinuousCollector, ScansALongArrayAPieceAtATime) {
   roots.root(t.born(vm.newArray(kLength, Value::nil())));
   Value array = vm.rootStack().back();
   for (std::size_t i = 0; i < kLength; ++i) element(array, i) = t.born(vm.newString("s" + std::to_string(i)));
-  t.collector.startCycle(vm);
+  t.collector.startCycle(spaceOf(vm));
   std::uint64_t before = t.collector.incrementsRun();
-  t.collector.step(vm);
-  t.collector.step(vm);
+  t.collector.step(spaceOf(vm));
+  t.collector.step(spaceOf(vm));
   EXPECT_FALSE(ContinuousCollector::isBlack(array.asHandle())) << "two slices cannot have scanned it";
   // The last element (not scanned yet) moves to the front (scanned), its old place cleared.
   t.store(element(array, 0), element(array, kLength - 1));
@@ -95,11 +95,11 @@ TEST(ContinuousCollector, ScansALongArrayAPieceAtATime) {
   std::size_t perSlice = 8 * ContinuousCollector::kMarkSlotsPerWorkUnit;
   EXPECT_GE(t.collector.incrementsRun() - before, kLength / perSlice) << "one piece a slice";
   EXPECT_EQ(vm.stringView(element(array, 0)), "s2999");
-  EXPECT_EQ(vm.handles().liveCount(), kLength + 1) << "the array, 2999 strings, and s0 (shaded when overwritten)";
-  EXPECT_EQ(verifyHeap(vm, betweenCycles()), "");
-  t.collector.startCycle(vm);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), kLength + 1) << "the array, 2999 strings, and s0 (shaded when overwritten)";
+  EXPECT_EQ(verifyHeap(spaceOf(vm), betweenCycles()), "");
+  t.collector.startCycle(spaceOf(vm));
   runToIdle(t);
-  EXPECT_EQ(vm.handles().liveCount(), kLength) << "s0 goes in the next cycle";
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), kLength) << "s0 goes in the next cycle";
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
@@ -117,8 +117,8 @@ TEST(ContinuousCollector, DeletionBarrierKeepsAnObjectMovedBehindTheMarker) {
   Value a = vm.rootStack()[vm.rootStack().size() - 2], b = vm.rootStack().back();
   Value c = t.born(vm.newString("C"));
   field(a, 0) = c;
-  t.collector.startCycle(vm);  // A and B gray; B is on top of the gray stack
-  t.collector.step(vm);        // scans B: black
+  t.collector.startCycle(spaceOf(vm));  // A and B gray; B is on top of the gray stack
+  t.collector.step(spaceOf(vm));        // scans B: black
   ASSERT_TRUE(ContinuousCollector::isBlack(b.asHandle()));
   ASSERT_TRUE(ContinuousCollector::isWhite(c.asHandle()));
   t.store(field(b, 0), c);            // into a black object: SATB needs no barrier here
@@ -126,7 +126,7 @@ TEST(ContinuousCollector, DeletionBarrierKeepsAnObjectMovedBehindTheMarker) {
   runToIdle(t);
   ASSERT_TRUE(field(b, 0).isObject());
   EXPECT_EQ(vm.stringView(field(b, 0)), "C");
-  EXPECT_EQ(verifyHeap(vm, betweenCycles()), "");
+  EXPECT_EQ(verifyHeap(spaceOf(vm), betweenCycles()), "");
 }
 
 TEST(ContinuousCollector, WithoutTheBarrierTheVerifierCatchesTheLostObject) {
@@ -141,13 +141,13 @@ TEST(ContinuousCollector, WithoutTheBarrierTheVerifierCatchesTheLostObject) {
   roots.root(t.born(vm.newInstance(node)));
   Value a = vm.rootStack()[vm.rootStack().size() - 2], b = vm.rootStack().back();
   field(a, 0) = t.born(vm.newString("C"));
-  t.collector.startCycle(vm);
-  t.collector.step(vm);
+  t.collector.startCycle(spaceOf(vm));
+  t.collector.step(spaceOf(vm));
   field(b, 0) = field(a, 0);
   field(a, 0) = Value::nil();  // no barrier: C is never marked
   runToIdle(t);
-  EXPECT_NE(verifyHeap(vm, betweenCycles()).find("freed handle"), std::string::npos)
-      << verifyHeap(vm, betweenCycles());
+  EXPECT_NE(verifyHeap(spaceOf(vm), betweenCycles()).find("freed handle"), std::string::npos)
+      << verifyHeap(spaceOf(vm), betweenCycles());
   field(b, 0) = Value::nil();  // drop the dangling reference before teardown
 }
 
@@ -159,11 +159,11 @@ TEST(ContinuousCollector, ObjectsAllocatedWhileMarkingOrSweepingSurvive) {
   vm::RootScope roots(vm);
   for (int i = 0; i < 40; ++i) roots.root(t.born(vm.newArray(2, Value::nil())));
   for (int i = 0; i < 400; ++i) t.born(vm.newArray(2, Value::nil()));  // garbage
-  t.collector.startCycle(vm);
-  t.collector.step(vm);
+  t.collector.startCycle(spaceOf(vm));
+  t.collector.step(spaceOf(vm));
   ASSERT_EQ(t.collector.phase(), Phase::marking);
   roots.root(t.born(vm.newString("born while marking")));  // a new root: no barrier needed
-  while (t.collector.phase() == Phase::marking) t.collector.step(vm);
+  while (t.collector.phase() == Phase::marking) t.collector.step(spaceOf(vm));
   ASSERT_EQ(t.collector.phase(), Phase::sweeping);
   roots.root(t.born(vm.newString("born while sweeping")));
   Value floating = t.born(vm.newString("garbage born while sweeping"));
@@ -171,9 +171,9 @@ TEST(ContinuousCollector, ObjectsAllocatedWhileMarkingOrSweepingSurvive) {
   runToIdle(t);
   EXPECT_EQ(vm.stringView(vm.rootStack()[vm.rootStack().size() - 2]), "born while marking");
   EXPECT_EQ(vm.stringView(vm.rootStack().back()), "born while sweeping");
-  EXPECT_EQ(vm.handles().liveCount(), 43u) << "the floating garbage waits for the next cycle";
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 42u);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 43u) << "the floating garbage waits for the next cycle";
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 42u);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
@@ -185,14 +185,14 @@ TEST(ContinuousCollector, CollectMidCycleFreesEverythingUnreachable) {
   vm::RootScope roots(vm);
   roots.root(t.born(vm.newArray(10, Value::nil())));
   for (int i = 0; i < 10; ++i) element(vm.rootStack().back(), i) = t.born(vm.newString("x"));
-  t.collector.startCycle(vm);
-  t.collector.step(vm);
+  t.collector.startCycle(spaceOf(vm));
+  t.collector.step(spaceOf(vm));
   // Drop half the live strings mid-cycle (with the barrier): the snapshot keeps
   // them this cycle, the full collection that follows frees them.
   for (int i = 0; i < 5; ++i) t.store(element(vm.rootStack().back(), i), Value::nil());
-  t.collector.collect(vm, GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
   EXPECT_EQ(t.collector.phase(), Phase::idle);
-  EXPECT_EQ(vm.handles().liveCount(), 6u);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 6u);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
@@ -217,11 +217,11 @@ TEST_P(EveryPolicy, AllocationPacedCyclesKeepTheHeapFromFilling) {
   EXPECT_GT(t.collector.statistics().cycles, 1u);
   EXPECT_EQ(t.heap->statistics().failed_allocations, 0u);
   EXPECT_LE(t.collector.largestSweepBurst(), 256 / ContinuousCollector::kWorkUnitsPerFree + 1);
-  t.collector.collect(vm, GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
   vm.rootStack().clear();
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 0u);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
 }
 
 // A cycle that needs several times the slices the last one took (the live set grew

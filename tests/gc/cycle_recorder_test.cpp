@@ -41,7 +41,7 @@ TEST(CycleRecorder, EndPauseLogsCountsAndRecordsOnePause) {
     CycleRecorder::Start start = recorder.begin(*t.heap, GcCause::systemGc);
     EXPECT_EQ(start.cause, GcCause::systemGc);
     EXPECT_EQ(start.bytesBefore, t.heap->bytesInUse());
-    EXPECT_EQ(recorder.endPause(t.vm(), start), t.heap->bytesInUse());
+    EXPECT_EQ(recorder.endPause(spaceOf(t.vm()), start), t.heap->bytesInUse());
   }
 
   EXPECT_EQ(recorder.cycles(), 2u);
@@ -71,7 +71,7 @@ TEST(CycleRecorder, EndIncrementalReportsItsSlicesWithoutAPauseOfItsOwn) {
   EXPECT_EQ(slices.totalNs, 400'000u);
   EXPECT_EQ(slices.longestNs, 300'000u);
 
-  recorder.endIncremental(t.vm(), start, slices, true);
+  recorder.endIncremental(spaceOf(t.vm()), start, slices, true);
   const std::string& line = recorder.lastLogLine();
   EXPECT_NE(line.find("GC(0) Incremental Cycle (Heap Occupancy)"), std::string::npos) << line;
   EXPECT_NE(line.find(" 2 slices 0.400ms (longest 0.300ms) in "), std::string::npos) << line;
@@ -111,10 +111,10 @@ TEST(CycleRecorder, VerifiesTheHeapAfterEachCycleWhenAsked) {
   VerifyOptions verify;
   verify.requireNoGarbage = true;
   recorder.verifyAfterEachCycle(verify);
-  recorder.endPause(vm, recorder.begin(*t.heap, GcCause::systemGc));  // nothing unreachable: passes
+  recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, GcCause::systemGc));  // nothing unreachable: passes
 
   vm.newArray(4, Value::nil());  // garbage no cycle has swept
-  EXPECT_DEATH(recorder.endPause(vm, recorder.begin(*t.heap, GcCause::systemGc)),
+  EXPECT_DEATH(recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, GcCause::systemGc)),
                "heap verification failed after GC\\(1\\)");
 }
 

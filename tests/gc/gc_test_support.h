@@ -15,9 +15,14 @@
 #include "gc/heap_verifier.h"
 #include "gc/occasional_collector.h"
 #include "heap/heap.h"
+#include "vm/handle_table_space.h"
 #include "vm/vm.h"
 
 namespace kith::gc::testing {
+
+// The VM's object space, which the collectors work on (over a policy heap: a
+// handle table).
+inline vm::HandleTableSpace& spaceOf(vm::VM& vm) { return dynamic_cast<vm::HandleTableSpace&>(vm.space()); }
 
 // Heap, collector and VM, in construction order (the VM refers to both).
 struct TestVm {
@@ -90,7 +95,7 @@ inline VerifyOptions betweenCycles() {
 inline std::string verifyAfterFullCycle(vm::VM& vm) {
   VerifyOptions options = betweenCycles();
   options.requireNoGarbage = true;
-  return verifyHeap(vm, options);
+  return verifyHeap(spaceOf(vm), options);
 }
 
 }  // namespace kith::gc::testing

@@ -29,12 +29,12 @@ TEST(OccasionalCollector, FreesAnUnreachableCycle) {
     Value b = vm.newInstance(node);
     field(a, 0) = b;
     field(b, 0) = a;
-    t.collector.collect(vm, GcCause::systemGc);
-    EXPECT_EQ(vm.handles().liveCount(), 2u) << "a pinned cycle survives";
+    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    EXPECT_EQ(spaceOf(vm).handles().liveCount(), 2u) << "a pinned cycle survives";
   }
   std::uint64_t freesBefore = t.heap->statistics().frees;
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 0u) << "reference counting would keep the cycle; tracing does not";
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u) << "reference counting would keep the cycle; tracing does not";
   EXPECT_EQ(t.heap->statistics().frees, freesBefore + 2);
   EXPECT_EQ(t.heap->statistics().bytes_in_use, 0u);
   EXPECT_EQ(t.collector.statistics().objectsFreed, 2u);
@@ -56,15 +56,15 @@ TEST(OccasionalCollector, MarksAMillionNodeListWithoutRecursionThenFreesIt) {
       field(n, 1) = Value::integer(i);
       head = n;
     }
-    t.collector.collect(vm, GcCause::systemGc);
-    ASSERT_EQ(vm.handles().liveCount(), static_cast<std::size_t>(kNodes));
+    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    ASSERT_EQ(spaceOf(vm).handles().liveCount(), static_cast<std::size_t>(kNodes));
     // Walk it: every node is still there, in order.
     int expected = kNodes - 1;
     for (Value n = head; n.isObject(); n = field(n, 0)) ASSERT_EQ(field(n, 1).asInt(), expected--);
     EXPECT_EQ(expected, -1);
   }
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 0u);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
   EXPECT_GE(t.collector.statistics().objectsFreed, static_cast<std::uint64_t>(kNodes));
   EXPECT_EQ(t.heap->statistics().bytes_in_use, 0u);
 }
@@ -78,15 +78,15 @@ TEST(OccasionalCollector, KeepsWhatOnlyAClosureUpvalueReaches) {
     roots.root(array);
     Value closure = makeClosureCapturing(vm, array);
     vm.rootStack().back() = closure;  // now only the closure's upvalue reaches the array
-    t.collector.collect(vm, GcCause::systemGc);
-    EXPECT_EQ(vm.handles().liveCount(), 3u) << "closure, upvalue, array";
+    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    EXPECT_EQ(spaceOf(vm).handles().liveCount(), 3u) << "closure, upvalue, array";
     auto* up = vm::objectAt<vm::UpvalueObject>(vm::objectAt<vm::ClosureObject>(closure)->upvalues()[0]);
     ASSERT_TRUE(up->closed.isObject());
     EXPECT_EQ(element(up->closed, 2).asInt(), 7);
     EXPECT_EQ(verifyAfterFullCycle(vm), "");
   }
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 0u);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
 }
 
 TEST(OccasionalCollector, KeepsWhatNativeCodePinsAndFreesItAfterwards) {
@@ -97,12 +97,12 @@ TEST(OccasionalCollector, KeepsWhatNativeCodePinsAndFreesItAfterwards) {
     Value s = vm.newString("held by a native");
     roots.root(s);
     vm.newString("garbage");
-    t.collector.collect(vm, GcCause::systemGc);
-    EXPECT_EQ(vm.handles().liveCount(), 1u);
+    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    EXPECT_EQ(spaceOf(vm).handles().liveCount(), 1u);
     EXPECT_EQ(vm.stringView(s), "held by a native");
   }
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 0u);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
 }
 
 TEST(OccasionalCollector, KeepsGlobalsAndBoundMethodsAndContainers) {
@@ -125,10 +125,10 @@ TEST(OccasionalCollector, KeepsGlobalsAndBoundMethodsAndContainers) {
   vm::objectAt<vm::StringBuilderObject>(builder)->buffer = Value::object(vm.newByteStorage(16));
   Value receiver = vm.newArray(1, Value::nil());
   vm.defineGlobal("bound", vm.newBoundMethod(receiver, Value::nil()));
-  std::size_t live = vm.handles().liveCount();
+  std::size_t live = spaceOf(vm).handles().liveCount();
   for (int i = 0; i < 100; ++i) vm.newArray(8, Value::nil());  // garbage
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), live);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), live);
   EXPECT_EQ(vm.stringView(text), "in the list");
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
@@ -191,7 +191,7 @@ TEST(OccasionalCollector, StressCollectsBeforeEveryAllocation) {
     vm.newString("x");
   }
   EXPECT_EQ(t.collector.statistics().cycles, 50u);
-  EXPECT_EQ(vm.handles().liveCount(), 1u) << "each cycle freed the previous string";
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 1u) << "each cycle freed the previous string";
 }
 
 TEST(OccasionalCollector, StatisticsAndLogLine) {
@@ -199,7 +199,7 @@ TEST(OccasionalCollector, StatisticsAndLogLine) {
   vm::VM& vm = t.vm();
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 1000; ++i) vm.newArray(4, Value::nil());
-    t.collector.collect(vm, GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), GcCause::systemGc);
   }
   vm::CollectorStatistics s = t.collector.statistics();
   EXPECT_EQ(s.cycles, 3u);
@@ -240,9 +240,9 @@ TEST(HeapVerifier, ReportsAFreedHandleThatIsStillReachable) {
   vm::RootScope roots(vm);
   Value s = vm.newString("doomed");
   roots.root(s);
-  EXPECT_EQ(verifyHeap(vm), "");
-  vm.freeObject(s.asHandle());  // what a collector bug would do
-  EXPECT_NE(verifyHeap(vm).find("freed handle"), std::string::npos) << verifyHeap(vm);
+  EXPECT_EQ(verifyHeap(spaceOf(vm)), "");
+  spaceOf(vm).freeObject(s.asHandle());  // what a collector bug would do
+  EXPECT_NE(verifyHeap(spaceOf(vm)).find("freed handle"), std::string::npos) << verifyHeap(spaceOf(vm));
   vm.rootStack().clear();
 }
 
@@ -253,10 +253,10 @@ TEST(HeapVerifier, ReportsMarksLeftSetAndSurvivingGarbage) {
   Value s = vm.newString("marked");
   roots.root(s);
   s.asHandle()->gcBits = kMarked;
-  EXPECT_NE(verifyHeap(vm).find("mark bits"), std::string::npos);
+  EXPECT_NE(verifyHeap(spaceOf(vm)).find("mark bits"), std::string::npos);
   s.asHandle()->gcBits = 0;
   vm.newString("garbage");
-  EXPECT_EQ(verifyHeap(vm), "");
+  EXPECT_EQ(verifyHeap(spaceOf(vm)), "");
   EXPECT_NE(verifyAfterFullCycle(vm).find("garbage survived"), std::string::npos);
 }
 
@@ -298,12 +298,12 @@ TEST_P(EveryPolicy, RandomGraphsSurviveExactlyAsReachable) {
       made.push_back(v);
     }
     vm.rootStack()[firstRoot + random() % kRoots] = vm.newArray(kSlots, Value::nil());  // drop one root
-    t.collector.collect(vm, GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), GcCause::systemGc);
     ASSERT_EQ(verifyAfterFullCycle(vm), "") << "round " << round;
   }
   vm.rootStack().resize(firstRoot);
-  t.collector.collect(vm, GcCause::systemGc);
-  EXPECT_EQ(vm.handles().liveCount(), 0u);
+  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
   EXPECT_EQ(t.heap->statistics().bytes_in_use, 0u);
   EXPECT_EQ(t.heap->statistics().frees, t.heap->statistics().allocations);
 }

@@ -67,13 +67,13 @@ TEST_P(EveryStoreKind, ShadesTheOverwrittenObjectWhileMarking) {
   t.run(std::string("class Box { field item; }\nfn put(b, v) { b.item = v; }\nput(new Box(), 0);\n") + c.setup);
   Handle* victim = c.victim(t);
   ASSERT_NE(victim, nullptr);
-  t.collector->startCycle(*t.machine);  // roots gray; the victim, behind a heap slot, white
+  t.collector->startCycle(spaceOf(*t.machine));  // roots gray; the victim, behind a heap slot, white
   ASSERT_EQ(t.collector->phase(), Phase::marking);
   ASSERT_TRUE(ContinuousCollector::isWhite(victim)) << c.name;
   t.run(c.store);
   EXPECT_EQ(victim->gcBits, ContinuousCollector::kGray) << c.name << ": the store did not go through the barrier";
-  t.collector->finishCycle(*t.machine);
-  EXPECT_EQ(verifyHeap(*t.machine, betweenCycles()), "");
+  t.collector->finishCycle(spaceOf(*t.machine));
+  EXPECT_EQ(verifyHeap(spaceOf(*t.machine), betweenCycles()), "");
 }
 
 const StoreCase kStoreCases[] = {
@@ -128,17 +128,17 @@ TEST(WriteBarrier, ObjectMovedFromAnUnscannedIntoAScannedObjectSurvives) {
   Handle* first = element(t.global("pair"), 0).asHandle();
   Handle* second = element(t.global("pair"), 1).asHandle();
   Handle* item = field0(Value::object(first)).asHandle();
-  t.collector->startCycle(*t.machine);
-  for (int i = 0; i < 100000 && !ContinuousCollector::isBlack(second); ++i) t.collector->step(*t.machine);
+  t.collector->startCycle(spaceOf(*t.machine));
+  for (int i = 0; i < 100000 && !ContinuousCollector::isBlack(second); ++i) t.collector->step(spaceOf(*t.machine));
   ASSERT_TRUE(ContinuousCollector::isBlack(second));
   ASSERT_FALSE(ContinuousCollector::isBlack(first)) << "the array pushes its elements in order: the last is scanned first";
   ASSERT_TRUE(ContinuousCollector::isWhite(item));
   t.run("pair[1].item = pair[0].item;\npair[0].item = nil;\n");
-  t.collector->finishCycle(*t.machine);  // verifyMarking aborts if the item was missed
+  t.collector->finishCycle(spaceOf(*t.machine));  // verifyMarking aborts if the item was missed
   Value moved = field0(element(t.global("pair"), 1));
   ASSERT_TRUE(moved.isObject());
   EXPECT_EQ(t.machine->stringView(moved), "moved 1");
-  t.collector->collect(*t.machine, GcCause::systemGc);
+  t.collector->collect(spaceOf(*t.machine), GcCause::systemGc);
   EXPECT_EQ(t.machine->stringView(field0(element(t.global("pair"), 1))), "moved 1");
   EXPECT_EQ(verifyAfterFullCycle(*t.machine), "");
 }
@@ -148,13 +148,13 @@ TEST(WriteBarrier, ObjectMovedFromAnUnscannedIntoAScannedObjectSurvives) {
 TEST(WriteBarrier, ObjectsBornDuringACycleSurviveIt) {
   ScriptVm t(4, 1 << 20);  // a small heap: the pacing runs slices every few allocations
   t.run("let keep = new List();\nfor (let i = 0; i < 3000; i = i + 1) { let g = [i]; }\n");
-  t.collector->startCycle(*t.machine);
+  t.collector->startCycle(spaceOf(*t.machine));
   // Enough garbage that the cycle runs through its sweep while `keep` grows.
   t.run("for (let i = 0; i < 40000; i = i + 1) { if (i < 2000) keep.add(\"k\" + i); let g = [i, i]; }\n");
   EXPECT_GT(t.collector->statistics().cycles, 0u) << "the gate's slices ran the cycle through its sweep";
   t.run("let ok = keep.size() == 2000;\nfor (let i = 0; i < 2000; i = i + 1) if (keep.get(i) != \"k\" + i) ok = false;\n");
   EXPECT_TRUE(t.global("ok").asBool());
-  t.collector->collect(*t.machine, GcCause::systemGc);
+  t.collector->collect(spaceOf(*t.machine), GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(*t.machine), "");
 }
 

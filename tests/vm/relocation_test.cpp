@@ -35,7 +35,7 @@ TEST(Relocation, DefragmentationMovesObjectsAndHandlesFollow) {
   // whose buddies are busy, so no larger block exists without moving something.
   std::vector<std::size_t> survivors;
   for (std::size_t i = 0; i < strings.size(); ++i) {
-    if (i % 2 == 0) vm.freeObject(strings[i]);
+    if (i % 2 == 0) testing::spaceOf(vm).freeObject(strings[i]);
     else survivors.push_back(i);
   }
   auto addressOf = [&](std::size_t i) { return strings[i]->object; };
@@ -83,7 +83,7 @@ TEST(Relocation, ScriptStateSurvivesMoves) {
       break;
     }
   }
-  for (std::size_t i = 0; i < garbage.size(); i += 2) vm.freeObject(garbage[i]);
+  for (std::size_t i = 0; i < garbage.size(); i += 2) testing::spaceOf(vm).freeObject(garbage[i]);
   auto r = t.run(R"(
     class P { field x, y; init(x, y) { this.x = x; this.y = y; } sum() { return this.x + this.y; } }
     let p = new P(1, 2);

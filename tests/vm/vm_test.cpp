@@ -90,7 +90,7 @@ TEST(Roots, EnumerationCoversGlobalsStackAndPinned) {
   EXPECT_TRUE(seen.count(pinned.asHandle()));
   EXPECT_EQ(seen.size() >= 3, true);
   // Every live handle the roots name belongs to the handle table.
-  for (Handle* h : seen) EXPECT_TRUE(vm.handles().owns(h));
+  for (Handle* h : seen) EXPECT_TRUE(testing::spaceOf(vm).handles().owns(h));
 }
 
 TEST(Gate, EveryObjectHasAHeaderNamingItsHandle) {
@@ -101,15 +101,15 @@ TEST(Gate, EveryObjectHasAHeaderNamingItsHandle) {
   )");
   ASSERT_EQ(r.error, "");
   std::size_t checked = 0;
-  t.vm().handles().forEachLive([&](Handle* h) {
+  testing::spaceOf(t.vm()).handles().forEachLive([&](Handle* h) {
     auto* header = static_cast<ObjectHeader*>(h->object);
     EXPECT_EQ(header->handle, h);
     EXPECT_EQ(header->classId, h->klass->id);
     EXPECT_LE(header->size, t.heap().getSize(h->object));
     ++checked;
   });
-  EXPECT_EQ(checked, t.vm().handles().liveCount());
-  EXPECT_EQ(t.vm().objectsCreated(), t.heap().statistics().allocations);
+  EXPECT_EQ(checked, testing::spaceOf(t.vm()).handles().liveCount());
+  EXPECT_EQ(testing::spaceOf(t.vm()).objectsCreated(), t.heap().statistics().allocations);
 }
 
 TEST(Gate, InstancesOfOneClassHaveOneSize) {

@@ -10,9 +10,13 @@
 #include "heap/heap.h"
 #include "stdlib/builtins.h"
 #include "vm/compiler.h"
+#include "vm/handle_table_space.h"
 #include "vm/vm.h"
 
 namespace kith::vm::testing {
+
+// The VM's object space over a policy heap: a handle table.
+inline HandleTableSpace& spaceOf(VM& vm) { return dynamic_cast<HandleTableSpace&>(vm.space()); }
 
 struct RunOutcome {
   std::string out;          // stdout

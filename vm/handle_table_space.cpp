@@ -1,0 +1,189 @@
+#include "vm/handle_table_space.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "vm/freed_object_guard.h"
+
+namespace kith::vm {
+
+namespace {
+
+constexpr std::size_t kHandleQuarantine = 1 << 16;  // released handles that wait before reuse
+constexpr std::size_t kMovesPerAllocation = 8;      // --gc-stress=move: objects moved per allocation
+
+}  // namespace
+
+HandleTableSpace::HandleTableSpace(heap::Heap& heap, Collector& collector, Mutator& mutator, ClassInfo* boxedIntClass,
+                                   const VMOptions& options)
+    : ObjectSpace(heap, mutator, boxedIntClass, options),
+      collector_(collector),
+      moveObjects_(options.moveObjects),
+      overheadLimit_(options.gcOverheadLimit) {
+  // The relocator is installed only for the allocation gate's last retry (see
+  // allocate): a moving heap then defragments after a collection has freed what it
+  // could, never before (moving garbage would be wasted work).
+  canDefragment_ = heap_.setRelocator(&HandleTableSpace::relocateObject, this);
+  if (canDefragment_) heap_.setRelocator(nullptr, nullptr);
+  bool checkFreedObjects = options.checkFreedObjects || options.moveObjects;
+#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
+  checkFreedObjects = true;
+#endif
+  if (checkFreedObjects) {
+    checkFreedObjects_ = true;
+    handles_.setQuarantine(kHandleQuarantine, poisonedObjectPage());
+    installFreedObjectFaultHandler();
+  }
+  stressActions_ = stressActions_ || moveObjects_;
+  if (!heap_.arenaBase()) budgetLimit_ = options.unboundedHeapLimit;
+}
+
+HandleTableSpace::~HandleTableSpace() {
+  heap_.setRelocator(nullptr, nullptr);
+  // A policy over a fixed arena drops every object with the arena; the system
+  // allocator (`malloc`) has no arena, so its live objects go back one by one
+  // (else LeakSanitizer reports them). Freed through freeObject so that the heap
+  // statistics and a trace see the frees too; no trace is attached by now.
+  if (!heap_.arenaBase())
+    handles_.forEachLive([&](Handle* h) {
+      if (isBox(h)) releaseBox(h);
+      else freeObject(h);
+    });
+}
+
+Handle* HandleTableSpace::allocate(ClassInfo* klass, std::size_t bytes, Handle* near) {
+  admit(bytes);
+  collector_.beforeAllocation(*this, bytes);  // may collect (threshold, --gc-stress) or run a slice
+  if (thrashing_) throwThrashing();
+  // One virtual call per allocation (heap::Heap), whose cost the studies measure.
+  void* object = tryMalloc(bytes, near ? near->object : klass->lastAllocated);
+  if (!object) [[unlikely]] object = mallocAfterCollecting(bytes, klass, near);
+  Handle* handle = handles_.allocate(object, klass);
+  if (!handle) {
+    heap_.free(object);
+    throwOutOfMemory(bytes);
+  }
+  initializeObject(object, handle, klass, bytes);
+  handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
+  klass->lastAllocated = object;
+  if (trace_.recording()) trace_.allocated(handle, bytes, handles_.capacity());
+  return handle;
+}
+
+// The heap refused: collect -> retry -> defragment (moving heaps) -> "out of memory".
+void* HandleTableSpace::mallocAfterCollecting(std::size_t bytes, ClassInfo* klass, Handle* near) {
+  if (trace_.recording()) trace_.failed(bytes);
+  collector_.collect(*this, GcCause::allocationFailure);
+  if (thrashing_) throwThrashing();
+  // The hint is read at each try: a collection may have moved `near`.
+  auto hint = [&]() -> const void* { return near ? near->object : klass->lastAllocated; };
+  void* object = tryMalloc(bytes, hint());
+  if (!object && canDefragment_) {
+    heap_.setRelocator(&HandleTableSpace::relocateObject, this);
+    object = tryMalloc(bytes, hint());
+    heap_.setRelocator(nullptr, nullptr);
+  }
+  if (!object) {
+    if (trace_.recording()) trace_.failed(bytes);
+    overheadLimit_.reset();  // plainly out of memory: not a streak of thrashing
+    throwOutOfMemory(bytes);
+  }
+  return object;
+}
+
+// The system allocator has no fixed size: hold it to the budget as if it had one.
+void* HandleTableSpace::mallocWithinBudget(std::size_t bytes, const void* hint) {
+  void* object = heap_.malloc(bytes, hint);
+  if (object && budgetLimit_) {
+    std::size_t block = heap_.getSize(object);
+    if (budgetInUse_ + block > budgetLimit_) {
+      heap_.free(object);
+      return nullptr;
+    }
+    budgetInUse_ += block;
+  }
+  return object;
+}
+
+void HandleTableSpace::releaseBlock(void* object) {
+  if (budgetLimit_) budgetInUse_ -= heap_.getSize(object);
+  if (checkFreedObjects_) std::memset(object, kFreedObjectByte, static_cast<ObjectHeader*>(object)->size);
+  heap_.free(object);
+}
+
+// The heap moved an object (defragmentation) and has already copied its bytes:
+// the header at the new address names the handle; the handle is all that changes.
+void HandleTableSpace::relocateObject(void*, void*, void* to, std::size_t) {
+  static_cast<ObjectHeader*>(to)->handle->object = to;  // a trace's ids go by handle: unchanged
+}
+
+void HandleTableSpace::applyStress(std::size_t bytes) {
+  ObjectSpace::applyStress(bytes);
+  if (moveObjects_) moveObjectsForStress();
+}
+
+// Moves the next kMovesPerAllocation live objects (a cursor over the handle table)
+// to fresh blocks of the same size, as a moving collector would: copy, point the
+// handle at the copy, poison and free the old block. Uses the heap directly (no
+// collection); an object that finds no block stays where it is.
+void HandleTableSpace::moveObjectsForStress() {
+  std::size_t capacity = handles_.capacity();
+  if (capacity == 0 || trace_.recording()) return;  // a trace records the program's own allocations only
+  for (std::size_t moved = 0, looked = 0; moved < kMovesPerAllocation && looked < capacity; ++looked) {
+    moveCursor_ = (moveCursor_ + 1) % capacity;
+    Handle* h =
+        &handles_.chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
+    if (!h->klass || isBox(h)) continue;  // a free slot, or a box (no heap block)
+    std::size_t size = static_cast<ObjectHeader*>(h->object)->size;
+    void* to = tryMalloc(size, nullptr);
+    if (!to) return;
+    std::memcpy(to, h->object, size);
+    void* from = h->object;
+    h->object = to;
+    releaseBlock(from);
+    ++moved;
+  }
+}
+
+void HandleTableSpace::collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter,
+                                       std::size_t heapBytes) {
+  // Half the survivors again, at least 2^20, before the next box-driven collection;
+  // not twice them: an incremental cycle's survivors include every box born during
+  // it, and doubling those each cycle would let the limit ratchet up.
+  boxLimit_ = liveBoxes_ + std::max(kMinBoxLimit, liveBoxes_ / 2);
+  if (cause == GcCause::systemGc || cause == GcCause::stress || cause == GcCause::boxedIntegers) return;
+  bool heapRefused = cause == GcCause::allocationFailure;
+  if (overheadLimit_.collectionEnded(bytesBefore, bytesAfter, heapBytes, heapRefused, &thrashingMessage_))
+    thrashing_ = true;
+}
+
+void HandleTableSpace::throwThrashing() {
+  thrashing_ = false;
+  std::string message = std::move(thrashingMessage_);
+  mutator_.throwError(message);
+  std::abort();  // not reached: GCC does not carry [[noreturn]] through a virtual call
+}
+
+// Boxes live in the handle table, outside the studied heap, so making one never
+// collects and is safe anywhere.
+Handle* HandleTableSpace::boxInteger(std::int64_t i) {
+  Handle* handle = handles_.allocate(reinterpret_cast<void*>(static_cast<std::uintptr_t>(i)), boxedIntClass_);
+  if (!handle) throwOutOfMemory(sizeof(Handle));
+  handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
+  boxMade();
+  ++boxesUnpaid_;
+  return handle;
+}
+
+void HandleTableSpace::payForBoxes() {
+  // Boxes pay the collector's pacing like heap bytes (an incremental cycle gets its
+  // slices from them too, so one that boxes started keeps up with them).
+  std::size_t bytes = boxesUnpaid_ * sizeof(Handle);
+  boxesUnpaid_ = 0;
+  collector_.beforeAllocation(*this, bytes);
+  if (liveBoxes_ < boxLimit_) return;
+  boxLimit_ = 2 * liveBoxes_;  // until the collection asked for here ends (collectionEnded)
+  collector_.boxesPiledUp(*this);
+}
+
+}  // namespace kith::vm
