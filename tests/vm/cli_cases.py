@@ -74,3 +74,10 @@ case("vm.cli.byte_order_mark_skipped", f"run {CASES}/byte_order_mark.kith", stdo
 # Only regular files are source: a device could give bytes without end.
 case("vm.cli.device_is_not_a_script", "run /dev/zero", exit=66,
      stderr=r"^kith: cannot read '/dev/zero': not a regular file\n$")
+# A failed request is one X event in the trace, however often the gate retried it.
+case("vm.cli.trace_one_failure_event", "run --trace={tmp}/huge.txt " + CASES + "/huge_array.kith", exit=70,
+     stderr=r"^error: out of memory: requested 800000024 bytes\n",
+     files={"{tmp}/huge.txt": r"^(?!(?:.*\nX ){2}).*\nX [0-9]+ 800000024\n"})
+# When not even the preallocated error could be made, the report still names the failure.
+case("vm.cli.fail_every_allocation", f"run --fail-alloc-every=1 {CASES}/exit_code.kith", exit=70,
+     stderr=r"^error: out of memory: requested [0-9]+ bytes\n$")
