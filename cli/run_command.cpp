@@ -188,8 +188,16 @@ void reportUncaught(vm::VM& vm) {
   std::fflush(stdout);
   vm::Value thrown = vm.pendingException();
   std::vector<std::string> trace = vm.exceptionTrace();  // before str() may run code
+  // An Error subclass is named on a line of its own: LANGUAGE.md fixes the first line
+  // as `error: MESSAGE`, and the class often says more than the message.
+  std::string subclass;
+  if (vm.isKind(thrown, vm::ObjectKind::instance)) {
+    const vm::ClassInfo* klass = thrown.asHandle()->klass;
+    if (klass->isErrorClass && klass != vm.errorClass()) subclass = klass->name;
+  }
   std::string message = vm.exceptionMessage(thrown);
   std::fprintf(stderr, "error: %s\n", message.c_str());
+  if (!subclass.empty()) std::fprintf(stderr, "  thrown as %s\n", subclass.c_str());
   for (const std::string& line : trace) std::fprintf(stderr, "%s\n", line.c_str());
 }
 

@@ -81,3 +81,7 @@ case("vm.cli.trace_one_failure_event", "run --trace={tmp}/huge.txt " + CASES + "
 # When not even the preallocated error could be made, the report still names the failure.
 case("vm.cli.fail_every_allocation", f"run --fail-alloc-every=1 {CASES}/exit_code.kith", exit=70,
      stderr=r"^error: out of memory: requested [0-9]+ bytes\n$")
+# An uncaught Error subclass is named on the line after the message.
+case("vm.cli.error_subclass_named", f"run {CASES}/error_subclass.kith", exit=70, stderr=(
+    r"^error: bad token\n  thrown as ParseError\n  at parse \([^\n]*error_subclass.kith:3\)\n"
+    r"  at <script> \([^\n]*error_subclass.kith:4\)\n$"))
