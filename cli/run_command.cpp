@@ -188,8 +188,16 @@ void reportUncaught(vm::VM& vm) {
   std::fflush(stdout);
   vm::Value thrown = vm.pendingException();
   std::vector<std::string> trace = vm.exceptionTrace();  // before str() may run code
+  // An Error subclass is named on a line of its own: LANGUAGE.md fixes the first line
+  // as `error: MESSAGE`, and the class often says more than the message.
+  std::string subclass;
+  if (vm.isKind(thrown, vm::ObjectKind::instance)) {
+    const vm::ClassInfo* klass = thrown.asHandle()->klass;
+    if (klass->isErrorClass && klass != vm.errorClass()) subclass = klass->name;
+  }
   std::string message = vm.exceptionMessage(thrown);
   std::fprintf(stderr, "error: %s\n", message.c_str());
+  if (!subclass.empty()) std::fprintf(stderr, "  thrown as %s\n", subclass.c_str());
   for (const std::string& line : trace) std::fprintf(stderr, "%s\n", line.c_str());
 }
 
@@ -206,7 +214,7 @@ int runProgram(vm::VM& vm, const std::string& source, const std::string& path,
     programStart = Clock::now();
     vm::CompileResult compiled = vm::compile(vm, source, path);
     if (!compiled.script) {
-      reportCompileErrors(compiled.errors);
+      reportCompileErrors(compiled.reportLines());
       return kExitDataError;
     }
     try {
@@ -216,7 +224,7 @@ int runProgram(vm::VM& vm, const std::string& source, const std::string& path,
       return kExitSoftware;
     } catch (const vm::ImportCompileError& e) {
       std::fflush(stdout);
-      reportCompileErrors(e.errors);
+      reportCompileErrors(e.report);
       return kExitDataError;
     }
   } catch (const vm::KithThrow&) {
@@ -334,7 +342,7 @@ int disassembleScript(const std::string& path) {
   }
   vm::CompileResult compiled = vm::compile(vm, *source, path);
   if (!compiled.script) {
-    reportCompileErrors(compiled.errors);
+    reportCompileErrors(compiled.reportLines());
     return kExitDataError;
   }
   std::fputs(vm::disassemble(vm, *compiled.script).c_str(), stdout);

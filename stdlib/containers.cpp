@@ -4,6 +4,7 @@
 // any allocation, objects are re-read through their handles. Every overwrite of a
 // reference slot goes through the write barrier (KITH_WRITE_BARRIER, vm/collector.h),
 // storage replacement included; filling a just-allocated storage needs none.
+#include <cmath>
 #include <cstring>
 
 #include "stdlib/builtins.h"
@@ -123,6 +124,13 @@ std::size_t indexCapacity(Value map) {
 }
 Value* entrySlots(Value map) { return objectAt<ArrayObject>(objectAt<MapObject>(map)->entries)->elements(); }
 
+// Map keys are equal as `==` says, except that NaN is one key (found, replaced and
+// removed like any other, as in Java's and JavaScript's maps), though NaN != NaN.
+bool sameKey(VM& vm, Value a, Value b) {
+  if (vm.valuesEqual(a, b)) return true;
+  return a.isFloat() && b.isFloat() && std::isnan(a.asFloat()) && std::isnan(b.asFloat());
+}
+
 // The entry number holding `key`, or -1. Allocates nothing.
 std::int64_t findEntry(VM& vm, Value map, Value key, std::uint64_t hash) {
   std::size_t capacity = indexCapacity(map);
@@ -132,7 +140,7 @@ std::int64_t findEntry(VM& vm, Value map, Value key, std::uint64_t hash) {
   for (std::size_t i = hash & (capacity - 1);; i = (i + 1) & (capacity - 1)) {
     std::int32_t e = index[i];
     if (e == kEmpty) return -1;
-    if (e != kRemoved && vm.valuesEqual(entries[2 * e], key)) return e;
+    if (e != kRemoved && sameKey(vm, entries[2 * e], key)) return e;
   }
 }
 

@@ -18,8 +18,11 @@ Value system_gc(VM& vm, Value*, int) {
 
 Value system_exit(VM& vm, Value* args, int) {
   std::int64_t code = intArgument(vm, args[0], "System.exit's code");
+  // A process's status is 8 bits: a code outside them would leave as another number
+  // (256 as 0, success), so it is an error rather than a silently different exit.
+  if (code < 0 || code > 255) vm.throwError("exit code must be in 0..255, got " + std::to_string(code));
   std::fflush(stdout);
-  throw vm::ExitRequest{static_cast<int>(code & 0xff)};
+  throw vm::ExitRequest{static_cast<int>(code)};
 }
 
 // A Map of the live statistics: the heap's counters, the handle table, the VM's.

@@ -21,7 +21,7 @@ void VM::push(Value v) {
 
 void VM::callClosure(Handle* closure, int argc) {
   FunctionProto* proto = objectAt<ClosureObject>(closure)->proto;
-  if (argc != proto->arity) throwArity(proto->arity, argc);
+  if (argc != proto->arity) throwArity(proto->name, proto->arity, argc);
   if (frameCount_ >= maxDepth_) throwError("stack overflow");
   Value* slots = stackTop_ - argc - 1;
   if (slots + proto->maxStack > stackLimit_) throwError("stack overflow");
@@ -30,8 +30,8 @@ void VM::callClosure(Handle* closure, int argc) {
 
 void VM::callNative(const NativeFunction* native, int argc) {
   if (argc < native->minArity || (native->maxArity >= 0 && argc > native->maxArity)) {
-    if (native->minArity == native->maxArity) throwArity(native->minArity, argc);
-    throwError("expected " + std::to_string(native->minArity) + " to " +
+    if (native->minArity == native->maxArity) throwArity(native->name, native->minArity, argc);
+    throwError("'" + std::string(native->name) + "' expects " + std::to_string(native->minArity) + " to " +
                (native->maxArity < 0 ? std::string("any number of") : std::to_string(native->maxArity)) +
                " arguments but got " + std::to_string(argc));
   }
@@ -321,7 +321,7 @@ bool VM::newObjectInstance(int argc, Handle* near) {
       callClosure(klass->initializer.asHandle(), argc);
       return true;
     }
-    if (argc != 0) throwArity(0, argc);
+    if (argc != 0) throwArity("new " + klass->name, 0, argc);
     return false;
   }
   if (klass->constructor) {

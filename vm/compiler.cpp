@@ -141,6 +141,7 @@ class Compiler {
     }
     CompileResult result;
     result.errors = std::move(errors_);
+    result.errorPositions = std::move(errorPositions_);
     if (result.errors.empty()) result.script = proto;
     return result;
   }
@@ -208,25 +209,31 @@ class Compiler {
   };
   Level nestedLevel() { return Level(*this, nesting_, kMaxNesting); }
   [[noreturn]] void tooDeep() {
-    errors_.push_back(std::string(file_) + ":" + std::to_string(current_.line) + ":" +
-                      std::to_string(current_.column) + ": error: nesting too deep");
+    addError(current_.line, current_.column, "nesting too deep");
     throw NestingTooDeep{};
   }
 
   // --- errors ------------------------------------------------------------------------
+  // One error line, with its position for the source excerpt; the same error at the
+  // same place again (two unclosed blocks both ending at end of file) is not repeated.
+  void addError(int line, int column, const std::string& message) {
+    std::string text = std::string(file_) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                       ": error: " + message;
+    if (!errors_.empty() && errors_.back() == text) return;
+    errors_.push_back(std::move(text));
+    errorPositions_.push_back({line, column});
+  }
   void errorAt(const Token& token, const std::string& message) {
     if (panic_) return;
     panic_ = true;
-    errors_.push_back(std::string(file_) + ":" + std::to_string(token.line) + ":" +
-                      std::to_string(token.column) + ": error: " + message);
+    addError(token.line, token.column, message);
   }
   void error(const std::string& message) { errorAt(previous_, message); }
   // A mistake in meaning, not syntax (a redeclaration, 'this' outside a method...):
   // the parser is not lost, so it reports and carries on without skipping ahead.
   void semanticError(const Token& token, const std::string& message) {
     if (panic_) return;
-    errors_.push_back(std::string(file_) + ":" + std::to_string(token.line) + ":" +
-                      std::to_string(token.column) + ": error: " + message);
+    addError(token.line, token.column, message);
   }
   void semanticError(const std::string& message) { semanticError(previous_, message); }
   void errorAtCurrent(const std::string& message) {
@@ -1485,6 +1492,7 @@ class Compiler {
   int nesting_ = 0;    // syntactic levels open (kMaxNesting)
   int recursion_ = 0;  // recursive parse calls open (kMaxRecursion)
   std::vector<std::string> errors_;
+  std::vector<SourcePosition> errorPositions_;  // where each of errors_ is
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;
   bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
@@ -1500,6 +1508,7 @@ CompileResult compile(VM& vm, std::string_view source, std::string_view fileName
     Compiler compiler(vm, source, fileName, zone);
     result = compiler.compileScript();
   }
+  for (const SourcePosition& at : result.errorPositions) result.excerpts.push_back(sourceExcerpt(source, at));
   result.zoneBytesUsed = zone.bytes();
   return result;  // the zone's chunks go back to the system here, all at once
 }

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vm/source_excerpt.h"
+
 namespace kith::vm {
 
 class VM;
@@ -18,7 +20,19 @@ struct FunctionProto;
 struct CompileResult {
   FunctionProto* script = nullptr;  // nullptr when there were errors
   std::vector<std::string> errors;  // "FILE:LINE:COL: error: MESSAGE", in source order
+  std::vector<SourcePosition> errorPositions;      // where each error is
+  std::vector<std::vector<std::string>> excerpts;  // each error's source lines (sourceExcerpt)
   std::size_t zoneBytesUsed = 0;    // the region's size at its peak (for the curious)
+
+  // What stderr shows: each error line followed by its excerpt's lines.
+  std::vector<std::string> reportLines() const {
+    std::vector<std::string> lines;
+    for (std::size_t i = 0; i < errors.size(); ++i) {
+      lines.push_back(errors[i]);
+      if (i < excerpts.size()) lines.insert(lines.end(), excerpts[i].begin(), excerpts[i].end());
+    }
+    return lines;
+  }
 };
 
 CompileResult compile(VM& vm, std::string_view source, std::string_view fileName);

@@ -7,6 +7,8 @@
 #include <limits>
 #include <new>
 
+#include "vm/trace_folding.h"
+
 namespace kith::vm {
 
 namespace {
@@ -51,6 +53,15 @@ void VM::throwError(const std::string& message) {
     // The preallocated error, untouched (a script may hold it and even have set its
     // message); the exact words go to the uncaught report through fallbackMessage_.
     fallbackMessage_ = message;
+    // Its message is the out-of-memory one again each time it is thrown, whatever a
+    // script that caught it before assigned to it (LANGUAGE.md); the string is the
+    // preallocated one, never rewritten, so no allocation is needed.
+    if (outOfMemoryError_.isObject()) {
+      auto slot = errorClass_->fieldSlots.find(messageSymbol_);
+      if (slot != errorClass_->fieldSlots.end())
+        KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(outOfMemoryError_)->fields()[slot->second],
+                           outOfMemoryMessage_);
+    }
     pendingException_ = outOfMemoryError_;
     exceptionTrace_.clear();
     traceCaptured_ = false;
@@ -60,8 +71,8 @@ void VM::throwError(const std::string& message) {
   throwValue(error);
 }
 
-void VM::throwArity(int expected, int got) {
-  throwError("expected " + plural(expected, "argument") + " but got " + std::to_string(got));
+void VM::throwArity(std::string_view callee, int expected, int got) {
+  throwError("'" + std::string(callee) + "' expects " + plural(expected, "argument") + " but got " + std::to_string(got));
 }
 
 void VM::captureTrace() {
@@ -88,7 +99,7 @@ std::vector<std::string> VM::exceptionTrace() const {
   lines.reserve(exceptionTrace_.size());
   for (const TraceFrame& f : exceptionTrace_)
     lines.push_back("  at " + f.proto->name + " (" + f.proto->file + ":" + std::to_string(f.line) + ")");
-  return lines;
+  return foldTrace(lines);
 }
 
 std::string VM::exceptionMessage(Value value) {
@@ -98,7 +109,10 @@ std::string VM::exceptionMessage(Value value) {
   auto slot = isError ? thrown.asHandle()->klass->fieldSlots.find(messageSymbol_) : ClassInfo::FieldSlots::iterator{};
   bool hasMessage = isError && slot != thrown.asHandle()->klass->fieldSlots.end();
   Value& message = roots.root(hasMessage ? objectAt<InstanceObject>(thrown)->fields()[slot->second] : thrown);
-  if (fallbackInFlight_ && thrown.isObject() && thrown.asHandle() == outOfMemoryError_.asHandle())
+  // The preallocated error as the VM threw it (or nothing at all, when even that
+  // could not be made): the report gives the failure's exact words.
+  if (fallbackInFlight_ && (outOfMemoryError_.isNil() ||
+                            (thrown.isObject() && thrown.asHandle() == outOfMemoryError_.asHandle())))
     return fallbackMessage_;  // the preallocated error, as the VM threw it: the failure's exact words
   try {
     return toDisplayString(message);

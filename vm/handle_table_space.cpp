@@ -84,7 +84,8 @@ void* HandleTableSpace::mallocAfterCollecting(std::size_t bytes, ClassInfo* klas
     heap_.setRelocator(nullptr, nullptr);
   }
   if (!object) {
-    if (trace_.recording()) trace_.failed(bytes);
+    // No second X event: the trace records the program's request, failed once at the
+    // first refusal above, whatever the gate retried (docs/RELIABILITY.md).
     overheadLimit_.reset();  // plainly out of memory: not a streak of thrashing
     throwOutOfMemory(bytes);
   }

@@ -1,6 +1,54 @@
 #include "vm/lexer.h"
 
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
 namespace kith::vm {
+
+namespace {
+
+// The character at `bytes`, for an error message: "character 'c'" for printable
+// ASCII, "character U+XXXX" for a well-formed UTF-8 sequence (whose length goes to
+// `length`, so the rest of it is not reported again), else "byte 0xXX".
+std::string describeCharacter(std::string_view bytes, std::size_t* length) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  unsigned char lead = byte(0);
+  char text[32];
+  *length = 1;
+  if (lead >= 0x21 && lead < 0x7f) {
+    std::snprintf(text, sizeof text, "character '%c'", lead);
+    return text;
+  }
+  std::size_t size = lead >= 0xf0 && lead < 0xf5 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 0;
+  if (lead >= 0xf5) size = 0;
+  char32_t code = size == 2 ? lead & 0x1f : size == 3 ? lead & 0x0f : lead & 0x07;
+  bool wellFormed = size > 1 && bytes.size() >= size;
+  for (std::size_t i = 1; wellFormed && i < size; ++i) {
+    wellFormed = (byte(i) & 0xc0) == 0x80;
+    code = (code << 6) | (byte(i) & 0x3f);
+  }
+  if (wellFormed && size == 3 && (code < 0x800 || (code >= 0xd800 && code < 0xe000))) wellFormed = false;
+  if (wellFormed && size == 4 && (code < 0x10000 || code > 0x10ffff)) wellFormed = false;
+  if (!wellFormed) {
+    std::snprintf(text, sizeof text, "byte 0x%02X", lead);
+    return text;
+  }
+  *length = size;
+  std::snprintf(text, sizeof text, "character U+%04X", static_cast<unsigned>(code));
+  return text;
+}
+
+// Token text is a string_view: messages made at run time are kept here, each once.
+std::string_view internMessage(std::string message) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> messages;
+  std::lock_guard<std::mutex> lock(mutex);
+  return *messages.insert(std::move(message)).first;
+}
+
+}  // namespace
 
 const char* tokenTypeName(TokenType type) {
   static constexpr const char* names[] = {
@@ -28,7 +76,13 @@ Token Lexer::make(TokenType type) const {
   return Token{type, source_.substr(start_, pos_ - start_), startLine_, startColumn_};
 }
 
-Token Lexer::errorToken(const char* message) const {
+Lexer::Lexer(std::string_view source) : source_(source) {
+  // A UTF-8 byte-order mark, which some editors write at the start of a file, is no
+  // source text.
+  if (source_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+}
+
+Token Lexer::errorToken(std::string_view message) const {
   return Token{TokenType::error, message, startLine_, startColumn_};
 }
 
@@ -178,7 +232,10 @@ Token Lexer::next() {
     case '"': return string();
     default: break;
   }
-  return errorToken("unexpected character");
+  std::size_t length;
+  std::string character = describeCharacter(source_.substr(start_), &length);
+  for (std::size_t i = 1; i < length; ++i) advance();
+  return errorToken(internMessage("unexpected " + character));
 }
 
 }  // namespace kith::vm

@@ -34,7 +34,8 @@ struct Token {
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view source) : source_(source) {}
+  // A UTF-8 byte-order mark at the start is skipped.
+  explicit Lexer(std::string_view source);
   Token next();
 
  private:
@@ -44,7 +45,7 @@ class Lexer {
   }
   char advance();
   Token make(TokenType type) const;
-  Token errorToken(const char* message) const;
+  Token errorToken(std::string_view message) const;
   // Skips whitespace and comments; an unterminated block comment is an error token.
   bool skipTrivia(Token& error);
   Token number();

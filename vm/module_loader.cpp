@@ -38,16 +38,20 @@ FunctionProto* ModuleLoader::load(VM& vm, const std::string& path, const std::st
   fs::path written(path);
   std::string located =
       written.is_absolute() ? path : (fs::path(importerFile).parent_path() / written).lexically_normal().string();
+  // A C path ends at its first NUL: "x.kith\0junk" would import x.kith.
+  if (path.find('\0') != std::string::npos) vm.throwError("cannot import: the path contains a NUL byte");
   std::string resolved, error;
   if (path.empty()) error = "empty path";
-  else resolvedPath(located, resolved, error);
+  // What is not a regular file is refused before resolving: /dev/stdin resolves to a
+  // pipe or terminal whose name is no file at all.
+  else if (isRegularSourceFile(located, error)) resolvedPath(located, resolved, error);
   if (!error.empty()) vm.throwError("cannot import '" + path + "': " + error);
   if (imported_.count(resolved)) return nullptr;
   std::optional<std::string> source = readSourceFile(located, error);
   if (!source) vm.throwError("cannot import '" + path + "': " + error);
   imported_.insert(resolved);  // before its code runs: an import cycle ends here
   CompileResult compiled = compile(vm, *source, located);
-  if (!compiled.script) throw ImportCompileError{std::move(compiled.errors)};
+  if (!compiled.script) throw ImportCompileError{compiled.reportLines()};
   return compiled.script;
 }
 

@@ -16,7 +16,7 @@ struct FunctionProto;
 // Compile errors in an imported file: the runner prints them and exits 65, as
 // for the main script. Unwinds the interpreter like ExitRequest.
 struct ImportCompileError {
-  std::vector<std::string> errors;
+  std::vector<std::string> report;  // CompileResult::reportLines: errors with their excerpts
 };
 
 class ModuleLoader {

@@ -1,28 +1,79 @@
 #include "vm/source_file.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace kith::vm {
 
-std::optional<std::string> readSourceFile(const std::string& path, std::string& error) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
+namespace {
+
+bool regularFileStatus(const struct stat& status, std::string& error) {
+  if (S_ISDIR(status.st_mode)) {
+    error = std::strerror(EISDIR);
+    return false;
+  }
+  if (!S_ISREG(status.st_mode)) {
+    error = "not a regular file";
+    return false;
+  }
+  if (static_cast<std::size_t>(status.st_size) > kMaxSourceBytes) {
+    error = "source too large";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool isRegularSourceFile(const std::string& path, std::string& error) {
+  struct stat status;
+  if (::stat(path.c_str(), &status) != 0) {
     error = std::strerror(errno);
+    return false;
+  }
+  return regularFileStatus(status, error);
+}
+
+std::optional<std::string> readSourceFile(const std::string& path, std::string& error) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer before fstat can refuse it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat status;
+  if (::fstat(fd, &status) != 0) {
+    error = std::strerror(errno);
+    ::close(fd);
+    return std::nullopt;
+  }
+  if (!regularFileStatus(status, error)) {
+    ::close(fd);
     return std::nullopt;
   }
   std::string text;
   char buffer[65536];
-  std::size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-  bool failed = std::ferror(f) != 0;
-  int readErrno = errno;
-  std::fclose(f);
-  if (failed) {
-    error = std::strerror(readErrno ? readErrno : EIO);
-    return std::nullopt;
+  for (;;) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxSourceBytes) {  // the file grew after fstat
+      error = "source too large";
+      ::close(fd);
+      return std::nullopt;
+    }
   }
+  ::close(fd);
   return text;
 }
 

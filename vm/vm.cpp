@@ -243,6 +243,8 @@ std::uint64_t VM::hashValue(Value v) {
     case ValueType::integer: return mix64(static_cast<std::uint64_t>(v.asInt()));
     case ValueType::floating: {
       double d = v.asFloat();
+      // Every NaN is one Map key (LANGUAGE.md), whatever its sign and payload bits.
+      if (std::isnan(d)) return mix64(0x7ff8000000000000ULL);
       // Equal numbers hash alike: a float with an int value hashes as that int.
       if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && std::trunc(d) == d)
         return mix64(static_cast<std::uint64_t>(static_cast<std::int64_t>(d)));

@@ -125,7 +125,8 @@ class VM final : private Mutator {
     traceCaptured_ = false;
     fallbackInFlight_ = false;
   }
-  // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown.
+  // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown,
+  // innermost first, folded as LANGUAGE.md says (vm/trace_folding.h).
   std::vector<std::string> exceptionTrace() const;
   // The message an uncaught exception reports: an Error's message, else str(value).
   std::string exceptionMessage(Value value);
@@ -187,7 +188,8 @@ class VM final : private Mutator {
   void captureTrace();
   void appendDisplay(std::string& out, Value value);
   void appendScalar(std::string& out, Value value);
-  [[noreturn]] void throwArity(int expected, int got);
+  // "'NAME' expects N arguments but got M": the message names what was called.
+  [[noreturn]] void throwArity(std::string_view callee, int expected, int got);
   void spendSteps(std::uint64_t steps) override;  // Mutator: VMOptions::stepLimit
 
   Collector& collector_;  // its write barrier and back-edge budget

@@ -11,7 +11,9 @@ BINARY_TREES = f"{EXAMPLES}/binary_trees.kith"
 
 case("vm.cli.compile_error", f"run {CASES}/compile_errors.kith", exit=65, stderr=(
     r"^[^\n]*compile_errors.kith:1:9: error: expected an expression, found ';'\n"
-    r"[^\n]*compile_errors.kith:2:16: error: 'a' is already declared in this scope\n$"))
+    r"    let x = ;\n            \^\n"
+    r"[^\n]*compile_errors.kith:2:16: error: 'a' is already declared in this scope\n"
+    r"    let a = 1; let a = 2;\n                   \^\n$"))
 case("vm.cli.runtime_error", f"run {CASES}/runtime_error.kith", exit=70, output=(
     r"^before\nerror: cannot read property 'x' of nil\n  at inner \([^\n]*runtime_error.kith:2\)\n"
     r"  at Outer.call \([^\n]*runtime_error.kith:4\)\n  at <script> \([^\n]*runtime_error.kith:7\)\n$"))
@@ -57,3 +59,29 @@ case("vm.example.binary_trees", f"{BINARY_TREES} 6", stdout=(
 for collector in ["occasional", "continuous"]:
     case(f"vm.example.binary_trees_1M_{collector}", f"run --gc={collector} --heap-size=1M {BINARY_TREES} 10",
          stdout=r"long lived tree of depth 10\t check: 2047\n$")
+
+# Traces fold: a 10,000-deep recursion is four lines, not 10,001.
+case("vm.cli.trace_folds_repeats", f"run {CASES}/endless_recursion.kith", exit=70, stderr=(
+    r"^error: stack overflow\n  at down \([^\n]*endless_recursion.kith:2\)\n"
+    r"  \.\.\. repeated 9998 more times\n  at <script> \([^\n]*endless_recursion.kith:3\)\n$"))
+case("vm.cli.trace_keeps_first_and_last_fifty", f"run {CASES}/mutual_recursion.kith", exit=70, stderr=(
+    r"^error: stack overflow\n(  at p(i|o)ng \([^\n]*\)\n){50}  \.\.\. 9900 frames omitted\n"
+    r"(  at p(i|o)ng \([^\n]*\)\n){49}  at <script> \([^\n]*mutual_recursion.kith:5\)\n$"))
+# Two blocks left open end at one place: one error there, not two.
+case("vm.cli.one_error_per_place", f"run {CASES}/two_unclosed_blocks.kith", exit=65, stderr=(
+    r"^[^\n]*two_unclosed_blocks.kith:4:1: error: expected '}' after the block, found end of file\n$"))
+case("vm.cli.byte_order_mark_skipped", f"run {CASES}/byte_order_mark.kith", stdout=r"^after a byte-order mark\n$")
+# Only regular files are source: a device could give bytes without end.
+case("vm.cli.device_is_not_a_script", "run /dev/zero", exit=66,
+     stderr=r"^kith: cannot read '/dev/zero': not a regular file\n$")
+# A failed request is one X event in the trace, however often the gate retried it.
+case("vm.cli.trace_one_failure_event", "run --trace={tmp}/huge.txt " + CASES + "/huge_array.kith", exit=70,
+     stderr=r"^error: out of memory: requested 800000024 bytes\n",
+     files={"{tmp}/huge.txt": r"^(?!(?:.*\nX ){2}).*\nX [0-9]+ 800000024\n"})
+# When not even the preallocated error could be made, the report still names the failure.
+case("vm.cli.fail_every_allocation", f"run --fail-alloc-every=1 {CASES}/exit_code.kith", exit=70,
+     stderr=r"^error: out of memory: requested [0-9]+ bytes\n$")
+# An uncaught Error subclass is named on the line after the message.
+case("vm.cli.error_subclass_named", f"run {CASES}/error_subclass.kith", exit=70, stderr=(
+    r"^error: bad token\n  thrown as ParseError\n  at parse \([^\n]*error_subclass.kith:3\)\n"
+    r"  at <script> \([^\n]*error_subclass.kith:4\)\n$"))

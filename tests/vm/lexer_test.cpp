@@ -91,10 +91,31 @@ TEST(Lexer, Errors) {
   EXPECT_EQ(comment[0].text, "unterminated block comment");
   auto bad = lexAll("@");
   EXPECT_EQ(bad[0].type, TokenType::error);
-  EXPECT_EQ(bad[0].text, "unexpected character");
+  EXPECT_EQ(bad[0].text, "unexpected character '@'");
+  // A UTF-8 character is named by its code point and reported once, whole.
+  auto accented = lexAll("\xC3\xA9 x");
+  EXPECT_EQ(accented[0].text, "unexpected character U+00E9");
+  EXPECT_EQ(accented[1].type, TokenType::identifier);
+  EXPECT_EQ(lexAll("\xE2\x82\xAC")[0].text, "unexpected character U+20AC");
+  EXPECT_EQ(lexAll("\xF0\x9F\x98\x80")[0].text, "unexpected character U+1F600");
+  // What is not well-formed UTF-8 (a lone continuation, an overlong form, a cut
+  // sequence, a surrogate) and control characters are named as bytes.
+  EXPECT_EQ(lexAll("\x80")[0].text, "unexpected byte 0x80");
+  EXPECT_EQ(lexAll("\xC0\xAF")[0].text, "unexpected byte 0xC0");
+  EXPECT_EQ(lexAll("\xE2\x82")[0].text, "unexpected byte 0xE2");
+  EXPECT_EQ(lexAll("\xED\xA0\x80")[0].text, "unexpected byte 0xED");
+  EXPECT_EQ(lexAll("\x01")[0].text, "unexpected byte 0x01");
   EXPECT_EQ(lexAll("0x")[0].type, TokenType::error);
   EXPECT_EQ(lexAll("1e")[0].type, TokenType::error);
   EXPECT_EQ(lexAll("12abc")[0].type, TokenType::error);
+}
+
+TEST(Lexer, SkipsAByteOrderMarkAtTheStartOnly) {
+  auto marked = lexAll("\xEF\xBB\xBFlet");
+  EXPECT_EQ(marked[0].type, TokenType::kwLet);
+  EXPECT_EQ(marked[0].line, 1);
+  EXPECT_EQ(marked[0].column, 1);
+  EXPECT_EQ(lexAll("let \xEF\xBB\xBF")[1].text, "unexpected character U+FEFF");
 }
 
 }  // namespace

@@ -1,0 +1,62 @@
+#include "vm/source_excerpt.h"
+
+#include <algorithm>
+
+namespace kith::vm {
+
+namespace {
+
+constexpr std::size_t kHalfWindow = 60;  // columns shown each side of a long line's caret
+constexpr const char* kIndent = "    ";
+
+bool isContinuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0x80; }
+
+bool validUtf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t size = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3
+                     : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+    if (size == 0 || i + size > text.size()) return false;
+    for (std::size_t k = 1; k < size; ++k)
+      if (!isContinuation(text[i + k])) return false;
+    i += size;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> sourceExcerpt(std::string_view source, SourcePosition at) {
+  if (at.line < 1 || at.column < 1) return {};
+  std::size_t start = 0;
+  for (int line = 1; line < at.line; ++line) {
+    std::size_t newline = source.find('\n', start);
+    if (newline == std::string_view::npos) return {};
+    start = newline + 1;
+  }
+  std::size_t end = std::min(source.find('\n', start), source.size());
+  std::string_view text = source.substr(start, end - start);
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  if (text.find_first_not_of(" \t") == std::string_view::npos) return {};
+  std::size_t caret = std::min(static_cast<std::size_t>(at.column - 1), text.size());
+  std::size_t from = caret > kHalfWindow ? caret - kHalfWindow : 0;
+  std::size_t to = std::min(text.size(), caret + kHalfWindow);
+  std::string shown = std::string(from > 0 ? "..." : "") + std::string(text.substr(from, to - from)) +
+                      (to < text.size() ? "..." : "");
+  std::size_t caretByte = caret - from + (from > 0 ? 3 : 0);
+  // The caret goes under the character: in UTF-8 text a character's continuation
+  // bytes take no column; bytes that are no UTF-8 show as '?', one column each.
+  std::size_t caretColumn = caretByte;
+  if (validUtf8(shown))
+    caretColumn = static_cast<std::size_t>(
+        std::count_if(shown.begin(), shown.begin() + static_cast<std::ptrdiff_t>(caretByte),
+                      [](char c) { return !isContinuation(c); }));
+  else
+    for (char& c : shown)
+      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+  for (char& c : shown)
+    if (c == '\t' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return {kIndent + shown, kIndent + std::string(caretColumn, ' ') + "^"};
+}
+
+}  // namespace kith::vm
