@@ -216,7 +216,8 @@ std::string commandHelp(std::string_view command) {
   return help;
 }
 
-// Bare `kith`, with no arguments at all.
+// Bare `kith`, with no arguments at all: the one place that decides what it does.
+// CLI.md has it start the REPL on a terminal; until then, the short usage.
 int startWithoutArguments() {
   std::fputs(kShortUsage, stderr);
   return kExitUsage;
@@ -256,6 +257,14 @@ const std::vector<OptionSpec>& benchDefragSpecs() {
   return specs;
 }
 
+// A benchmark's options; it takes no operands.
+std::optional<int> readBenchOptions(std::string_view command, const std::vector<OptionSpec>& specs,
+                                    const std::vector<std::string_view>& args, kith::cli::CommandLine& line) {
+  if (auto exit = readCommandLine(command, specs, args, OperandPlacement::anywhere, line)) return exit;
+  if (line.operands.empty()) return std::nullopt;
+  return usageError("'" + std::string(command) + "' takes options only; got '" + std::string(line.operands[0]) + "'");
+}
+
 int benchContrived(const std::vector<std::string_view>& args) {
   kith::heap::arenaPretouch() = true;  // a latency benchmark: no first-touch page faults
   bool json = false;
@@ -263,10 +272,7 @@ int benchContrived(const std::vector<std::string_view>& args) {
   int repetitions = 21;
   double fill = kith::cli::kDefaultContrivedFill;
   kith::cli::CommandLine line;
-  if (auto exit = readCommandLine("bench contrived", benchContrivedSpecs(), args, OperandPlacement::anywhere, line))
-    return *exit;
-  if (!line.operands.empty())
-    return usageError("'bench contrived' takes options only; got '" + std::string(line.operands[0]) + "'");
+  if (auto exit = readBenchOptions("bench contrived", benchContrivedSpecs(), args, line)) return *exit;
   for (const kith::cli::GivenOption& given : line.options) {
     std::string spelling = given.spelling();
     std::string_view a = spelling;
@@ -307,10 +313,7 @@ int benchDefrag(const std::vector<std::string_view>& args) {
   std::string policy = "estranged";
   std::size_t seeds = kith::cli::kDefragSeeds;
   kith::cli::CommandLine line;
-  if (auto exit = readCommandLine("bench defrag", benchDefragSpecs(), args, OperandPlacement::anywhere, line))
-    return *exit;
-  if (!line.operands.empty())
-    return usageError("'bench defrag' takes options only; got '" + std::string(line.operands[0]) + "'");
+  if (auto exit = readBenchOptions("bench defrag", benchDefragSpecs(), args, line)) return *exit;
   for (const kith::cli::GivenOption& given : line.options) {
     std::string spelling = given.spelling();
     std::string_view a = spelling;
@@ -342,10 +345,12 @@ int runImplied(const std::vector<std::string_view>& args) {
   std::string_view word = args[0];
   struct stat status;
   if (word.starts_with("-") || word.ends_with(".kith") || ::stat(std::string(word).c_str(), &status) == 0) {
-    if (asksForHelp(kith::cli::runOptionSpecs(), args, OperandPlacement::endsOptions)) return printHelp(commandHelp("run"));
+    if (asksForHelp(kith::cli::runOptionSpecs(), args, OperandPlacement::endsOptions))
+      return printHelp(commandHelp("run"));
     return kith::cli::runCommand(args);
   }
-  return usageError("unknown command '" + std::string(word) + "'", kith::cli::didYouMean(word, {std::begin(kCommands), std::end(kCommands)}));
+  return usageError("unknown command '" + std::string(word) + "'",
+                    kith::cli::didYouMean(word, {std::begin(kCommands), std::end(kCommands)}));
 }
 
 // A command that takes no options: its help, or its operands.
@@ -390,7 +395,8 @@ int main(int argc, char** argv) {
     return experiment == "defrag" ? benchDefrag(options) : benchContrived(options);
   }
   if (command == "run") {
-    if (asksForHelp(kith::cli::runOptionSpecs(), rest, OperandPlacement::endsOptions)) return printHelp(commandHelp("run"));
+    if (asksForHelp(kith::cli::runOptionSpecs(), rest, OperandPlacement::endsOptions))
+      return printHelp(commandHelp("run"));
     return kith::cli::runCommand(rest);
   }
   if (command == "disasm") {
@@ -400,11 +406,13 @@ int main(int argc, char** argv) {
   }
   if (command == "study") return kith::cli::runStudyCommand(rest);  // its driver reads its options
   if (command == "replay") {
-    if (asksForHelp(kith::cli::replayOptionSpecs(), rest, OperandPlacement::anywhere)) return printHelp(commandHelp("replay"));
+    if (asksForHelp(kith::cli::replayOptionSpecs(), rest, OperandPlacement::anywhere))
+      return printHelp(commandHelp("replay"));
     return kith::cli::replayCommand(rest);
   }
   if (command == "trace") {
-    if (asksForHelp(kith::cli::traceOptionSpecs(), rest, OperandPlacement::anywhere)) return printHelp(commandHelp("trace"));
+    if (asksForHelp(kith::cli::traceOptionSpecs(), rest, OperandPlacement::anywhere))
+      return printHelp(commandHelp("trace"));
     return kith::cli::traceCommand(rest);
   }
   return runImplied(args);
