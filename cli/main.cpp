@@ -2,6 +2,8 @@
 // `disasm`, cli/run_command.h), the heap side (`policies`, `bench contrived`,
 // `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h)
 // and `study` (cli/study_command.h).
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -13,10 +15,13 @@
 #include "cli/contrived_bench.h"
 #include "cli/defrag_bench.h"
 #include "cli/exit_codes.h"
+#include "cli/option_parser.h"
 #include "cli/option_value.h"
 #include "cli/replay.h"
 #include "cli/run_command.h"
+#include "cli/run_options.h"
 #include "cli/study_command.h"
+#include "cli/suggestion.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
 #include "heap/heap.h"
@@ -24,21 +29,29 @@
 
 namespace {
 
+using kith::cli::asksForHelp;
 using kith::cli::kExitOk;
+using kith::cli::OperandPlacement;
+using kith::cli::OptionArgument;
+using kith::cli::OptionSpec;
+using kith::cli::readCommandLine;
 using kith::cli::kExitSoftware;
 using kith::cli::kExitUsage;
 using kith::cli::usageError;
 
 constexpr const char* kVersion = "kith 0.1.0";
 
-constexpr const char* kUsage =
+// `kith --help` is these four sections; `kith COMMAND --help` is the command's
+// entry of the first, with its options and the last for run and replay.
+constexpr const char* kCommandsHelp =
     "usage: kith <command> [options]\n"
     "\n"
     "commands in this build:\n"
-    "  kith [OPTIONS] FILE.kith [ARGS...]\n"
-    "                                same as kith run [OPTIONS] FILE.kith [ARGS...]\n"
-    "  kith run [OPTIONS] FILE.kith [ARGS...]\n"
-    "                                compile and run a script; ARGS become System.args\n"
+    "  kith [OPTIONS] FILE [ARGS...]\n"
+    "                                same as kith run [OPTIONS] FILE [ARGS...]\n"
+    "  kith run [OPTIONS] FILE [ARGS...]\n"
+    "                                compile and run a script (FILE - reads standard\n"
+    "                                input); ARGS become System.args\n"
     "  kith disasm FILE.kith         print the script's bytecode with source lines\n"
     "  kith replay [OPTIONS] TRACE   replay a trace recorded with run --trace (either\n"
     "                                encoding; - reads standard input) on a policy,\n"
@@ -67,8 +80,10 @@ constexpr const char* kUsage =
     "                                the workload suite across policies x collectors: raw\n"
     "                                results, summary, figures and report.md in DIR\n"
     "                                (kith study --help for every option)\n"
-    "  kith --help | --version\n"
-    "\n"
+    "  kith --help | --version       kith COMMAND --help: that command's options\n"
+    "\n";
+
+constexpr const char* kRunOptionsHelp =
     "options of run:\n"
     "  --heap=POLICY       heap policy (default estranged); see kith policies\n"
     "  --heap-size=SIZE    the fixed heap (default 64M, at least 16K)\n"
@@ -125,7 +140,9 @@ constexpr const char* kUsage =
     "                      binary (compact, fast) unless PATH ends in .txt\n"
     "  --trace-format=F    binary or text, whatever PATH ends in (kith trace dump\n"
     "                      prints a binary trace as text)\n"
-    "\n"
+    "\n";
+
+constexpr const char* kReplayOptionsHelp =
     "options of replay:\n"
     "  --heap=POLICY       the policy to replay on (default estranged; not boehm), or\n"
     "                      nothing: the baseline whose malloc returns an address\n"
@@ -145,13 +162,66 @@ constexpr const char* kUsage =
     "                      run's gate makes with --gc=none: once more, then on knuth\n"
     "                      and estranged with defragmentation), its object's free\n"
     "                      is skipped, and the replay goes on\n"
+    "\n";
 
-    "\n"
+constexpr const char* kConventionsHelp =
+    "Every option that takes a value takes it as --opt=value or --opt value (--stats\n"
+    "and --gc-stress take theirs only after '='); -- ends the options.\n"
     "SIZE is bytes or a number with K, M or G (binary units), e.g. 512K, 16M, 1G.\n"
     "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
     "70 uncaught runtime error (or System.exit's code). replay and trace dump:\n"
     "65 malformed trace (the message names its line N or byte offset N), 66 missing\n"
     "or unreadable trace; replay --stop-on-failure: 70 when it stopped.\n";
+
+// A short usage for bare `kith`: the full help is long, and a mistyped command line
+// should show what to type next.
+constexpr const char* kShortUsage =
+    "usage: kith [OPTIONS] FILE [ARGS...]   run a script (FILE - reads standard input)\n"
+    "       kith COMMAND [OPTIONS] ...      run, disasm, replay, trace, study, policies, bench\n"
+    "       kith --help                     every command and option; kith COMMAND --help: one\n";
+
+constexpr std::string_view kCommands[] = {"run", "disasm", "replay", "trace", "study", "policies", "bench", "help"};
+
+int printHelp(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  return kExitOk;
+}
+
+// The entries of kCommandsHelp for `kith COMMAND`: each "  kith COMMAND" line and
+// the indented lines that continue it.
+std::string commandEntries(std::string_view command) {
+  std::string_view text = kCommandsHelp;
+  std::string entries;
+  bool inEntry = false;
+  const std::string head = "  kith " + std::string(command);
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start) + 1;
+    std::string_view line = text.substr(start, end - start);
+    if (line.starts_with("  kith ")) {
+      inEntry = line.starts_with(head) && (line.size() == head.size() || line[head.size()] == ' ' ||
+                                           line[head.size()] == '\n');
+    } else if (!line.starts_with("   ")) {
+      inEntry = false;
+    }
+    if (inEntry) entries += line;
+    start = end;
+  }
+  return entries;
+}
+
+std::string commandHelp(std::string_view command) {
+  std::string help = "usage:\n" + commandEntries(command);
+  if (command == "run") help += std::string("\n") + kRunOptionsHelp + kConventionsHelp;
+  if (command == "replay") help += std::string("\n") + kReplayOptionsHelp + kConventionsHelp;
+  return help;
+}
+
+// Bare `kith`, with no arguments at all: the one place that decides what it does.
+// CLI.md has it start the REPL on a terminal; until then, the short usage.
+int startWithoutArguments() {
+  std::fputs(kShortUsage, stderr);
+  return kExitUsage;
+}
 
 // The heap policies `kith run` takes first (tests/cli reads those lines), then the
 // collectors. The replay baseline `nothing` is not one: `kith replay --help` names it.
@@ -172,13 +242,40 @@ int listPolicies() {
   return kExitOk;
 }
 
+const std::vector<OptionSpec>& benchContrivedSpecs() {
+  static const std::vector<OptionSpec> specs = {{"--json", OptionArgument::none},
+                                                {"--heap-size", OptionArgument::required},
+                                                {"--repetitions", OptionArgument::required},
+                                                {"--fill", OptionArgument::required}};
+  return specs;
+}
+
+const std::vector<OptionSpec>& benchDefragSpecs() {
+  static const std::vector<OptionSpec> specs = {{"--json", OptionArgument::none},
+                                                {"--policy", OptionArgument::required},
+                                                {"--seeds", OptionArgument::required}};
+  return specs;
+}
+
+// A benchmark's options; it takes no operands.
+std::optional<int> readBenchOptions(std::string_view command, const std::vector<OptionSpec>& specs,
+                                    const std::vector<std::string_view>& args, kith::cli::CommandLine& line) {
+  if (auto exit = readCommandLine(command, specs, args, OperandPlacement::anywhere, line)) return exit;
+  if (line.operands.empty()) return std::nullopt;
+  return usageError("'" + std::string(command) + "' takes options only; got '" + std::string(line.operands[0]) + "'");
+}
+
 int benchContrived(const std::vector<std::string_view>& args) {
   kith::heap::arenaPretouch() = true;  // a latency benchmark: no first-touch page faults
   bool json = false;
   std::size_t heapBytes = 64u << 20;
   int repetitions = 21;
   double fill = kith::cli::kDefaultContrivedFill;
-  for (std::string_view a : args) {
+  kith::cli::CommandLine line;
+  if (auto exit = readBenchOptions("bench contrived", benchContrivedSpecs(), args, line)) return *exit;
+  for (const kith::cli::GivenOption& given : line.options) {
+    std::string spelling = given.spelling();
+    std::string_view a = spelling;
     if (a == "--json") {
       json = true;
     } else if (a.starts_with("--heap-size=")) {
@@ -196,7 +293,7 @@ int benchContrived(const std::vector<std::string_view>& args) {
                           std::string(a.substr(7)) + "'");
       fill = *f;
     } else {
-      return usageError("unknown option for 'bench contrived': " + std::string(a));
+      return usageError("unknown option for 'bench contrived': " + spelling);  // a spec without a case
     }
   }
   try {
@@ -215,7 +312,11 @@ int benchDefrag(const std::vector<std::string_view>& args) {
   bool json = false;
   std::string policy = "estranged";
   std::size_t seeds = kith::cli::kDefragSeeds;
-  for (std::string_view a : args) {
+  kith::cli::CommandLine line;
+  if (auto exit = readBenchOptions("bench defrag", benchDefragSpecs(), args, line)) return *exit;
+  for (const kith::cli::GivenOption& given : line.options) {
+    std::string spelling = given.spelling();
+    std::string_view a = spelling;
     if (a == "--json") {
       json = true;
     } else if (a.starts_with("--policy=")) {
@@ -225,7 +326,7 @@ int benchDefrag(const std::vector<std::string_view>& args) {
     } else if (a.starts_with("--seeds=")) {
       if (auto exit = kith::cli::readIntegerOption("--seeds", a.substr(8), 1, 1000, seeds)) return *exit;
     } else {
-      return usageError("unknown option for 'bench defrag': " + std::string(a));
+      return usageError("unknown option for 'bench defrag': " + spelling);  // a spec without a case
     }
   }
   try {
@@ -238,39 +339,81 @@ int benchDefrag(const std::vector<std::string_view>& args) {
   return kExitOk;
 }
 
+// `kith WORD ...` where WORD names no command: a script to run (an option of run,
+// `-`, a .kith name or any existing path), else a misspelled command.
+int runImplied(const std::vector<std::string_view>& args) {
+  std::string_view word = args[0];
+  struct stat status;
+  if (word.starts_with("-") || word.ends_with(".kith") || ::stat(std::string(word).c_str(), &status) == 0) {
+    if (asksForHelp(kith::cli::runOptionSpecs(), args, OperandPlacement::endsOptions))
+      return printHelp(commandHelp("run"));
+    return kith::cli::runCommand(args);
+  }
+  return usageError("unknown command '" + std::string(word) + "'",
+                    kith::cli::didYouMean(word, {std::begin(kCommands), std::end(kCommands)}));
+}
+
+// A command that takes no options: its help, or its operands.
+std::optional<int> readOperandsOnly(std::string_view command, const std::vector<std::string_view>& args,
+                                    kith::cli::CommandLine& line) {
+  if (auto exit = readCommandLine(command, {}, args, OperandPlacement::anywhere, line)) return exit;
+  if (line.help) return printHelp(commandHelp(command));
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    std::fputs(kUsage, stderr);
-    return kExitUsage;
-  }
+  if (args.empty()) return startWithoutArguments();
   std::string_view command = args[0];
+  const std::vector<std::string_view> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
+    std::printf("%s%s%s%s", kCommandsHelp, kRunOptionsHelp, kReplayOptionsHelp, kConventionsHelp);
     return kExitOk;
   }
   if (command == "--version") {
     std::puts(kVersion);
     return kExitOk;
   }
-  if (command == "policies") return args.size() == 1 ? listPolicies() : usageError("'policies' takes no arguments");
+  kith::cli::CommandLine line;
+  if (command == "policies") {
+    if (auto exit = readOperandsOnly(command, rest, line)) return *exit;
+    return line.operands.empty() ? listPolicies() : usageError("'policies' takes no arguments");
+  }
   if (command == "bench") {
-    if (args.size() < 2) return usageError("'bench' needs an experiment name: contrived, defrag");
-    if (args[1] == "defrag") return benchDefrag({args.begin() + 2, args.end()});
-    if (args[1] != "contrived")
-      return usageError("unknown benchmark '" + std::string(args[1]) + "'; known: contrived, defrag");
-    return benchContrived({args.begin() + 2, args.end()});
+    if (rest.empty()) return usageError("'bench' needs an experiment name: contrived, defrag");
+    if (rest[0] == "--help" || rest[0] == "-h") return printHelp(commandHelp("bench"));
+    std::string_view experiment = rest[0];
+    const std::vector<std::string_view> options(rest.begin() + 1, rest.end());
+    if (experiment != "contrived" && experiment != "defrag")
+      return usageError("unknown benchmark '" + std::string(experiment) + "'; known: contrived, defrag",
+                        kith::cli::didYouMean(experiment, {"contrived", "defrag"}));
+    const auto& specs = experiment == "defrag" ? benchDefragSpecs() : benchContrivedSpecs();
+    if (asksForHelp(specs, options, OperandPlacement::anywhere))
+      return printHelp(commandHelp("bench " + std::string(experiment)));
+    return experiment == "defrag" ? benchDefrag(options) : benchContrived(options);
   }
-  if (command == "run") return kith::cli::runCommand({args.begin() + 1, args.end()});
+  if (command == "run") {
+    if (asksForHelp(kith::cli::runOptionSpecs(), rest, OperandPlacement::endsOptions))
+      return printHelp(commandHelp("run"));
+    return kith::cli::runCommand(rest);
+  }
   if (command == "disasm") {
-    if (args.size() != 2) return usageError("'disasm' takes one script: kith disasm FILE.kith");
-    return kith::cli::disassembleScript(std::string(args[1]));
+    if (auto exit = readOperandsOnly(command, rest, line)) return *exit;
+    if (line.operands.size() != 1) return usageError("'disasm' takes one script: kith disasm FILE");
+    return kith::cli::disassembleScript(std::string(line.operands[0]));
   }
-  if (command == "study") return kith::cli::runStudyCommand({args.begin() + 1, args.end()});
-  if (command == "replay") return kith::cli::replayCommand({args.begin() + 1, args.end()});
-  if (command == "trace") return kith::cli::traceCommand({args.begin() + 1, args.end()});
-  if (command.ends_with(".kith") || command.starts_with("--")) return kith::cli::runCommand(args);  // `run` implied
-  return usageError("unknown command '" + std::string(command) + "'");
+  if (command == "study") return kith::cli::runStudyCommand(rest);  // its driver reads its options
+  if (command == "replay") {
+    if (asksForHelp(kith::cli::replayOptionSpecs(), rest, OperandPlacement::anywhere))
+      return printHelp(commandHelp("replay"));
+    return kith::cli::replayCommand(rest);
+  }
+  if (command == "trace") {
+    if (asksForHelp(kith::cli::traceOptionSpecs(), rest, OperandPlacement::anywhere))
+      return printHelp(commandHelp("trace"));
+    return kith::cli::traceCommand(rest);
+  }
+  return runImplied(args);
 }

@@ -17,6 +17,8 @@
 #include "cli/json_writer.h"
 #include "cli/statistics_request.h"
 #include "cli/trace_command.h"
+#include "cli/option_parser.h"
+#include "cli/run_options.h"
 #include "cli/usage_error.h"
 #include "heap/layers/fixed_arena.h"
 #include "heap/statistics/statistics_report.h"
@@ -182,14 +184,18 @@ std::string replayTable(const Options& o, const heap::HeapStatistics& h, const R
 }
 
 std::optional<int> parseOptions(const std::vector<std::string_view>& args, Options& o) {
-  bool haveTrace = false;
-  for (std::string_view a : args) {
+  CommandLine line;
+  if (auto exit = readCommandLine("replay", replayOptionSpecs(), args, OperandPlacement::anywhere, line)) return exit;
+  if (line.help) return usageError("--help comes first: kith replay --help");  // the kith command prints it
+  for (const GivenOption& given : line.options) {
+    std::string a = given.spelling();
     auto value = [&](std::string_view prefix) { return std::string(a.substr(prefix.size())); };
     if (a.starts_with("--heap=")) {
       o.policy = value("--heap=");
       if (!heap::isPolicy(o.policy) && !heap::isReplayBaseline(o.policy))
         return usageError("unknown heap policy '" + o.policy + "'; valid: " + heap::policyNames() +
-                          ", and the replay baseline nothing");
+                              ", and the replay baseline nothing",
+                          policySuggestion(o.policy, true));
       for (const heap::PolicyInfo& p : heap::baselineList())
         if (p.name == o.policy)
           return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
@@ -206,20 +212,28 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
       o.stopOnFailure = true;
     } else if (a == "--pretouch") {
       heap::arenaPretouch() = true;
-    } else if (a.starts_with("-") && a != "-") {
-      return usageError("unknown option for 'replay': " + std::string(a));
-    } else if (haveTrace) {
-      return usageError("'replay' takes one trace; found a second: '" + std::string(a) + "'");
     } else {
-      o.trace = std::string(a);
-      haveTrace = true;
+      return usageError("--stats takes no value (a table) or =json; got '" + a + "'");
     }
   }
-  if (!haveTrace) return usageError("'replay' needs a trace: kith replay [OPTIONS] TRACE");
+  if (line.operands.empty()) return usageError("'replay' needs a trace: kith replay [OPTIONS] TRACE");
+  if (line.operands.size() > 1)
+    return usageError("'replay' takes one trace; found a second: '" + std::string(line.operands[1]) + "'");
+  o.trace = std::string(line.operands[0]);
   return std::nullopt;
 }
 
 }  // namespace
+
+const std::vector<OptionSpec>& replayOptionSpecs() {
+  using enum OptionArgument;
+  static const std::vector<OptionSpec> specs = {
+      {"--heap", required},         {"--heap-size", required},    {"--pretouch", none},
+      {"--stats", optional},        {"--stats-file", required},   {"--stats-timers", required},
+      {"--bare", none},             {"--stop-on-failure", none},
+  };
+  return specs;
+}
 
 int replayCommand(const std::vector<std::string_view>& args) {
   Options o;

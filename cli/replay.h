@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "cli/block_table.h"
+#include "cli/option_parser.h"
 #include "heap/heap.h"
 #include "heap/trace/trace.h"
 
@@ -92,6 +93,9 @@ class TraceReplayer {
   bool canRelocate_;
   BlockTable blocks_;  // by object index; nullptr: freed, or failed here
 };
+
+// The options `kith replay` takes (before or after the trace).
+const std::vector<OptionSpec>& replayOptionSpecs();
 
 // `kith replay [OPTIONS] TRACE`; args are the words after "replay".
 int replayCommand(const std::vector<std::string_view>& args);

@@ -13,6 +13,7 @@
 #include "cli/exit_codes.h"
 #include "cli/heap_own_collector.h"
 #include "cli/run_report.h"
+#include "cli/script_source.h"
 #include "cli/statistics_request.h"
 #include "gc/continuous_collector.h"
 #include "gc/fragmentation_log.h"
@@ -25,7 +26,6 @@
 #include "vm/compiler.h"
 #include "vm/disassembler.h"
 #include "vm/native_stack.h"
-#include "vm/source_file.h"
 #include "vm/vm.h"
 
 namespace kith::cli {
@@ -45,8 +45,8 @@ void noteOutputWritten(bool ok, int& exitCode) {
 
 std::optional<std::string> readScript(const std::string& path) {
   std::string readError;
-  std::optional<std::string> source = vm::readSourceFile(path, readError);
-  if (!source) std::fprintf(stderr, "kith: cannot read '%s': %s\n", path.c_str(), readError.c_str());
+  std::optional<std::string> source = readScriptSource(path, readError);
+  if (!source) std::fprintf(stderr, "kith: cannot read '%s': %s\n", scriptName(path).c_str(), readError.c_str());
   return source;
 }
 
@@ -295,7 +295,7 @@ int runScript(const RunOptions& options) {
   if (!trace.start(options, *vm)) return kExitCantCreate;
 
   std::optional<Clock::time_point> programStart;
-  int exitCode = runProgram(*vm, *source, options.script, programStart);
+  int exitCode = runProgram(*vm, *source, scriptName(options.script), programStart);
   std::fflush(stdout);
   const auto programEnd = Clock::now();
   if (!programStart) programStart = programEnd;  // the built-ins' set-up failed
@@ -340,7 +340,7 @@ int disassembleScript(const std::string& path) {
     std::fprintf(stderr, "kith: cannot set up the built-ins\n");
     return kExitSoftware;
   }
-  vm::CompileResult compiled = vm::compile(vm, *source, path);
+  vm::CompileResult compiled = vm::compile(vm, *source, scriptName(path));
   if (!compiled.script) {
     reportCompileErrors(compiled.reportLines());
     return kExitDataError;

@@ -1,7 +1,9 @@
 #include "cli/run_options.h"
 
 #include "cli/byte_size.h"
+#include "cli/option_parser.h"
 #include "cli/option_value.h"
+#include "cli/suggestion.h"
 #include "cli/usage_error.h"
 #include "heap/heap.h"
 #include "heap/trace/trace.h"
@@ -25,9 +27,36 @@ std::string_view collectorName(CollectorChoice collector) {
 
 std::string_view pacingName(gc::GcPacing pacing) { return pacing == gc::GcPacing::work ? "work" : "time"; }
 
+std::string policySuggestion(std::string_view word, bool withReplayBaselines) {
+  std::vector<std::string_view> names;
+  for (const auto* list : {&heap::policyList(), &heap::baselineList(), &heap::replayBaselineList()}) {
+    if (list == &heap::replayBaselineList() && !withReplayBaselines) continue;
+    for (const heap::PolicyInfo& p : *list) names.push_back(p.name);
+  }
+  return didYouMean(word, names);
+}
+
+std::string collectorSuggestion(std::string_view word) {
+  return didYouMean(word, {"occasional", "continuous", "none"});
+}
+
 bool RunOptions::collectorOptionsGiven() const {
   return collector != CollectorChoice::occasional || gcStress || gcLog || gcThreshold > 0 || gcStep > 0 ||
          gcPacing != gc::GcPacing::time;
+}
+
+const std::vector<OptionSpec>& runOptionSpecs() {
+  using enum OptionArgument;
+  static const std::vector<OptionSpec> specs = {
+      {"--heap", required},           {"--heap-size", required},     {"--gc", required},
+      {"--gc-threshold", required},   {"--gc-step", required},       {"--gc-pacing", required},
+      {"--gc-pauses-file", required}, {"--frag-file", required},     {"--gc-overhead-limit", required},
+      {"--gc-log", none},             {"--gc-stress", optional},     {"--pretouch", none},
+      {"--check-freed", none},        {"--fail-alloc", required},    {"--fail-alloc-every", required},
+      {"--max-depth", required},      {"--stats", optional},         {"--stats-file", required},
+      {"--stats-timers", required},   {"--trace", required},         {"--trace-format", required},
+  };
+  return specs;
 }
 
 namespace {
@@ -42,7 +71,8 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
       return usageError("--heap=" + options.heapPolicy +
                         " is a replay baseline with no memory behind its blocks: only 'kith replay' takes it");
     if (!heap::isPolicy(options.heapPolicy))
-      return usageError("unknown heap policy '" + options.heapPolicy + "'; valid: " + heap::policyNames());
+      return usageError("unknown heap policy '" + options.heapPolicy + "'; valid: " + heap::policyNames(),
+                        policySuggestion(options.heapPolicy));
   } else if (a.starts_with("--heap-size=")) {
     auto size = parseByteSize(a.substr(12));
     if (!size) return usageError("--heap-size wants a size like 512K, 64M, 2G or 1T; got '" + value("--heap-size=") + "'");
@@ -50,13 +80,16 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
     options.heapSize = *size;
   } else if (a.starts_with("--gc=")) {
     std::optional<CollectorChoice> collector = collectorNamed(a.substr(5));
-    if (!collector) return usageError("unknown collector '" + value("--gc=") + "'; valid: occasional, continuous, none");
+    if (!collector) return usageError("unknown collector '" + value("--gc=") + "'; valid: occasional, continuous, none",
+                                        collectorSuggestion(value("--gc=")));
     options.collector = *collector;
   } else if (a.starts_with("--max-depth=")) {
     return readIntegerOption("--max-depth", a.substr(12), 1, 1000000, options.maxDepth);
   } else if (auto taken = readStatisticsOption(a, options.statistics)) {
     return *taken == kExitOk ? std::nullopt : taken;
-  } else if (a.starts_with("--trace=") && a.size() > 8) {
+  } else if (a.starts_with("--stats=")) {
+    return usageError("--stats takes no value (a table) or =json; got '" + std::string(a) + "'");
+  } else if (a.starts_with("--trace=")) {
     options.tracePath = value("--trace=");
   } else if (a.starts_with("--trace-format=")) {
     std::string format = value("--trace-format=");
@@ -74,9 +107,9 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
     std::string pacing = value("--gc-pacing=");
     if (pacing != "time" && pacing != "work") return usageError("--gc-pacing wants time or work; got '" + pacing + "'");
     options.gcPacing = pacing == "work" ? gc::GcPacing::work : gc::GcPacing::time;
-  } else if (a.starts_with("--gc-pauses-file=") && a.size() > 17) {
+  } else if (a.starts_with("--gc-pauses-file=")) {
     options.gcPausesFile = value("--gc-pauses-file=");
-  } else if (a.starts_with("--frag-file=") && a.size() > 12) {
+  } else if (a.starts_with("--frag-file=")) {
     options.fragFile = value("--frag-file=");
   } else if (a == "--gc-log") {
     options.gcLog = true;
@@ -85,6 +118,8 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
   } else if (a == "--gc-stress=move") {
     options.gcStress = true;
     options.moveObjects = true;
+  } else if (a.starts_with("--gc-stress=")) {
+    return usageError("--gc-stress takes no value or =move; got '" + std::string(a) + "'");
   } else if (a == "--pretouch") {
     options.pretouch = true;
   } else if (a == "--check-freed") {
@@ -112,14 +147,16 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
 }  // namespace
 
 std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options) {
+  CommandLine line;
+  if (auto exit = readCommandLine("run", runOptionSpecs(), args, OperandPlacement::endsOptions, line)) return exit;
+  if (line.help) return usageError("--help comes first: kith run --help");  // the kith command prints it
   std::optional<heap::TraceFormat> traceFormat;  // else by --trace's extension
-  std::size_t i = 0;
-  for (; i < args.size() && args[i].starts_with("--"); ++i)
-    if (auto exit = readRunOption(args[i], options, traceFormat)) return exit;
-  if (i == args.size()) return usageError("'run' needs a script: kith run [OPTIONS] FILE.kith [ARGS...]");
+  for (const GivenOption& given : line.options)
+    if (auto exit = readRunOption(given.spelling(), options, traceFormat)) return exit;
+  if (line.operands.empty()) return usageError("'run' needs a script: kith run [OPTIONS] FILE.kith [ARGS...]");
   options.traceFormat = traceFormat.value_or(heap::traceFormatForPath(options.tracePath));
-  options.script = std::string(args[i]);
-  for (++i; i < args.size(); ++i) options.args.emplace_back(args[i]);
+  options.script = std::string(line.operands[0]);
+  for (std::size_t i = 1; i < line.operands.size(); ++i) options.args.emplace_back(line.operands[i]);
   return std::nullopt;
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/option_parser.h"
 #include "cli/statistics_request.h"
 #include "gc/continuous_collector.h"
 #include "heap/trace/trace_event.h"
@@ -61,8 +62,17 @@ struct RunOptions {
   bool collectorOptionsGiven() const;
 };
 
-// Reads `run`'s options up to the script name; the words after it are the
-// script's. nullopt when `options` is complete, else the usage error's exit code.
+// The hint line for a misspelled --heap ("did you mean 'knuth'?"), among the
+// policies (and with `withReplayBaselines`, replay's `nothing`); empty if none is near.
+std::string policySuggestion(std::string_view word, bool withReplayBaselines = false);
+// The same for a misspelled --gc.
+std::string collectorSuggestion(std::string_view word);
+
+// The options `kith run` takes (and `kith FILE` with the run implied).
+const std::vector<OptionSpec>& runOptionSpecs();
+
+// Reads `run`'s options up to the script name (`-`: standard input); the words
+// after it are the script's. nullopt when `options` is complete, else the usage error's exit code.
 std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options);
 
 }  // namespace kith::cli

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "cli/exit_codes.h"
+#include "cli/option_parser.h"
+#include "cli/suggestion.h"
 #include "cli/usage_error.h"
 #include "heap/trace/object_lifetimes.h"
 #include "heap/trace/trace.h"
@@ -113,19 +115,27 @@ TraceFile openTrace(const std::string& path, std::string& error) {
   return file;
 }
 
+const std::vector<OptionSpec>& traceOptionSpecs() {
+  static const std::vector<OptionSpec> specs = {{"--json", OptionArgument::none}};  // lifetimes only
+  return specs;
+}
+
 int traceCommand(const std::vector<std::string_view>& args) {
   if (args.empty()) return usageError("'trace' needs a subcommand: kith trace dump FILE, kith trace lifetimes FILE");
-  if (args[0] == "lifetimes") {
-    bool json = args.size() == 3 && args[1] == "--json";
-    if (!(args.size() == 2 || json) || (args.back().starts_with("-") && args.back() != "-"))
-      return usageError("'trace lifetimes' takes one trace file (or - for standard input): kith trace lifetimes [--json] FILE");
-    return traceLifetimes(std::string(args.back()), json);
-  }
-  if (args[0] != "dump")
-    return usageError("unknown 'trace' subcommand '" + std::string(args[0]) + "'; known: dump, lifetimes");
-  if (args.size() != 2 || (args[1].starts_with("-") && args[1] != "-"))
-    return usageError("'trace dump' takes one trace file (or - for standard input): kith trace dump FILE");
-  return dumpTrace(std::string(args[1]));
+  if (args[0] != "dump" && args[0] != "lifetimes")
+    return usageError("unknown 'trace' subcommand '" + std::string(args[0]) + "'; known: dump, lifetimes",
+                      didYouMean(args[0], {"dump", "lifetimes"}));
+  bool lifetimes = args[0] == "lifetimes";
+  std::string command = "trace " + std::string(args[0]);
+  CommandLine line;
+  if (auto exit = readCommandLine(command, lifetimes ? traceOptionSpecs() : std::vector<OptionSpec>{},
+                                  {args.begin() + 1, args.end()}, OperandPlacement::anywhere, line))
+    return *exit;
+  if (line.help || line.operands.size() != 1)
+    return usageError("'" + command + "' takes one trace file (or - for standard input): kith " + command +
+                      (lifetimes ? " [--json]" : "") + " FILE");
+  if (lifetimes) return traceLifetimes(std::string(line.operands[0]), !line.options.empty());
+  return dumpTrace(std::string(line.operands[0]));
 }
 
 }  // namespace kith::cli

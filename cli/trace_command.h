@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/option_parser.h"
+
 namespace kith::cli {
 
 // An open trace file; "-" is standard input (not closed).
@@ -24,6 +26,9 @@ using TraceFile = std::unique_ptr<std::FILE, TraceFileCloser>;
 // Opens PATH (or "-") for reading a trace; nullptr and `error` ("cannot read
 // trace 'PATH': REASON") when it is missing, unreadable or a directory.
 TraceFile openTrace(const std::string& path, std::string& error);
+
+// The options of the trace subcommands (lifetimes' --json).
+const std::vector<OptionSpec>& traceOptionSpecs();
 
 // args are the words after "trace".
 int traceCommand(const std::vector<std::string_view>& args);

@@ -1,6 +1,7 @@
 // The one shape of a command-line mistake (../shared/CLI.md): a one-line
-// "kith: ..." message and a pointer to --help on stderr, exit 64 (sysexits'
-// EX_USAGE).
+// "kith: ..." message and one hint line on stderr, exit 64 (sysexits' EX_USAGE).
+// The hint is a suggestion when there is one ("did you mean ...?", cli/suggestion.h),
+// else a pointer to --help.
 #pragma once
 
 #include <cstdio>
@@ -10,8 +11,8 @@
 
 namespace kith::cli {
 
-inline int usageError(const std::string& message) {
-  std::fprintf(stderr, "kith: %s\n(see kith --help)\n", message.c_str());
+inline int usageError(const std::string& message, const std::string& hint = "") {
+  std::fprintf(stderr, "kith: %s\n%s\n", message.c_str(), hint.empty() ? "(see kith --help)" : hint.c_str());
   return kExitUsage;
 }
 

@@ -117,3 +117,71 @@ case("cli.trace_lifetimes_malformed", f"trace lifetimes {FIXTURES}/double_free.t
 case("cli.trace_lifetimes_missing", "trace lifetimes /nonexistent/run.trace", exit=66, stderr=MISSING_TRACE)
 case("cli.frag_file_unwritable", f"run --frag-file=/nonexistent/f.tsv {EXAMPLES}/fib.kith", exit=73,
      stderr=r"^kith: cannot write fragmentation samples to '/nonexistent/f.tsv': No such file or directory\n$")
+
+# Conventional options (CLI.md, Conventions).
+FIB = f"{EXAMPLES}/fib.kith"
+FIB_5 = r"^fib\(5\) = 5\ntime: [^\n]+\n$"
+# Bare kith: a short usage, not the whole help.
+case("cli.bare_usage", "", exit=64, stderr=r"^usage: kith [^\n]+\n( +kith [^\n]+\n){2}$")
+# --opt value is --opt=value, for every command's options.
+case("cli.option_value_as_next_word", f"run --heap knuth --heap-size 1M --stats-file {{tmp}}/s.json {FIB} 5",
+     stdout=FIB_5, files={"{tmp}/s.json": r'^\{"policy": "knuth", "collector": "occasional", "heap_size": 1048576,'})
+case("cli.implied_run_option_value", f"--gc none {FIB} 5", stdout=FIB_5)
+case("cli.replay_option_value", f"replay --heap tlsf {FIXTURES}/small.txt", stdout="^" + SMALL_REPLAYED.format("tlsf") + "$")
+case("cli.replay_option_after_trace", f"replay {FIXTURES}/small.txt --heap tlsf",
+     stdout="^" + SMALL_REPLAYED.format("tlsf") + "$")
+case("cli.bench_option_value", "bench defrag --json --seeds 1 --policy knuth", stdout=r'^\{"rows": \[')
+# An optional value only after '=': `--stats json` is --stats and a script named json.
+case("cli.optional_value_needs_equals", "run --stats json", exit=66,
+     stderr=r"^kith: cannot read 'json': No such file or directory\n$")
+# -- ends the options: what follows is the script and its arguments.
+case("cli.double_dash", "run -- --heap=x", exit=66, stderr=r"^kith: cannot read '--heap=x': No such file or directory\n$")
+case("cli.double_dash_script_args", f"-- {FIB} 5", stdout=FIB_5)
+case("cli.disasm_double_dash", f"disasm -- {FIB}", stdout=r"^== <script> ")
+# kith PATH runs any existing file; a directory is an unreadable input; a word that is
+# neither a command nor a file stays an unknown command.
+case("cli.implied_run_directory", "/tmp", exit=66, stderr=r"^kith: cannot read '/tmp': Is a directory\n$")
+case("cli.implied_run_extensionless", f"{{source}}/tests/cli/cli_case.py", exit=65, stderr=r"^[^\n]*cli_case.py:1:")
+case("cli.unknown_command", "nosuchword", exit=64, stderr=r"^kith: unknown command 'nosuchword'\n\(see kith --help\)\n$")
+# kith run - (and kith -) read the script from standard input; messages call it <stdin>.
+case("cli.run_stdin", "run - 5", stdin=FIB, stdout=FIB_5)
+case("cli.implied_run_stdin", "- 5", stdin=FIB, stdout=FIB_5)
+case("cli.run_stdin_compile_error", "run -", stdin="{source}/tests/scripts/compile_errors/assign_to_literal.kith",
+     exit=65, stderr=r"^<stdin>:1:3: error: invalid assignment target\n")
+# Near misses suggest the nearest name, on the hint line.
+for name, argv, hint in [
+        ("option", "run --hep=knuth x.kith", "did you mean '--heap=knuth'\\?"),
+        ("implied_run_option", "--gc-lg x.kith", "did you mean '--gc-log'\\?"),
+        ("replay_option", "replay --stop-on-failur x.trace", "did you mean '--stop-on-failure'\\?"),
+        ("policy", "run --heap=estrange x.kith", "did you mean 'estranged'\\?"),
+        ("replay_policy", "replay --heap=nothin x.trace", "did you mean 'nothing'\\?"),
+        ("collector", "run --gc=continous x.kith", "did you mean 'continuous'\\?"),
+        ("command", "rnu x.kith", "did you mean 'run'\\?"),
+        ("command_prefix", "pol", "did you mean 'policies'\\?"),
+        ("benchmark", "bench defrg", "did you mean 'defrag'\\?"),
+        ("trace_subcommand", "trace dmp x", "did you mean 'dump'\\?")]:
+    case(f"cli.suggest.{name}", argv, exit=64, stderr=rf"^kith: [^\n]+\n{hint}\n$")
+# Conflicting options: one line naming both.
+case("cli.conflict_stats", "run --stats --stats=json x.kith", exit=64,
+     stderr=r"^kith: conflicting options: --stats and --stats=json \(give --stats once\)\n[^\n]*\n$")
+case("cli.conflict_heap", "run --heap=knuth --heap list x.kith", exit=64,
+     stderr=r"^kith: conflicting options: --heap=knuth and --heap=list")
+case("cli.conflict_replay", "replay --heap=knuth x.trace --heap=tlsf", exit=64,
+     stderr=r"^kith: conflicting options: --heap=knuth and --heap=tlsf")
+case("cli.repeat_same_value", f"run --gc=none --gc none {FIB} 5", stdout=FIB_5)
+for args in ["run --heap-size", "run --stats-file= x.kith", "run --gc-log=yes x.kith", "run --stats=xml x.kith",
+             "run --gc-stress=fast x.kith", "replay --heap", "bench contrived extra", "disasm a b",
+             "trace dump --json x", "run -x x.kith"]:
+    case(f"cli.message.{args.replace(' ', '_')}", args, exit=64, stderr=USAGE_ERROR)
+# kith COMMAND --help: that command's usage and options on stdout, exit 0.
+case("cli.run_help", "run --help", stdout=r"^usage:\n  kith run \[OPTIONS\] FILE.*options of run:.*--heap=POLICY.*-- ends")
+case("cli.run_help_after_options", "run --heap knuth -h", stdout=r"^usage:\n  kith run ")
+case("cli.implied_run_help", "--gc=none --help", stdout=r"^usage:\n  kith run ")
+case("cli.replay_help", "replay --help", stdout=r"^usage:\n  kith replay \[OPTIONS\] TRACE.*options of replay:.*--bare",
+     absent="options of run")
+case("cli.trace_help", "trace lifetimes --help", stdout=r"^usage:\n  kith trace dump.*kith trace lifetimes")
+case("cli.bench_help", "bench defrag --help", stdout=r"^usage:\n  kith bench defrag \[--json\][^\n]*\n( {30,}[^\n]+\n)+$")
+case("cli.policies_help", "policies --help", stdout=r"^usage:\n  kith policies ")
+case("cli.disasm_help", "disasm --help", stdout=r"^usage:\n  kith disasm ")
+# After the script, --help is the script's own argument.
+case("cli.help_after_script_is_an_argument", f"run {FIB} --help", exit=70, stdout=ANY, stderr=r"^error: ")

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -60,6 +61,49 @@ TEST(RunOptions, MistakesAreUsageErrors) {
   }
   RunOptions o;
   EXPECT_EQ(parse({"--gc-log"}, o), kExitUsage);  // no script
+}
+
+TEST(RunOptions, ValuesMayBeTheNextWordAndDoubleDashEndsTheOptions) {
+  RunOptions o;
+  EXPECT_EQ(parse({"--heap", "knuth", "--heap-size", "1M", "--stats-file", "s.json", "--", "-odd.kith", "--gc-log"}, o),
+            std::nullopt);
+  EXPECT_EQ(o.heapPolicy, "knuth");
+  EXPECT_EQ(o.heapSize, std::size_t{1} << 20);
+  EXPECT_EQ(o.statistics.file, "s.json");
+  EXPECT_EQ(o.script, "-odd.kith");
+  EXPECT_EQ(o.args, std::vector<std::string>{"--gc-log"});
+  EXPECT_FALSE(o.gcLog);
+}
+
+// Each option in the list the parser reads is one readRunOption takes, with a value
+// of the kind it wants.
+TEST(RunOptions, EveryListedOptionIsTaken) {
+  const std::vector<std::pair<std::string_view, std::string_view>> values = {
+      {"--heap", "list"},         {"--heap-size", "1M"},          {"--gc", "none"},
+      {"--gc-threshold", "0.5"},  {"--gc-step", "8"},             {"--gc-pacing", "work"},
+      {"--gc-pauses-file", "p"},  {"--frag-file", "f"},           {"--gc-overhead-limit", "50"},
+      {"--fail-alloc", "3"},      {"--fail-alloc-every", "4"},    {"--max-depth", "9"},
+      {"--stats-file", "s"},      {"--stats-timers", "off"},      {"--trace", "t"},
+      {"--trace-format", "text"},
+  };
+  for (const OptionSpec& spec : runOptionSpecs()) {
+    std::vector<std::string_view> args = {spec.name};
+    if (spec.argument == OptionArgument::required) {
+      auto v = std::find_if(values.begin(), values.end(), [&](const auto& nv) { return nv.first == spec.name; });
+      ASSERT_NE(v, values.end()) << spec.name << " needs a sample value here";
+      args.push_back(v->second);
+    }
+    args.push_back("a.kith");
+    RunOptions o;
+    EXPECT_EQ(parse(args, o), std::nullopt) << spec.name;
+  }
+}
+
+TEST(RunOptions, MisspelledNamesSuggestTheNearest) {
+  EXPECT_EQ(policySuggestion("estrange"), "did you mean 'estranged'?");
+  EXPECT_EQ(policySuggestion("nothin"), "");  // replay's baseline: not for run
+  EXPECT_EQ(policySuggestion("nothin", true), "did you mean 'nothing'?");
+  EXPECT_EQ(collectorSuggestion("ocasional"), "did you mean 'occasional'?");
 }
 
 TEST(RunOptions, CollectorNamesRoundTrip) {
