@@ -14,11 +14,13 @@
 #include "cli/defrag_bench.h"
 #include "cli/exit_codes.h"
 #include "cli/option_value.h"
+#include "cli/output_file.h"
 #include "cli/replay.h"
 #include "cli/run_command.h"
 #include "cli/study_command.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
+#include "cli/version.h"
 #include "heap/heap.h"
 #include "heap/layers/fixed_arena.h"
 
@@ -28,8 +30,6 @@ using kith::cli::kExitOk;
 using kith::cli::kExitSoftware;
 using kith::cli::kExitUsage;
 using kith::cli::usageError;
-
-constexpr const char* kVersion = "kith 0.1.0";
 
 constexpr const char* kUsage =
     "usage: kith <command> [options]\n"
@@ -238,10 +238,7 @@ int benchDefrag(const std::vector<std::string_view>& args) {
   return kExitOk;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
+int dispatch(const std::vector<std::string_view>& args) {
   if (args.empty()) {
     std::fputs(kUsage, stderr);
     return kExitUsage;
@@ -252,7 +249,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (command == "--version") {
-    std::puts(kVersion);
+    std::puts(kith::cli::versionLine().c_str());
     return kExitOk;
   }
   if (command == "policies") return args.size() == 1 ? listPolicies() : usageError("'policies' takes no arguments");
@@ -273,4 +270,11 @@ int main(int argc, char** argv) {
   if (command == "trace") return kith::cli::traceCommand({args.begin() + 1, args.end()});
   if (command.ends_with(".kith") || command.starts_with("--")) return kith::cli::runCommand(args);  // `run` implied
   return usageError("unknown command '" + std::string(command) + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every command's standard output must have arrived (CLI.md: exit 73 when not).
+  return kith::cli::exitCodeAfterStandardOutput(dispatch({argv + 1, argv + argc}));
 }

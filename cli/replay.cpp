@@ -15,6 +15,7 @@
 #include "cli/byte_size.h"
 #include "cli/exit_codes.h"
 #include "cli/json_writer.h"
+#include "cli/output_file.h"
 #include "cli/statistics_request.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
@@ -231,6 +232,8 @@ int replayCommand(const std::vector<std::string_view>& args) {
     std::fprintf(stderr, "kith: %s\n", openError.c_str());
     return kExitNoInput;
   }
+  OutputFile statisticsFile;  // created before the replay: a wrong path costs no replay
+  if (!openStatisticsFile(o.statistics, statisticsFile)) return kExitCantCreate;
 
   std::unique_ptr<heap::Heap> heap;
   try {
@@ -274,7 +277,7 @@ int replayCommand(const std::vector<std::string_view>& args) {
     exitCode = kExitSoftware;
   }
   if (o.statistics.wanted() &&
-      !writeStatistics(o.statistics, replayJson(o, statistics, r, reader.format()),
+      !writeStatistics(o.statistics, statisticsFile, replayJson(o, statistics, r, reader.format()),
                        replayTable(o, statistics, r, reader.format())) &&
       exitCode == kExitOk)
     exitCode = kExitCantCreate;
