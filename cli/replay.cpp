@@ -167,19 +167,18 @@ std::string replayJson(const Options& o, const heap::HeapStatistics& h, const Re
 
 std::string replayTable(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
                         heap::TraceFormat format) {
-  char head[1024], tail[1024];
-  std::snprintf(head, sizeof head,
-                "--- kith replay statistics ---\n"
-                "policy              %s (heap %zu bytes), trace %s (%s)\n",
+  auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  char line[1024];
+  std::snprintf(line, sizeof line, "--- kith replay statistics ---\npolicy              %s (heap %zu bytes), trace %s (%s)\n",
                 o.policy.c_str(), o.heapSize, o.trace.c_str(), std::string(heap::traceFormatName(format)).c_str());
-  std::snprintf(tail, sizeof tail,
-                "replay              %llu events in %.3f s (%.1fM events/s)\n"
-                "skipped             %llu recorded failures, %llu frees of allocations that failed here\n"
-                "live at end         %llu blocks\n",
-                static_cast<unsigned long long>(r.events), r.seconds, eventsPerSecond(r) / 1e6,
-                static_cast<unsigned long long>(r.recordedFailures), static_cast<unsigned long long>(r.skippedFrees),
-                static_cast<unsigned long long>(r.liveAtEnd));
-  return head + (o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h)) + tail;
+  std::string out = line + (o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h));
+  std::snprintf(line, sizeof line, "%llu in %.3f s (%.1fM events/s)", u(r.events), r.seconds,
+                eventsPerSecond(r) / 1e6);
+  out += "replay\n" + heap::statisticsTableLine("events", line);
+  std::snprintf(line, sizeof line, "%llu recorded failures, %llu frees of allocations that failed here",
+                u(r.recordedFailures), u(r.skippedFrees));
+  out += heap::statisticsTableLine("skipped", line);
+  return out + heap::statisticsTableLine("live at end", std::to_string(r.liveAtEnd) + " blocks");
 }
 
 std::optional<int> parseOptions(const std::vector<std::string_view>& args, Options& o) {
