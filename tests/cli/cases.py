@@ -20,6 +20,9 @@ case("cli.help", "--help", stdout=r"kith policies.*bench contrived.*bench defrag
 case("cli.help_replay", "--help", stdout=(
     r"kith replay \[OPTIONS\] TRACE.*kith trace dump TRACE.*--trace=PATH.*--trace-format=F.*options of replay:"
     r".*--heap=POLICY.*--heap-size=SIZE.*--pretouch.*--stats-file=PATH.*--stop-on-failure.*65 malformed trace.*66 missing"))
+case("cli.help_outputs", "--help", stdout=(
+    r"Every PATH an option names is created before the run starts; - is standard output\..*"
+    r"73 an output \(a PATH above,\nstandard output\) cannot be created or written"))
 # --version names the commit (git describe at build time), or says it is unknown outside git.
 case("cli.version", "--version", stdout=r"^kith [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{7,}(-dirty)?|commit unknown)\)\n$")
 case("cli.policies", "policies", stderr=POLICY_NOTES, stdout=(
