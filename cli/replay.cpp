@@ -169,9 +169,11 @@ std::string replayTable(const Options& o, const heap::HeapStatistics& h, const R
                         heap::TraceFormat format) {
   auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   char line[1024];
-  std::snprintf(line, sizeof line, "--- kith replay statistics ---\npolicy              %s (heap %zu bytes), trace %s (%s)\n",
+  std::snprintf(line, sizeof line,
+                "--- kith replay statistics ---\npolicy              %s (heap %zu bytes), trace %s (%s)\n",
                 o.policy.c_str(), o.heapSize, o.trace.c_str(), std::string(heap::traceFormatName(format)).c_str());
-  std::string out = line + (o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h));
+  std::string out = line;
+  out += o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h);
   std::snprintf(line, sizeof line, "%llu in %.3f s (%.1fM events/s)", u(r.events), r.seconds,
                 eventsPerSecond(r) / 1e6);
   out += "replay\n" + heap::statisticsTableLine("events", line);

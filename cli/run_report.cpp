@@ -53,7 +53,8 @@ std::vector<Parameter> collectorParameters(const RunOptions& o, CollectorChoice 
             {"min_slice_bytes", static_cast<double>(gc::ContinuousCollector::kMinSliceBytes), true}};
   }
   if (collector == CollectorChoice::occasional)
-    return {{"occupancy_threshold", o.gcThreshold > 0 ? o.gcThreshold : gc::OccasionalCollectorOptions::kDefaultThreshold}};
+    return {{"occupancy_threshold",
+             o.gcThreshold > 0 ? o.gcThreshold : gc::OccasionalCollectorOptions::kDefaultThreshold}};
   return {};
 }
 
@@ -149,10 +150,12 @@ std::string gcTable(const RunReport& r) {
   if (!counts.empty()) out += statisticsTableLine("counts", counts);
   std::string parameters;
   if (r.vmCollector)
-    for (const Parameter& p : collectorParameters(*r.options, *r.vmCollector))
-      parameters += (parameters.empty() ? "" : ", ") + spaced(p.name) + " " +
-                    (!p.text.empty() ? std::string(p.text)
-                                     : p.integer ? std::to_string(static_cast<u64>(p.number)) : heap::jsonNumber(p.number));
+    for (const Parameter& p : collectorParameters(*r.options, *r.vmCollector)) {
+      std::string value = !p.text.empty() ? std::string(p.text)
+                          : p.integer     ? std::to_string(static_cast<u64>(p.number))
+                                          : heap::jsonNumber(p.number);
+      parameters += (parameters.empty() ? "" : ", ") + spaced(p.name) + " " + value;
+    }
   if (!parameters.empty()) out += statisticsTableLine("parameters", parameters);
   return out;
 }
@@ -174,8 +177,8 @@ std::string localityTable(const vm::LocalityStatistics& loc) {
 
 std::string runStatisticsTable(const RunReport& r) {
   std::string out = "--- kith statistics ---\n";
-  out += formatted("policy              %s (heap %zu bytes), collector %s\n", r.options->heapPolicy.c_str(), r.options->heapSize,
-                   std::string(r.collector).c_str());
+  out += formatted("policy              %s (heap %zu bytes), collector %s\n", r.options->heapPolicy.c_str(),
+                   r.options->heapSize, std::string(r.collector).c_str());
   out += heap::heapStatisticsTable(r.heap) + gcTable(r) + localityTable(r.gc.locality);
   out += "handle table (outside the heap)\n" +
          statisticsTableLine("slots", formatted("%zu bytes in %zu chunks, %zu live", r.handleBytes, r.handleChunks,

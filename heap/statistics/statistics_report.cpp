@@ -115,8 +115,8 @@ std::string sizeHistogramLines(const HeapStatistics& h) {
 
 std::string latencyLine(const char* label, const LatencySummary& l, bool timed) {
   if (!timed) return statisticsTableLine(label, "not timed (--stats-timers=off)");
-  return statisticsTableLine(label, formatted("mean %.1f, p50 %.1f, p99 %.1f, max %.1f (%llu timed)", l.mean, l.p50, l.p99, l.max,
-                                 static_cast<unsigned long long>(l.count)));
+  return statisticsTableLine(label, formatted("mean %.1f, p50 %.1f, p99 %.1f, max %.1f (%llu timed)", l.mean, l.p50,
+                                              l.p99, l.max, static_cast<unsigned long long>(l.count)));
 }
 
 }  // namespace
@@ -130,22 +130,24 @@ std::string statisticsTableLine(std::string_view label, const std::string& value
 std::string heapStatisticsTable(const HeapStatistics& h) {
   auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::string out = "heap\n";
-  out += statisticsTableLine("allocations", formatted("%llu (%llu bytes requested, %llu allocated)", u(h.allocations),
-                                         u(h.bytes_requested), u(h.bytes_allocated)));
+  out += statisticsTableLine("allocations", formatted("%llu (%llu bytes requested, %llu allocated)",
+                                                      u(h.allocations), u(h.bytes_requested), u(h.bytes_allocated)));
   out += statisticsTableLine("frees", std::to_string(h.frees));
   out += statisticsTableLine("bytes in use", formatted("%llu (peak %llu)", u(h.bytes_in_use), u(h.peak_bytes_in_use)));
   out += statisticsTableLine("failed allocations", std::to_string(h.failed_allocations));
   std::string satisfied;
   for (int i = 0; i < kOutcomeCount; ++i)
-    satisfied += std::string(i ? ", " : "") + outcomeName(static_cast<Outcome>(i)) + " " + std::to_string(h.satisfied[i]);
+    satisfied +=
+        std::string(i ? ", " : "") + outcomeName(static_cast<Outcome>(i)) + " " + std::to_string(h.satisfied[i]);
   out += statisticsTableLine("satisfied", satisfied);
   out += sizeHistogramLines(h);
   out += latencyLine("alloc ns", h.alloc_ns, h.op_timers);
   out += latencyLine("free ns", h.free_ns, h.op_timers);
   for (auto [label, steps] : {std::pair{"malloc steps", &h.malloc_steps}, std::pair{"free steps", &h.free_steps}})
     if (steps->counted) out += statisticsTableLine(label, formatted("mean %.2f, max %llu", steps->mean, u(steps->max)));
-  out += statisticsTableLine("fragmentation", formatted("internal %llu bytes, external at failure %s", u(h.internal_bytes),
-                                           jsonNumber(h.external_at_failure).c_str()));
+  const std::string external = jsonNumber(h.external_at_failure);
+  out += statisticsTableLine("fragmentation", formatted("internal %llu bytes, external at failure %s",
+                                                        u(h.internal_bytes), external.c_str()));
   return out;
 }
 

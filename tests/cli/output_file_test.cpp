@@ -18,6 +18,15 @@ std::string readAll(const std::filesystem::path& path) {
   return text.str();
 }
 
+// What close() says on stderr; it must report a failure.
+std::string failedCloseMessage(OutputFile& out) {
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(out.close());
+  return ::testing::internal::GetCapturedStderr();
+}
+
+constexpr const char* kDeviceFull = "kith: /dev/full: No space left on device\n";
+
 class OutputFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -68,9 +77,7 @@ TEST_F(OutputFileTest, AWriteThatFailsAtCloseIsReported) {
   OutputFile out;
   ASSERT_TRUE(out.open("/dev/full"));
   out.write("buffered, so the write fails when it is flushed\n");
-  ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(out.close());
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "kith: /dev/full: No space left on device\n");
+  EXPECT_EQ(failedCloseMessage(out), kDeviceFull);
 }
 
 TEST_F(OutputFileTest, AWriteThatFailedEarlierKeepsItsReason) {
@@ -79,9 +86,7 @@ TEST_F(OutputFileTest, AWriteThatFailedEarlierKeepsItsReason) {
   const std::string big(1 << 20, 'x');  // more than the stdio buffer: fails during the write
   EXPECT_FALSE(out.write(big));
   out.write("more\n");
-  ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(out.close());
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "kith: /dev/full: No space left on device\n");
+  EXPECT_EQ(failedCloseMessage(out), kDeviceFull);
 }
 
 TEST_F(OutputFileTest, AFailureThroughTheStreamIsFoundAtClose) {
@@ -90,9 +95,7 @@ TEST_F(OutputFileTest, AFailureThroughTheStreamIsFoundAtClose) {
   ASSERT_TRUE(out.open("/dev/full"));
   const std::string big(1 << 20, 'x');
   std::fwrite(big.data(), 1, big.size(), out.stream());
-  ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(out.close());
-  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "kith: /dev/full: No space left on device\n");
+  EXPECT_EQ(failedCloseMessage(out), kDeviceFull);
 }
 
 TEST_F(OutputFileTest, DashIsStandardOutputAndIsNotClosed) {
