@@ -12,7 +12,6 @@ inline constexpr int kExitNoInput = 66;      // EX_NOINPUT: a missing or unreada
 inline constexpr int kExitUnavailable = 69;  // EX_UNAVAILABLE: a program `kith study` needs is missing
 inline constexpr int kExitSoftware = 70;     // EX_SOFTWARE: an uncaught runtime error, a failed benchmark
 inline constexpr int kExitOsError = 71;      // EX_OSERR: the study driver could not be started
-inline constexpr int kExitCantCreate = 73;   // EX_CANTCREAT: an output file cannot be written
-inline constexpr int kExitIoError = 74;      // EX_IOERR: stdout could not be written
+inline constexpr int kExitCantCreate = 73;   // EX_CANTCREAT: an output (a file, stdout) cannot be written
 
 }  // namespace kith::cli

@@ -17,6 +17,7 @@
 #include "cli/exit_codes.h"
 #include "cli/option_parser.h"
 #include "cli/option_value.h"
+#include "cli/output_file.h"
 #include "cli/replay.h"
 #include "cli/run_command.h"
 #include "cli/run_options.h"
@@ -24,6 +25,7 @@
 #include "cli/suggestion.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
+#include "cli/version.h"
 #include "heap/heap.h"
 #include "heap/layers/fixed_arena.h"
 
@@ -38,8 +40,6 @@ using kith::cli::readCommandLine;
 using kith::cli::kExitSoftware;
 using kith::cli::kExitUsage;
 using kith::cli::usageError;
-
-constexpr const char* kVersion = "kith 0.1.0";
 
 // `kith --help` is these four sections; `kith COMMAND --help` is the command's
 // entry of the first, with its options and the last for run and replay.
@@ -80,7 +80,8 @@ constexpr const char* kCommandsHelp =
     "                                the workload suite across policies x collectors: raw\n"
     "                                results, summary, figures and report.md in DIR\n"
     "                                (kith study --help for every option)\n"
-    "  kith --help | --version       kith COMMAND --help: that command's options\n"
+    "  kith --help | --version       kith COMMAND --help: that command's options;\n"
+    "                                --version names the commit it was built from\n"
     "\n";
 
 constexpr const char* kRunOptionsHelp =
@@ -130,14 +131,16 @@ constexpr const char* kRunOptionsHelp =
     "  --fail-alloc=N      the N-th allocation request fails as if the heap were full,\n"
     "                      once; --fail-alloc-every=N: every N-th (testing)\n"
     "  --max-depth=N       call-depth limit, 1 to 1000000 (default 10000)\n"
-    "  --stats             a statistics table on stderr after the run\n"
+    "  --stats             a statistics table on stderr after the run: every block of\n"
+    "                      the JSON (heap, gc, locality, handle table, vm), grouped\n"
     "  --stats=json        the statistics as one JSON object on stderr\n"
-"  --stats-file=PATH   write the JSON statistics to PATH\n"
+    "  --stats-file=PATH   write the JSON statistics to PATH\n"
     "  --stats-timers=on|off  on (default): time every malloc and free (alloc_ns,\n"
     "                      free_ns; two clock reads each); off: keep every count,\n"
     "                      read no clock per operation (for timed runs)\n"
     "  --trace=PATH        record every allocation and free to PATH, for kith replay;\n"
-    "                      binary (compact, fast) unless PATH ends in .txt\n"
+    "                      binary (compact, fast) unless PATH ends in .txt; - is\n"
+    "                      standard output (mixed with what the script prints)\n"
     "  --trace-format=F    binary or text, whatever PATH ends in (kith trace dump\n"
     "                      prints a binary trace as text)\n"
     "\n";
@@ -167,9 +170,11 @@ constexpr const char* kReplayOptionsHelp =
 constexpr const char* kConventionsHelp =
     "Every option that takes a value takes it as --opt=value or --opt value (--stats\n"
     "and --gc-stress take theirs only after '='); -- ends the options.\n"
+    "Every PATH an option names is created before the run starts; - is standard output.\n"
     "SIZE is bytes or a number with K, M or G (binary units), e.g. 512K, 16M, 1G.\n"
     "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
-    "70 uncaught runtime error (or System.exit's code). replay and trace dump:\n"
+    "70 uncaught runtime error (or System.exit's code), 73 an output (a PATH above,\n"
+    "standard output) cannot be created or written. replay and trace dump:\n"
     "65 malformed trace (the message names its line N or byte offset N), 66 missing\n"
     "or unreadable trace; replay --stop-on-failure: 70 when it stopped.\n";
 
@@ -361,10 +366,7 @@ std::optional<int> readOperandsOnly(std::string_view command, const std::vector<
   return std::nullopt;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string_view> args(argv + 1, argv + argc);
+int dispatch(const std::vector<std::string_view>& args) {
   if (args.empty()) return startWithoutArguments();
   std::string_view command = args[0];
   const std::vector<std::string_view> rest(args.begin() + 1, args.end());
@@ -373,7 +375,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (command == "--version") {
-    std::puts(kVersion);
+    std::puts(kith::cli::versionLine().c_str());
     return kExitOk;
   }
   kith::cli::CommandLine line;
@@ -416,4 +418,11 @@ int main(int argc, char** argv) {
     return kith::cli::traceCommand(rest);
   }
   return runImplied(args);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Every command's standard output must have arrived (CLI.md: exit 73 when not).
+  return kith::cli::exitCodeAfterStandardOutput(dispatch({argv + 1, argv + argc}));
 }

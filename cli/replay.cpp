@@ -15,6 +15,7 @@
 #include "cli/byte_size.h"
 #include "cli/exit_codes.h"
 #include "cli/json_writer.h"
+#include "cli/output_file.h"
 #include "cli/statistics_request.h"
 #include "cli/trace_command.h"
 #include "cli/option_parser.h"
@@ -168,19 +169,20 @@ std::string replayJson(const Options& o, const heap::HeapStatistics& h, const Re
 
 std::string replayTable(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
                         heap::TraceFormat format) {
-  char head[1024], tail[1024];
-  std::snprintf(head, sizeof head,
-                "--- kith replay statistics ---\n"
-                "policy              %s (heap %zu bytes), trace %s (%s)\n",
+  auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  char line[1024];
+  std::snprintf(line, sizeof line,
+                "--- kith replay statistics ---\npolicy              %s (heap %zu bytes), trace %s (%s)\n",
                 o.policy.c_str(), o.heapSize, o.trace.c_str(), std::string(heap::traceFormatName(format)).c_str());
-  std::snprintf(tail, sizeof tail,
-                "replay              %llu events in %.3f s (%.1fM events/s)\n"
-                "skipped             %llu recorded failures, %llu frees of allocations that failed here\n"
-                "live at end         %llu blocks\n",
-                static_cast<unsigned long long>(r.events), r.seconds, eventsPerSecond(r) / 1e6,
-                static_cast<unsigned long long>(r.recordedFailures), static_cast<unsigned long long>(r.skippedFrees),
-                static_cast<unsigned long long>(r.liveAtEnd));
-  return head + (o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h)) + tail;
+  std::string out = line;
+  out += o.bare ? std::string("heap                --bare: nothing counted\n") : heapStatisticsTable(h);
+  std::snprintf(line, sizeof line, "%llu in %.3f s (%.1fM events/s)", u(r.events), r.seconds,
+                eventsPerSecond(r) / 1e6);
+  out += "replay\n" + heap::statisticsTableLine("events", line);
+  std::snprintf(line, sizeof line, "%llu recorded failures, %llu frees of allocations that failed here",
+                u(r.recordedFailures), u(r.skippedFrees));
+  out += heap::statisticsTableLine("skipped", line);
+  return out + heap::statisticsTableLine("live at end", std::to_string(r.liveAtEnd) + " blocks");
 }
 
 std::optional<int> parseOptions(const std::vector<std::string_view>& args, Options& o) {
@@ -245,6 +247,8 @@ int replayCommand(const std::vector<std::string_view>& args) {
     std::fprintf(stderr, "kith: %s\n", openError.c_str());
     return kExitNoInput;
   }
+  OutputFile statisticsFile;  // created before the replay: a wrong path costs no replay
+  if (!openStatisticsFile(o.statistics, statisticsFile)) return kExitCantCreate;
 
   std::unique_ptr<heap::Heap> heap;
   try {
@@ -288,7 +292,7 @@ int replayCommand(const std::vector<std::string_view>& args) {
     exitCode = kExitSoftware;
   }
   if (o.statistics.wanted() &&
-      !writeStatistics(o.statistics, replayJson(o, statistics, r, reader.format()),
+      !writeStatistics(o.statistics, statisticsFile, replayJson(o, statistics, r, reader.format()),
                        replayTable(o, statistics, r, reader.format())) &&
       exitCode == kExitOk)
     exitCode = kExitCantCreate;

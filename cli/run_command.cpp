@@ -2,16 +2,15 @@
 
 #include <sys/sysinfo.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
 
 #include "cli/exit_codes.h"
 #include "cli/heap_own_collector.h"
+#include "cli/output_file.h"
 #include "cli/run_report.h"
 #include "cli/script_source.h"
 #include "cli/statistics_request.h"
@@ -151,36 +150,39 @@ std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm:
   }
 }
 
-// --trace: every allocation and free the VM makes, recorded to a file.
+// The files the options name, created before the run (CLI.md), so a path that
+// cannot be written costs no run; "-" is standard output.
+struct RunOutputs {
+  OutputFile statistics, pauses, fragmentation, trace;
+
+  // False after the message at the first that cannot be created.
+  bool open(const RunOptions& options) {
+    auto openNamed = [](OutputFile& file, const std::string& path) { return path.empty() || file.open(path); };
+    return openStatisticsFile(options.statistics, statistics) && openNamed(pauses, options.gcPausesFile) &&
+           openNamed(fragmentation, options.fragFile) && openNamed(trace, options.tracePath);
+  }
+};
+
+// --trace: every allocation and free the VM makes, recorded to its output.
 class TraceRecording {
  public:
-  // False after the message when the file cannot be created.
-  bool start(const RunOptions& options, vm::VM& vm) {
-    if (options.tracePath.empty()) return true;
-    file_ = std::fopen(options.tracePath.c_str(), "wb");
-    if (!file_) {
-      std::fprintf(stderr, "kith: cannot write trace '%s': %s\n", options.tracePath.c_str(), std::strerror(errno));
-      return false;
-    }
-    writer_ = std::make_unique<heap::TraceWriter>(file_, options.traceFormat);
+  void start(OutputFile& file, heap::TraceFormat format, vm::VM& vm) {
+    if (!file.isOpen()) return;
+    writer_ = std::make_unique<heap::TraceWriter>(file.stream(), format);
     vm.space().setTraceWriter(writer_.get());
-    return true;
   }
 
   // The binary end marker, then everything to the file; false after the message if that failed.
-  bool finish(const RunOptions& options, vm::VM& vm) {
-    if (!writer_) return true;
-    vm.space().setTraceWriter(nullptr);
-    writer_->finish();
-    bool ok = writer_->ok();
-    writer_.reset();
-    if (std::fclose(file_) == 0 && ok) return true;
-    std::fprintf(stderr, "kith: writing trace '%s' failed\n", options.tracePath.c_str());
-    return false;
+  bool finish(OutputFile& file, vm::VM& vm) {
+    if (writer_) {
+      vm.space().setTraceWriter(nullptr);
+      writer_->finish();
+      writer_.reset();
+    }
+    return file.close();
   }
 
  private:
-  std::FILE* file_ = nullptr;
   std::unique_ptr<heap::TraceWriter> writer_;
 };
 
@@ -240,22 +242,17 @@ int runProgram(vm::VM& vm, const std::string& source, const std::string& path,
 
 // --gc-pauses-file: every pause, for distributions and MMU over any window (kith
 // study). Without a collector of the VM's own (none, boehm) the list is empty.
-bool writePauseFile(const RunOptions& options, const gc::PauseRecorder* pauses, std::string_view collector,
+bool writePauseFile(OutputFile& out, const gc::PauseRecorder* pauses, std::string_view collector,
                     Clock::time_point start) {
-  std::FILE* out = std::fopen(options.gcPausesFile.c_str(), "w");
-  bool ok = out != nullptr;
-  if (out) {
-    if (pauses) {
-      ok = pauses->writePauseList(out, collector, Clock::now());
-    } else {
-      auto runNs = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
-      ok = std::fprintf(out, "# kith-gc-pauses 1\n# collector %s\n# run_ns %lld\n# start_ns duration_ns\n",
-                        std::string(collector).c_str(), static_cast<long long>(runNs.count())) > 0;
-    }
-    ok = std::fclose(out) == 0 && ok;
+  if (!out.isOpen()) return true;
+  if (pauses) {
+    pauses->writePauseList(out.stream(), collector, Clock::now());
+  } else {
+    auto runNs = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
+    out.write("# kith-gc-pauses 1\n# collector " + std::string(collector) + "\n# run_ns " +
+              std::to_string(runNs.count()) + "\n# start_ns duration_ns\n");
   }
-  if (!ok) std::fprintf(stderr, "kith: cannot write GC pauses to '%s'\n", options.gcPausesFile.c_str());
-  return ok;
+  return out.close();
 }
 
 }  // namespace
@@ -271,6 +268,8 @@ int runScript(const RunOptions& options) {
   vm::reserveNativeStack();
   std::optional<std::string> source = readScript(options.script);
   if (!source) return kExitNoInput;
+  RunOutputs outputs;
+  if (!outputs.open(options)) return kExitCantCreate;
   // The arena's reservation and pretouch are timed apart from the program (vm.arena_s).
   const auto arenaStart = Clock::now();
   std::unique_ptr<heap::Heap> heap = buildHeap(options);
@@ -279,20 +278,14 @@ int runScript(const RunOptions& options) {
   NoteAtExit ignoredOptionsNote;
   // Before the collector that samples into it, so it outlives the collector.
   std::unique_ptr<gc::FragmentationLog> fragmentation;
-  if (!options.fragFile.empty()) {
-    fragmentation = std::make_unique<gc::FragmentationLog>(options.fragFile, *heap, options.heapSize);
-    if (!fragmentation->ok()) {
-      std::fprintf(stderr, "kith: cannot write fragmentation samples to '%s': %s\n", options.fragFile.c_str(),
-                   std::strerror(errno));
-      return kExitCantCreate;
-    }
-  }
+  if (outputs.fragmentation.isOpen())
+    fragmentation = std::make_unique<gc::FragmentationLog>(outputs.fragmentation.stream(), *heap, options.heapSize);
   CollectorParts gc = buildCollector(options, *heap, start, fragmentation.get(), ignoredOptionsNote);
   vm::Collector& collector = *gc.collector;
   std::unique_ptr<vm::VM> vm = buildVm(options, *heap, collector);
   if (!vm) return kExitSoftware;
   TraceRecording trace;
-  if (!trace.start(options, *vm)) return kExitCantCreate;
+  trace.start(outputs.trace, options.traceFormat, *vm);
 
   std::optional<Clock::time_point> programStart;
   int exitCode = runProgram(*vm, *source, scriptName(options.script), programStart);
@@ -300,13 +293,9 @@ int runScript(const RunOptions& options) {
   const auto programEnd = Clock::now();
   if (!programStart) programStart = programEnd;  // the built-ins' set-up failed
 
-  noteOutputWritten(trace.finish(options, *vm), exitCode);
-  if (fragmentation && !fragmentation->close()) {
-    std::fprintf(stderr, "kith: writing fragmentation samples to '%s' failed\n", options.fragFile.c_str());
-    noteOutputWritten(false, exitCode);
-  }
-  if (!options.gcPausesFile.empty())
-    noteOutputWritten(writePauseFile(options, gc.pauses, collector.name(), start), exitCode);
+  noteOutputWritten(trace.finish(outputs.trace, *vm), exitCode);
+  noteOutputWritten(outputs.fragmentation.close(), exitCode);
+  noteOutputWritten(writePauseFile(outputs.pauses, gc.pauses, collector.name(), start), exitCode);
   if (options.statistics.wanted()) {
     RunReport report;
     report.options = &options;
@@ -322,7 +311,8 @@ int runScript(const RunOptions& options) {
     report.wallSeconds = secondsBetween(*programStart, programEnd);
     report.arenaSeconds = arenaSeconds;
     report.startupSeconds = secondsBetween(start, *programStart) - arenaSeconds;
-    noteOutputWritten(writeStatistics(options.statistics, runStatisticsJson(report), runStatisticsTable(report)),
+    noteOutputWritten(writeStatistics(options.statistics, outputs.statistics, runStatisticsJson(report),
+                                      runStatisticsTable(report)),
                       exitCode);
   }
   return exitCode;

@@ -1,6 +1,8 @@
 #include "cli/run_report.h"
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/json_writer.h"
 #include "gc/continuous_collector.h"
@@ -32,21 +34,44 @@ void writeOptionalCounts(JsonWriter& w, const vm::CollectorStatistics& gc) {
 
 // The collector's parameters beside its counts: a count means little without the
 // schedule that produced it (the study records them next to every number).
-void writeParameters(JsonWriter& w, const RunOptions& o, CollectorChoice collector) {
+struct Parameter {
+  const char* name;
+  double number = 0;
+  bool integer = false;
+  std::string_view text = {};  // a named setting rather than a number
+};
+
+std::vector<Parameter> collectorParameters(const RunOptions& o, CollectorChoice collector) {
   if (collector == CollectorChoice::continuous) {
     const gc::ContinuousCollectorOptions defaults;
-    const double start = o.gcThreshold > 0 ? o.gcThreshold : defaults.startOccupancy;
-    const u64 step = o.gcStep > 0 ? o.gcStep : defaults.workPerSlice;
     const double pacingFraction = static_cast<double>(gc::ContinuousCollector::kPacingNumerator) /
                                   static_cast<double>(gc::ContinuousCollector::kPacingDivisor);
-    w.lineBreak(2).key("parameters").beginObject().key("work_per_slice").number(step);
-    w.key("start_occupancy").number(start).key("pacing").string(pacingName(o.gcPacing));
-    w.key("pacing_fraction").number(pacingFraction);
-    w.key("min_slice_bytes").number(u64{gc::ContinuousCollector::kMinSliceBytes}).endObject();
-  } else if (collector == CollectorChoice::occasional) {
-    const double threshold = o.gcThreshold > 0 ? o.gcThreshold : gc::OccasionalCollectorOptions::kDefaultThreshold;
-    w.lineBreak(2).key("parameters").beginObject().key("occupancy_threshold").number(threshold).endObject();
+    return {{"work_per_slice", static_cast<double>(o.gcStep > 0 ? o.gcStep : defaults.workPerSlice), true},
+            {"start_occupancy", o.gcThreshold > 0 ? o.gcThreshold : defaults.startOccupancy},
+            {"pacing", 0, false, pacingName(o.gcPacing)},
+            {"pacing_fraction", pacingFraction},
+            {"min_slice_bytes", static_cast<double>(gc::ContinuousCollector::kMinSliceBytes), true}};
   }
+  if (collector == CollectorChoice::occasional)
+    return {{"occupancy_threshold",
+             o.gcThreshold > 0 ? o.gcThreshold : gc::OccasionalCollectorOptions::kDefaultThreshold}};
+  return {};
+}
+
+void writeParameters(JsonWriter& w, const RunOptions& o, CollectorChoice collector) {
+  std::vector<Parameter> parameters = collectorParameters(o, collector);
+  if (parameters.empty()) return;
+  w.lineBreak(2).key("parameters").beginObject();
+  for (const Parameter& p : parameters) {
+    w.key(p.name);
+    if (!p.text.empty())
+      w.string(p.text);
+    else if (p.integer)
+      w.number(static_cast<u64>(p.number));
+    else
+      w.number(p.number);
+  }
+  w.endObject();
 }
 
 void writeGc(JsonWriter& w, const RunReport& r) {
@@ -89,22 +114,80 @@ std::string runStatisticsJson(const RunReport& r) {
   return w.text() + "\n";
 }
 
+namespace {
+
+using heap::statisticsTableLine;
+
+std::string formatted(const char* pattern, auto... values) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, pattern, values...);
+  return buf;
+}
+
+// "a_name" as "a name", for a JSON member's name in the table.
+std::string spaced(std::string_view name) {
+  std::string out(name);
+  for (char& c : out)
+    if (c == '_') c = ' ';
+  return out;
+}
+
+std::string gcTable(const RunReport& r) {
+  const vm::CollectorStatistics& gc = r.gc;
+  auto u = [](u64 v) { return static_cast<unsigned long long>(v); };
+  std::string out = "gc\n";
+  out += statisticsTableLine("cycles", formatted("%llu (%llu objects, %llu bytes freed)", u(gc.cycles),
+                                                 u(gc.objectsFreed), u(gc.bytesFreed)));
+  out += statisticsTableLine("pauses ms", formatted("total %.3f, mean %.4f, p99 %.4f, max %.4f", gc.pauseTotalMs,
+                                                    gc.pauseMeanMs, gc.pauseP99Ms, gc.pauseMaxMs));
+  if (gc.mmu1ms >= 0)
+    out += statisticsTableLine("mmu", formatted("1ms %.3f, 10ms %.3f, 100ms %.3f", gc.mmu1ms, gc.mmu10ms, gc.mmu100ms));
+  std::string counts;
+  for (auto [name, count] : {std::pair{"slices", gc.slices}, std::pair{"deferred_slices", gc.deferredSlices},
+                             std::pair{"forced_completions", gc.forcedCompletions},
+                             std::pair{"peak_live_bytes", gc.peakLiveBytes}})
+    if (count >= 0) counts += (counts.empty() ? "" : ", ") + spaced(name) + " " + std::to_string(count);
+  if (!counts.empty()) out += statisticsTableLine("counts", counts);
+  std::string parameters;
+  if (r.vmCollector)
+    for (const Parameter& p : collectorParameters(*r.options, *r.vmCollector)) {
+      std::string value = !p.text.empty() ? std::string(p.text)
+                          : p.integer     ? std::to_string(static_cast<u64>(p.number))
+                                          : heap::jsonNumber(p.number);
+      parameters += (parameters.empty() ? "" : ", ") + spaced(p.name) + " " + value;
+    }
+  if (!parameters.empty()) out += statisticsTableLine("parameters", parameters);
+  return out;
+}
+
+std::string localityTable(const vm::LocalityStatistics& loc) {
+  auto u = [](u64 v) { return static_cast<unsigned long long>(v); };
+  const double pagesTouchedMean =
+      loc.cycles ? static_cast<double>(loc.pagesTouchedTotal) / static_cast<double>(loc.cycles) : 0.0;
+  return "locality\n" +
+         statisticsTableLine("references", formatted("%llu in %llu cycles: same line %llu, same page %llu, "
+                                                     "k close %llu, far %llu",
+                                                     u(loc.references), u(loc.cycles), u(loc.sameLine),
+                                                     u(loc.samePage), u(loc.kClose), u(loc.far))) +
+         statisticsTableLine("pages touched", formatted("mean %.1f, max %llu a cycle", pagesTouchedMean,
+                                                        u(loc.pagesTouchedMax)));
+}
+
+}  // namespace
+
 std::string runStatisticsTable(const RunReport& r) {
-  char head[512], tail[2048];
-  std::snprintf(head, sizeof head, "--- kith statistics ---\npolicy              %s (heap %zu bytes), collector %s\n",
-                r.options->heapPolicy.c_str(), r.options->heapSize, std::string(r.collector).c_str());
-  std::snprintf(tail, sizeof tail,
-                "gc cycles           %llu (%llu objects, %llu bytes freed)\n"
-                "gc pauses ms        total %.3f, mean %.4f, p99 %.4f, max %.4f\n"
-                "handle table        %zu bytes in %zu chunks, %zu live (outside the heap)\n"
-                "instructions        %llu\n"
-                "objects created     %llu\n"
-                "wall time           %.3f s (set-up %.3f s, arena %.3f s, not included)\n",
-                (unsigned long long)r.gc.cycles, (unsigned long long)r.gc.objectsFreed,
-                (unsigned long long)r.gc.bytesFreed, r.gc.pauseTotalMs, r.gc.pauseMeanMs, r.gc.pauseP99Ms,
-                r.gc.pauseMaxMs, r.handleBytes, r.handleChunks, r.handlesLive, (unsigned long long)r.instructions,
-                (unsigned long long)r.objectsCreated, r.wallSeconds, r.startupSeconds, r.arenaSeconds);
-  return head + heap::heapStatisticsTable(r.heap) + tail;
+  std::string out = "--- kith statistics ---\n";
+  out += formatted("policy              %s (heap %zu bytes), collector %s\n", r.options->heapPolicy.c_str(),
+                   r.options->heapSize, std::string(r.collector).c_str());
+  out += heap::heapStatisticsTable(r.heap) + gcTable(r) + localityTable(r.gc.locality);
+  out += "handle table (outside the heap)\n" +
+         statisticsTableLine("slots", formatted("%zu bytes in %zu chunks, %zu live", r.handleBytes, r.handleChunks,
+                                                r.handlesLive));
+  out += "vm\n" + statisticsTableLine("instructions", std::to_string(r.instructions)) +
+         statisticsTableLine("objects created", std::to_string(r.objectsCreated)) +
+         statisticsTableLine("wall time", formatted("%.3f s (set-up %.3f s, arena %.3f s, not included)",
+                                                    r.wallSeconds, r.startupSeconds, r.arenaSeconds));
+  return out;
 }
 
 }  // namespace kith::cli

@@ -1,8 +1,7 @@
 #include "cli/statistics_request.h"
 
 #include <cstdio>
-#include <fstream>
-
+#include "cli/output_file.h"
 #include "cli/usage_error.h"
 
 namespace kith::cli {
@@ -24,15 +23,17 @@ std::optional<int> readStatisticsOption(std::string_view option, StatisticsReque
   return kExitOk;
 }
 
-bool writeStatistics(const StatisticsRequest& request, const std::string& json, const std::string& table) {
+bool openStatisticsFile(const StatisticsRequest& request, OutputFile& file) {
+  return request.file.empty() || file.open(request.file);
+}
+
+bool writeStatistics(const StatisticsRequest& request, OutputFile& file, const std::string& json,
+                     const std::string& table) {
   if (request.format == StatsFormat::json) std::fputs(json.c_str(), stderr);
   if (request.format == StatsFormat::table) std::fputs(table.c_str(), stderr);
-  if (request.file.empty()) return true;
-  std::ofstream out(request.file);
-  out << json;
-  if (out) return true;
-  std::fprintf(stderr, "kith: cannot write statistics to '%s'\n", request.file.c_str());
-  return false;
+  if (!file.isOpen()) return true;
+  file.write(json);
+  return file.close();
 }
 
 }  // namespace kith::cli

@@ -1,6 +1,6 @@
 // The statistics options `kith run` and `kith replay` share (CLI.md): --stats (a
 // table on stderr), --stats=json (the JSON on stderr), --stats-file=PATH (the JSON
-// to PATH) and --stats-timers=on|off; and writing what they asked for.
+// to PATH, - for standard output) and --stats-timers=on|off; and writing what they asked for.
 #pragma once
 
 #include <optional>
@@ -8,6 +8,8 @@
 #include <string_view>
 
 namespace kith::cli {
+
+class OutputFile;
 
 enum class StatsFormat { none, table, json };
 
@@ -27,8 +29,13 @@ struct StatisticsRequest {
 // recorded in `request`; kExitUsage (after the message) when its value is wrong.
 std::optional<int> readStatisticsOption(std::string_view option, StatisticsRequest& request);
 
-// The table or the JSON on stderr and the JSON to the file, as `request` asks;
-// false (after a message) when the file could not be written.
-bool writeStatistics(const StatisticsRequest& request, const std::string& json, const std::string& table);
+// Creates the --stats-file before the run (CLI.md: a wrong path costs no run); false
+// after the message when it cannot be. Nothing to do without a --stats-file.
+bool openStatisticsFile(const StatisticsRequest& request, OutputFile& file);
+
+// The table or the JSON on stderr, and the JSON to `file` (opened by
+// openStatisticsFile), then closes it; false after the message when that failed.
+bool writeStatistics(const StatisticsRequest& request, OutputFile& file, const std::string& json,
+                     const std::string& table);
 
 }  // namespace kith::cli

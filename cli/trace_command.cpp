@@ -12,6 +12,7 @@
 #include "cli/exit_codes.h"
 #include "cli/option_parser.h"
 #include "cli/suggestion.h"
+#include "cli/output_file.h"
 #include "cli/usage_error.h"
 #include "heap/trace/object_lifetimes.h"
 #include "heap/trace/trace.h"
@@ -28,22 +29,16 @@ int dumpTrace(const std::string& path) {
     return kExitNoInput;
   }
   heap::TraceReader reader(file.get());
-  bool written;
   {
     heap::TraceWriter writer(stdout, heap::TraceFormat::text);
     for (heap::TraceEvent e; reader.next(e);) writer.record(e);
     writer.finish();
-    written = writer.ok();
   }
   if (!reader.error().empty()) {
     std::fprintf(stderr, "kith: %s: %s\n", path.c_str(), reader.error().c_str());
     return kExitDataError;
   }
-  if (!written) {
-    std::fprintf(stderr, "kith: trace dump: writing to stdout failed\n");
-    return kExitIoError;
-  }
-  return kExitOk;
+  return flushStandardOutput() ? kExitOk : kExitCantCreate;
 }
 
 // `kith trace lifetimes`: the age at death of every freed object, in bytes
@@ -94,11 +89,8 @@ int traceLifetimes(const std::string& path, bool json) {
       out += line;
     }
   }
-  if (std::fputs(out.c_str(), stdout) < 0 || std::fflush(stdout) != 0) {
-    std::fprintf(stderr, "kith: trace lifetimes: writing to stdout failed\n");
-    return kExitIoError;
-  }
-  return kExitOk;
+  std::fputs(out.c_str(), stdout);
+  return flushStandardOutput() ? kExitOk : kExitCantCreate;
 }
 
 }  // namespace

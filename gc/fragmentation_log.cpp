@@ -5,12 +5,7 @@
 
 namespace kith::gc {
 
-FragmentationLog::FragmentationLog(const std::string& path, const heap::Heap& heap, std::size_t heapBytes)
-    : file_(std::fopen(path.c_str(), "w")) {
-  if (!file_) {
-    ok_ = false;
-    return;
-  }
+FragmentationLog::FragmentationLog(std::FILE* file, const heap::Heap& heap, std::size_t heapBytes) : file_(file) {
   std::optional<heap::FreeSpace> census = heap.freeSpace();
   byClass_ = census && census->byClass;
   topClass_ = heapBytes ? static_cast<unsigned>(std::bit_width(heapBytes)) - 1 : 0;
@@ -23,13 +18,10 @@ FragmentationLog::FragmentationLog(const std::string& path, const heap::Heap& he
     for (unsigned k = heap::FreeSpace::kSmallestClass; k <= topClass_; ++k)
       head += "\tfree_" + std::to_string(std::uint64_t{1} << k);
   head += "\n";
-  if (std::fputs(head.c_str(), file_) < 0) ok_ = false;
+  std::fputs(head.c_str(), file_);  // a failed write is the file's error, reported where it is closed
 }
 
-FragmentationLog::~FragmentationLog() { close(); }
-
 void FragmentationLog::sample(std::uint64_t cycle, const heap::Heap& heap) {
-  if (!file_) return;
   heap::HeapStatistics stats = heap.statistics();
   std::optional<heap::FreeSpace> census = heap.freeSpace();
   std::string line = std::to_string(cycle) + "\t" + std::to_string(stats.bytes_allocated) + "\t" +
@@ -44,15 +36,7 @@ void FragmentationLog::sample(std::uint64_t cycle, const heap::Heap& heap) {
       line += "\t" + std::to_string(census->bytesByClass[k] + (k == topClass_ ? above : 0));
   }
   line += "\n";
-  if (std::fputs(line.c_str(), file_) < 0) ok_ = false;
-}
-
-bool FragmentationLog::close() {
-  if (!file_) return ok_;
-  bool closed = std::fclose(file_) == 0;
-  file_ = nullptr;
-  ok_ = ok_ && closed;
-  return ok_;
+  std::fputs(line.c_str(), file_);
 }
 
 }  // namespace kith::gc

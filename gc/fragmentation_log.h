@@ -29,23 +29,17 @@ namespace kith::gc {
 
 class FragmentationLog {
  public:
-  // Opens PATH and writes the header for `heap` (its policy, size and what its
-  // census offers). ok() is false when PATH cannot be written.
-  FragmentationLog(const std::string& path, const heap::Heap& heap, std::size_t heapBytes);
-  ~FragmentationLog();
+  // Writes the header for `heap` (its policy, size and what its census offers) to
+  // `file`, which the caller opened and closes (and checks for a failed write).
+  FragmentationLog(std::FILE* file, const heap::Heap& heap, std::size_t heapBytes);
   FragmentationLog(const FragmentationLog&) = delete;
   FragmentationLog& operator=(const FragmentationLog&) = delete;
 
   // One line: the census of `heap` after collection number `cycle`.
   void sample(std::uint64_t cycle, const heap::Heap& heap);
-  // Closes the file (later calls do nothing); false when opening, any write or
-  // the close failed.
-  bool close();
-  bool ok() const { return ok_; }
 
  private:
-  std::FILE* file_ = nullptr;
-  bool ok_ = true;
+  std::FILE* file_;
   bool byClass_ = false;
   unsigned topClass_ = 0;  // the largest class column: floor(log2(heap bytes))
 };

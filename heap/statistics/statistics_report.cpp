@@ -89,31 +89,65 @@ std::string heapStatisticsJson(const HeapStatistics& h) {
          n(h.internal_bytes) + ", \"external_at_failure\": " + jsonNumber(h.external_at_failure) + "}}";
 }
 
-std::string heapStatisticsTable(const HeapStatistics& h) {
-  char buf[2048];
-  auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
-  std::snprintf(buf, sizeof buf,
-                "allocations         %llu (%llu bytes requested, %llu allocated)\n"
-                "frees               %llu\n"
-                "peak bytes in use   %llu\n"
-                "failed allocations  %llu\n"
-                "satisfied           immediate %llu, split %llu, glue %llu, defrag %llu, failed %llu\n"
-                "internal frag       %llu bytes\n",
-                u(h.allocations), u(h.bytes_requested), u(h.bytes_allocated), u(h.frees), u(h.peak_bytes_in_use),
-                u(h.failed_allocations), u(h.satisfied[0]), u(h.satisfied[1]), u(h.satisfied[2]),
-                u(h.satisfied[3]), u(h.satisfied[4]), u(h.internal_bytes));
-  std::string out = buf;
-  if (h.op_timers)
-    std::snprintf(buf, sizeof buf, "alloc ns            mean %.1f, p50 %.1f, p99 %.1f, max %.1f\n", h.alloc_ns.mean,
-                  h.alloc_ns.p50, h.alloc_ns.p99, h.alloc_ns.max);
-  else
-    std::snprintf(buf, sizeof buf, "alloc ns            not timed (--stats-timers=off)\n");
-  out += buf;
-  for (auto [label, steps] : {std::pair{"malloc steps", &h.malloc_steps}, std::pair{"free steps", &h.free_steps}}) {
-    if (!steps->counted) continue;
-    std::snprintf(buf, sizeof buf, "%-20smean %.2f, max %llu\n", label, steps->mean, u(steps->max));
-    out += buf;
+namespace {
+
+std::string formatted(const char* pattern, auto... values) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, pattern, values...);
+  return buf;
+}
+
+// "32: 4407, 64: 17, ...", wrapped under the value column after about 100 columns.
+std::string sizeHistogramLines(const HeapStatistics& h) {
+  std::string value, line;
+  for (auto [size, count] : h.size_histogram) {
+    std::string entry = std::to_string(size) + ": " + std::to_string(count);
+    if (!line.empty() && line.size() + entry.size() > 76) {
+      value += line + ",\n" + std::string(22, ' ');
+      line.clear();
+    } else if (!line.empty()) {
+      line += ", ";
+    }
+    line += entry;
   }
+  return statisticsTableLine("block sizes", value + (value.empty() && line.empty() ? "none" : line));
+}
+
+std::string latencyLine(const char* label, const LatencySummary& l, bool timed) {
+  if (!timed) return statisticsTableLine(label, "not timed (--stats-timers=off)");
+  return statisticsTableLine(label, formatted("mean %.1f, p50 %.1f, p99 %.1f, max %.1f (%llu timed)", l.mean, l.p50,
+                                              l.p99, l.max, static_cast<unsigned long long>(l.count)));
+}
+
+}  // namespace
+
+std::string statisticsTableLine(std::string_view label, const std::string& value) {
+  char head[40];
+  std::snprintf(head, sizeof head, "  %-20.*s", static_cast<int>(label.size()), label.data());
+  return head + value + "\n";
+}
+
+std::string heapStatisticsTable(const HeapStatistics& h) {
+  auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::string out = "heap\n";
+  out += statisticsTableLine("allocations", formatted("%llu (%llu bytes requested, %llu allocated)",
+                                                      u(h.allocations), u(h.bytes_requested), u(h.bytes_allocated)));
+  out += statisticsTableLine("frees", std::to_string(h.frees));
+  out += statisticsTableLine("bytes in use", formatted("%llu (peak %llu)", u(h.bytes_in_use), u(h.peak_bytes_in_use)));
+  out += statisticsTableLine("failed allocations", std::to_string(h.failed_allocations));
+  std::string satisfied;
+  for (int i = 0; i < kOutcomeCount; ++i)
+    satisfied +=
+        std::string(i ? ", " : "") + outcomeName(static_cast<Outcome>(i)) + " " + std::to_string(h.satisfied[i]);
+  out += statisticsTableLine("satisfied", satisfied);
+  out += sizeHistogramLines(h);
+  out += latencyLine("alloc ns", h.alloc_ns, h.op_timers);
+  out += latencyLine("free ns", h.free_ns, h.op_timers);
+  for (auto [label, steps] : {std::pair{"malloc steps", &h.malloc_steps}, std::pair{"free steps", &h.free_steps}})
+    if (steps->counted) out += statisticsTableLine(label, formatted("mean %.2f, max %llu", steps->mean, u(steps->max)));
+  const std::string external = jsonNumber(h.external_at_failure);
+  out += statisticsTableLine("fragmentation", formatted("internal %llu bytes, external at failure %s",
+                                                        u(h.internal_bytes), external.c_str()));
   return out;
 }
 

@@ -17,7 +17,11 @@ std::string jsonString(std::string_view s);
 
 // The block's object, `{"allocations": ...}`, to go under the key "heap".
 std::string heapStatisticsJson(const HeapStatistics& h);
-// The table lines from "allocations" to "internal frag", each ending in '\n'.
+// One line of a statistics table (`--stats`): the label in a column, indented under
+// its block's heading, then the value; ends in '\n'.
+std::string statisticsTableLine(std::string_view label, const std::string& value);
+// The block as table lines under the heading "heap", every member of the JSON
+// (the steps as mean and max), each line ending in '\n'.
 std::string heapStatisticsTable(const HeapStatistics& h);
 
 }  // namespace kith::heap

@@ -20,7 +20,11 @@ case("cli.help", "--help", stdout=r"kith policies.*bench contrived.*bench defrag
 case("cli.help_replay", "--help", stdout=(
     r"kith replay \[OPTIONS\] TRACE.*kith trace dump TRACE.*--trace=PATH.*--trace-format=F.*options of replay:"
     r".*--heap=POLICY.*--heap-size=SIZE.*--pretouch.*--stats-file=PATH.*--stop-on-failure.*65 malformed trace.*66 missing"))
-case("cli.version", "--version", stdout=r"^kith [0-9]+\.[0-9]+\.[0-9]+")
+case("cli.help_outputs", "--help", stdout=(
+    r"Every PATH an option names is created before the run starts; - is standard output\..*"
+    r"73 an output \(a PATH above,\nstandard output\) cannot be created or written"))
+# --version names the commit (git describe at build time), or says it is unknown outside git.
+case("cli.version", "--version", stdout=r"^kith [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{7,}(-dirty)?|commit unknown)\)\n$")
 case("cli.policies", "policies", stderr=POLICY_NOTES, stdout=(
     r"^list .*\nknuth .*\nestranged .*\ntlsf .*\nkingsley .*\nlea .*\nvelox .*\nmedius .*\ndefero .*\n"
     r"malloc [^\n]*\n(jemalloc [^\n]*\n)?(mimalloc [^\n]*\n)?boehm "))
@@ -90,7 +94,8 @@ case("cli.replay_bare_json", f"replay --bare --heap=knuth --heap-size=1M --stats
          r'^\{"policy": "knuth", "heap_size": 1048576, "trace": "[^"]*small.txt",\n "bare": true,\n'
          r' "replay": \{"format": "text", "events": 6, "allocations": 3, "frees": 2, .*\}\}\n$'))
 case("cli.replay_stats_table", f"replay --heap=lea --stats {FIXTURES}/small.txt", stdout=ANY,
-     stderr=r"^--- kith replay statistics ---\npolicy +lea .*\nallocations +3 .*satisfied +immediate .*\nreplay +6 events")
+     stderr=r"^--- kith replay statistics ---\npolicy +lea .*\nheap\n  allocations +3 .*  satisfied +immediate .*"
+            r"\nreplay\n  events +6 in ")
 # A request the policy cannot meet: counted, the replay goes on (exit 0) ...
 case("cli.replay_failure_counted", f"replay --heap=estranged --heap-size=64K --stats=json {FIXTURES}/too_big.txt",
      output=r'^replayed 3 events on estranged .*: 3 allocations \(1 failed here\), 0 frees\n.*"failed_allocations": 1, .*$')
@@ -100,12 +105,12 @@ case("cli.replay_stop_on_failure", f"replay --heap=tlsf --heap-size=64K --stop-o
          r"^replayed 2 events on tlsf .*\nkith: [^\n]*too_big.txt: line 3: --heap=tlsf could not satisfy the allocation "
          r"of 1000000 bytes; replay stopped \(--stop-on-failure\)\n$"))
 case("cli.replay_stats_file_unwritable", f"replay --stats-file=/nonexistent/s.json {FIXTURES}/small.txt", exit=73,
-     stdout=ANY, stderr=r"^kith: cannot write statistics to '/nonexistent/s.json'\n$")
+     stderr=r"^kith: /nonexistent/s.json: No such file or directory\n$")
 # trace dump: a text trace comes back as the same events (comments dropped).
 case("cli.trace_dump", f"trace dump {FIXTURES}/small.txt",
      stdout=r"^# kith-trace 1\nA 0 0 24\nA 1 1 48\nF 2 0\nX 3 100000000\nA 4 2 4096\nF 5 1\n$")
 case("cli.run_trace_unwritable", f"run --trace=/nonexistent/t.trace {EXAMPLES}/fib.kith", exit=73,
-     stderr=r"^kith: cannot write trace '/nonexistent/t.trace': No such file or directory\n$")
+     stderr=r"^kith: /nonexistent/t.trace: No such file or directory\n$")
 
 # Object demographics: kith trace lifetimes and kith run --frag-file (heap/trace/object_lifetimes.h,
 # gc/fragmentation_log.h); demographics_check.py compares them with the run they describe.
@@ -116,7 +121,7 @@ case("cli.trace_lifetimes_json", f"trace lifetimes --json {FIXTURES}/small.txt",
 case("cli.trace_lifetimes_malformed", f"trace lifetimes {FIXTURES}/double_free.txt", exit=65, stderr=DOUBLE_FREE)
 case("cli.trace_lifetimes_missing", "trace lifetimes /nonexistent/run.trace", exit=66, stderr=MISSING_TRACE)
 case("cli.frag_file_unwritable", f"run --frag-file=/nonexistent/f.tsv {EXAMPLES}/fib.kith", exit=73,
-     stderr=r"^kith: cannot write fragmentation samples to '/nonexistent/f.tsv': No such file or directory\n$")
+     stderr=r"^kith: /nonexistent/f.tsv: No such file or directory\n$")
 
 # Conventional options (CLI.md, Conventions).
 FIB = f"{EXAMPLES}/fib.kith"
@@ -185,3 +190,50 @@ case("cli.policies_help", "policies --help", stdout=r"^usage:\n  kith policies "
 case("cli.disasm_help", "disasm --help", stdout=r"^usage:\n  kith disasm ")
 # After the script, --help is the script's own argument.
 case("cli.help_after_script_is_an_argument", f"run {FIB} --help", exit=70, stdout=ANY, stderr=r"^error: ")
+
+# Outputs (CLI.md, exit 73): every file an option names is created before the script
+# runs — a path that cannot be written stops the run before its first line of output —
+# and a failed write or close of any output is `kith: PATH: REASON`.
+SCRIPTS = "{source}/tests/cli/scripts"
+PRINTS_FIRST = f"{SCRIPTS}/prints_first.kith"
+for option in ("--stats-file", "--gc-pauses-file", "--frag-file", "--trace"):
+    name = option[2:].replace("-", "_")
+    case(f"cli.output.{name}_is_a_directory", f"run {option}={{tmp}} {PRINTS_FIRST}", exit=73,
+         stderr=r"^kith: [^\n]*kith-cli-[^\n]*: Is a directory\n$")
+    case(f"cli.output.{name}_full", f"run {option}=/dev/full {PRINTS_FIRST}", exit=73,
+         stdout=r"^the script ran\n$", stderr=r"^kith: /dev/full: No space left on device\n$")
+# The second of several files fails: nothing runs either.
+case("cli.output.second_file_unwritable", f"run --stats-file={{tmp}}/s.json --trace=/nonexistent/t {PRINTS_FIRST}",
+     exit=73, stderr=r"^kith: /nonexistent/t: No such file or directory\n$")
+case("cli.output.replay_stats_file_is_a_directory", f"replay --stats-file={{tmp}} {FIXTURES}/small.txt", exit=73,
+     stderr=r"^kith: [^\n]*kith-cli-[^\n]*: Is a directory\n$")
+case("cli.output.replay_stats_file_full", f"replay --stats-file=/dev/full {FIXTURES}/small.txt", exit=73,
+     stdout="^" + SMALL_REPLAYED.format("estranged") + "$", stderr=r"^kith: /dev/full: No space left on device\n$")
+# "-" is standard output wherever an option names a file written.
+case("cli.output.stats_file_stdout", f"run --stats-file=- {PRINTS_FIRST}",
+     stdout=r'^the script ran\n\{"policy": "estranged", .*"vm": \{"instructions": [0-9]+, .*\}\}\n$')
+case("cli.output.replay_stats_file_stdout", f"replay --stats-file=- {FIXTURES}/small.txt",
+     stdout="^" + SMALL_REPLAYED.format("estranged") + r'\{"policy": "estranged", .*"replay": \{.*\}\}\n$')
+case("cli.output.trace_stdout", f"run --trace=- --trace-format=text {SCRIPTS}/allocates_quietly.kith",
+     stdout=r"^# kith-trace 1\nA 0 0 [0-9]+\n.*A 2[0-9]{3} ")
+case("cli.output.pauses_stdout", f"run --gc-pauses-file=- {SCRIPTS}/allocates_quietly.kith",
+     stdout=r"^# kith-gc-pauses 1\n# collector occasional\n# run_ns [0-9]+\n# start_ns duration_ns\n")
+case("cli.output.frag_stdout", f"run --frag-file=- {SCRIPTS}/allocates_quietly.kith",
+     stdout=r"^# kith-frag 1\n# policy estranged\n")
+case("cli.output.stats_file_written", f"run --stats-file={{tmp}}/s.json {PRINTS_FIRST}", stdout=r"^the script ran\n$",
+     files={"{tmp}/s.json": r'^\{"policy": "estranged", .*"heap": \{"allocations": [0-9]+, .*\}\}\n$'})
+
+# --stats: every block of the JSON, grouped under headings.
+case("cli.stats_table_groups", f"run --gc=continuous --stats {PRINTS_FIRST}", stdout=ANY, stderr=(
+    r"^--- kith statistics ---\npolicy +estranged \(heap 67108864 bytes\), collector continuous\n"
+    r"heap\n  allocations +[0-9]+ .*\n  bytes in use +[0-9]+ \(peak [0-9]+\)\n.*"
+    r"  block sizes +[0-9]+: [0-9]+.*\n  alloc ns +mean .*\n  free ns +mean .*\n.*"
+    r"  fragmentation +internal [0-9]+ bytes, external at failure [0-9.]+\n"
+    r"gc\n  cycles .*\n  pauses ms .*\n  mmu +1ms [0-9.]+, 10ms [0-9.]+, 100ms [0-9.]+\n"
+    r"  counts +slices [0-9]+, deferred slices [0-9]+, forced completions [0-9]+, peak live bytes [0-9]+\n"
+    r"  parameters +work per slice 1024, start occupancy 0.5, pacing time, pacing fraction 0.5, min slice bytes 256\n"
+    r"locality\n  references +[0-9]+ in [0-9]+ cycles: same line .*\n  pages touched .*\n"
+    r"handle table \(outside the heap\)\n  slots +[0-9]+ bytes in [0-9]+ chunks, [0-9]+ live\n"
+    r"vm\n  instructions +[0-9]+\n  objects created +[0-9]+\n  wall time +[0-9.]+ s .*\n$"))
+case("cli.stats_table_untimed", f"run --heap=list --stats --stats-timers=off {PRINTS_FIRST}", stdout=ANY,
+     stderr=r"\n  alloc ns +not timed \(--stats-timers=off\)\n  free ns +not timed .*\n  parameters +occupancy threshold 0.75\n")
