@@ -1,7 +1,9 @@
 // The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
 // `disasm`, cli/run_command.h), the heap side (`policies`, `bench contrived`,
 // `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h)
-// and `study` (cli/study_command.h).
+// `study` (cli/study_command.h) and `repl` (cli/repl.h).
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "cli/defrag_bench.h"
 #include "cli/exit_codes.h"
 #include "cli/option_value.h"
+#include "cli/repl.h"
 #include "cli/replay.h"
 #include "cli/run_command.h"
 #include "cli/study_command.h"
@@ -40,6 +43,9 @@ constexpr const char* kUsage =
     "  kith run [OPTIONS] FILE.kith [ARGS...]\n"
     "                                compile and run a script; ARGS become System.args\n"
     "  kith disasm FILE.kith         print the script's bytecode with source lines\n"
+    "  kith repl [OPTIONS]           an interactive prompt (also bare kith on a terminal) on\n"
+    "                                one VM with run's heap and collector options; an\n"
+    "                                expression prints its value; exit or Ctrl-D ends it\n"
     "  kith replay [OPTIONS] TRACE   replay a trace recorded with run --trace (either\n"
     "                                encoding; - reads standard input) on a policy,\n"
     "                                without the VM (options of replay, below)\n"
@@ -242,6 +248,8 @@ int benchDefrag(const std::vector<std::string_view>& args) {
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
+  // Bare `kith` on a terminal is a person wanting a prompt, as with python and lua.
+  if (args.empty() && isatty(STDIN_FILENO) == 1) return kith::cli::replCommand(args);
   if (args.empty()) {
     std::fputs(kUsage, stderr);
     return kExitUsage;
@@ -269,6 +277,7 @@ int main(int argc, char** argv) {
     return kith::cli::disassembleScript(std::string(args[1]));
   }
   if (command == "study") return kith::cli::runStudyCommand({args.begin() + 1, args.end()});
+  if (command == "repl") return kith::cli::replCommand({args.begin() + 1, args.end()});
   if (command == "replay") return kith::cli::replayCommand({args.begin() + 1, args.end()});
   if (command == "trace") return kith::cli::traceCommand({args.begin() + 1, args.end()});
   if (command.ends_with(".kith") || command.starts_with("--")) return kith::cli::runCommand(args);  // `run` implied
