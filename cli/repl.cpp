@@ -72,7 +72,10 @@ Verdict compileInput(vm::VM& vm, const std::string& input, Compiled& out, std::v
   vm::CompileResult asTyped = vm::compile(vm, input, kInputName);
   vm::CompileResult statements = asTyped;
   if (!asTyped.script) {
-    statements = vm::compile(vm, input.substr(0, input.find_last_not_of(" \t\r\n") + 1) + ";", kInputName);
+    // On the last line, unless a // comment ends it: then on a line of its own.
+    std::string text = input.substr(0, input.find_last_not_of(" \t\r\n") + 1);
+    statements = vm::compile(vm, text + ";", kInputName);
+    if (!statements.script) statements = vm::compile(vm, text + "\n;", kInputName);
     if (!statements.script) {
       errors = asTyped.reportLines();
       return onlyEndOfInputErrors(asTyped.errors) ? Verdict::unfinished : Verdict::wrong;

@@ -117,3 +117,17 @@ case("cli.trace_lifetimes_malformed", f"trace lifetimes {FIXTURES}/double_free.t
 case("cli.trace_lifetimes_missing", "trace lifetimes /nonexistent/run.trace", exit=66, stderr=MISSING_TRACE)
 case("cli.frag_file_unwritable", f"run --frag-file=/nonexistent/f.tsv {EXAMPLES}/fib.kith", exit=73,
      stderr=r"^kith: cannot write fragmentation samples to '/nonexistent/f.tsv': No such file or directory\n$")
+
+# kith repl with standard input not a terminal: lines without prompts, each input's value
+# or error in order, the session and its globals surviving errors, and `exit` ending it.
+REPL_SESSION = "{source}/tests/cli/repl_session.txt"
+case("cli.repl_stdin", "repl --heap=knuth", stdin=REPL_SESSION, output=(
+    r"^3\n82\nprinted\nerror: unsupported operand types for \+: int and nil\n  at <script> \(<repl>:1\)\n42\n"
+    r"<repl>:1:11: error: expected ';' after the variable declaration, found '2'\n[^\n]*\n[^\n]*\n"
+    r"knuth\ntext;\n$"))
+case("cli.repl_gc_option", "repl --heap=tlsf --gc=none", stdin=REPL_SESSION, stdout=r"\ntlsf\n", stderr=ANY)
+case("cli.repl_system_exit", "repl", stdin="{source}/tests/cli/repl_exit_code.txt", exit=3, stdout="^before\n$")
+case("cli.repl_script_refused", "repl x.kith", exit=64, stderr=USAGE_ERROR)
+case("cli.repl_reports_refused", "repl --stats", exit=64, stderr=USAGE_ERROR)
+case("cli.repl_help", "repl --help", stdout=r"^usage: kith repl \[OPTIONS\]")
+case("cli.repl_in_help", "--help", stdout=r"kith repl \[OPTIONS\]")
