@@ -1,7 +1,8 @@
 """kith repl on a pseudo-terminal, as a person uses it: the banner names the policy,
 an expression's value is printed, an unclosed block continues at a '... ' prompt,
 an error leaves the session and its globals working, the up arrow recalls the last
-line (libedit's history), and Ctrl-D ends the session with exit 0.
+line (libedit's history), and Ctrl-D ends the session with exit 0; bare `kith` on a
+terminal starts the REPL too, and `exit` ends it with exit 0.
 
 Usage: repl_terminal_check.py KITH. Prints "ok" on success."""
 import os
@@ -60,43 +61,50 @@ class Terminal:
         os.write(self.fd, text.encode())
 
 
+# What is typed at each prompt, and what the terminal must show after it.
+SESSION = [
+    ("1 + 2\n", r"1 \+ 2\n3\n> ", "an expression's value"),
+    ("let x = 40\n", r"let x = 40\n> ", "a statement prints nothing"),
+    ("fn twice(a) {\n", r"\.\.\. ", "an unclosed block continues"),
+    ("  return a * 2;\n", r"\.\.\. ", "still in the block"),
+    ("}\n", r"\}\n> ", "the block closed, the prompt is back"),
+    ("twice(x + 1)\n", r"\n82\n> ", "the function defined over three lines, called"),
+    ("1 + nil\n", r"error: unsupported operand types for \+: int and nil\n.*> ", "a runtime error is reported"),
+    ("twice(x)\n", r"\n80\n> ", "after the error the session and its globals go on"),
+    ('System.heapStats().get("policy")\n', r"\nknuth\n> ", "--heap applies to the session"),
+    ("\x1b[A\n", r"\nknuth\n> ", "the up arrow recalls the last line (libedit's history)"),
+]
+
+
 def main():
     kith = sys.argv[1]
     term = Terminal([kith, "repl", "--heap=knuth"])
     term.expect(r"heap knuth.*\n> ", "the banner names the policy, then the prompt")
-    term.type("1 + 2\n")
-    term.expect(r"1 \+ 2\n3\n> ", "an expression's value")
-    term.type("let x = 40\n")
-    term.expect(r"let x = 40\n> ", "a statement prints nothing")
-    term.type("fn twice(a) {\n")
-    term.expect(r"\.\.\. ", "an unclosed block continues")
-    term.type("  return a * 2;\n")
-    term.expect(r"\.\.\. ", "still in the block")
-    term.type("}\n")
-    term.expect(r"\}\n> ", "the block closed, the prompt is back")
-    term.type("twice(x + 1)\n")
-    term.expect(r"\n82\n> ", "the function defined over three lines, called")
-    term.type("1 + nil\n")
-    term.expect(r"error: unsupported operand types for \+: int and nil\n.*> ", "a runtime error is reported")
-    term.type("twice(x)\n")
-    term.expect(r"\n80\n> ", "after the error the session and its globals go on")
-    term.type("System.heapStats().get(\"policy\")\n")
-    term.expect(r"\nknuth\n> ", "--heap applies to the session")
-    term.type("\x1b[A\n")  # the up arrow: the last line again, from libedit's history
-    term.expect(r"\nknuth\n> ", "the up arrow recalls the last line")
+    for typed, shown, what in SESSION:
+        term.type(typed)
+        term.expect(shown, what)
     term.type("\x04")  # Ctrl-D at an empty prompt
+    expect_exit(term, "Ctrl-D")
+    # Bare kith on a terminal starts the same prompt; `exit` ends it.
+    bare = Terminal([kith])
+    bare.expect(r"^kith repl: heap estranged.*\n> ", "bare kith on a terminal starts the REPL")
+    bare.type("exit\n")
+    expect_exit(bare, "exit")
+    print("ok")
+
+
+def expect_exit(term, how):
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         pid, status = os.waitpid(term.pid, os.WNOHANG)
         if pid:
             code = os.waitstatus_to_exitcode(status)
             if code != 0:
-                sys.exit(f"FAIL: Ctrl-D ended the session with exit {code}, not 0")
-            print("ok")
+                sys.exit(f"FAIL: {how} ended the session with exit {code}, not 0")
             return
         term.read_some(time.monotonic() + 0.1)
     os.kill(term.pid, 9)
-    sys.exit("FAIL: Ctrl-D did not end the session")
+    sys.exit(f"FAIL: {how} did not end the session")
 
 
 main()
