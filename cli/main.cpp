@@ -1,8 +1,9 @@
 // The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
 // `disasm`, cli/run_command.h), the heap side (`policies`, `bench contrived`,
-// `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h)
-// and `study` (cli/study_command.h).
+// `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h),
+// `study` (cli/study_command.h) and `repl` (cli/repl.h).
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <exception>
@@ -18,6 +19,7 @@
 #include "cli/option_parser.h"
 #include "cli/option_value.h"
 #include "cli/output_file.h"
+#include "cli/repl.h"
 #include "cli/replay.h"
 #include "cli/run_command.h"
 #include "cli/run_options.h"
@@ -53,6 +55,9 @@ constexpr const char* kCommandsHelp =
     "                                compile and run a script (FILE - reads standard\n"
     "                                input); ARGS become System.args\n"
     "  kith disasm FILE.kith         print the script's bytecode with source lines\n"
+    "  kith repl [OPTIONS]           an interactive prompt (also bare kith on a terminal) on\n"
+    "                                one VM with run's heap and collector options; an\n"
+    "                                expression prints its value; exit or Ctrl-D ends it\n"
     "  kith replay [OPTIONS] TRACE   replay a trace recorded with run --trace (either\n"
     "                                encoding; - reads standard input) on a policy,\n"
     "                                without the VM (options of replay, below)\n"
@@ -182,10 +187,10 @@ constexpr const char* kConventionsHelp =
 // should show what to type next.
 constexpr const char* kShortUsage =
     "usage: kith [OPTIONS] FILE [ARGS...]   run a script (FILE - reads standard input)\n"
-    "       kith COMMAND [OPTIONS] ...      run, disasm, replay, trace, study, policies, bench\n"
+    "       kith COMMAND [OPTIONS] ...      run, repl, disasm, replay, trace, study, policies, bench\n"
     "       kith --help                     every command and option; kith COMMAND --help: one\n";
 
-constexpr std::string_view kCommands[] = {"run", "disasm", "replay", "trace", "study", "policies", "bench", "help"};
+constexpr std::string_view kCommands[] = {"run", "repl", "disasm", "replay", "trace", "study", "policies", "bench", "help"};
 
 int printHelp(const std::string& text) {
   std::fputs(text.c_str(), stdout);
@@ -224,6 +229,8 @@ std::string commandHelp(std::string_view command) {
 // Bare `kith`, with no arguments at all: the one place that decides what it does.
 // CLI.md has it start the REPL on a terminal; until then, the short usage.
 int startWithoutArguments() {
+  // Bare `kith` on a terminal is a person wanting a prompt, as with python and lua.
+  if (isatty(STDIN_FILENO) == 1) return kith::cli::replCommand({});
   std::fputs(kShortUsage, stderr);
   return kExitUsage;
 }
@@ -407,6 +414,7 @@ int dispatch(const std::vector<std::string_view>& args) {
     return kith::cli::disassembleScript(std::string(line.operands[0]));
   }
   if (command == "study") return kith::cli::runStudyCommand(rest);  // its driver reads its options
+  if (command == "repl") return kith::cli::replCommand(rest);  // its own --help and options
   if (command == "replay") {
     if (asksForHelp(kith::cli::replayOptionSpecs(), rest, OperandPlacement::anywhere))
       return printHelp(commandHelp("replay"));

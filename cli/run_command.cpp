@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/heap_own_collector.h"
 #include "cli/output_file.h"
+#include "cli/run_assembly.h"
 #include "cli/run_report.h"
 #include "cli/script_source.h"
 #include "cli/statistics_request.h"
@@ -49,8 +50,8 @@ std::optional<std::string> readScript(const std::string& path) {
   return source;
 }
 
-// The heap --heap names, its arena reserved (and with --pretouch populated); null
-// after the message when the system will not map it.
+}  // namespace
+
 std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options) {
   heap::arenaPretouch() = options.pretouch;
   std::unique_ptr<heap::Heap> heap;
@@ -77,19 +78,7 @@ std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options) {
   return heap;
 }
 
-// A line printed when the run ends, so a script's error stays the first line on stderr.
-struct NoteAtExit {
-  std::string text;
-  ~NoteAtExit() {
-    if (!text.empty()) std::fprintf(stderr, "%s\n", text.c_str());
-  }
-};
-
-// The collector and its pause recorder (null for none and for a heap's own).
-struct CollectorParts {
-  std::unique_ptr<vm::Collector> collector;
-  gc::PauseRecorder* pauses = nullptr;
-};
+namespace {
 
 // One of gc/'s collectors with what both take from the command line.
 template <class GcCollector, class GcOptions>
@@ -106,6 +95,8 @@ CollectorParts startCollector(GcOptions o, const RunOptions& options, Clock::tim
   if (!options.gcPausesFile.empty()) pauses->keepAll();
   return {std::move(collector), pauses};
 }
+
+}  // namespace
 
 CollectorParts buildCollector(const RunOptions& options, heap::Heap& heap, Clock::time_point start,
                               gc::FragmentationLog* fragmentation, NoteAtExit& ignoredOptionsNote) {
@@ -134,7 +125,6 @@ CollectorParts buildCollector(const RunOptions& options, heap::Heap& heap, Clock
   return {std::make_unique<vm::NoCollector>("none"), nullptr};
 }
 
-// Null after the message when the VM stack for --max-depth cannot be reserved.
 std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm::Collector& collector) {
   vm::VMOptions vmOptions{options.maxDepth, options.args, options.heapSize};
   vmOptions.checkFreedObjects = options.checkFreed || options.gcStress;
@@ -149,6 +139,8 @@ std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm:
     return nullptr;
   }
 }
+
+namespace {
 
 // The files the options name, created before the run (CLI.md), so a path that
 // cannot be written costs no run; "-" is standard output.
@@ -186,6 +178,8 @@ class TraceRecording {
   std::unique_ptr<heap::TraceWriter> writer_;
 };
 
+}  // namespace
+
 void reportUncaught(vm::VM& vm) {
   std::fflush(stdout);
   vm::Value thrown = vm.pendingException();
@@ -206,6 +200,8 @@ void reportUncaught(vm::VM& vm) {
 void reportCompileErrors(const std::vector<std::string>& errors) {
   for (const std::string& e : errors) std::fprintf(stderr, "%s\n", e.c_str());
 }
+
+namespace {
 
 // Installs the built-ins, compiles and runs the script: LANGUAGE.md's exit code for
 // how it ended. `programStart` is set when set-up is done (vm.wall_s starts there).

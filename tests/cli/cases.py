@@ -237,3 +237,17 @@ case("cli.stats_table_groups", f"run --gc=continuous --stats {PRINTS_FIRST}", st
     r"vm\n  instructions +[0-9]+\n  objects created +[0-9]+\n  wall time +[0-9.]+ s .*\n$"))
 case("cli.stats_table_untimed", f"run --heap=list --stats --stats-timers=off {PRINTS_FIRST}", stdout=ANY,
      stderr=r"\n  alloc ns +not timed \(--stats-timers=off\)\n  free ns +not timed .*\n  parameters +occupancy threshold 0.75\n")
+
+# kith repl with standard input not a terminal: lines without prompts, each input's value
+# or error in order, the session and its globals surviving errors, and `exit` ending it.
+REPL_SESSION = "{source}/tests/cli/repl_session.txt"
+case("cli.repl_stdin", "repl --heap=knuth", stdin=REPL_SESSION, output=(
+    r"^3\n82\nprinted\nerror: unsupported operand types for \+: int and nil\n  at <script> \(<repl>:1\)\n42\n"
+    r"<repl>:1:11: error: expected ';' after the variable declaration, found '2'\n[^\n]*\n[^\n]*\n"
+    r"knuth\ntext;\n$"))
+case("cli.repl_gc_option", "repl --heap=tlsf --gc=none", stdin=REPL_SESSION, stdout=r"\ntlsf\n", stderr=ANY)
+case("cli.repl_system_exit", "repl", stdin="{source}/tests/cli/repl_exit_code.txt", exit=3, stdout="^before\n$")
+case("cli.repl_script_refused", "repl x.kith", exit=64, stderr=USAGE_ERROR)
+case("cli.repl_reports_refused", "repl --stats", exit=64, stderr=USAGE_ERROR)
+case("cli.repl_help", "repl --help", stdout=r"^usage: kith repl \[OPTIONS\]")
+case("cli.repl_in_help", "--help", stdout=r"kith repl \[OPTIONS\]")
