@@ -138,11 +138,11 @@ std::string defragTable(const DefragBenchResult& r) {
                 "at random, then one request of 2^k granules; mean of %zu seeds.\n\n",
                 r.policy.c_str(), r.rows.empty() ? std::size_t{0} : r.rows.front().seeds);
   out += buf;
-  std::snprintf(buf, sizeof buf, "%3s %10s %12s %14s %11s %12s\n", "k", "moves", "bytes moved", "optimal bytes",
+  std::snprintf(buf, sizeof buf, "%3s %10s %12s %14s %12s %12s\n", "k", "moves", "bytes moved", "optimal bytes",
                 "worst moves", "worst ratio");
   out += buf;
   for (const DefragRow& row : r.rows) {
-    std::snprintf(buf, sizeof buf, "%3u %10zu %12zu %14zu %11zu %12.2f\n", row.k, row.moves, row.bytesMoved,
+    std::snprintf(buf, sizeof buf, "%3u %10zu %12zu %14zu %12zu %12.2f\n", row.k, row.moves, row.bytesMoved,
                   row.optimalBytes, row.worstMoves, row.worstRatio);
     out += buf;
   }

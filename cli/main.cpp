@@ -176,7 +176,7 @@ constexpr const char* kConventionsHelp =
     "Every option that takes a value takes it as --opt=value or --opt value (--stats\n"
     "and --gc-stress take theirs only after '='); -- ends the options.\n"
     "Every PATH an option names is created before the run starts; - is standard output.\n"
-    "SIZE is bytes or a number with K, M or G (binary units), e.g. 512K, 16M, 1G.\n"
+    "SIZE is bytes or a number with K, M, G or T (binary units), e.g. 512K, 16M, 1G.\n"
     "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
     "70 uncaught runtime error (or System.exit's code), 73 an output (a PATH above,\n"
     "standard output) cannot be created or written. replay and trace dump:\n"

@@ -67,8 +67,8 @@ std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options) {
     }
     std::fprintf(stderr,
                  "kith: --heap-size: cannot reserve a heap of %zu bytes: the system refused the mapping (this "
-                 "machine has %.1f GiB of memory and %.1f GiB of swap, and the heap is mapped and populated "
-                 "up front); try a smaller --heap-size\n",
+                 "machine has %.1f GiB of memory and %.1f GiB of swap; the heap is reserved whole at start and "
+                 "populated as it is used, or at start with --pretouch); try a smaller --heap-size\n",
                  options.heapSize, memory / 1073741824.0, swap / 1073741824.0);
     return nullptr;
   }
