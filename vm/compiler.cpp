@@ -4,15 +4,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <new>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "heap/adapters/malloc_heap.h"
-#include "heap/layers/zone_heap.h"
+#include "vm/compiler_zone.h"
+#include "vm/jump_list.h"
 #include "vm/lexer.h"
 #include "vm/object.h"
 #include "vm/opcodes.h"
@@ -21,47 +18,6 @@
 
 namespace kith::vm {
 namespace {
-
-// --- the compiler's region ---------------------------------------------------------
-
-// The system allocator, counting the bytes the zone takes (its chunks).
-class CountingMallocHeap : public heap::MallocHeap {
- public:
-  void* malloc(std::size_t size) {
-    bytes_ += size;
-    return heap::MallocHeap::malloc(size);
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  std::size_t bytes_ = 0;
-};
-using CompilerZone = heap::ZoneHeap<CountingMallocHeap, 16 * 1024>;
-
-// A std allocator over the zone: deallocate does nothing; the zone frees all at once.
-template <class T>
-struct ZoneAllocator {
-  using value_type = T;
-  CompilerZone* zone;
-  explicit ZoneAllocator(CompilerZone* z) : zone(z) {}
-  template <class U>
-  ZoneAllocator(const ZoneAllocator<U>& other) : zone(other.zone) {}
-  T* allocate(std::size_t n) {
-    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
-    void* p = zone->malloc(n * sizeof(T));
-    if (!p) throw std::bad_alloc();
-    return static_cast<T*>(p);
-  }
-  void deallocate(T*, std::size_t) {}
-  template <class U>
-  bool operator==(const ZoneAllocator<U>& o) const { return zone == o.zone; }
-};
-
-template <class T>
-using ZoneVector = std::vector<T, ZoneAllocator<T>>;
-using ZoneString = std::basic_string<char, std::char_traits<char>, ZoneAllocator<char>>;
-using ZoneNameSet = std::unordered_set<std::string_view, std::hash<std::string_view>,
-                                       std::equal_to<std::string_view>, ZoneAllocator<std::string_view>>;
 
 // --- compiler state ------------------------------------------------------------------
 
@@ -81,21 +37,6 @@ struct Local {
 struct UpvalueRef {
   std::uint8_t index;
   bool isLocal;
-};
-
-// Forward jumps waiting for one target: the offsets of their operands.
-using JumpList = ZoneVector<int>;
-
-// A condition being compiled (Lua's expdesc, for a stack machine): the jumps already
-// emitted that leave it when it holds (`whenTrue`) or fails (`whenFalse`), waiting for
-// their targets; and, unless a test has consumed it, the value of its last operand on
-// the stack, to be negated `negations` times (`!x` tests x with the branches swapped).
-struct Condition {
-  JumpList whenTrue;
-  JumpList whenFalse;
-  bool valueOnStack = true;
-  int negations = 0;
-  int negatedLine = 0;  // the negated operand's last line: where its NOT belongs
 };
 
 struct LoopState {
@@ -885,8 +826,7 @@ class Compiler {
     } else {
       advance();
       if (!prefix(previous_.type, canAssign)) {
-        errorAt(previous_, previous_.type == TokenType::eof ? "expected an expression, found end of file"
-                                                            : "expected an expression, found '" + std::string(previous_.text) + "'");
+        expectedExpression();
         return c;
       }
     }
@@ -915,11 +855,7 @@ class Compiler {
         default: infix(previous_.type, canAssign);
       }
     }
-    if (canAssign && check(TokenType::equal)) {
-      errorAt(current_, "invalid assignment target");
-      advance();
-      expression();
-    }
+    if (canAssign) rejectAssignment();
     return c;
   }
   // The NOTs a negated value still needs: all of them for its value, one or none for
@@ -1142,20 +1078,24 @@ class Compiler {
     Level recursion(*this, recursion_, kMaxRecursion);
     advance();
     bool canAssign = precedence <= Precedence::assignment;
-    if (!prefix(previous_.type, canAssign)) {
-      errorAt(previous_, previous_.type == TokenType::eof ? "expected an expression, found end of file"
-                                                          : "expected an expression, found '" + std::string(previous_.text) + "'");
-      return;
-    }
+    if (!prefix(previous_.type, canAssign)) return expectedExpression();
     while (precedence <= infixPrecedence(current_.type)) {
       advance();
       infix(previous_.type, canAssign);
     }
-    if (canAssign && check(TokenType::equal)) {
-      errorAt(current_, "invalid assignment target");
-      advance();
-      expression();
-    }
+    if (canAssign) rejectAssignment();
+  }
+
+  void expectedExpression() {
+    errorAt(previous_, previous_.type == TokenType::eof ? "expected an expression, found end of file"
+                                                        : "expected an expression, found '" + std::string(previous_.text) + "'");
+  }
+  // After an expression that could have been an assignment target and was not: `a + b = c`.
+  void rejectAssignment() {
+    if (!check(TokenType::equal)) return;
+    errorAt(current_, "invalid assignment target");
+    advance();
+    expression();
   }
 
   bool prefix(TokenType type, bool canAssign) {
