@@ -39,12 +39,15 @@ JumpOperand jumpOperand(Op op) {
   }
 }
 
-// A comparison then a conditional jump: one instruction that compares and jumps.
+// A comparison (or a constant) then a conditional jump: one instruction that compares
+// and jumps (or always jumps).
 constexpr std::pair<Op, Op> kJumpUnless[] = {
+    {Op::FALSE, Op::JUMP},
     {Op::LESS, Op::JUMP_UNLESS_LESS},       {Op::LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL},
     {Op::GREATER, Op::JUMP_UNLESS_GREATER}, {Op::GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL},
     {Op::EQUAL, Op::JUMP_UNLESS_EQUAL},     {Op::NOT_EQUAL, Op::JUMP_UNLESS_NOT_EQUAL}};
 constexpr std::pair<Op, Op> kLoopIf[] = {
+    {Op::TRUE, Op::LOOP},
     {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
     {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL}};
 // A store then POP (an assignment statement).
@@ -158,10 +161,19 @@ class Fuser {
           return true;
         }
         return false;
-      case Op::POP_JUMP_IF_FALSE: return fuseConditionalJump(at, kJumpUnless);
-      case Op::LOOP_IF_TRUE: return fuseConditionalJump(at, kLoopIf);
+      // A test of a constant that never jumps goes, with the constant (`while (true)`).
+      case Op::POP_JUMP_IF_FALSE: return dropLastIf(Op::TRUE) || fuseConditionalJump(at, kJumpUnless);
+      case Op::LOOP_IF_TRUE: return dropLastIf(Op::FALSE) || fuseConditionalJump(at, kLoopIf);
       default: return false;
     }
+  }
+
+  bool dropLastIf(Op op) {
+    if (emitted_.back().op != op) return false;
+    out_.resize(emitted_.back().at);
+    outLines_.resize(emitted_.back().at);
+    emitted_.pop_back();
+    return true;
   }
 
   template <std::size_t N>

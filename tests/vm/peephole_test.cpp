@@ -74,6 +74,19 @@ TEST(Peephole, LocalIncrementNeedsTheSameLocal) {
                                                    op(Op::SET_LOCAL_POP), 4, op(Op::RETURN)}));
 }
 
+// `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
+TEST(Peephole, TestsOfConstantsFold) {
+  FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
+                                op(Op::GET_LOCAL), 1, op(Op::POP),                 // the body, at 4
+                                op(Op::TRUE), op(Op::LOOP_IF_TRUE), 7, 0,          // back to 4
+                                op(Op::FALSE), op(Op::POP_JUMP_IF_FALSE), 0, 0,    // if (false): to the NIL
+                                op(Op::NIL), op(Op::RETURN)});
+  const int labels[] = {0, 4};
+  fuseInstructions(p, labels);
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::POP), op(Op::LOOP), 6, 0, op(Op::JUMP),
+                                               0, 0, op(Op::NIL), op(Op::RETURN)}));
+}
+
 TEST(Peephole, ForInExitsAndTryHandlersAreRemapped) {
   FunctionProto p = functionOf({op(Op::TRY), 6, 0,  // to the NIL at 9
                                 op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::END_TRY), op(Op::POP),
