@@ -344,7 +344,7 @@ class Compiler {
   FunctionProto* endFunction() {
     emitReturn();
     FunctionProto* p = proto();
-    if (errors_.empty()) fuseInstructions(*p, fn_->loopStarts);  // only complete code has every jump patched
+    if (errors_.empty()) fuser_.fuse(*p, fn_->loopStarts);  // only complete code has every jump patched
     p->upvalueCount = static_cast<int>(fn_->upvalues.size());
     p->maxStack += 2;  // headroom: natives may push a little above the frame
     fn_ = fn_->enclosing;
@@ -1399,6 +1399,7 @@ class Compiler {
   ClassState* class_ = nullptr;
   bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
   ZoneNameSet topLevelNames_;
+  InstructionFuser fuser_;
 };
 
 }  // namespace

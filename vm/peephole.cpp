@@ -1,8 +1,9 @@
 #include "vm/peephole.h"
 
+#include <array>
 #include <cassert>
 #include <cstdint>
-#include <limits>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -18,14 +19,15 @@ std::size_t u16At(const std::vector<std::uint8_t>& code, std::size_t at) {
 
 int operandBytes(Op op) { return kOpInfo[static_cast<int>(op)].operandBytes; }
 
-// Where a jump keeps its u16 offset (bytes after the opcode; 0: not a jump) and which
-// way it counts. The offset is always the last operand: it counts from the
-// instruction's end.
-struct JumpOperand {
-  int at = 0;
-  bool backward = false;
-};
-JumpOperand jumpOperand(Op op) {
+inline std::size_t lengthAt(const FunctionProto& proto, std::size_t at) {
+  auto op = static_cast<Op>(proto.code[at]);
+  std::size_t length = 1 + static_cast<std::size_t>(operandBytes(op));
+  if (op == Op::CLOSURE) [[unlikely]]
+    length += 2 * static_cast<std::size_t>(proto.functions[u16At(proto.code, at + 1)]->upvalueCount);
+  return length;
+}
+
+constexpr JumpOperand jumpOperandOf(Op op) {
   switch (op) {
     case Op::JUMP: case Op::JUMP_IF_FALSE: case Op::JUMP_IF_TRUE: case Op::POP_JUMP_IF_FALSE: case Op::TRY:
     case Op::JUMP_UNLESS_LESS: case Op::JUMP_UNLESS_LESS_EQUAL: case Op::JUMP_UNLESS_GREATER:
@@ -38,6 +40,12 @@ JumpOperand jumpOperand(Op op) {
     default: return {};
   }
 }
+constexpr auto kJumpOperands = [] {
+  std::array<JumpOperand, kOpCount> table{};
+  for (int op = 0; op < kOpCount; ++op) table[static_cast<std::size_t>(op)] = jumpOperandOf(static_cast<Op>(op));
+  return table;
+}();
+JumpOperand jumpOperand(Op op) { return kJumpOperands[static_cast<std::size_t>(op)]; }
 
 // A comparison (or a constant) then a conditional jump: one instruction that compares
 // and jumps (or always jumps).
@@ -66,206 +74,190 @@ constexpr std::pair<Op, Op> kArithmeticStore[] = {
     {Op::ADD_LL, Op::ADD_LL_TO}, {Op::SUB_LL, Op::SUB_LL_TO}, {Op::MUL_LL, Op::MUL_LL_TO},
     {Op::ADD_L, Op::ADD_L_TO},   {Op::SUB_L, Op::SUB_L_TO},   {Op::MUL_L, Op::MUL_L_TO}};
 
-constexpr std::size_t kUnmapped = std::numeric_limits<std::size_t>::max();
+}  // namespace
 
-// One pass over the input: each instruction is copied, or fused into the instruction
-// copied before it. Fusing never lengthens an instruction, and a fused instruction
+// One pass over the code, rewriting it in place: each instruction is moved down, or
+// fused into the instruction before it. Fusing never lengthens an instruction, so the
+// rewritten code never overtakes what is still to be read, and a fused instruction
 // starts where its first part did, so every jump target keeps an offset to map to.
-class Fuser {
- public:
-  Fuser(const FunctionProto& proto, std::span<const int> labels)
-      : proto_(proto), in_(proto.code), inLines_(proto.lines), isLabel_(in_.size() + 1, false),
-        newOffset_(in_.size() + 1, kUnmapped) {
-    for (int label : labels)
-      if (label >= 0 && static_cast<std::size_t>(label) <= in_.size()) isLabel_[static_cast<std::size_t>(label)] = true;
-    for (std::size_t at = 0; at < in_.size();) {
-      std::size_t length = instructionLength(proto_, at);
-      JumpOperand jump = jumpOperand(static_cast<Op>(in_[at]));
-      if (jump.at) isLabel_[targetOf(at, length, jump)] = true;
-      at += length;
+// Instructions are moved a run at a time: only when a fusion is about to write.
+void InstructionFuser::fuse(FunctionProto& proto, std::span<const int> labels) {
+  proto_ = &proto;
+  std::size_t size = proto.code.size();
+  isLabel_.assign(size + 1, 0);
+  newOffset_.resize(size + 1);
+  emitted_.clear();
+  jumps_.clear();
+  written_ = moveFrom_ = moveTo_ = 0;
+  for (int label : labels)
+    if (label >= 0 && static_cast<std::size_t>(label) <= size) isLabel_[static_cast<std::size_t>(label)] = 1;
+  for (std::size_t at = 0; at < size;) {
+    std::size_t length = lengthAt(proto, at);
+    JumpOperand jump = jumpOperand(static_cast<Op>(proto.code[at]));
+    if (jump.at) isLabel_[targetOf(at, length, jump)] = 1;
+    at += length;
+  }
+  for (std::size_t at = 0; at < size;) {
+    std::size_t length = lengthAt(proto, at);
+    auto op = static_cast<Op>(proto.code[at]);
+    newOffset_[at] = static_cast<std::uint32_t>(written_);
+    reading_ = at;
+    if (emitted_.empty() || isLabel_[at] || !fuseWithLast(at, op)) {
+      copy(at, length, op);
+    } else {
+      moveFrom_ = at + length;
+      moveTo_ = written_;
     }
+    at += length;
   }
+  reading_ = size;
+  flush();
+  newOffset_[size] = static_cast<std::uint32_t>(written_);
+  for (const Jump& jump : jumps_) patch(jump);
+  proto.code.resize(written_);
+  proto.lines.resize(written_);
+}
 
-  void run() {
-    for (std::size_t at = 0; at < in_.size();) {
-      std::size_t length = instructionLength(proto_, at);
-      auto op = static_cast<Op>(in_[at]);
-      newOffset_[at] = out_.size();
-      if (emitted_.empty() || isLabel_[at] || !fuse(at, op)) copy(at, length, op);
-      at += length;
-    }
-    newOffset_[in_.size()] = out_.size();
-    for (const Jump& jump : jumps_) patch(jump);
+std::size_t InstructionFuser::targetOf(std::size_t at, std::size_t length, JumpOperand jump) const {
+  std::size_t offset = u16At(proto_->code, at + static_cast<std::size_t>(jump.at));
+  std::size_t target = jump.backward ? at + length - offset : at + length + offset;
+  assert(target < isLabel_.size());
+  return target;
+}
+
+void InstructionFuser::flush() {
+  std::size_t count = reading_ - moveFrom_;
+  if (moveTo_ != moveFrom_ && count) {
+    std::memmove(&proto_->code[moveTo_], &proto_->code[moveFrom_], count);
+    std::memmove(&proto_->lines[moveTo_], &proto_->lines[moveFrom_], count * sizeof(int));
   }
+  moveFrom_ = reading_;
+  moveTo_ += count;
+}
 
-  std::vector<std::uint8_t> takeCode() { return std::move(out_); }
-  std::vector<int> takeLines() { return std::move(outLines_); }
+void InstructionFuser::append(std::uint8_t byte, int line) {
+  proto_->code[written_] = byte;
+  proto_->lines[written_] = line;
+  ++written_;
+}
 
- private:
-  struct Emitted {
-    std::size_t at;  // in the output
-    Op op;
-    bool atLabel;    // a jump lands where it starts
-  };
-  struct Jump {
-    std::size_t at;      // the jump instruction, in the output
-    std::size_t target;  // in the input
-  };
+void InstructionFuser::copy(std::size_t at, std::size_t length, Op op) {
+  emitted_.push_back({written_, op, isLabel_[at] != 0});
+  JumpOperand jump = jumpOperand(op);
+  if (jump.at) jumps_.push_back({written_, targetOf(at, length, jump)});
+  written_ += length;  // moved with its run, by the next flush
+}
 
-  std::size_t targetOf(std::size_t at, std::size_t length, JumpOperand jump) const {
-    std::size_t offset = u16At(in_, at + static_cast<std::size_t>(jump.at));
-    std::size_t target = jump.backward ? at + length - offset : at + length + offset;
-    assert(target <= in_.size());
-    return target;
-  }
+void InstructionFuser::retag(Op fused) {
+  flush();
+  emitted_.back().op = fused;
+  proto_->code[emitted_.back().at] = static_cast<std::uint8_t>(fused);
+}
 
-  void append(std::uint8_t byte, int line) {
-    out_.push_back(byte);
-    outLines_.push_back(line);
-  }
-  void copy(std::size_t at, std::size_t length, Op op) {
-    emitted_.push_back({out_.size(), op, isLabel_[at]});
-    JumpOperand jump = jumpOperand(op);
-    if (jump.at) jumps_.push_back({out_.size(), targetOf(at, length, jump)});
-    for (std::size_t i = at; i < at + length; ++i) append(in_[i], inLines_[i]);
-  }
-  // The last instruction copied becomes `fused`, keeping its operands and its line.
-  void retag(Op fused) {
-    emitted_.back().op = fused;
-    out_[emitted_.back().at] = static_cast<std::uint8_t>(fused);
-  }
-
-  bool fuse(std::size_t at, Op op) {
-    Emitted& last = emitted_.back();
-    switch (op) {
-      case Op::GET_LOCAL:
-        if (last.op != Op::GET_LOCAL) return false;
-        retag(Op::GET_LOCAL2);
-        append(in_[at + 1], inLines_[at + 1]);
+bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
+  const Emitted& last = emitted_.back();
+  switch (op) {
+    case Op::GET_LOCAL:
+      if (last.op != Op::GET_LOCAL) return false;
+      retag(Op::GET_LOCAL2);
+      append(proto_->code[at + 1], proto_->lines[at + 1]);
+      return true;
+    case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY:
+      for (const ArithmeticFusion& f : kArithmetic) {
+        if (f.op != op) continue;
+        if (last.op == Op::GET_LOCAL2) retag(f.bothLocals);
+        else if (last.op == Op::GET_LOCAL) retag(f.rightLocal);
+        else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) retag(f.smallInt);
+        else return false;
         return true;
-      case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY:
-        for (const ArithmeticFusion& f : kArithmetic) {
-          if (f.op != op) continue;
-          if (last.op == Op::GET_LOCAL2) retag(f.bothLocals);
-          else if (last.op == Op::GET_LOCAL) retag(f.rightLocal);
-          else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) retag(f.smallInt);
-          else return false;
-          return true;
-        }
-        return false;
-      case Op::POP:
-        for (auto [store, storePop] : kStorePop) {
-          if (last.op != store) continue;
-          retag(storePop);
-          if (storePop == Op::SET_LOCAL_POP) fuseLocalStore(inLines_[at]);
-          return true;
-        }
-        return false;
-      // A test of a constant that never jumps goes, with the constant (`while (true)`).
-      case Op::POP_JUMP_IF_FALSE: return dropLastIf(Op::TRUE) || fuseConditionalJump(at, kJumpUnless);
-      case Op::LOOP_IF_TRUE: return dropLastIf(Op::FALSE) || fuseConditionalJump(at, kLoopIf);
-      default: return false;
-    }
+      }
+      return false;
+    case Op::POP:
+      for (auto [store, storePop] : kStorePop) {
+        if (last.op != store) continue;
+        retag(storePop);
+        if (storePop == Op::SET_LOCAL_POP) fuseLocalStore(proto_->lines[at]);
+        return true;
+      }
+      return false;
+    // A test of a constant that never jumps goes, with the constant (`while (true)`).
+    case Op::POP_JUMP_IF_FALSE: return dropLastIf(Op::TRUE) || fuseConditionalJump(at, kJumpUnless);
+    case Op::LOOP_IF_TRUE: return dropLastIf(Op::FALSE) || fuseConditionalJump(at, kLoopIf);
+    default: return false;
   }
+}
 
-  bool dropLastIf(Op op) {
-    if (emitted_.back().op != op) return false;
-    out_.resize(emitted_.back().at);
-    outLines_.resize(emitted_.back().at);
-    emitted_.pop_back();
+bool InstructionFuser::dropLastIf(Op op) {
+  if (emitted_.back().op != op) return false;
+  flush();
+  written_ = emitted_.back().at;
+  emitted_.pop_back();
+  return true;
+}
+
+bool InstructionFuser::fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions) {
+  for (auto [compare, fused] : fusions) {
+    if (emitted_.back().op != compare) continue;
+    retag(fused);
+    jumps_.push_back({emitted_.back().at, targetOf(at, 3, jumpOperand(static_cast<Op>(proto_->code[at])))});
+    append(proto_->code[at + 1], proto_->lines[at + 1]);
+    append(proto_->code[at + 2], proto_->lines[at + 2]);
     return true;
   }
+  return false;
+}
 
-  template <std::size_t N>
-  bool fuseConditionalJump(std::size_t at, const std::pair<Op, Op> (&fusions)[N]) {
-    for (auto [compare, fused] : fusions) {
-      if (emitted_.back().op != compare) continue;
-      retag(fused);
-      jumps_.push_back({emitted_.back().at, targetOf(at, 3, jumpOperand(static_cast<Op>(in_[at])))});
-      append(in_[at + 1], inLines_[at + 1]);
-      append(in_[at + 2], inLines_[at + 2]);
-      return true;
-    }
-    return false;
-  }
-
-  // A SET_LOCAL_POP just made, with the instructions before it: `x = x + n;` becomes
-  // ADD_LOCAL_SMALL x n, `c = a op b;` on locals ADD_LL_TO a b c, `c = e op b;`
-  // ADD_L_TO b c. These take the statement's line (`line`, its POP's).
-  void fuseLocalStore(int line) {
-    std::size_t n = emitted_.size();
-    const Emitted& store = emitted_[n - 1];
-    if (store.atLabel || n < 2) return;
-    std::uint8_t target = out_[store.at + 1];
-    if (n >= 3) {
-      const Emitted& add = emitted_[n - 2];
-      const Emitted& get = emitted_[n - 3];
-      if (get.op == Op::GET_LOCAL && add.op == Op::ADD_SMALL && !add.atLabel && out_[get.at + 1] == target) {
-        const std::uint8_t operands[] = {target, out_[add.at + 1], out_[add.at + 2]};
-        replaceTail(3, Op::ADD_LOCAL_SMALL, operands, line);
-        return;
-      }
-    }
-    const Emitted& arithmetic = emitted_[n - 2];
-    for (auto [plain, storing] : kArithmeticStore) {
-      if (arithmetic.op != plain) continue;
-      const auto count = static_cast<std::size_t>(operandBytes(plain));
-      std::uint8_t operands[3];
-      for (std::size_t i = 0; i < count; ++i) operands[i] = out_[arithmetic.at + 1 + i];
-      operands[count] = target;
-      replaceTail(2, storing, std::span<const std::uint8_t>(operands, count + 1), line);
+void InstructionFuser::fuseLocalStore(int line) {
+  std::size_t n = emitted_.size();
+  const Emitted& store = emitted_[n - 1];
+  if (store.atLabel || n < 2) return;
+  const auto& code = proto_->code;
+  std::uint8_t target = code[store.at + 1];
+  if (n >= 3) {
+    const Emitted& add = emitted_[n - 2];
+    const Emitted& get = emitted_[n - 3];
+    if (get.op == Op::GET_LOCAL && add.op == Op::ADD_SMALL && !add.atLabel && code[get.at + 1] == target) {
+      const std::uint8_t operands[] = {target, code[add.at + 1], code[add.at + 2]};
+      replaceTail(3, Op::ADD_LOCAL_SMALL, operands, line);
       return;
     }
   }
-  // The last `count` instructions (none of them a jump) become `op` with `operands`.
-  void replaceTail(std::size_t count, Op op, std::span<const std::uint8_t> operands, int line) {
-    Emitted first = emitted_[emitted_.size() - count];
-    emitted_.resize(emitted_.size() - count);
-    out_.resize(first.at);
-    outLines_.resize(first.at);
-    emitted_.push_back({first.at, op, first.atLabel});
-    append(static_cast<std::uint8_t>(op), line);
-    for (std::uint8_t b : operands) append(b, line);
+  const Emitted& arithmetic = emitted_[n - 2];
+  for (auto [plain, storing] : kArithmeticStore) {
+    if (arithmetic.op != plain) continue;
+    const auto count = static_cast<std::size_t>(operandBytes(plain));
+    std::uint8_t operands[3];
+    for (std::size_t i = 0; i < count; ++i) operands[i] = code[arithmetic.at + 1 + i];
+    operands[count] = target;
+    replaceTail(2, storing, std::span<const std::uint8_t>(operands, count + 1), line);
+    return;
   }
-
-  void patch(const Jump& jump) {
-    auto op = static_cast<Op>(out_[jump.at]);
-    JumpOperand operand = jumpOperand(op);
-    std::size_t end = jump.at + 1 + static_cast<std::size_t>(operandBytes(op));
-    std::size_t target = newOffset_[jump.target];
-    assert(target != kUnmapped);
-    std::size_t offset = operand.backward ? end - target : target - end;
-    assert(offset <= 0xffff);  // fusing only ever shortens a jump
-    std::size_t at = jump.at + static_cast<std::size_t>(operand.at);
-    out_[at] = static_cast<std::uint8_t>(offset & 0xff);
-    out_[at + 1] = static_cast<std::uint8_t>((offset >> 8) & 0xff);
-  }
-
-  const FunctionProto& proto_;
-  const std::vector<std::uint8_t>& in_;
-  const std::vector<int>& inLines_;
-  std::vector<bool> isLabel_;          // by input offset: a jump lands there
-  std::vector<std::size_t> newOffset_;  // by input offset of each instruction: where it went
-  std::vector<std::uint8_t> out_;
-  std::vector<int> outLines_;
-  std::vector<Emitted> emitted_;
-  std::vector<Jump> jumps_;
-};
-
-}  // namespace
-
-std::size_t instructionLength(const FunctionProto& proto, std::size_t at) {
-  auto op = static_cast<Op>(proto.code[at]);
-  std::size_t length = 1 + static_cast<std::size_t>(operandBytes(op));
-  if (op == Op::CLOSURE) length += 2 * static_cast<std::size_t>(proto.functions[u16At(proto.code, at + 1)]->upvalueCount);
-  return length;
 }
 
-void fuseInstructions(FunctionProto& proto, std::span<const int> labels) {
-  Fuser fuser(proto, labels);
-  fuser.run();
-  proto.code = fuser.takeCode();
-  proto.lines = fuser.takeLines();
+void InstructionFuser::replaceTail(std::size_t count, Op op, std::span<const std::uint8_t> operands, int line) {
+  Emitted first = emitted_[emitted_.size() - count];
+  emitted_.resize(emitted_.size() - count);
+  written_ = first.at;
+  emitted_.push_back({first.at, op, first.atLabel});
+  append(static_cast<std::uint8_t>(op), line);
+  for (std::uint8_t b : operands) append(b, line);
 }
+
+void InstructionFuser::patch(const Jump& jump) {
+  auto& code = proto_->code;
+  auto op = static_cast<Op>(code[jump.at]);
+  JumpOperand operand = jumpOperand(op);
+  std::size_t end = jump.at + 1 + static_cast<std::size_t>(operandBytes(op));
+  std::size_t target = newOffset_[jump.target];
+  std::size_t offset = operand.backward ? end - target : target - end;
+  assert(offset <= 0xffff);  // fusing only ever shortens a jump
+  std::size_t at = jump.at + static_cast<std::size_t>(operand.at);
+  code[at] = static_cast<std::uint8_t>(offset & 0xff);
+  code[at + 1] = static_cast<std::uint8_t>((offset >> 8) & 0xff);
+}
+
+std::size_t instructionLength(const FunctionProto& proto, std::size_t at) { return lengthAt(proto, at); }
+
+void fuseInstructions(FunctionProto& proto, std::span<const int> labels) { InstructionFuser().fuse(proto, labels); }
 
 }  // namespace kith::vm
