@@ -40,6 +40,21 @@ constexpr JumpOperand jumpOperandOf(Op op) {
     default: return {};
   }
 }
+// The instructions that may fuse into the one before them (fuseWithLast's cases).
+constexpr bool fusesWithLastOf(Op op) {
+  switch (op) {
+    case Op::GET_LOCAL: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
+    case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE:
+      return true;
+    default: return false;
+  }
+}
+constexpr auto kFusesWithLast = [] {
+  std::array<bool, kOpCount> table{};
+  for (int op = 0; op < kOpCount; ++op) table[static_cast<std::size_t>(op)] = fusesWithLastOf(static_cast<Op>(op));
+  return table;
+}();
+
 constexpr auto kJumpOperands = [] {
   std::array<JumpOperand, kOpCount> table{};
   for (int op = 0; op < kOpCount; ++op) table[static_cast<std::size_t>(op)] = jumpOperandOf(static_cast<Op>(op));
@@ -93,20 +108,18 @@ void InstructionFuser::fuse(FunctionProto& proto, std::span<const int> labels) {
     if (label >= 0 && static_cast<std::size_t>(label) <= size) isLabel_[static_cast<std::size_t>(label)] = 1;
   for (std::size_t at = 0; at < size;) {
     std::size_t length = lengthAt(proto, at);
-    JumpOperand jump = jumpOperand(static_cast<Op>(proto.code[at]));
-    if (jump.at) isLabel_[targetOf(at, length, jump)] = 1;
-    at += length;
-  }
-  for (std::size_t at = 0; at < size;) {
-    std::size_t length = lengthAt(proto, at);
     auto op = static_cast<Op>(proto.code[at]);
-    newOffset_[at] = static_cast<std::uint32_t>(written_);
+    bool atLabel = isLabel_[at] != 0;
+    if (atLabel) newOffset_[at] = static_cast<std::uint32_t>(written_);
     reading_ = at;
-    if (emitted_.empty() || isLabel_[at] || !fuseWithLast(at, op)) {
-      copy(at, length, op);
-    } else {
+    if (kFusesWithLast[static_cast<std::size_t>(op)] && !atLabel && !emitted_.empty() && fuseWithLast(at, op)) {
       moveFrom_ = at + length;
       moveTo_ = written_;
+    } else {  // copied: moved down with its run by the next flush
+      emitted_.push_back({written_, op, atLabel});
+      JumpOperand jump = jumpOperand(op);
+      if (jump.at) jumps_.push_back({written_, targetOf(at, length, jump)});
+      written_ += length;
     }
     at += length;
   }
@@ -118,10 +131,14 @@ void InstructionFuser::fuse(FunctionProto& proto, std::span<const int> labels) {
   proto.lines.resize(written_);
 }
 
-std::size_t InstructionFuser::targetOf(std::size_t at, std::size_t length, JumpOperand jump) const {
+// A forward jump's target becomes a label here, before the pass gets there; a backward
+// jump's must have been one from the start.
+std::size_t InstructionFuser::targetOf(std::size_t at, std::size_t length, JumpOperand jump) {
   std::size_t offset = u16At(proto_->code, at + static_cast<std::size_t>(jump.at));
   std::size_t target = jump.backward ? at + length - offset : at + length + offset;
   assert(target < isLabel_.size());
+  assert(!jump.backward || target == 0 || isLabel_[target]);
+  isLabel_[target] = 1;
   return target;
 }
 
@@ -139,13 +156,6 @@ void InstructionFuser::append(std::uint8_t byte, int line) {
   proto_->code[written_] = byte;
   proto_->lines[written_] = line;
   ++written_;
-}
-
-void InstructionFuser::copy(std::size_t at, std::size_t length, Op op) {
-  emitted_.push_back({written_, op, isLabel_[at] != 0});
-  JumpOperand jump = jumpOperand(op);
-  if (jump.at) jumps_.push_back({written_, targetOf(at, length, jump)});
-  written_ += length;  // moved with its run, by the next flush
 }
 
 void InstructionFuser::retag(Op fused) {

@@ -31,9 +31,10 @@ struct JumpOperand {
 // function to the next (a compilation fuses every function it makes).
 class InstructionFuser {
  public:
-  // Rewrites proto.code and proto.lines in place. Besides every jump's target, the
-  // offsets in `labels` are kept as instruction boundaries nothing fuses across (where
-  // a loop starts, say). The code must be complete: every jump patched.
+  // Rewrites proto.code and proto.lines in place. Nothing fuses across a jump target
+  // or an offset in `labels`, which must hold every backward jump's target (where a
+  // loop starts); forward jumps' targets are found as the pass reads the jumps. The
+  // code must be complete: every jump patched.
   void fuse(FunctionProto& proto, std::span<const int> labels);
 
  private:
@@ -47,12 +48,11 @@ class InstructionFuser {
     std::size_t target;  // in the original code
   };
 
-  std::size_t targetOf(std::size_t at, std::size_t length, JumpOperand jump) const;
+  std::size_t targetOf(std::size_t at, std::size_t length, JumpOperand jump);
   // Moves the run of instructions copied but not yet moved to where they belong: before
   // anything writes the rewritten code.
   void flush();
   void append(std::uint8_t byte, int line);
-  void copy(std::size_t at, std::size_t length, Op op);
   // The last instruction copied becomes `fused`, keeping its operands and its line.
   void retag(Op fused);
   bool fuseWithLast(std::size_t at, Op op);
@@ -70,8 +70,8 @@ class InstructionFuser {
   std::size_t written_ = 0;                // the rewritten code's length so far
   std::size_t reading_ = 0;                // the original instruction being read
   std::size_t moveFrom_ = 0, moveTo_ = 0;  // the run not yet moved: where it is, where it goes
-  std::vector<std::uint8_t> isLabel_;      // by original offset: a jump lands there
-  std::vector<std::uint32_t> newOffset_;   // by original offset of each instruction: where it went
+  std::vector<std::uint8_t> isLabel_;      // by original offset: a jump lands there (or a label)
+  std::vector<std::uint32_t> newOffset_;   // by original offset of each label: where it went
   std::vector<Emitted> emitted_;
   std::vector<Jump> jumps_;
 };
