@@ -75,6 +75,7 @@ constexpr int kMaxNesting = 1000;
 constexpr int kMaxRecursion = 4 * kMaxNesting;
 struct NestingTooDeep {};  // abandons the compilation: the error is already recorded
 
+constexpr std::size_t kInitialCodeBytes = 64;
 constexpr std::size_t kMaxLocals = 256;
 constexpr std::size_t kMaxUpvalues = 256;
 constexpr int kMaxArgs = 255;
@@ -334,6 +335,10 @@ class Compiler {
     state.proto->file = std::string(file_);
     state.proto->isInitializer = kind == FunctionKind::initializer;
     state.proto->maxStack = 1;
+    // Most functions are short: room for their code at once, not a vector growing
+    // through every power of two.
+    state.proto->code.reserve(kInitialCodeBytes);
+    state.proto->lines.reserve(kInitialCodeBytes);
     // Slot 0 holds the receiver in methods (named "this") and the callee elsewhere
     // (a name no identifier can spell).
     state.locals.push_back(Local{kind == FunctionKind::method || kind == FunctionKind::initializer ? "this" : " callee", 0, false});
