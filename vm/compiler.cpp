@@ -4,63 +4,20 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <new>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "heap/adapters/malloc_heap.h"
-#include "heap/layers/zone_heap.h"
+#include "vm/compiler_zone.h"
+#include "vm/jump_list.h"
 #include "vm/lexer.h"
 #include "vm/object.h"
 #include "vm/opcodes.h"
+#include "vm/peephole.h"
 #include "vm/vm.h"
 
 namespace kith::vm {
 namespace {
-
-// --- the compiler's region ---------------------------------------------------------
-
-// The system allocator, counting the bytes the zone takes (its chunks).
-class CountingMallocHeap : public heap::MallocHeap {
- public:
-  void* malloc(std::size_t size) {
-    bytes_ += size;
-    return heap::MallocHeap::malloc(size);
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  std::size_t bytes_ = 0;
-};
-using CompilerZone = heap::ZoneHeap<CountingMallocHeap, 16 * 1024>;
-
-// A std allocator over the zone: deallocate does nothing; the zone frees all at once.
-template <class T>
-struct ZoneAllocator {
-  using value_type = T;
-  CompilerZone* zone;
-  explicit ZoneAllocator(CompilerZone* z) : zone(z) {}
-  template <class U>
-  ZoneAllocator(const ZoneAllocator<U>& other) : zone(other.zone) {}
-  T* allocate(std::size_t n) {
-    if (n > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_alloc();
-    void* p = zone->malloc(n * sizeof(T));
-    if (!p) throw std::bad_alloc();
-    return static_cast<T*>(p);
-  }
-  void deallocate(T*, std::size_t) {}
-  template <class U>
-  bool operator==(const ZoneAllocator<U>& o) const { return zone == o.zone; }
-};
-
-template <class T>
-using ZoneVector = std::vector<T, ZoneAllocator<T>>;
-using ZoneString = std::basic_string<char, std::char_traits<char>, ZoneAllocator<char>>;
-using ZoneNameSet = std::unordered_set<std::string_view, std::hash<std::string_view>,
-                                       std::equal_to<std::string_view>, ZoneAllocator<std::string_view>>;
 
 // --- compiler state ------------------------------------------------------------------
 
@@ -101,9 +58,7 @@ struct FunctionState {
   LoopState* loop = nullptr;
   int tryDepth = 0;
   int stackDepth = 1;  // slot 0: the callee or `this`
-  int lastOpAt = -1;      // offset of the last opcode emitted
-  int opBeforeLastAt = -1, secondOpBeforeLastAt = -1;  // the two before it (ADD_LOCAL_SMALL)
-  int jumpTargetAt = -1;  // the latest offset a jump lands on (a patched forward jump, a loop start)
+  ZoneVector<int> loopStarts;  // code offsets nothing fuses across (fuseInstructions' labels)
 };
 
 struct ClassState {
@@ -120,6 +75,7 @@ constexpr int kMaxNesting = 1000;
 constexpr int kMaxRecursion = 4 * kMaxNesting;
 struct NestingTooDeep {};  // abandons the compilation: the error is already recorded
 
+constexpr std::size_t kInitialCodeBytes = 64;
 constexpr std::size_t kMaxLocals = 256;
 constexpr std::size_t kMaxUpvalues = 256;
 constexpr int kMaxArgs = 255;
@@ -266,7 +222,10 @@ class Compiler {
   }
 
   // --- emitting ------------------------------------------------------------------------
+  // The emitter writes plain instructions only; fuseInstructions (vm/peephole.h) turns
+  // common sequences into fused ones once the function is complete.
   FunctionProto* proto() { return fn_->proto; }
+  int here() { return static_cast<int>(proto()->code.size()); }
   void emitByte(std::uint8_t b) {
     proto()->code.push_back(b);
     proto()->lines.push_back(previous_.line);
@@ -276,109 +235,14 @@ class Compiler {
     if (fn_->stackDepth > proto()->maxStack) proto()->maxStack = fn_->stackDepth;
   }
   void emitOp(Op op) {
-    fn_->secondOpBeforeLastAt = fn_->opBeforeLastAt;
-    fn_->opBeforeLastAt = fn_->lastOpAt;
-    fn_->lastOpAt = static_cast<int>(proto()->code.size());
     emitByte(static_cast<std::uint8_t>(op));
     adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
   }
-  // Rewrites the last instruction, a `last` of `size` bytes, into `fused` (which keeps
-  // its operands) unless a jump lands right after it, between the two instructions
-  // being fused; the stack depth follows the two opcodes' effects. True if it fused.
-  bool fuseLast(Op last, int size, Op fused) {
-    auto& code = proto()->code;
-    int here = static_cast<int>(code.size());
-    if (here < size || fn_->lastOpAt != here - size || fn_->jumpTargetAt == here ||
-        code[static_cast<std::size_t>(here - size)] != static_cast<std::uint8_t>(last))
-      return false;
-    code[static_cast<std::size_t>(here - size)] = static_cast<std::uint8_t>(fused);
-    adjustStack(kOpInfo[static_cast<int>(fused)].stackEffect - kOpInfo[static_cast<int>(last)].stackEffect);
-    return true;
-  }
-  // A GET_LOCAL right after a GET_LOCAL becomes one GET_LOCAL2 a b: the two operands
-  // of most binary operations in one dispatch.
-  void emitGetLocal(int slot) {
-    if (fuseLast(Op::GET_LOCAL, 2, Op::GET_LOCAL2)) emitByte(static_cast<std::uint8_t>(slot));
-    else emitOpU8(Op::GET_LOCAL, slot);
-  }
-  // `op` right after a SMALL_INT n becomes one `fused n`: `i + 1`, `k - 1` in one dispatch.
-  void emitArithmeticWithSmallInt(Op op, Op fused) {
-    if (!fuseLast(Op::SMALL_INT, 3, fused)) emitOp(op);
-  }
-  // `+ - *` right after their operands' local reads: GET_LOCAL2 a b; op becomes
-  // op_LL a b, GET_LOCAL b; op becomes op_L b (the left operand already on the stack).
-  bool fuseLocalOperands(Op bothLocals, Op rightLocal) {
-    return fuseLast(Op::GET_LOCAL2, 3, bothLocals) || fuseLast(Op::GET_LOCAL, 2, rightLocal);
-  }
-  // Where a loop starts (a backward jump's target): no instruction is fused across it.
+  // Where a loop starts: kept an instruction boundary, so the code before the loop
+  // never fuses into its first test.
   int loopTarget() {
-    fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
-    return fn_->jumpTargetAt;
-  }
-  // The POP that ends an expression statement. After an assignment to a local, a
-  // field or an element the two become one instruction (SET_LOCAL_POP,
-  // SET_PROPERTY_POP, SET_INDEX_POP): an assignment statement costs one dispatch.
-  void emitStatementPop() {
-    if (fuseLast(Op::SET_LOCAL, 2, Op::SET_LOCAL_POP)) {
-      fuseLocalIncrement();
-      fuseLocalsArithmeticStore();
-      return;
-    }
-    if (!fuseLast(Op::SET_PROPERTY, 5, Op::SET_PROPERTY_POP) && !fuseLast(Op::SET_INDEX, 1, Op::SET_INDEX_POP))
-      emitOp(Op::POP);
-  }
-  // Removes the code from offset `at` on, to emit a fused instruction in its place;
-  // nothing before `at` fuses with what comes next. The stack depth is the caller's.
-  void dropCodeFrom(int at) {
-    proto()->code.resize(static_cast<std::size_t>(at));
-    proto()->lines.resize(static_cast<std::size_t>(at));
-    fn_->lastOpAt = fn_->opBeforeLastAt = fn_->secondOpBeforeLastAt = -1;
-  }
-  // `x = x + n;` (GET_LOCAL x; ADD_SMALL n; SET_LOCAL_POP x, nothing jumping in between)
-  // becomes ADD_LOCAL_SMALL x n: a loop's `i = i + 1` in one dispatch.
-  void fuseLocalIncrement() {
-    auto& code = proto()->code;
-    int get = fn_->secondOpBeforeLastAt, add = fn_->opBeforeLastAt, set = fn_->lastOpAt;
-    if (get < 0 || add != get + 2 || set != add + 3 || static_cast<int>(code.size()) != set + 2 ||
-        fn_->jumpTargetAt > get)
-      return;
-    auto at = [&](int i) { return code[static_cast<std::size_t>(i)]; };
-    if (at(get) != static_cast<std::uint8_t>(Op::GET_LOCAL) || at(add) != static_cast<std::uint8_t>(Op::ADD_SMALL) ||
-        at(set) != static_cast<std::uint8_t>(Op::SET_LOCAL_POP) || at(get + 1) != at(set + 1))
-      return;
-    std::uint8_t slot = at(get + 1), low = at(add + 1), high = at(add + 2);
-    dropCodeFrom(get);
-    emitOp(Op::ADD_LOCAL_SMALL);  // stack effect 0, as the three had together
-    emitByte(slot);
-    emitByte(low);
-    emitByte(high);
-  }
-  // `c = a op b;` on locals (ADD_LL a b; SET_LOCAL_POP c, nothing jumping in between)
-  // becomes ADD_LL_TO a b c: three-address arithmetic, as a register machine does it;
-  // `c = e op b;` (ADD_L b; SET_LOCAL_POP c) becomes ADD_L_TO b c.
-  void fuseLocalsArithmeticStore() {
-    auto& code = proto()->code;
-    int arith = fn_->opBeforeLastAt, set = fn_->lastOpAt;
-    if (arith < 0 || static_cast<int>(code.size()) != set + 2 || fn_->jumpTargetAt > arith) return;
-    static constexpr std::pair<Op, Op> kFused[] = {
-        {Op::ADD_LL, Op::ADD_LL_TO}, {Op::SUB_LL, Op::SUB_LL_TO}, {Op::MUL_LL, Op::MUL_LL_TO},
-        {Op::ADD_L, Op::ADD_L_TO},   {Op::SUB_L, Op::SUB_L_TO},   {Op::MUL_L, Op::MUL_L_TO}};
-    for (auto [arithmetic, storing] : kFused) {
-      int operandBytes = kOpInfo[static_cast<int>(arithmetic)].operandBytes;
-      if (code[static_cast<std::size_t>(arith)] != static_cast<std::uint8_t>(arithmetic) ||
-          set != arith + 1 + operandBytes)
-        continue;
-      // The arithmetic's local operands, then the target: the fused instruction's operands.
-      std::uint8_t operands[3];
-      for (int i = 0; i < operandBytes; ++i) operands[i] = code[static_cast<std::size_t>(arith + 1 + i)];
-      operands[operandBytes] = code[static_cast<std::size_t>(set + 1)];
-      dropCodeFrom(arith);
-      int depth = fn_->stackDepth;  // already the two's net effect, which is the fused one's
-      emitOp(storing);
-      fn_->stackDepth = depth;
-      for (int i = 0; i <= operandBytes; ++i) emitByte(operands[i]);
-      return;
-    }
+    fn_->loopStarts.push_back(here());
+    return here();
   }
   void emitU16(int v) {
     emitByte(static_cast<std::uint8_t>(v & 0xff));
@@ -392,45 +256,21 @@ class Compiler {
     emitOp(op);
     emitU16(operand);
   }
+  // A forward jump; returns where its offset goes, for patchJump.
   int emitJump(Op op) {
     emitOp(op);
     emitU16(0xffff);
-    return static_cast<int>(proto()->code.size()) - 2;
+    return here() - 2;
   }
+  // Points the forward jump whose offset is at `at` to the end of the code.
   void patchJump(int at) {
-    fn_->jumpTargetAt = static_cast<int>(proto()->code.size());
     std::size_t jump = proto()->code.size() - static_cast<std::size_t>(at) - 2;
     if (jump > 0xffff) error("too much code to jump over");
     proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
     proto()->code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((jump >> 8) & 0xff);
   }
-  // A condition's forward jump when it is false; a comparison just before it fuses
-  // with it (JUMP_UNLESS_LESS ...: `if (a < b)` in one dispatch after the operands).
-  // The comparison just emitted (one of `fusions`' first ops) rewritten into its
-  // fused jump (the second); false when the last instruction is none of them.
-  template <std::size_t N>
-  bool fuseComparison(const std::pair<Op, Op> (&fusions)[N]) {
-    for (auto [compare, fused] : fusions)
-      if (fuseLast(compare, 1, fused)) return true;
-    return false;
-  }
-  int emitJumpIfFalse() {
-    static constexpr std::pair<Op, Op> kFused[] = {
-        {Op::LESS, Op::JUMP_UNLESS_LESS},       {Op::LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL},
-        {Op::GREATER, Op::JUMP_UNLESS_GREATER}, {Op::GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL},
-        {Op::EQUAL, Op::JUMP_UNLESS_EQUAL},     {Op::NOT_EQUAL, Op::JUMP_UNLESS_NOT_EQUAL}};
-    if (!fuseComparison(kFused)) return emitJump(Op::POP_JUMP_IF_FALSE);
-    emitU16(0xffff);
-    return static_cast<int>(proto()->code.size()) - 2;
-  }
-  // The bottom test's jump back; a comparison just before it fuses with it (unless a
-  // jump lands between the two).
-  void emitLoopIfTrue(int start) {
-    static constexpr std::pair<Op, Op> kFused[] = {
-        {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
-        {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL}};
-    if (!fuseComparison(kFused)) emitOp(Op::LOOP_IF_TRUE);
-    emitLoopOffset(start);
+  void patchJumps(const JumpList& jumps) {
+    for (int j : jumps) patchJump(j);
   }
   void emitLoop(int start) {
     emitOp(Op::LOOP);
@@ -496,11 +336,16 @@ class Compiler {
   // --- functions --------------------------------------------------------------------
   FunctionState newFunctionState(FunctionKind kind, std::string name) {
     FunctionState state{fn_, vm_.newProto(), kind, ZoneVector<Local>(ZoneAllocator<Local>(&zone_)),
-                        ZoneVector<UpvalueRef>(ZoneAllocator<UpvalueRef>(&zone_))};
+                        ZoneVector<UpvalueRef>(ZoneAllocator<UpvalueRef>(&zone_)), 0, nullptr, 0, 1,
+                        ZoneVector<int>(ZoneAllocator<int>(&zone_))};
     state.proto->name = std::move(name);
     state.proto->file = std::string(file_);
     state.proto->isInitializer = kind == FunctionKind::initializer;
     state.proto->maxStack = 1;
+    // Most functions are short: room for their code at once, not a vector growing
+    // through every power of two.
+    state.proto->code.reserve(kInitialCodeBytes);
+    state.proto->lines.reserve(kInitialCodeBytes);
     // Slot 0 holds the receiver in methods (named "this") and the callee elsewhere
     // (a name no identifier can spell).
     state.locals.push_back(Local{kind == FunctionKind::method || kind == FunctionKind::initializer ? "this" : " callee", 0, false});
@@ -511,6 +356,7 @@ class Compiler {
   FunctionProto* endFunction() {
     emitReturn();
     FunctionProto* p = proto();
+    if (errors_.empty()) fuser_.fuse(*p, fn_->loopStarts);  // only complete code has every jump patched
     p->upvalueCount = static_cast<int>(fn_->upvalues.size());
     p->maxStack += 2;  // headroom: natives may push a little above the frame
     fn_ = fn_->enclosing;
@@ -647,8 +493,6 @@ class Compiler {
     if (canAssign && match(TokenType::equal)) {
       expression();
       wide ? emitOpU16(setOp, arg) : emitOpU8(setOp, arg);
-    } else if (getOp == Op::GET_LOCAL) {
-      emitGetLocal(arg);
     } else {
       wide ? emitOpU16(getOp, arg) : emitOpU8(getOp, arg);
     }
@@ -811,106 +655,59 @@ class Compiler {
   void expressionStatement() {
     expression();
     consume(TokenType::semicolon, "expected ';' after the expression");
-    emitStatementPop();
+    emitOp(Op::POP);
   }
 
   void ifStatement() {
     consume(TokenType::leftParen, "expected '(' after 'if'");
-    ZoneVector<int> falseJumps = conditionJumps();
+    Condition condition = conditionClause();
     consume(TokenType::rightParen, "expected ')' after the condition");
-    falseJumps.push_back(emitJumpIfFalse());
+    goIfTrue(condition);
     body();
     if (match(TokenType::kwElse)) {
       int elseJump = emitJump(Op::JUMP);
-      for (int j : falseJumps) patchJump(j);
+      patchJumps(condition.whenFalse);
       body();
       patchJump(elseJump);
     } else {
-      for (int j : falseJumps) patchJump(j);
+      patchJumps(condition.whenFalse);
     }
   }
 
-  // A condition that only decides a jump, up to its `end` (')', or ';' in a for). A top-level chain
-  // `a and b and c` compiles as jumps: each operand but the last jumps out when false
-  // (fused with its comparison), so no JUMP_IF_FALSE/POP pair and the last comparison
-  // can fuse with the caller's jump. Unclear input (a lexical error, end of file) takes
-  // the ordinary path, which reports what is wrong. Returns those jumps, to be patched where the
-  // condition is false; the last operand's value is left for the caller's own jump.
-  ZoneVector<int> conditionJumps(TokenType end = TokenType::rightParen) {
-    ZoneVector<int> falseJumps{ZoneAllocator<int>(&zone_)};
-    ClauseShape shape = lookAheadInClause();
-    if (shape.end != end || !shape.topLevelAnd || shape.topLevelLoose) {
-      expression();
-      return falseJumps;
-    }
-    parsePrecedence(Precedence::equality);
-    while (match(TokenType::kwAnd) || match(TokenType::ampAmp)) {
-      falseJumps.push_back(emitJumpIfFalse());
-      parsePrecedence(Precedence::equality);
-    }
-    return falseJumps;
-  }
   LoopState beginLoop(int continueTarget) {
     LoopState loop{fn_->loop, continueTarget, ZoneVector<int>(ZoneAllocator<int>(&zone_)), fn_->locals.size(),
                    fn_->tryDepth, ZoneVector<int>(ZoneAllocator<int>(&zone_))};
     return loop;
   }
   void endLoop(LoopState& loop) {
-    for (int j : loop.breakJumps) patchJump(j);
+    patchJumps(loop.breakJumps);
     fn_->loop = loop.enclosing;
-  }
-
-  // The parser's position, to compile a stretch of source twice (loop inversion).
-  struct ParserState {
-    Lexer lexer;
-    Token current, previous, lookahead;
-    bool hasLookahead;
-  };
-  ParserState saveParser() const { return {lexer_, current_, previous_, lookahead_, hasLookahead_}; }
-  void restoreParser(const ParserState& state) {
-    lexer_ = state.lexer;
-    current_ = state.current;
-    previous_ = state.previous;
-    lookahead_ = state.lookahead;
-    hasLookahead_ = state.hasLookahead;
   }
 
   // Inverted, as compilers do: the condition once before the loop, and again after
   // the body, where LOOP_IF_TRUE jumps back while it holds — one instruction an
   // iteration where a test at the top needs its jump out and the LOOP back. The
-  // condition's source is compiled twice (the parser rewinds to it); `continue`
-  // goes to the top test, which is equivalent. Not when the source has errors.
+  // bottom test is a copy of the top one's code; `continue` goes to the top test,
+  // which is equivalent.
   void whileStatement() {
     int start = loopTarget();
     consume(TokenType::leftParen, "expected '(' after 'while'");
-    ParserState condition = saveParser();
-    ZoneVector<int> exitJumps = conditionJumps();
+    LoopCondition condition = loopCondition();
     consume(TokenType::rightParen, "expected ')' after the condition");
-    exitJumps.push_back(emitJumpIfFalse());
+    goIfTrue(condition.jumps);
     int bodyStart = loopTarget();
     LoopState loop = beginLoop(start);
     fn_->loop = &loop;
     body();
-    if (errors_.empty()) emitBottomTest(condition, TokenType::rightParen, bodyStart, exitJumps);
+    if (errors_.empty()) emitBottomTest(condition, bodyStart);
     else emitLoop(start);
-    for (int j : exitJumps) patchJump(j);
+    patchJumps(condition.jumps.whenFalse);
     endLoop(loop);
-  }
-  // An inverted loop's bottom test: the condition at `condition` compiled again, its
-  // last comparison fused with the jump back to the body; its `and` jumps join `exits`.
-  void emitBottomTest(const ParserState& condition, TokenType end, int bodyStart, ZoneVector<int>& exits) {
-    ParserState after = saveParser();
-    restoreParser(condition);
-    for (int j : conditionJumps(end)) exits.push_back(j);
-    restoreParser(after);
-    emitLoopIfTrue(bodyStart);
   }
 
   // Inverted too: init; the condition; then body, increment and the condition again at
-  // the bottom, jumping back to the body. The increment's source is skipped on the way
-  // in and compiled after the body; `continue` jumps forward to it. A loop whose
-  // increment cannot be skipped cleanly (a lexical error in it) keeps the test at the
-  // top and the increment before the body, so the error is reported once.
+  // the bottom, jumping back to the body. The increment is compiled where it stands
+  // and its code moved after the body; `continue` jumps forward to it.
   void forStatement() {
     consume(TokenType::leftParen, "expected '(' after 'for'");
     if (check(TokenType::identifier) && peekNext().type == TokenType::kwIn) {
@@ -930,103 +727,223 @@ class Compiler {
       expressionStatement();
     }
     int start = loopTarget();
-    ZoneVector<int> exitJumps{ZoneAllocator<int>(&zone_)};
-    ParserState condition = saveParser();
     bool hasCondition = !match(TokenType::semicolon);
+    LoopCondition condition{newCondition(), newCodeBlock(), newJumpList(), newJumpList(), 0, 0};
     if (hasCondition) {
-      exitJumps = conditionJumps(TokenType::semicolon);
+      condition = loopCondition();
       consume(TokenType::semicolon, "expected ';' after the loop condition");
-      exitJumps.push_back(emitJumpIfFalse());
+      goIfTrue(condition.jumps);
     }
-    ParserState increment = saveParser();
-    bool hasIncrement = !check(TokenType::rightParen);
-    bool incrementAfterBody = !hasIncrement || lookAheadInClause().end == TokenType::rightParen;
-    if (incrementAfterBody) {
-      skipToCloseParen();
-    } else {  // compiled where it stands, jumped over on the way in
-      int bodyJump = emitJump(Op::JUMP);
-      int incrementStart = loopTarget();
+    CodeBlock increment = newCodeBlock();
+    if (!check(TokenType::rightParen)) {
+      int incrementStart = here();
       expression();
-      emitStatementPop();
-      emitLoop(start);
-      start = incrementStart;
-      patchJump(bodyJump);
-      consume(TokenType::rightParen, "expected ')' after the for clauses");
+      emitOp(Op::POP);
+      increment = cutCode(incrementStart);
     }
+    if (!check(TokenType::rightParen)) skipToCloseParen("expected ')' after the for clauses");
+    else advance();
     int bodyStart = loopTarget();
-    LoopState loop = beginLoop(incrementAfterBody ? -1 : start);
+    LoopState loop = beginLoop(-1);
     fn_->loop = &loop;
     body();
-    if (!incrementAfterBody) {
-      emitLoop(start);
-    } else {
-      for (int j : loop.continueJumps) patchJump(j);
-      if (hasIncrement) {
-        ParserState after = saveParser();
-        restoreParser(increment);
-        expression();
-        emitStatementPop();
-        consume(TokenType::rightParen, "expected ')' after the for clauses");
-        restoreParser(after);
-      }
-      if (!hasCondition) emitLoop(bodyStart);
-      else if (errors_.empty()) emitBottomTest(condition, TokenType::semicolon, bodyStart, exitJumps);
-      else emitLoop(start);
-    }
-    for (int j : exitJumps) patchJump(j);
+    patchJumps(loop.continueJumps);
+    pasteCode(increment);
+    if (!hasCondition) emitLoop(bodyStart);
+    else if (errors_.empty()) emitBottomTest(condition, bodyStart);
+    else emitLoop(start);
+    patchJumps(condition.jumps.whenFalse);
     endLoop(loop);
     endScope();
   }
+  // Recovery when a for loop's clauses do not end at ')': reports, then skips to the
+  // ')' that closes them (or the end of the file), so the body parses as one.
+  void skipToCloseParen(const char* message) {
+    errorAtCurrent(message);
+    for (int depth = 0; !check(TokenType::eof) && (depth > 0 || !check(TokenType::rightParen)); advance()) {
+      if (check(TokenType::leftParen) || check(TokenType::leftBracket) || check(TokenType::leftBrace)) ++depth;
+      if (check(TokenType::rightParen) || check(TokenType::rightBracket) || check(TokenType::rightBrace)) --depth;
+    }
+    match(TokenType::rightParen);
+  }
 
-  // What the tokens from here to the end of a clause (the ')' closing the enclosing
-  // parenthesis or a top-level ';') hold, seen without consuming them: a condition, a
-  // for loop's increment.
-  struct ClauseShape {
-    TokenType end = TokenType::eof;  // rightParen or semicolon; eof when unclear (brackets
-                                     // that do not balance, a lexical error, end of file)
-    bool topLevelAnd = false;   // `and` / `&&` joins operands at the top level
-    bool topLevelLoose = false; // so do `or`, `||` or `=`, which bind looser than `and`
+  // --- code blocks -------------------------------------------------------------------------
+  // Code compiled in one place and emitted in another: a for loop's increment, a loop
+  // condition's copy at the bottom. Jumps inside a block are relative, so it runs the
+  // same wherever it lands.
+  struct CodeBlock {
+    ZoneVector<std::uint8_t> code;
+    ZoneVector<int> lines;
   };
-  ClauseShape lookAheadInClause() {
-    ClauseShape shape;
-    Lexer scan = lexer_;
-    Token t = current_;
-    bool lookaheadPending = hasLookahead_;
-    for (int depth = 0;;) {
-      bool top = depth == 0;
-      if (top && (t.type == TokenType::rightParen || t.type == TokenType::semicolon)) {
-        shape.end = t.type;
-        return shape;
-      }
-      switch (t.type) {
-        case TokenType::kwAnd: case TokenType::ampAmp: shape.topLevelAnd |= top; break;
-        case TokenType::kwOr: case TokenType::pipePipe: case TokenType::equal: shape.topLevelLoose |= top; break;
-        case TokenType::error: case TokenType::eof: return shape;
-        default: break;
-      }
-      depth += nesting(t.type);
-      if (depth < 0) return shape;
-      if (lookaheadPending) {
-        t = lookahead_;
-        lookaheadPending = false;
-      } else {
-        t = scan.next();
-      }
+  CodeBlock newCodeBlock() {
+    return CodeBlock{ZoneVector<std::uint8_t>(ZoneAllocator<std::uint8_t>(&zone_)),
+                     ZoneVector<int>(ZoneAllocator<int>(&zone_))};
+  }
+  CodeBlock copyCode(int from, int to) {
+    CodeBlock block = newCodeBlock();
+    auto& code = proto()->code;
+    auto& lines = proto()->lines;
+    block.code.assign(code.begin() + from, code.begin() + to);
+    block.lines.assign(lines.begin() + from, lines.begin() + to);
+    return block;
+  }
+  // Takes the code from `from` to the end out of the function (the stack depth is the caller's).
+  CodeBlock cutCode(int from) {
+    CodeBlock block = copyCode(from, here());
+    proto()->code.resize(static_cast<std::size_t>(from));
+    proto()->lines.resize(static_cast<std::size_t>(from));
+    return block;
+  }
+  // Appends `block` (the stack depth is the caller's); returns where it starts.
+  int pasteCode(const CodeBlock& block) {
+    int start = here();
+    proto()->code.insert(proto()->code.end(), block.code.begin(), block.code.end());
+    proto()->lines.insert(proto()->lines.end(), block.lines.begin(), block.lines.end());
+    return start;
+  }
+  // The property accesses from `from` on get inline caches of their own (a copy of code
+  // must not share the original's).
+  void renewCaches(int from) {
+    auto& code = proto()->code;
+    for (std::size_t at = static_cast<std::size_t>(from); at < code.size(); at += instructionLength(*proto(), at)) {
+      auto op = static_cast<Op>(code[at]);
+      std::size_t cacheAt = op == Op::GET_PROPERTY || op == Op::SET_PROPERTY ? at + 3 : op == Op::INVOKE ? at + 4 : 0;
+      if (!cacheAt) continue;
+      int cache = newCache();
+      code[cacheAt] = static_cast<std::uint8_t>(cache & 0xff);
+      code[cacheAt + 1] = static_cast<std::uint8_t>((cache >> 8) & 0xff);
     }
   }
-  // Consumes the tokens up to and including the ')' closing the enclosing parenthesis;
-  // lookAheadInClause() has seen that it ends there.
-  void skipToCloseParen() {
-    for (int depth = 0; depth > 0 || !check(TokenType::rightParen); advance()) depth += nesting(current_.type);
-    advance();
-  }
-  // How a token changes the bracket depth: +1 opening, -1 closing ( [ {.
-  static int nesting(TokenType type) {
-    switch (type) {
-      case TokenType::leftParen: case TokenType::leftBracket: case TokenType::leftBrace: return 1;
-      case TokenType::rightParen: case TokenType::rightBracket: case TokenType::rightBrace: return -1;
-      default: return 0;
+
+  // --- conditions ------------------------------------------------------------------------
+  // A condition only decides jumps: `and`, `or` and `!` in it compile to jumps, not to
+  // values (Lua's luaK_goiftrue). A comparison tested by a jump fuses with it later
+  // (JUMP_UNLESS_LESS ...), in fuseInstructions.
+
+  JumpList newJumpList() { return JumpList(ZoneAllocator<int>(&zone_)); }
+  Condition newCondition() { return Condition{newJumpList(), newJumpList()}; }
+  // The whole condition of an if, while or for: an assignment is allowed at its top.
+  Condition conditionClause() { return condition(Precedence::assignment); }
+
+  // A condition parsed at `precedence`, as parsePrecedence parses an expression.
+  Condition condition(Precedence precedence) {
+    Level recursion(*this, recursion_, kMaxRecursion);
+    Condition c = newCondition();
+    bool canAssign = precedence <= Precedence::assignment;
+    if (match(TokenType::bang) || match(TokenType::kwNot)) {
+      auto level = nestedLevel();
+      c = condition(Precedence::unary);
+      ++c.negations;
+      c.negatedLine = previous_.line;
+    } else {
+      advance();
+      if (!prefix(previous_.type, canAssign)) {
+        expectedExpression();
+        return c;
+      }
     }
+    while (precedence <= infixPrecedence(current_.type)) {
+      bool logical = check(TokenType::kwAnd) || check(TokenType::ampAmp) || check(TokenType::kwOr) ||
+                     check(TokenType::pipePipe);
+      // An operand of a tighter operator is a value. Only a negation can be pending
+      // then: the jumps of `and` and `or` only come before looser operators.
+      if (!logical) emitNegations(c);
+      advance();
+      switch (previous_.type) {
+        case TokenType::kwAnd: case TokenType::ampAmp: {
+          goIfTrue(c);
+          Condition right = condition(Precedence::equality);
+          right.whenFalse.insert(right.whenFalse.begin(), c.whenFalse.begin(), c.whenFalse.end());
+          c = std::move(right);
+          break;
+        }
+        case TokenType::kwOr: case TokenType::pipePipe: {
+          goIfFalse(c);
+          Condition right = condition(Precedence::andP);
+          right.whenTrue.insert(right.whenTrue.begin(), c.whenTrue.begin(), c.whenTrue.end());
+          c = std::move(right);
+          break;
+        }
+        default: infix(previous_.type, canAssign);
+      }
+    }
+    if (canAssign) rejectAssignment();
+    return c;
+  }
+  // The NOTs a negated value still needs: all of them for its value, one or none for
+  // its truth.
+  void emitNegations(Condition& c, bool truthOnly = false) {
+    emitNots(truthOnly ? c.negations % 2 : c.negations, c.negatedLine);
+    c.negations = 0;
+  }
+  void emitNots(int count, int line) {
+    for (int i = 0; i < count; ++i) {
+      emitOp(Op::NOT);
+      proto()->lines.back() = line;
+    }
+  }
+  // Tests the value on the stack, if any, so that the code after this runs when the
+  // condition holds; the jumps taken when it fails join `whenFalse`.
+  void goIfTrue(Condition& c) {
+    if (c.valueOnStack) {
+      emitNegations(c, true);
+      c.whenFalse.push_back(emitJump(Op::POP_JUMP_IF_FALSE));
+      c.valueOnStack = false;
+    }
+    patchJumps(c.whenTrue);
+    c.whenTrue.clear();
+  }
+  // The other way round: the code after this runs when the condition fails; the jumps
+  // taken when it holds (plain JUMPs, so a copy of them can become LOOPs) join `whenTrue`.
+  void goIfFalse(Condition& c) {
+    if (c.valueOnStack) {
+      emitNegations(c, true);
+      int skip = emitJump(Op::POP_JUMP_IF_FALSE);
+      c.whenTrue.push_back(emitJump(Op::JUMP));
+      patchJump(skip);
+      c.valueOnStack = false;
+    }
+    patchJumps(c.whenFalse);
+    c.whenFalse.clear();
+  }
+
+  // A loop's condition: as compiled at the top (`jumps`, the test there adds to it),
+  // and its code before the test, which the bottom test copies, with its pending jumps
+  // (as offsets into that code).
+  struct LoopCondition {
+    Condition jumps;
+    CodeBlock code;
+    JumpList trueJumps, falseJumps;
+    int negations, negatedLine;
+  };
+  LoopCondition loopCondition() {
+    int start = here();
+    Condition c = conditionClause();
+    LoopCondition loop{c, copyCode(start, here()), c.whenTrue, c.whenFalse, c.negations, c.negatedLine};
+    for (int& j : loop.trueJumps) j -= start;
+    for (int& j : loop.falseJumps) j -= start;
+    return loop;
+  }
+  // An inverted loop's bottom test: the condition's code again, its jumps taken when
+  // it holds turned into LOOPs back to the body, those taken when it fails joining the
+  // loop's exits, and its last operand tested by LOOP_IF_TRUE.
+  void emitBottomTest(LoopCondition& condition, int bodyStart) {
+    int start = pasteCode(condition.code);
+    renewCaches(start);
+    adjustStack(1);  // the last operand's value (the top test recorded the peak)
+    auto& code = proto()->code;
+    for (int j : condition.trueJumps) {
+      int at = start + j;
+      code[static_cast<std::size_t>(at - 1)] = static_cast<std::uint8_t>(Op::LOOP);
+      std::size_t offset = static_cast<std::size_t>(at + 2 - bodyStart);
+      if (offset > 0xffff) error("loop body too large");
+      code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(offset & 0xff);
+      code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((offset >> 8) & 0xff);
+    }
+    for (int j : condition.falseJumps) condition.jumps.whenFalse.push_back(start + j);
+    emitNots(condition.negations % 2, condition.negatedLine);
+    emitOp(Op::LOOP_IF_TRUE);
+    emitLoopOffset(bodyStart);
   }
 
   // for (x in array) body: hidden locals hold the array and the next index;
@@ -1173,20 +1090,24 @@ class Compiler {
     Level recursion(*this, recursion_, kMaxRecursion);
     advance();
     bool canAssign = precedence <= Precedence::assignment;
-    if (!prefix(previous_.type, canAssign)) {
-      errorAt(previous_, previous_.type == TokenType::eof ? "expected an expression, found end of file"
-                                                          : "expected an expression, found '" + std::string(previous_.text) + "'");
-      return;
-    }
+    if (!prefix(previous_.type, canAssign)) return expectedExpression();
     while (precedence <= infixPrecedence(current_.type)) {
       advance();
       infix(previous_.type, canAssign);
     }
-    if (canAssign && check(TokenType::equal)) {
-      errorAt(current_, "invalid assignment target");
-      advance();
-      expression();
-    }
+    if (canAssign) rejectAssignment();
+  }
+
+  void expectedExpression() {
+    errorAt(previous_, previous_.type == TokenType::eof ? "expected an expression, found end of file"
+                                                        : "expected an expression, found '" + std::string(previous_.text) + "'");
+  }
+  // After an expression that could have been an assignment target and was not: `a + b = c`.
+  void rejectAssignment() {
+    if (!check(TokenType::equal)) return;
+    errorAt(current_, "invalid assignment target");
+    advance();
+    expression();
   }
 
   bool prefix(TokenType type, bool canAssign) {
@@ -1280,15 +1201,9 @@ class Compiler {
       case TokenType::shiftLeft: emitOp(Op::SHIFT_LEFT); break;
       case TokenType::shiftRight: emitOp(Op::SHIFT_RIGHT); break;
       case TokenType::shiftRightLogical: emitOp(Op::SHIFT_RIGHT_LOGICAL); break;
-      case TokenType::plus:
-        if (!fuseLocalOperands(Op::ADD_LL, Op::ADD_L)) emitArithmeticWithSmallInt(Op::ADD, Op::ADD_SMALL);
-        break;
-      case TokenType::minus:
-        if (!fuseLocalOperands(Op::SUB_LL, Op::SUB_L)) emitArithmeticWithSmallInt(Op::SUBTRACT, Op::SUB_SMALL);
-        break;
-      case TokenType::star:
-        if (!fuseLocalOperands(Op::MUL_LL, Op::MUL_L)) emitOp(Op::MULTIPLY);
-        break;
+      case TokenType::plus: emitOp(Op::ADD); break;
+      case TokenType::minus: emitOp(Op::SUBTRACT); break;
+      case TokenType::star: emitOp(Op::MULTIPLY); break;
       case TokenType::slash: emitOp(Op::DIVIDE); break;
       case TokenType::percent: emitOp(Op::MODULO); break;
       default: break;
@@ -1497,6 +1412,7 @@ class Compiler {
   ClassState* class_ = nullptr;
   bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
   ZoneNameSet topLevelNames_;
+  InstructionFuser fuser_;
 };
 
 }  // namespace

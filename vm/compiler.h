@@ -1,7 +1,9 @@
 // The compiler: one pass from source to bytecode (a Pratt parser, as in clox).
-// Its temporary data — scopes, locals tables, upvalue lists, loop and jump patch
-// lists, the top-level name set — lives in a ZoneHeap region (heap/layers/zone_heap.h)
-// over the system allocator and is released in one step when compilation ends.
+// Conditions compile to jump lists (vm/jump_list.h, after Lua's lcode.c); the emitter
+// writes plain instructions and fuseInstructions (vm/peephole.h) fuses each finished
+// function. Its temporary data — scopes, locals tables, upvalue lists, jump lists,
+// the top-level name set — lives in a ZoneHeap region (vm/compiler_zone.h) over the
+// system allocator and is released in one step when compilation ends.
 // What outlives compilation — FunctionProtos, ClassInfos (method area) and string
 // constants (VM heap objects) — belongs to the VM.
 #pragma once

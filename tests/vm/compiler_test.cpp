@@ -119,7 +119,7 @@ TEST_F(CompilerTest, FieldAndElementAssignmentStatementsFuseTheirPop) {
 // `x = x + n;` is one ADD_LOCAL_SMALL; not when the local differs, when the sum is a
 // value, or when a jump lands inside the three instructions.
 TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
-  FunctionProto* p = compileOk("{ let x = 0; let y = 0; x = x + 1; y = x + 1; let z = x = x + 2; }");
+  FunctionProto* p = compileOk("{ let x = 0; let y = 0; x = x + 1; y = x + 1; let z = x = x + 2; z; }");
   std::vector<Op> ops = opcodes(*p);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::ADD_LOCAL_SMALL), 1);
   FunctionProto* loop = compileOk("{ for (let i = 0; i < 3; i = i + 1) print(i); }");
@@ -130,8 +130,8 @@ TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::ADD_LOCAL_SMALL), 0) << "the 'and' jumps to the POP";
 }
 
-// A while loop is inverted: its condition is compiled twice, before the loop and after
-// the body, where LOOP_IF_TRUE jumps back; a compile error in it is reported once.
+// A while loop is inverted: its condition's code runs before the loop and again, copied,
+// after the body, where LOOP_IF_TRUE jumps back; a compile error in it is reported once.
 TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   FunctionProto* p = compileOk("{ let i = 0; while (i < 3) i = i + 1; }");
   std::vector<Op> ops = opcodes(*p);
@@ -145,8 +145,8 @@ TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   EXPECT_EQ(errorsOf("let i = 0; while (i < ) { i = i + 1; }").size(), 1u);
 }
 
-// A for loop is inverted too: the increment's source is skipped, compiled after the
-// body, and followed by the condition again; `continue` jumps forward to the increment.
+// A for loop is inverted too: the increment's code is moved after the body and followed
+// by the condition again; `continue` jumps forward to the increment.
 TEST_F(CompilerTest, ForLoopsRunTheIncrementAndTestAtTheBottom) {
   FunctionProto* p = compileOk("{ for (let i = 0; i < f(3); i = g(i)) { if (i == 1) continue; h(i); } }");
   std::vector<Op> ops = opcodes(*p);
@@ -161,7 +161,7 @@ TEST_F(CompilerTest, ForLoopsRunTheIncrementAndTestAtTheBottom) {
   std::vector<Op> eops = opcodes(*endless);
   EXPECT_EQ(std::count(eops.begin(), eops.end(), Op::LOOP), 2);
   EXPECT_EQ(std::count(eops.begin(), eops.end(), Op::ADD_LOCAL_SMALL), 1);
-  // A lexical error in the increment: reported once, by the top-tested fallback.
+  // A lexical error in the increment: reported once.
   std::vector<std::string> errors = errorsOf("for (let i = 0; i < 3; i = i @ 1) {}");
   ASSERT_FALSE(errors.empty());
   EXPECT_NE(errors.front().find("unexpected character"), std::string::npos) << errors.front();
@@ -194,12 +194,37 @@ TEST_F(CompilerTest, ConditionsJumpOnTheirComparisons) {
   EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
   EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_UNLESS_LESS), 1) << "i < 3 at the top";
   EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::LOOP_IF_LESS), 1) << "i < 3 at the bottom";
-  // Not a chain: `or` or an assignment at the top level, or `and` only inside parentheses.
-  for (const char* source : {"{ let a = 1; if (a and a or a) a = 0; }", "{ let a = 1; if (a = a and a) a = 0; }",
-                             "{ let a = 1; if ((a and a)) a = 0; }", "{ let a = 1; if (f(a and a)) a = 0; }"}) {
+  // Values, not jumps: `and` under an assignment, inside parentheses or in an argument.
+  for (const char* source : {"{ let a = 1; if (a = a and a) a = 0; }", "{ let a = 1; if ((a and a)) a = 0; }",
+                             "{ let a = 1; if (f(a and a)) a = 0; }"}) {
     std::vector<Op> nops = opcodes(*compileOk(source));
     EXPECT_EQ(std::count(nops.begin(), nops.end(), Op::JUMP_IF_FALSE), 1) << source;
   }
+}
+
+// `or` and `!` in a condition are jumps too: `a or b` jumps to the body when a holds,
+// `!a` tests a with the branches swapped; at a loop's bottom the jumps to the body go
+// back (LOOP) instead of forward.
+TEST_F(CompilerTest, OrAndNotInConditionsAreJumps) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; if (a < b or b < a) a = 0; }");
+  std::vector<Op> ops = opcodes(*p);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_IF_TRUE), 0) << "no value-keeping 'or'";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP), 1) << "a < b holds: on to the body";
+  FunctionProto* w = compileOk("{ let a = 1; let b = 2; while (a < b or b) a = a + 1; }");
+  std::vector<Op> wops = opcodes(*w);
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_IF_TRUE), 0);
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_UNLESS_LESS), 2) << "a < b, top and bottom";
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP), 1) << "to the body, at the top";
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP), 1) << "back to the body, at the bottom";
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP_IF_TRUE), 1) << "b, at the bottom";
+  FunctionProto* n = compileOk("{ let a = 1; if (!a) a = 0; if (!!a) a = 0; let c = !a == false; }");
+  std::vector<Op> nops = opcodes(*n);
+  EXPECT_EQ(std::count(nops.begin(), nops.end(), Op::NOT), 2) << "one for if (!a), none for !!a, one for !a == false";
+  FunctionProto* m = compileOk("{ let a = 1; let b = 2; if (a and b or !a and !b) a = 0; }");
+  std::vector<Op> mops = opcodes(*m);
+  EXPECT_EQ(std::count(mops.begin(), mops.end(), Op::JUMP_IF_FALSE), 0);
+  EXPECT_EQ(std::count(mops.begin(), mops.end(), Op::JUMP_IF_TRUE), 0);
 }
 
 // `c = a op b;` on three locals is one instruction (ADD_LL_TO ...), and so is

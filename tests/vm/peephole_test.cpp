@@ -1,0 +1,106 @@
+#include "vm/peephole.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "vm/object.h"
+#include "vm/opcodes.h"
+
+namespace kith::vm {
+namespace {
+
+std::uint8_t op(Op o) { return static_cast<std::uint8_t>(o); }
+
+// A function of `code` whose byte i comes from source line 100 + i.
+FunctionProto functionOf(std::initializer_list<std::uint8_t> code) {
+  FunctionProto proto;
+  proto.code = code;
+  for (std::size_t i = 0; i < proto.code.size(); ++i) proto.lines.push_back(100 + static_cast<int>(i));
+  return proto;
+}
+
+TEST(Peephole, FusesAComparisonWithItsJumpAndShortensTheJump) {
+  FunctionProto p = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::LESS),
+                                op(Op::POP_JUMP_IF_FALSE), 4, 0,  // to the RETURN at 12
+                                op(Op::GET_LOCAL), 1, op(Op::POP), op(Op::NIL), op(Op::RETURN)});
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL2), 1, 2, op(Op::JUMP_UNLESS_LESS), 4, 0,
+                                               op(Op::GET_LOCAL), 1, op(Op::POP), op(Op::NIL), op(Op::RETURN)}));
+  // A fused opcode keeps its first part's line; operands keep their own.
+  EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 103, 104, 106, 107, 108, 109, 110, 111, 112}));
+}
+
+TEST(Peephole, NothingFusesAcrossAJumpTargetOrALabel) {
+  FunctionProto jumpedInto = functionOf({op(Op::TRUE), op(Op::JUMP_IF_FALSE), 2, 0,  // to the second GET_LOCAL
+                                         op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::RETURN)});
+  std::vector<std::uint8_t> before = jumpedInto.code;
+  fuseInstructions(jumpedInto, {});
+  EXPECT_EQ(jumpedInto.code, before);
+
+  FunctionProto labelled = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::RETURN)});
+  before = labelled.code;
+  const int labels[] = {2};
+  fuseInstructions(labelled, labels);
+  EXPECT_EQ(labelled.code, before);
+  fuseInstructions(labelled, {});
+  EXPECT_EQ(labelled.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL2), 1, 2, op(Op::RETURN)}));
+}
+
+TEST(Peephole, LoopsBackOverFusedCode) {
+  FunctionProto p = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::ADD), op(Op::SET_LOCAL), 1,
+                                op(Op::POP),                                          // c = a + b;
+                                op(Op::GET_LOCAL), 1, op(Op::SMALL_INT), 10, 0, op(Op::LESS),
+                                op(Op::LOOP_IF_TRUE), 17, 0,                          // back to 0
+                                op(Op::NIL), op(Op::RETURN)});
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::ADD_LL_TO), 1, 2, 1, op(Op::GET_LOCAL), 1, op(Op::SMALL_INT),
+                                               10, 0, op(Op::LOOP_IF_LESS), 12, 0, op(Op::NIL), op(Op::RETURN)}));
+  // A three-address instruction takes its statement's line (the POP's) throughout.
+  EXPECT_EQ(std::vector<int>(p.lines.begin(), p.lines.begin() + 4), (std::vector<int>{107, 107, 107, 107}));
+}
+
+TEST(Peephole, LocalIncrementNeedsTheSameLocal) {
+  FunctionProto same = functionOf({op(Op::GET_LOCAL), 3, op(Op::SMALL_INT), 1, 0, op(Op::ADD), op(Op::SET_LOCAL), 3,
+                                   op(Op::POP), op(Op::RETURN)});
+  fuseInstructions(same, {});
+  EXPECT_EQ(same.code, (std::vector<std::uint8_t>{op(Op::ADD_LOCAL_SMALL), 3, 1, 0, op(Op::RETURN)}));
+  FunctionProto other = functionOf({op(Op::GET_LOCAL), 3, op(Op::SMALL_INT), 1, 0, op(Op::ADD), op(Op::SET_LOCAL), 4,
+                                    op(Op::POP), op(Op::RETURN)});
+  fuseInstructions(other, {});
+  EXPECT_EQ(other.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 3, op(Op::ADD_SMALL), 1, 0,
+                                                   op(Op::SET_LOCAL_POP), 4, op(Op::RETURN)}));
+}
+
+// `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
+TEST(Peephole, TestsOfConstantsFold) {
+  FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
+                                op(Op::GET_LOCAL), 1, op(Op::POP),                 // the body, at 4
+                                op(Op::TRUE), op(Op::LOOP_IF_TRUE), 7, 0,          // back to 4
+                                op(Op::FALSE), op(Op::POP_JUMP_IF_FALSE), 0, 0,    // if (false): to the NIL
+                                op(Op::NIL), op(Op::RETURN)});
+  const int labels[] = {0, 4};
+  fuseInstructions(p, labels);
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::POP), op(Op::LOOP), 6, 0, op(Op::JUMP),
+                                               0, 0, op(Op::NIL), op(Op::RETURN)}));
+}
+
+TEST(Peephole, ForInExitsAndTryHandlersAreRemapped) {
+  FunctionProto p = functionOf({op(Op::TRY), 6, 0,  // to the NIL at 9
+                                op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::END_TRY), op(Op::POP),
+                                op(Op::NIL), op(Op::RETURN)});
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::TRY), 5, 0, op(Op::GET_LOCAL2), 1, 2, op(Op::END_TRY),
+                                               op(Op::POP), op(Op::NIL), op(Op::RETURN)}));
+  FunctionProto loop = functionOf({op(Op::FOR_IN), 1, 8, 0,  // exit to the NIL at 12
+                                   op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::POP), op(Op::LOOP), 12, 0,
+                                   op(Op::NIL), op(Op::RETURN)});
+  fuseInstructions(loop, {});
+  EXPECT_EQ(loop.code, (std::vector<std::uint8_t>{op(Op::FOR_IN), 1, 7, 0, op(Op::GET_LOCAL2), 1, 2, op(Op::POP),
+                                                  op(Op::LOOP), 11, 0, op(Op::NIL), op(Op::RETURN)}));
+}
+
+}  // namespace
+}  // namespace kith::vm

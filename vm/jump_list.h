@@ -1,0 +1,24 @@
+// What the compiler knows about a condition while compiling it, after Lua's expdesc
+// (lcode.c): the jumps already emitted that leave it, waiting for their targets.
+#pragma once
+
+#include "vm/compiler_zone.h"
+
+namespace kith::vm {
+
+// Forward jumps waiting for one target: the code offsets of their operands.
+using JumpList = ZoneVector<int>;
+
+// A condition being compiled, for a stack machine: the jumps taken when it holds
+// (`whenTrue`) or fails (`whenFalse`); and, unless a test has consumed it, the value
+// of its last operand on the stack, to be negated `negations` times (`!x` tests x
+// with the branches swapped, so its NOT is only emitted when x is needed as a value).
+struct Condition {
+  JumpList whenTrue;
+  JumpList whenFalse;
+  bool valueOnStack = true;
+  int negations = 0;
+  int negatedLine = 0;  // the negated operand's last line: where its NOT belongs
+};
+
+}  // namespace kith::vm

@@ -1,0 +1,273 @@
+#include "vm/peephole.h"
+
+#include <array>
+#include <cassert>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "vm/object.h"
+#include "vm/opcodes.h"
+
+namespace kith::vm {
+namespace {
+
+std::size_t u16At(const std::vector<std::uint8_t>& code, std::size_t at) {
+  return static_cast<std::size_t>(code[at] | (code[at + 1] << 8));
+}
+
+int operandBytes(Op op) { return kOpInfo[static_cast<int>(op)].operandBytes; }
+
+inline std::size_t lengthAt(const FunctionProto& proto, std::size_t at) {
+  auto op = static_cast<Op>(proto.code[at]);
+  std::size_t length = 1 + static_cast<std::size_t>(operandBytes(op));
+  if (op == Op::CLOSURE) [[unlikely]]
+    length += 2 * static_cast<std::size_t>(proto.functions[u16At(proto.code, at + 1)]->upvalueCount);
+  return length;
+}
+
+constexpr JumpOperand jumpOperandOf(Op op) {
+  switch (op) {
+    case Op::JUMP: case Op::JUMP_IF_FALSE: case Op::JUMP_IF_TRUE: case Op::POP_JUMP_IF_FALSE: case Op::TRY:
+    case Op::JUMP_UNLESS_LESS: case Op::JUMP_UNLESS_LESS_EQUAL: case Op::JUMP_UNLESS_GREATER:
+    case Op::JUMP_UNLESS_GREATER_EQUAL: case Op::JUMP_UNLESS_EQUAL: case Op::JUMP_UNLESS_NOT_EQUAL:
+      return {1, false};
+    case Op::FOR_IN: return {2, false};
+    case Op::LOOP: case Op::LOOP_IF_TRUE: case Op::LOOP_IF_LESS: case Op::LOOP_IF_LESS_EQUAL:
+    case Op::LOOP_IF_GREATER: case Op::LOOP_IF_GREATER_EQUAL:
+      return {1, true};
+    default: return {};
+  }
+}
+// The instructions that may fuse into the one before them (fuseWithLast's cases).
+constexpr bool fusesWithLastOf(Op op) {
+  switch (op) {
+    case Op::GET_LOCAL: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
+    case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE:
+      return true;
+    default: return false;
+  }
+}
+constexpr auto kFusesWithLast = [] {
+  std::array<bool, kOpCount> table{};
+  for (int op = 0; op < kOpCount; ++op) table[static_cast<std::size_t>(op)] = fusesWithLastOf(static_cast<Op>(op));
+  return table;
+}();
+
+constexpr auto kJumpOperands = [] {
+  std::array<JumpOperand, kOpCount> table{};
+  for (int op = 0; op < kOpCount; ++op) table[static_cast<std::size_t>(op)] = jumpOperandOf(static_cast<Op>(op));
+  return table;
+}();
+JumpOperand jumpOperand(Op op) { return kJumpOperands[static_cast<std::size_t>(op)]; }
+
+// A comparison (or a constant) then a conditional jump: one instruction that compares
+// and jumps (or always jumps).
+constexpr std::pair<Op, Op> kJumpUnless[] = {
+    {Op::FALSE, Op::JUMP},
+    {Op::LESS, Op::JUMP_UNLESS_LESS},       {Op::LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL},
+    {Op::GREATER, Op::JUMP_UNLESS_GREATER}, {Op::GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL},
+    {Op::EQUAL, Op::JUMP_UNLESS_EQUAL},     {Op::NOT_EQUAL, Op::JUMP_UNLESS_NOT_EQUAL}};
+constexpr std::pair<Op, Op> kLoopIf[] = {
+    {Op::TRUE, Op::LOOP},
+    {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
+    {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL}};
+// A store then POP (an assignment statement).
+constexpr std::pair<Op, Op> kStorePop[] = {
+    {Op::SET_LOCAL, Op::SET_LOCAL_POP}, {Op::SET_PROPERTY, Op::SET_PROPERTY_POP}, {Op::SET_INDEX, Op::SET_INDEX_POP}};
+// Arithmetic with its operands read from locals or given as a small int.
+struct ArithmeticFusion {
+  Op op, bothLocals, rightLocal, smallInt;  // smallInt COUNT_: none
+};
+constexpr ArithmeticFusion kArithmetic[] = {
+    {Op::ADD, Op::ADD_LL, Op::ADD_L, Op::ADD_SMALL},
+    {Op::SUBTRACT, Op::SUB_LL, Op::SUB_L, Op::SUB_SMALL},
+    {Op::MULTIPLY, Op::MUL_LL, Op::MUL_L, Op::COUNT_}};
+// Local arithmetic then a store to a local: three-address arithmetic.
+constexpr std::pair<Op, Op> kArithmeticStore[] = {
+    {Op::ADD_LL, Op::ADD_LL_TO}, {Op::SUB_LL, Op::SUB_LL_TO}, {Op::MUL_LL, Op::MUL_LL_TO},
+    {Op::ADD_L, Op::ADD_L_TO},   {Op::SUB_L, Op::SUB_L_TO},   {Op::MUL_L, Op::MUL_L_TO}};
+
+}  // namespace
+
+// One pass over the code, rewriting it in place: each instruction is moved down, or
+// fused into the instruction before it. Fusing never lengthens an instruction, so the
+// rewritten code never overtakes what is still to be read, and a fused instruction
+// starts where its first part did, so every jump target keeps an offset to map to.
+// Instructions are moved a run at a time: only when a fusion is about to write.
+void InstructionFuser::fuse(FunctionProto& proto, std::span<const int> labels) {
+  proto_ = &proto;
+  std::size_t size = proto.code.size();
+  isLabel_.assign(size + 1, 0);
+  newOffset_.resize(size + 1);
+  emitted_.clear();
+  jumps_.clear();
+  written_ = moveFrom_ = moveTo_ = 0;
+  for (int label : labels)
+    if (label >= 0 && static_cast<std::size_t>(label) <= size) isLabel_[static_cast<std::size_t>(label)] = 1;
+  for (std::size_t at = 0; at < size;) {
+    std::size_t length = lengthAt(proto, at);
+    auto op = static_cast<Op>(proto.code[at]);
+    bool atLabel = isLabel_[at] != 0;
+    if (atLabel) newOffset_[at] = static_cast<std::uint32_t>(written_);
+    reading_ = at;
+    if (kFusesWithLast[static_cast<std::size_t>(op)] && !atLabel && !emitted_.empty() && fuseWithLast(at, op)) {
+      moveFrom_ = at + length;
+      moveTo_ = written_;
+    } else {  // copied: moved down with its run by the next flush
+      emitted_.push_back({written_, op, atLabel});
+      JumpOperand jump = jumpOperand(op);
+      if (jump.at) jumps_.push_back({written_, targetOf(at, length, jump)});
+      written_ += length;
+    }
+    at += length;
+  }
+  reading_ = size;
+  flush();
+  newOffset_[size] = static_cast<std::uint32_t>(written_);
+  for (const Jump& jump : jumps_) patch(jump);
+  proto.code.resize(written_);
+  proto.lines.resize(written_);
+}
+
+// A forward jump's target becomes a label here, before the pass gets there; a backward
+// jump's must have been one from the start.
+std::size_t InstructionFuser::targetOf(std::size_t at, std::size_t length, JumpOperand jump) {
+  std::size_t offset = u16At(proto_->code, at + static_cast<std::size_t>(jump.at));
+  std::size_t target = jump.backward ? at + length - offset : at + length + offset;
+  assert(target < isLabel_.size());
+  assert(!jump.backward || target == 0 || isLabel_[target]);
+  isLabel_[target] = 1;
+  return target;
+}
+
+void InstructionFuser::flush() {
+  std::size_t count = reading_ - moveFrom_;
+  if (moveTo_ != moveFrom_ && count) {
+    std::memmove(&proto_->code[moveTo_], &proto_->code[moveFrom_], count);
+    std::memmove(&proto_->lines[moveTo_], &proto_->lines[moveFrom_], count * sizeof(int));
+  }
+  moveFrom_ = reading_;
+  moveTo_ += count;
+}
+
+void InstructionFuser::append(std::uint8_t byte, int line) {
+  proto_->code[written_] = byte;
+  proto_->lines[written_] = line;
+  ++written_;
+}
+
+void InstructionFuser::retag(Op fused) {
+  flush();
+  emitted_.back().op = fused;
+  proto_->code[emitted_.back().at] = static_cast<std::uint8_t>(fused);
+}
+
+bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
+  const Emitted& last = emitted_.back();
+  switch (op) {
+    case Op::GET_LOCAL:
+      if (last.op != Op::GET_LOCAL) return false;
+      retag(Op::GET_LOCAL2);
+      append(proto_->code[at + 1], proto_->lines[at + 1]);
+      return true;
+    case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY:
+      for (const ArithmeticFusion& f : kArithmetic) {
+        if (f.op != op) continue;
+        if (last.op == Op::GET_LOCAL2) retag(f.bothLocals);
+        else if (last.op == Op::GET_LOCAL) retag(f.rightLocal);
+        else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) retag(f.smallInt);
+        else return false;
+        return true;
+      }
+      return false;
+    case Op::POP:
+      for (auto [store, storePop] : kStorePop) {
+        if (last.op != store) continue;
+        retag(storePop);
+        if (storePop == Op::SET_LOCAL_POP) fuseLocalStore(proto_->lines[at]);
+        return true;
+      }
+      return false;
+    // A test of a constant that never jumps goes, with the constant (`while (true)`).
+    case Op::POP_JUMP_IF_FALSE: return dropLastIf(Op::TRUE) || fuseConditionalJump(at, kJumpUnless);
+    case Op::LOOP_IF_TRUE: return dropLastIf(Op::FALSE) || fuseConditionalJump(at, kLoopIf);
+    default: return false;
+  }
+}
+
+bool InstructionFuser::dropLastIf(Op op) {
+  if (emitted_.back().op != op) return false;
+  flush();
+  written_ = emitted_.back().at;
+  emitted_.pop_back();
+  return true;
+}
+
+bool InstructionFuser::fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions) {
+  for (auto [compare, fused] : fusions) {
+    if (emitted_.back().op != compare) continue;
+    retag(fused);
+    jumps_.push_back({emitted_.back().at, targetOf(at, 3, jumpOperand(static_cast<Op>(proto_->code[at])))});
+    append(proto_->code[at + 1], proto_->lines[at + 1]);
+    append(proto_->code[at + 2], proto_->lines[at + 2]);
+    return true;
+  }
+  return false;
+}
+
+void InstructionFuser::fuseLocalStore(int line) {
+  std::size_t n = emitted_.size();
+  const Emitted& store = emitted_[n - 1];
+  if (store.atLabel || n < 2) return;
+  const auto& code = proto_->code;
+  std::uint8_t target = code[store.at + 1];
+  if (n >= 3) {
+    const Emitted& add = emitted_[n - 2];
+    const Emitted& get = emitted_[n - 3];
+    if (get.op == Op::GET_LOCAL && add.op == Op::ADD_SMALL && !add.atLabel && code[get.at + 1] == target) {
+      const std::uint8_t operands[] = {target, code[add.at + 1], code[add.at + 2]};
+      replaceTail(3, Op::ADD_LOCAL_SMALL, operands, line);
+      return;
+    }
+  }
+  const Emitted& arithmetic = emitted_[n - 2];
+  for (auto [plain, storing] : kArithmeticStore) {
+    if (arithmetic.op != plain) continue;
+    const auto count = static_cast<std::size_t>(operandBytes(plain));
+    std::uint8_t operands[3];
+    for (std::size_t i = 0; i < count; ++i) operands[i] = code[arithmetic.at + 1 + i];
+    operands[count] = target;
+    replaceTail(2, storing, std::span<const std::uint8_t>(operands, count + 1), line);
+    return;
+  }
+}
+
+void InstructionFuser::replaceTail(std::size_t count, Op op, std::span<const std::uint8_t> operands, int line) {
+  Emitted first = emitted_[emitted_.size() - count];
+  emitted_.resize(emitted_.size() - count);
+  written_ = first.at;
+  emitted_.push_back({first.at, op, first.atLabel});
+  append(static_cast<std::uint8_t>(op), line);
+  for (std::uint8_t b : operands) append(b, line);
+}
+
+void InstructionFuser::patch(const Jump& jump) {
+  auto& code = proto_->code;
+  auto op = static_cast<Op>(code[jump.at]);
+  JumpOperand operand = jumpOperand(op);
+  std::size_t end = jump.at + 1 + static_cast<std::size_t>(operandBytes(op));
+  std::size_t target = newOffset_[jump.target];
+  std::size_t offset = operand.backward ? end - target : target - end;
+  assert(offset <= 0xffff);  // fusing only ever shortens a jump
+  std::size_t at = jump.at + static_cast<std::size_t>(operand.at);
+  code[at] = static_cast<std::uint8_t>(offset & 0xff);
+  code[at + 1] = static_cast<std::uint8_t>((offset >> 8) & 0xff);
+}
+
+std::size_t instructionLength(const FunctionProto& proto, std::size_t at) { return lengthAt(proto, at); }
+
+void fuseInstructions(FunctionProto& proto, std::span<const int> labels) { InstructionFuser().fuse(proto, labels); }
+
+}  // namespace kith::vm
