@@ -47,7 +47,7 @@ std::optional<int> parseReplOptions(const std::vector<std::string_view>& args, R
     }
   std::vector<std::string_view> withScript(args);
   withScript.push_back(kNoScript);
-  if (auto exit = parseRunOptions(withScript, options)) return exit;
+  if (auto exit = parseRunOptions(withScript, options, "repl")) return exit;
   if (options.script != kNoScript || !options.args.empty())
     return usageError("'repl' takes options only, no script: kith repl [OPTIONS]");
   if (options.statistics.wanted() || !options.tracePath.empty() || !options.gcPausesFile.empty() ||

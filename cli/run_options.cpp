@@ -146,9 +146,10 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
 
 }  // namespace
 
-std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options) {
+std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options,
+                                   std::string_view command) {
   CommandLine line;
-  if (auto exit = readCommandLine("run", runOptionSpecs(), args, OperandPlacement::endsOptions, line)) return exit;
+  if (auto exit = readCommandLine(command, runOptionSpecs(), args, OperandPlacement::endsOptions, line)) return exit;
   if (line.help) return usageError("--help comes first: kith run --help");  // the kith command prints it
   std::optional<heap::TraceFormat> traceFormat;  // else by --trace's extension
   for (const GivenOption& given : line.options)

@@ -73,6 +73,8 @@ const std::vector<OptionSpec>& runOptionSpecs();
 
 // Reads `run`'s options up to the script name (`-`: standard input); the words
 // after it are the script's. nullopt when `options` is complete, else the usage error's exit code.
-std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options);
+// `command` names who reads them in messages (`repl` reads run's options too).
+std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options,
+                                   std::string_view command = "run");
 
 }  // namespace kith::cli

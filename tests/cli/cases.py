@@ -251,3 +251,6 @@ case("cli.repl_script_refused", "repl x.kith", exit=64, stderr=USAGE_ERROR)
 case("cli.repl_reports_refused", "repl --stats", exit=64, stderr=USAGE_ERROR)
 case("cli.repl_help", "repl --help", stdout=r"^usage: kith repl \[OPTIONS\]")
 case("cli.repl_in_help", "--help", stdout=r"kith repl \[OPTIONS\]")
+# repl reads run's options, and names itself in their errors.
+case("cli.repl_unknown_option", "repl --hep=knuth", exit=64,
+     stderr=r"^kith: unknown option for 'repl': --hep=knuth\ndid you mean '--heap=knuth'\?\n$")
