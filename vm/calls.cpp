@@ -42,7 +42,7 @@ void VM::callNative(const NativeFunction* native, int argc) {
   space_->collectBoxesIfDue();  // the result is on the stack: a safe point
 }
 
-bool VM::callValue(Value callee, int argc) {
+bool VM::callValue(Value callee, int argc, std::uint16_t calleeName) {
   switch (callee.type()) {
     case ValueType::object:
       switch (kindOf(callee)) {
@@ -66,6 +66,8 @@ bool VM::callValue(Value callee, int argc) {
       throwError("class " + callee.asClass()->name + " is instantiated with 'new " + callee.asClass()->name + "(...)'");
     default: break;
   }
+  if (calleeName != kNoCalleeName)
+    throwError("cannot call '" + symbolName(calleeName) + "', a value of type " + typeName(callee));
   throwError("cannot call a value of type " + typeName(callee));
 }
 
@@ -106,7 +108,7 @@ bool VM::invoke(int symbol, int argc, InlineCache* cache) {
       if (field != klass->fieldSlots.end()) {  // a field holding a function: call it
         Value callee = objectAt<InstanceObject>(receiver)->fields()[field->second];
         stackTop_[-1 - argc] = callee;
-        return callValue(callee, argc);
+        return callValue(callee, argc, symbol < kNoCalleeName ? static_cast<std::uint16_t>(symbol) : kNoCalleeName);
       }
     }
     auto it = klass->methods.find(symbol);
@@ -129,7 +131,7 @@ bool VM::invoke(int symbol, int argc, InlineCache* cache) {
     auto it = klass->statics.find(symbol);
     if (it == klass->statics.end())
       throwError("class " + klass->name + " has no member '" + symbolName(symbol) + "'");
-    return callValue(it->second, argc);
+    return callValue(it->second, argc, symbol < kNoCalleeName ? static_cast<std::uint16_t>(symbol) : kNoCalleeName);
   }
   throwError("cannot call method '" + symbolName(symbol) + "' on " + typeName(receiver));
 }

@@ -495,7 +495,21 @@ class Compiler {
       wide ? emitOpU16(setOp, arg) : emitOpU8(setOp, arg);
     } else {
       wide ? emitOpU16(getOp, arg) : emitOpU8(getOp, arg);
+      nameCallee(symbolFor(name.text));
     }
+  }
+
+  // A call names its callee when the callee is a variable or property read just
+  // before its '(': "cannot call 'x', a value of type int" (CALL's second operand).
+  void nameCallee(int symbol) {
+    calleeSymbol_ = symbol;
+    calleeFn_ = fn_;
+    calleeEnd_ = proto()->code.size();
+  }
+  std::uint16_t calleeNameHere() {
+    bool named = calleeFn_ == fn_ && calleeEnd_ == proto()->code.size() && calleeSymbol_ >= 0 &&
+                 calleeSymbol_ < kNoCalleeName;
+    return named ? static_cast<std::uint16_t>(calleeSymbol_) : kNoCalleeName;
   }
 
   // --- declarations and statements ------------------------------------------------------
@@ -1151,8 +1165,10 @@ class Compiler {
     switch (type) {
       case TokenType::leftParen: {
         auto level = nestedLevel();
+        std::uint16_t callee = calleeNameHere();  // before the arguments' code
         int argc = argumentList();
         emitOpU8(Op::CALL, argc);
+        emitU16(callee);
         adjustStack(-argc);
         return;
       }
@@ -1242,6 +1258,7 @@ class Compiler {
     } else {
       emitOpU16(Op::GET_PROPERTY, sym);
       emitU16(newCache());
+      nameCallee(sym);
     }
   }
 
@@ -1410,6 +1427,9 @@ class Compiler {
   std::vector<SourcePosition> errorPositions_;  // where each of errors_ is
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;
+  int calleeSymbol_ = -1;                  // see nameCallee
+  const void* calleeFn_ = nullptr;
+  std::size_t calleeEnd_ = 0;
   bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
   ZoneNameSet topLevelNames_;
   InstructionFuser fuser_;

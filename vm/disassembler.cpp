@@ -50,8 +50,12 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     case Op::SMALL_INT: case Op::ADD_SMALL: case Op::SUB_SMALL:
       out += std::to_string(static_cast<std::int16_t>(u16(a)));
       break;
+    case Op::CALL:
+      out += std::to_string(u8(a));
+      if (u16(a + 1) != kNoCalleeName) out += " '" + vm.symbolName(u16(a + 1)) + "'";
+      break;
     case Op::GET_LOCAL: case Op::SET_LOCAL: case Op::SET_LOCAL_POP: case Op::GET_UPVALUE: case Op::SET_UPVALUE:
-    case Op::CALL: case Op::NEW: case Op::NEW_NEAR:
+    case Op::NEW: case Op::NEW_NEAR:
       out += std::to_string(u8(a));
       break;
     case Op::GET_LOCAL2: case Op::ADD_LL: case Op::SUB_LL: case Op::MUL_LL:

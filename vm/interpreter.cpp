@@ -598,12 +598,13 @@ Value VM::run(std::size_t entryFrame) {
   } while (0)
       CASE(CALL) {
         int argc = READ_BYTE();
+        ip += 2;  // the callee's name: read only when it cannot be called
         Value callee = sp[-1 - argc];
         if (callee.isObject() && callee.asHandle()->klass->kind == ObjectKind::closure) {
           ENTER_SCRIPT_FUNCTION(callee.asHandle(), objectAt<ClosureObject>(callee)->proto);
         }
         SYNC();
-        if (callValue(callee, argc)) LOAD_FRAME();
+        if (callValue(callee, argc, static_cast<std::uint16_t>(ip[-2] | (ip[-1] << 8)))) LOAD_FRAME();
         sp = stackTop_;
         DISPATCH();
       }

@@ -84,7 +84,7 @@ namespace kith::vm {
   X(LOOP_IF_LESS_EQUAL, 2, -2) \
   X(LOOP_IF_GREATER, 2, -2) \
   X(LOOP_IF_GREATER_EQUAL, 2, -2) \
-  X(CALL, 1, 0)            /* u8 argc: callee args -> result */              \
+  X(CALL, 3, 0)            /* u8 argc, u16 callee's name: callee args -> result */ \
   X(INVOKE, 5, 0)          /* u16 symbol, u8 argc, u16 cache */              \
   X(SUPER_INVOKE, 5, 0)    /* u16 class id, u16 symbol, u8 argc */           \
   X(NEW, 1, 0)             /* u8 argc: class args -> instance */             \
@@ -108,6 +108,9 @@ enum class Op : std::uint8_t {
 };
 
 constexpr int kOpCount = static_cast<int>(Op::COUNT_);
+
+// CALL's second operand when the callee was no variable or property read.
+inline constexpr std::uint16_t kNoCalleeName = 0xFFFF;
 
 struct OpInfo {
   const char* name;

@@ -169,7 +169,9 @@ class VM final : private Mutator {
   Value run(std::size_t entryFrame);
   // Calls `callee` with argc args on the stack. True: a script frame was pushed
   // (run it); false: the call finished (a native) and its result is on the stack.
-  bool callValue(Value callee, int argc);
+  // `calleeName`: the symbol the call site read the callee from, for the error when
+  // it cannot be called (kNoCalleeName: none).
+  bool callValue(Value callee, int argc, std::uint16_t calleeName = kNoCalleeName);
   bool invoke(int symbol, int argc, InlineCache* cache);
   bool invokeFromClass(ClassInfo* klass, int symbol, int argc);
   void callClosure(Handle* closure, int argc);
