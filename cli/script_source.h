@@ -3,7 +3,6 @@
 // (vm/source_file.h) so a script piped from an endless source is refused.
 #pragma once
 
-#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -15,9 +14,6 @@ inline constexpr const char* kStandardInputName = "<stdin>";
 
 // The name a script goes by in messages: its path, or <stdin>.
 std::string scriptName(const std::string& path);
-
-// The whole stream, or nullopt with `error` set to the reason.
-std::optional<std::string> readSourceStream(std::FILE* stream, std::string& error);
 
 // The script's bytes (`-`: standard input), or nullopt with `error` set to the reason.
 std::optional<std::string> readScriptSource(const std::string& path, std::string& error);

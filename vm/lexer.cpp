@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "vm/utf8.h"
+
 namespace kith::vm {
 
 namespace {
@@ -13,30 +15,20 @@ namespace {
 // ASCII, "character U+XXXX" for a well-formed UTF-8 sequence (whose length goes to
 // `length`, so the rest of it is not reported again), else "byte 0xXX".
 std::string describeCharacter(std::string_view bytes, std::size_t* length) {
-  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
-  unsigned char lead = byte(0);
+  auto lead = static_cast<unsigned char>(bytes[0]);
   char text[32];
   *length = 1;
   if (lead >= 0x21 && lead < 0x7f) {
     std::snprintf(text, sizeof text, "character '%c'", lead);
     return text;
   }
-  std::size_t size = lead >= 0xf0 && lead < 0xf5 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 && lead < 0xe0 ? 2 : 0;
-  if (lead >= 0xf5) size = 0;
-  char32_t code = size == 2 ? lead & 0x1f : size == 3 ? lead & 0x0f : lead & 0x07;
-  bool wellFormed = size > 1 && bytes.size() >= size;
-  for (std::size_t i = 1; wellFormed && i < size; ++i) {
-    wellFormed = (byte(i) & 0xc0) == 0x80;
-    code = (code << 6) | (byte(i) & 0x3f);
-  }
-  if (wellFormed && size == 3 && (code < 0x800 || (code >= 0xd800 && code < 0xe000))) wellFormed = false;
-  if (wellFormed && size == 4 && (code < 0x10000 || code > 0x10ffff)) wellFormed = false;
-  if (!wellFormed) {
+  std::optional<Utf8Character> character = decodeUtf8(bytes);
+  if (!character || character->length == 1) {
     std::snprintf(text, sizeof text, "byte 0x%02X", lead);
     return text;
   }
-  *length = size;
-  std::snprintf(text, sizeof text, "character U+%04X", static_cast<unsigned>(code));
+  *length = character->length;
+  std::snprintf(text, sizeof text, "character U+%04X", static_cast<unsigned>(character->code));
   return text;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "vm/utf8.h"
+
 namespace kith::vm {
 
 namespace {
@@ -13,13 +15,9 @@ bool isContinuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0
 
 bool validUtf8(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
-    auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t size = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3
-                     : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
-    if (size == 0 || i + size > text.size()) return false;
-    for (std::size_t k = 1; k < size; ++k)
-      if (!isContinuation(text[i + k])) return false;
-    i += size;
+    std::optional<Utf8Character> character = decodeUtf8(text.substr(i));
+    if (!character) return false;
+    i += character->length;
   }
   return true;
 }

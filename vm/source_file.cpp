@@ -55,26 +55,28 @@ std::optional<std::string> readSourceFile(const std::string& path, std::string& 
     ::close(fd);
     return std::nullopt;
   }
+  std::optional<std::string> text = readSourceDescriptor(fd, error);
+  ::close(fd);
+  return text;
+}
+
+std::optional<std::string> readSourceDescriptor(int fd, std::string& error) {
   std::string text;
   char buffer[65536];
   for (;;) {
     ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n == 0) break;
+    if (n == 0) return text;
     if (n < 0) {
       if (errno == EINTR) continue;
       error = std::strerror(errno);
-      ::close(fd);
       return std::nullopt;
     }
     text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxSourceBytes) {  // the file grew after fstat
+    if (text.size() > kMaxSourceBytes) {  // a file that grew after fstat, or a stream without end
       error = "source too large";
-      ::close(fd);
       return std::nullopt;
     }
   }
-  ::close(fd);
-  return text;
 }
 
 }  // namespace kith::vm

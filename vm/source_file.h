@@ -21,4 +21,8 @@ bool isRegularSourceFile(const std::string& path, std::string& error);
 // too large").
 std::optional<std::string> readSourceFile(const std::string& path, std::string& error);
 
+// Everything readable from `fd` to its end (standard input for `kith run -`), under
+// the same cap; nullopt with `error` set to the reason. Does not close `fd`.
+std::optional<std::string> readSourceDescriptor(int fd, std::string& error);
+
 }  // namespace kith::vm

@@ -62,5 +62,29 @@ TEST(SourceFile, RefusesWhatIsNotARegularFile) {
   std::remove(fifo.c_str());
 }
 
+TEST(SourceFile, ADescriptorIsReadWhole) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  std::string text(200000, 'x');  // more than one read's buffer
+  text += "\nprint(1);\n";
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fflush(f);
+  ASSERT_EQ(::lseek(::fileno(f), 0, SEEK_SET), 0);
+  std::string error;
+  std::optional<std::string> read = readSourceDescriptor(::fileno(f), error);
+  std::fclose(f);
+  ASSERT_TRUE(read) << error;
+  EXPECT_EQ(*read, text);
+}
+
+TEST(SourceFile, AnUnreadableDescriptorGivesTheReason) {
+  std::FILE* f = std::fopen("/dev/null", "w");  // open for writing only: reading fails
+  ASSERT_NE(f, nullptr);
+  std::string error;
+  EXPECT_EQ(readSourceDescriptor(::fileno(f), error), std::nullopt);
+  EXPECT_EQ(error, "Bad file descriptor");
+  std::fclose(f);
+}
+
 }  // namespace
 }  // namespace kith::vm
