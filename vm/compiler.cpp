@@ -495,21 +495,22 @@ class Compiler {
       wide ? emitOpU16(setOp, arg) : emitOpU8(setOp, arg);
     } else {
       wide ? emitOpU16(getOp, arg) : emitOpU8(getOp, arg);
-      nameCallee(symbolFor(name.text));
+      nameCallee(name.text);
     }
   }
 
   // A call names its callee when the callee is a variable or property read just
   // before its '(': "cannot call 'x', a value of type int" (CALL's second operand).
-  void nameCallee(int symbol) {
-    calleeSymbol_ = symbol;
+  // The name is interned only when a call follows: most reads are not callees.
+  void nameCallee(std::string_view name) {
+    calleeName_ = name;
     calleeFn_ = fn_;
     calleeEnd_ = proto()->code.size();
   }
   std::uint16_t calleeNameHere() {
-    bool named = calleeFn_ == fn_ && calleeEnd_ == proto()->code.size() && calleeSymbol_ >= 0 &&
-                 calleeSymbol_ < kNoCalleeName;
-    return named ? static_cast<std::uint16_t>(calleeSymbol_) : kNoCalleeName;
+    if (calleeFn_ != fn_ || calleeEnd_ != proto()->code.size()) return kNoCalleeName;
+    int symbol = symbolFor(calleeName_);
+    return symbol < kNoCalleeName ? static_cast<std::uint16_t>(symbol) : kNoCalleeName;
   }
 
   // --- declarations and statements ------------------------------------------------------
@@ -1243,7 +1244,8 @@ class Compiler {
     // After '.', a keyword is a property name too: LANGUAGE.md's `lib.fn(...)`.
     if (current_.type >= TokenType::kwLet && current_.type <= TokenType::kwImport) advance();
     else consume(TokenType::identifier, "expected a property name after '.'");
-    int sym = symbolFor(previous_.text);
+    std::string_view property = previous_.text;
+    int sym = symbolFor(property);
     if (canAssign && match(TokenType::equal)) {
       newNearReceiver_ = check(TokenType::kwNew);  // obj.f = new C(...): build it near obj
       expression();
@@ -1258,7 +1260,7 @@ class Compiler {
     } else {
       emitOpU16(Op::GET_PROPERTY, sym);
       emitU16(newCache());
-      nameCallee(sym);
+      nameCallee(property);
     }
   }
 
@@ -1427,7 +1429,7 @@ class Compiler {
   std::vector<SourcePosition> errorPositions_;  // where each of errors_ is
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;
-  int calleeSymbol_ = -1;                  // see nameCallee
+  std::string_view calleeName_;            // see nameCallee (a token's text: the source outlives it)
   const void* calleeFn_ = nullptr;
   std::size_t calleeEnd_ = 0;
   bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
