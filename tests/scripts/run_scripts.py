@@ -18,7 +18,8 @@ The expectation format is LANGUAGE.md's ("Tests in this language"), read as
   // expect compile error: MSG    MSG is part of stderr, exit 65, stdout empty
                                   (several such lines: each must appear)
   // kith-flags: FLAGS              run flags this script needs (e.g. --heap-size=256K),
-                                  added after the configuration's
+                                  added after the configuration's, whose own value of the
+                                  same option they replace (kith refuses two values)
   // kith-needs-collector           skipped under --gc=none (the script relies on
                                   collections to fit its heap)
   // kith-not-on: POLICY ...        skipped on these heap policies (say why beside it)
@@ -125,6 +126,8 @@ def check(kith, path, flags, timeout):
         return SKIPPED
     if want.skipped_with(flags):
         return SKIPPED
+    own = {flag.split("=", 1)[0] for flag in want.flags}
+    flags = [flag for flag in flags if flag.split("=", 1)[0] not in own]
     try:
         p = subprocess.run([kith, "run", *flags, *want.flags, path], capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:
