@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
 
 #include "heap/adapters/shared_library.h"
 
@@ -51,9 +50,18 @@ std::optional<std::string> LineReader::read(const char* prompt) {
       std::fputs(prompt, stdout);
       std::fflush(stdout);
     }
-    std::string line;
-    if (!std::getline(std::cin, line)) return std::nullopt;
-    if (line.ends_with('\r')) line.pop_back();
+    // C's getline, not <iostream>'s: including <iostream> gives the program a static
+    // initialiser that builds the C++ locales at every start, REPL or not.
+    char* raw = nullptr;
+    std::size_t capacity = 0;
+    ssize_t length = ::getline(&raw, &capacity, stdin);
+    std::optional<std::string> line;
+    if (length >= 0) {
+      line.emplace(raw, static_cast<std::size_t>(length));
+      if (line->ends_with('\n')) line->pop_back();
+      if (line->ends_with('\r')) line->pop_back();
+    }
+    std::free(raw);
     return line;
   }
   char* raw = libedit()->readline(prompt);
