@@ -7,28 +7,21 @@
 namespace kith::heap {
 namespace {
 
-struct Jemalloc {
-  void* (*mallocx)(std::size_t, int) = nullptr;
-  void (*dallocx)(void*, int) = nullptr;
-  std::size_t (*sallocx)(const void*, int) = nullptr;
-};
-Jemalloc jemalloc;
+void* (*mallocx)(std::size_t, int) = nullptr;
+void (*dallocx)(void*, int) = nullptr;
+std::size_t (*sallocx)(const void*, int) = nullptr;
 
 }  // namespace
 
 void JemallocApi::load() {
-  static const bool loaded = [] {
-    SharedLibrary library("libjemalloc.so.2", "the jemalloc policy", "libjemalloc2");
-    jemalloc = {library.function<decltype(Jemalloc::mallocx)>("mallocx"),
-                library.function<decltype(Jemalloc::dallocx)>("dallocx"),
-                library.function<decltype(Jemalloc::sallocx)>("sallocx")};
-    return true;
-  }();
-  (void)loaded;
+  static const SharedLibrary library("libjemalloc.so.2", "the jemalloc policy", "libjemalloc2");
+  library.bind(mallocx, "mallocx");
+  library.bind(dallocx, "dallocx");
+  library.bind(sallocx, "sallocx");
 }
 
-void* JemallocApi::allocate(std::size_t size) { return jemalloc.mallocx(size, 0); }
-void JemallocApi::release(void* p) { jemalloc.dallocx(p, 0); }
-std::size_t JemallocApi::usableSize(void* p) { return jemalloc.sallocx(p, 0); }
+void* JemallocApi::allocate(std::size_t size) { return mallocx(size, 0); }
+void JemallocApi::release(void* p) { dallocx(p, 0); }
+std::size_t JemallocApi::usableSize(void* p) { return sallocx(p, 0); }
 
 }  // namespace kith::heap

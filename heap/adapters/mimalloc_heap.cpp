@@ -7,28 +7,21 @@
 namespace kith::heap {
 namespace {
 
-struct Mimalloc {
-  void* (*mi_malloc)(std::size_t) = nullptr;
-  void (*mi_free)(void*) = nullptr;
-  std::size_t (*mi_usable_size)(const void*) = nullptr;
-};
-Mimalloc mimalloc;
+void* (*mi_malloc)(std::size_t) = nullptr;
+void (*mi_free)(void*) = nullptr;
+std::size_t (*mi_usable_size)(const void*) = nullptr;
 
 }  // namespace
 
 void MimallocApi::load() {
-  static const bool loaded = [] {
-    SharedLibrary library("libmimalloc.so.2", "the mimalloc policy", "libmimalloc2.0");
-    mimalloc = {library.function<decltype(Mimalloc::mi_malloc)>("mi_malloc"),
-                library.function<decltype(Mimalloc::mi_free)>("mi_free"),
-                library.function<decltype(Mimalloc::mi_usable_size)>("mi_usable_size")};
-    return true;
-  }();
-  (void)loaded;
+  static const SharedLibrary library("libmimalloc.so.2", "the mimalloc policy", "libmimalloc2.0");
+  library.bind(mi_malloc, "mi_malloc");
+  library.bind(mi_free, "mi_free");
+  library.bind(mi_usable_size, "mi_usable_size");
 }
 
-void* MimallocApi::allocate(std::size_t size) { return mimalloc.mi_malloc(size); }
-void MimallocApi::release(void* p) { mimalloc.mi_free(p); }
-std::size_t MimallocApi::usableSize(void* p) { return mimalloc.mi_usable_size(p); }
+void* MimallocApi::allocate(std::size_t size) { return mi_malloc(size); }
+void MimallocApi::release(void* p) { mi_free(p); }
+std::size_t MimallocApi::usableSize(void* p) { return mi_usable_size(p); }
 
 }  // namespace kith::heap

@@ -29,6 +29,10 @@ class SharedLibrary {
   Fn function(const char* name) const {
     return reinterpret_cast<Fn>(symbol(name));
   }
+  template <class Fn>
+  void bind(Fn& pointer, const char* name) const {
+    pointer = function<Fn>(name);
+  }
 
  private:
   void* symbol(const char* name) const;
