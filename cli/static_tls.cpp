@@ -6,6 +6,13 @@
 #include <string>
 #include <string_view>
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define KITH_UNDER_VALGRIND() RUNNING_ON_VALGRIND
+#else
+#define KITH_UNDER_VALGRIND() 0
+#endif
+
 namespace kith::cli {
 namespace {
 
@@ -26,6 +33,10 @@ void reexecWithStaticTlsForJemalloc(int argc, char** argv) {
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   // Already set, by the first execution or by the user: never loop.
   if (tunables && std::string_view(tunables).find(kTunable) != std::string_view::npos) return;
+  // Under valgrind the new program would run without the tool (or, through
+  // /proc/self/exe, be the tool), so a measurement would quietly measure nothing:
+  // the caller sets the tunable, and without it the policy says so (exit 69).
+  if (KITH_UNDER_VALGRIND()) return;
   std::string value = tunables && *tunables ? std::string(tunables) + ":" + std::string(kSurplus)
                                             : std::string(kSurplus);
   if (::setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;

@@ -4,7 +4,8 @@
 // jemalloc anywhere (a policy option, a study's list) re-executes `kith` once
 // with a larger surplus, before it reads anything (standard input included);
 // every other run is left as it started. A false match costs one exec, nothing
-// else: the command line and environment are otherwise unchanged.
+// else: the command line and environment are otherwise unchanged. Not under
+// valgrind, whose caller sets GLIBC_TUNABLES itself (study/alloc_cost.py does).
 #pragma once
 
 namespace kith::cli {
