@@ -23,11 +23,13 @@
 #include "cli/replay.h"
 #include "cli/run_command.h"
 #include "cli/run_options.h"
+#include "cli/static_tls.h"
 #include "cli/study_command.h"
 #include "cli/suggestion.h"
 #include "cli/trace_command.h"
 #include "cli/usage_error.h"
 #include "cli/version.h"
+#include "heap/adapters/shared_library.h"
 #include "heap/heap.h"
 #include "heap/layers/fixed_arena.h"
 
@@ -431,6 +433,14 @@ int dispatch(const std::vector<std::string_view>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kith::cli::reexecWithStaticTlsForJemalloc(argc, argv);
+  int exitCode;
+  try {
+    exitCode = dispatch({argv + 1, argv + argc});
+  } catch (const kith::heap::LibraryUnavailable& e) {  // the chosen policy's library
+    std::fprintf(stderr, "kith: %s\n", e.what());
+    exitCode = kith::cli::kExitUnavailable;
+  }
   // Every command's standard output must have arrived (CLI.md: exit 73 when not).
-  return kith::cli::exitCodeAfterStandardOutput(dispatch({argv + 1, argv + argc}));
+  return kith::cli::exitCodeAfterStandardOutput(exitCode);
 }

@@ -1,7 +1,9 @@
 // BoehmHeap: the Boehm-Demers-Weiser conservative collector (libgc, pkg-config
 // bdw-gc) as a policy — the yardstick the studied policies are measured against,
 // not a product path. Blocks come from GC_MALLOC (scanned: objects hold Values),
-// and the heap is capped at the arena size with GC_set_max_heap_size.
+// and the heap is capped at the arena size with GC_set_max_heap_size. libgc is
+// opened with dlopen when the first Boehm heap is made (shared_library.h), so runs
+// on other policies never load it; a machine without it gets LibraryUnavailable.
 //
 // Two modes, because libgc is one collector per process:
 //   - no root scanner installed (heap tests, a VM with its own collector): Boehm's

@@ -1,7 +1,8 @@
 // ExternalAllocatorHeap<Api>: a top heap over an allocator library's own API, for
 // comparison like MallocHeap: not fixed-size, the library grows its heap from the
-// OS. Api gives static allocate(size), release(p) and usableSize(p), defined in the
-// small shared library that alone links the allocator (jemalloc_heap.h says why).
+// OS. Api gives static load(), allocate(size), release(p) and usableSize(p); load
+// opens the library on first use (shared_library.h) and throws LibraryUnavailable
+// when this machine cannot.
 #pragma once
 
 #include <cstddef>
@@ -14,8 +15,8 @@ namespace kith::heap {
 template <class Api>
 class ExternalAllocatorHeap {
  public:
-  ExternalAllocatorHeap() = default;
-  explicit ExternalAllocatorHeap(std::size_t /*ignored: the library grows*/) {}
+  ExternalAllocatorHeap() { Api::load(); }
+  explicit ExternalAllocatorHeap(std::size_t /*ignored: the library grows*/) { Api::load(); }
 
   void* malloc(std::size_t sz) {
     // A request rounded up to a multiple of 16 lands in a size class of 16-aligned

@@ -1,12 +1,12 @@
-// MimallocHeap: ExternalAllocatorHeap over mimalloc 2 (Debian's libmimalloc), for comparison
-// like MallocHeap: not fixed-size, the library grows its heap from the OS. Present
-// when CMake found mimalloc at build time (KITH_HAVE_MIMALLOC); `kith policies`
-// notes it otherwise.
+// MimallocHeap: ExternalAllocatorHeap over mimalloc 2 (Debian's libmimalloc2.0), for
+// comparison like MallocHeap: not fixed-size, the library grows its heap from the
+// OS. Listed when CMake found mimalloc at build time (KITH_HAVE_MIMALLOC); `kith
+// policies` notes it otherwise. Opened with dlopen when the policy is chosen
+// (shared_library.h), so runs on other policies never load it.
 //
-// Debian's libmimalloc exports malloc/free too (it is built to override them), so,
-// as for jemalloc (jemalloc_heap.h), only the small shared library kith_mimalloc
-// (mimalloc_heap.cpp) links it: it loads after libc, `malloc` stays glibc's, and
-// these calls use mimalloc's prefixed API (mi_malloc, mi_free, mi_usable_size).
+// Debian's libmimalloc exports malloc/free too (it is built to override them);
+// opened RTLD_LOCAL, these calls use mimalloc's prefixed API (mi_malloc, mi_free,
+// mi_usable_size) and `malloc` stays glibc's.
 #pragma once
 
 #include <cstddef>
@@ -15,7 +15,8 @@
 
 namespace kith::heap {
 
-struct MimallocApi {  // mimalloc_heap.cpp, in libkith_mimalloc
+struct MimallocApi {  // mimalloc_heap.cpp
+  static void load();  // throws LibraryUnavailable
   static void* allocate(std::size_t size);
   static void release(void* p);
   static std::size_t usableSize(void* p);
