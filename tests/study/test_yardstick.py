@@ -31,7 +31,8 @@ def check(cond, what):
 
 
 def yardstick(*args):
-    return subprocess.run(["/usr/bin/python3", SCRIPT, f"--kith={kith}", *args], capture_output=True, text=True)
+    return subprocess.run(["/usr/bin/python3", SCRIPT, f"--kith={kith}", *args], capture_output=True, text=True,
+                          cwd=work)
 
 
 def rows(out):
