@@ -1,6 +1,8 @@
 // The four scratch heaps behind vm/compiler_scratch.h.
 #include "vm/compiler_scratch.h"
 
+#include <cstdlib>
+
 #include "heap/adapters/malloc_heap.h"
 #include "heap/layers/reap.h"
 #include "heap/layers/zone_heap.h"
@@ -58,13 +60,13 @@ class LeaScratch final : public CompilerScratch {
   heap::LeaPolicy lea_{std::size_t{1} << 30};
 };
 
+// The C library's malloc itself (its blocks are aligned for every scratch type).
 class MallocScratch final : public CompilerScratch {
-  void* take(std::size_t bytes) override { return heap_.malloc(bytes); }
+  void* take(std::size_t bytes) override { return std::malloc(bytes); }
   bool give(void* p) override {
-    heap_.free(p);
+    std::free(p);
     return true;
   }
-  heap::MallocHeap heap_;
 };
 
 }  // namespace
