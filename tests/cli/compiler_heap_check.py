@@ -61,6 +61,10 @@ def main():
         if p.returncode != 64 or not first.startswith("kith: --compiler-heap wants zone, reap, lea, malloc"):
             failures.append(f"kith {' '.join(argv)}: exit {p.returncode}, stderr {p.stderr!r}")
 
+    p = subprocess.run([kith, "repl", "--compiler-heap=reap"], input="", capture_output=True, text=True, timeout=60)
+    if p.returncode != 64 or "'repl' takes no compiler experiment options" not in p.stderr:
+        failures.append(f"kith repl --compiler-heap=reap: exit {p.returncode}, stderr {p.stderr!r}")
+
     for f in failures:
         print(f)
     if not failures:
