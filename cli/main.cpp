@@ -56,7 +56,8 @@ constexpr const char* kCommandsHelp =
     "  kith run [OPTIONS] FILE [ARGS...]\n"
     "                                compile and run a script (FILE - reads standard\n"
     "                                input); ARGS become System.args\n"
-    "  kith disasm FILE.kith         print the script's bytecode with source lines\n"
+    "  kith disasm [--compiler-heap=H] FILE.kith\n"
+    "                                print the script's bytecode with source lines\n"
     "  kith repl [OPTIONS]           an interactive prompt (also bare kith on a terminal) on\n"
     "                                one VM with run's heap and collector options; an\n"
     "                                expression prints its value; exit or Ctrl-D ends it\n"
@@ -150,6 +151,13 @@ constexpr const char* kRunOptionsHelp =
     "                      standard output (mixed with what the script prints)\n"
     "  --trace-format=F    binary or text, whatever PATH ends in (kith trace dump\n"
     "                      prints a binary trace as text)\n"
+    "  --compiler-heap=H   experiment knob: the heap of the compiler's scratch data:\n"
+    "                      zone (default; a region freed when compilation ends),\n"
+    "                      reap, lea or malloc (each piece freed when done); also\n"
+    "                      for disasm. The bytecode is the same with every H\n"
+    "  --compile-only      compile the script, report its errors, and stop\n"
+    "  --compiler-stats    one JSON line on stderr: the compile's seconds and the\n"
+    "                      scratch bytes held (peak, mean over requests)\n"
     "\n";
 
 constexpr const char* kReplayOptionsHelp =
@@ -411,9 +419,16 @@ int dispatch(const std::vector<std::string_view>& args) {
     return kith::cli::runCommand(rest);
   }
   if (command == "disasm") {
-    if (auto exit = readOperandsOnly(command, rest, line)) return *exit;
+    if (auto exit = readCommandLine(command, {{"--compiler-heap", kith::cli::OptionArgument::required}}, rest,
+                                    OperandPlacement::anywhere, line))
+      return *exit;
+    if (line.help) return printHelp(commandHelp(command));
     if (line.operands.size() != 1) return usageError("'disasm' takes one script: kith disasm FILE");
-    return kith::cli::disassembleScript(std::string(line.operands[0]));
+    auto compilerHeap = kith::vm::CompilerHeap::zone;
+    for (const auto& given : line.options)
+      if (auto heap = kith::vm::compilerHeapNamed(*given.value)) compilerHeap = *heap;
+      else return kith::cli::compilerHeapError(*given.value);
+    return kith::cli::disassembleScript(std::string(line.operands[0]), compilerHeap);
   }
   if (command == "study") return kith::cli::runStudyCommand(rest);  // its driver reads its options
   if (command == "repl") return kith::cli::replCommand(rest);  // its own --help and options

@@ -55,6 +55,9 @@ std::optional<int> parseReplOptions(const std::vector<std::string_view>& args, R
     return usageError(
         "'repl' writes no reports (--stats, --stats-file, --trace, --gc-pauses-file, --frag-file); "
         "System.heapStats() shows the statistics");
+  if (options.compileOnly || options.compilerStats || options.compilerHeap != vm::CompilerHeap::zone)
+    return usageError("'repl' takes no compiler experiment options (--compiler-heap, --compile-only, "
+                      "--compiler-stats): kith run takes them");
   return std::nullopt;
 }
 

@@ -203,18 +203,30 @@ void reportCompileErrors(const std::vector<std::string>& errors) {
 
 namespace {
 
+// --compiler-stats: one JSON line on stderr (the compiler-heap experiment's sample).
+void reportCompilerScratch(vm::CompilerHeap heap, const vm::ScratchStats& s, double compileSeconds) {
+  std::fprintf(stderr,
+               "{\"compiler_heap\": \"%s\", \"compile_s\": %.6f, \"requests\": %zu, \"frees\": %zu, "
+               "\"peak_bytes\": %zu, \"mean_bytes\": %.1f, \"chunk_bytes\": %zu}\n",
+               std::string(vm::compilerHeapName(heap)).c_str(), compileSeconds, s.requests, s.frees, s.peakBytes,
+               s.meanBytes, s.chunkBytes);
+}
+
 // Installs the built-ins, compiles and runs the script: LANGUAGE.md's exit code for
 // how it ended. `programStart` is set when set-up is done (vm.wall_s starts there).
-int runProgram(vm::VM& vm, const std::string& source, const std::string& path,
+int runProgram(vm::VM& vm, const std::string& source, const std::string& path, const RunOptions& options,
                std::optional<Clock::time_point>& programStart) {
   try {
     stdlib::installBuiltins(vm);
     programStart = Clock::now();
-    vm::CompileResult compiled = vm::compile(vm, source, path);
+    vm::CompileResult compiled = vm::compile(vm, source, path, options.compilerHeap);
+    if (options.compilerStats)
+      reportCompilerScratch(options.compilerHeap, compiled.scratch, secondsBetween(*programStart, Clock::now()));
     if (!compiled.script) {
       reportCompileErrors(compiled.reportLines());
       return kExitDataError;
     }
+    if (options.compileOnly) return kExitOk;
     try {
       vm.runScript(compiled.script);
     } catch (const vm::KithThrow&) {
@@ -284,7 +296,7 @@ int runScript(const RunOptions& options) {
   trace.start(outputs.trace, options.traceFormat, *vm);
 
   std::optional<Clock::time_point> programStart;
-  int exitCode = runProgram(*vm, *source, scriptName(options.script), programStart);
+  int exitCode = runProgram(*vm, *source, scriptName(options.script), options, programStart);
   std::fflush(stdout);
   const auto programEnd = Clock::now();
   if (!programStart) programStart = programEnd;  // the built-ins' set-up failed
@@ -314,7 +326,7 @@ int runScript(const RunOptions& options) {
   return exitCode;
 }
 
-int disassembleScript(const std::string& path) {
+int disassembleScript(const std::string& path, vm::CompilerHeap compilerHeap) {
   std::optional<std::string> source = readScript(path);
   if (!source) return kExitNoInput;
   auto heap = heap::makeHeap("malloc", std::size_t{64} << 20, false);
@@ -326,7 +338,7 @@ int disassembleScript(const std::string& path) {
     std::fprintf(stderr, "kith: cannot set up the built-ins\n");
     return kExitSoftware;
   }
-  vm::CompileResult compiled = vm::compile(vm, *source, scriptName(path));
+  vm::CompileResult compiled = vm::compile(vm, *source, scriptName(path), compilerHeap);
   if (!compiled.script) {
     reportCompileErrors(compiled.reportLines());
     return kExitDataError;

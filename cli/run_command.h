@@ -20,7 +20,8 @@ int runCommand(const std::vector<std::string_view>& args);
 // output that cannot be written, or the code given to System.exit.
 int runScript(const RunOptions& options);
 
-// `kith disasm FILE.kith`: the script's bytecode with its source lines on stdout.
-int disassembleScript(const std::string& path);
+// `kith disasm [--compiler-heap=H] FILE.kith`: the script's bytecode with its source
+// lines on stdout, compiled with its scratch data on H.
+int disassembleScript(const std::string& path, vm::CompilerHeap compilerHeap = vm::CompilerHeap::zone);
 
 }  // namespace kith::cli

@@ -55,8 +55,14 @@ const std::vector<OptionSpec>& runOptionSpecs() {
       {"--check-freed", none},        {"--fail-alloc", required},    {"--fail-alloc-every", required},
       {"--max-depth", required},      {"--stats", optional},         {"--stats-file", required},
       {"--stats-timers", required},   {"--trace", required},         {"--trace-format", required},
+      {"--compiler-heap", required},  {"--compile-only", none},      {"--compiler-stats", none},
   };
   return specs;
+}
+
+int compilerHeapError(std::string_view name) {
+  return usageError("--compiler-heap wants " + std::string(vm::kCompilerHeapNames) + "; got '" +
+                    std::string(name) + "'");
 }
 
 namespace {
@@ -138,6 +144,14 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
     if (v != "off" && !(pct && *pct > 0 && *pct <= 100))
       return usageError("--gc-overhead-limit wants a percentage in (0, 100] or off; got '" + v + "'");
     options.gcOverheadLimit = *pct / 100;
+  } else if (a.starts_with("--compiler-heap=")) {
+    std::optional<vm::CompilerHeap> heap = vm::compilerHeapNamed(value("--compiler-heap="));
+    if (!heap) return compilerHeapError(value("--compiler-heap="));
+    options.compilerHeap = *heap;
+  } else if (a == "--compile-only") {
+    options.compileOnly = true;
+  } else if (a == "--compiler-stats") {
+    options.compilerStats = true;
   } else {
     return usageError("unknown option for 'run': " + std::string(a));
   }

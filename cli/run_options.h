@@ -14,6 +14,7 @@
 #include "cli/statistics_request.h"
 #include "gc/continuous_collector.h"
 #include "heap/trace/trace_event.h"
+#include "vm/compiler_heap.h"
 
 namespace kith::cli {
 
@@ -51,6 +52,9 @@ struct RunOptions {
   std::uint64_t failAllocation = 0;       // --fail-alloc=N
   std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N
   std::size_t maxDepth = 10000;
+  vm::CompilerHeap compilerHeap = vm::CompilerHeap::zone;  // --compiler-heap (an experiment knob)
+  bool compileOnly = false;     // --compile-only: stop after compiling the script
+  bool compilerStats = false;   // --compiler-stats: the scratch heap's bytes, one JSON line on stderr
   StatisticsRequest statistics;
   std::string tracePath;  // record every allocation and free here
   heap::TraceFormat traceFormat = heap::TraceFormat::binary;
@@ -67,6 +71,9 @@ struct RunOptions {
 std::string policySuggestion(std::string_view word, bool withReplayBaselines = false);
 // The same for a misspelled --gc.
 std::string collectorSuggestion(std::string_view word);
+
+// The usage error (exit 64) for an unknown --compiler-heap NAME.
+int compilerHeapError(std::string_view name);
 
 // The options `kith run` takes (and `kith FILE` with the run implied).
 const std::vector<OptionSpec>& runOptionSpecs();

@@ -4,11 +4,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "vm/compiler_zone.h"
+#include "vm/compiler_scratch.h"
 #include "vm/jump_list.h"
 #include "vm/lexer.h"
 #include "vm/object.h"
@@ -42,23 +43,23 @@ struct UpvalueRef {
 struct LoopState {
   LoopState* enclosing;
   int continueTarget;  // a code offset to LOOP back to; -1: forward, to a point not yet emitted
-  ZoneVector<int> continueJumps;  // with continueTarget -1: the forward jumps to patch there
+  ScratchVector<int> continueJumps;  // with continueTarget -1: the forward jumps to patch there
   std::size_t localCount;  // locals that live outside the loop body
   int tryDepth;
-  ZoneVector<int> breakJumps;
+  ScratchVector<int> breakJumps;
 };
 
 struct FunctionState {
   FunctionState* enclosing;
   FunctionProto* proto;
   FunctionKind kind;
-  ZoneVector<Local> locals;
-  ZoneVector<UpvalueRef> upvalues;
+  ScratchVector<Local> locals;
+  ScratchVector<UpvalueRef> upvalues;
   int scopeDepth = 0;
   LoopState* loop = nullptr;
   int tryDepth = 0;
   int stackDepth = 1;  // slot 0: the callee or `this`
-  ZoneVector<int> loopStarts;  // code offsets nothing fuses across (fuseInstructions' labels)
+  ScratchVector<int> loopStarts;  // code offsets nothing fuses across (fuseInstructions' labels)
 };
 
 struct ClassState {
@@ -82,8 +83,9 @@ constexpr int kMaxArgs = 255;
 
 class Compiler {
  public:
-  Compiler(VM& vm, std::string_view source, std::string_view file, CompilerZone& zone)
-      : vm_(vm), lexer_(source), file_(file), zone_(zone), topLevelNames_(ZoneAllocator<std::string_view>(&zone)) {}
+  Compiler(VM& vm, std::string_view source, std::string_view file, CompilerScratch& scratch)
+      : vm_(vm), lexer_(source), file_(file), scratch_(scratch),
+        topLevelNames_(ScratchAllocator<std::string_view>(&scratch)) {}
 
   CompileResult compileScript() {
     FunctionProto* proto = nullptr;
@@ -308,7 +310,7 @@ class Compiler {
     }
     try {
       // The string joins the constants (a root) at once: std::string copy first,
-      // because `text` may come from the zone, never from the VM heap.
+      // because `text` may come from the scratch heap, never from the VM heap.
       Value s = vm_.newString(text);
       constants.push_back(s);
     } catch (const KithThrow&) {
@@ -335,9 +337,9 @@ class Compiler {
 
   // --- functions --------------------------------------------------------------------
   FunctionState newFunctionState(FunctionKind kind, std::string name) {
-    FunctionState state{fn_, vm_.newProto(), kind, ZoneVector<Local>(ZoneAllocator<Local>(&zone_)),
-                        ZoneVector<UpvalueRef>(ZoneAllocator<UpvalueRef>(&zone_)), 0, nullptr, 0, 1,
-                        ZoneVector<int>(ZoneAllocator<int>(&zone_))};
+    FunctionState state{fn_, vm_.newProto(), kind, ScratchVector<Local>(ScratchAllocator<Local>(&scratch_)),
+                        ScratchVector<UpvalueRef>(ScratchAllocator<UpvalueRef>(&scratch_)), 0, nullptr, 0, 1,
+                        ScratchVector<int>(ScratchAllocator<int>(&scratch_))};
     state.proto->name = std::move(name);
     state.proto->file = std::string(file_);
     state.proto->isInitializer = kind == FunctionKind::initializer;
@@ -388,7 +390,7 @@ class Compiler {
     consume(TokenType::rightParen, "expected ')' after parameters");
     consume(TokenType::leftBrace, "expected '{' before the function body");
     block();
-    ZoneVector<UpvalueRef> upvalues = state.upvalues;
+    ScratchVector<UpvalueRef> upvalues = state.upvalues;
     FunctionProto* compiled = endFunction();
     FunctionProto* parent = proto();
     parent->functions.push_back(compiled);
@@ -580,7 +582,7 @@ class Compiler {
     emitByte(state.hasSuperclass ? 1 : 0);
     if (state.hasSuperclass) adjustStack(-1);
     consume(TokenType::leftBrace, "expected '{' before the class body");
-    ZoneNameSet methodNames{ZoneAllocator<std::string_view>(&zone_)};
+    ScratchNameSet methodNames{ScratchAllocator<std::string_view>(&scratch_)};
     while (!check(TokenType::rightBrace) && !check(TokenType::eof)) {
       if (match(TokenType::kwField)) {
         do {
@@ -690,8 +692,8 @@ class Compiler {
   }
 
   LoopState beginLoop(int continueTarget) {
-    LoopState loop{fn_->loop, continueTarget, ZoneVector<int>(ZoneAllocator<int>(&zone_)), fn_->locals.size(),
-                   fn_->tryDepth, ZoneVector<int>(ZoneAllocator<int>(&zone_))};
+    LoopState loop{fn_->loop, continueTarget, ScratchVector<int>(ScratchAllocator<int>(&scratch_)), fn_->locals.size(),
+                   fn_->tryDepth, ScratchVector<int>(ScratchAllocator<int>(&scratch_))};
     return loop;
   }
   void endLoop(LoopState& loop) {
@@ -787,12 +789,12 @@ class Compiler {
   // condition's copy at the bottom. Jumps inside a block are relative, so it runs the
   // same wherever it lands.
   struct CodeBlock {
-    ZoneVector<std::uint8_t> code;
-    ZoneVector<int> lines;
+    ScratchVector<std::uint8_t> code;
+    ScratchVector<int> lines;
   };
   CodeBlock newCodeBlock() {
-    return CodeBlock{ZoneVector<std::uint8_t>(ZoneAllocator<std::uint8_t>(&zone_)),
-                     ZoneVector<int>(ZoneAllocator<int>(&zone_))};
+    return CodeBlock{ScratchVector<std::uint8_t>(ScratchAllocator<std::uint8_t>(&scratch_)),
+                     ScratchVector<int>(ScratchAllocator<int>(&scratch_))};
   }
   CodeBlock copyCode(int from, int to) {
     CodeBlock block = newCodeBlock();
@@ -835,7 +837,7 @@ class Compiler {
   // values (Lua's luaK_goiftrue). A comparison tested by a jump fuses with it later
   // (JUMP_UNLESS_LESS ...), in fuseInstructions.
 
-  JumpList newJumpList() { return JumpList(ZoneAllocator<int>(&zone_)); }
+  JumpList newJumpList() { return JumpList(ScratchAllocator<int>(&scratch_)); }
   Condition newCondition() { return Condition{newJumpList(), newJumpList()}; }
   // The whole condition of an if, while or for: an assignment is allowed at its top.
   Condition conditionClause() { return condition(Precedence::assignment); }
@@ -1353,7 +1355,7 @@ class Compiler {
 
   void stringLiteral() {
     std::string_view raw = previous_.text.substr(1, previous_.text.size() - 2);
-    ZoneString out{ZoneAllocator<char>(&zone_)};
+    ScratchString out{ScratchAllocator<char>(&scratch_)};
     for (std::size_t i = 0; i < raw.size(); ++i) {
       char c = raw[i];
       if (c != '\\') {
@@ -1398,7 +1400,7 @@ class Compiler {
     emitOpU16(Op::CONSTANT, stringConstant(std::string_view(out.data(), out.size())));
   }
 
-  static void appendUtf8(ZoneString& out, std::uint32_t code) {
+  static void appendUtf8(ScratchString& out, std::uint32_t code) {
     if (code < 0x80) {
       out += static_cast<char>(code);
     } else if (code < 0x800) {
@@ -1419,7 +1421,7 @@ class Compiler {
   VM& vm_;
   Lexer lexer_;
   std::string_view file_;
-  CompilerZone& zone_;
+  CompilerScratch& scratch_;
   Token current_, previous_, lookahead_;
   bool hasLookahead_ = false;
   bool panic_ = false;
@@ -1433,22 +1435,22 @@ class Compiler {
   const void* calleeFn_ = nullptr;
   std::size_t calleeEnd_ = 0;
   bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
-  ZoneNameSet topLevelNames_;
+  ScratchNameSet topLevelNames_;
   InstructionFuser fuser_;
 };
 
 }  // namespace
 
-CompileResult compile(VM& vm, std::string_view source, std::string_view fileName) {
-  CompilerZone zone;
+CompileResult compile(VM& vm, std::string_view source, std::string_view fileName, CompilerHeap heap) {
+  std::unique_ptr<CompilerScratch> scratch = makeCompilerScratch(heap);
   CompileResult result;
   {
-    Compiler compiler(vm, source, fileName, zone);
+    Compiler compiler(vm, source, fileName, *scratch);
     result = compiler.compileScript();
   }
   for (const SourcePosition& at : result.errorPositions) result.excerpts.push_back(sourceExcerpt(source, at));
-  result.zoneBytesUsed = zone.bytes();
-  return result;  // the zone's chunks go back to the system here, all at once
+  result.scratch = scratch->stats();
+  return result;  // a region's chunks go back to the system here, all at once
 }
 
 }  // namespace kith::vm

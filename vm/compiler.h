@@ -2,8 +2,9 @@
 // Conditions compile to jump lists (vm/jump_list.h, after Lua's lcode.c); the emitter
 // writes plain instructions and fuseInstructions (vm/peephole.h) fuses each finished
 // function. Its temporary data — scopes, locals tables, upvalue lists, jump lists,
-// the top-level name set — lives in a ZoneHeap region (vm/compiler_zone.h) over the
-// system allocator and is released in one step when compilation ends.
+// the top-level name set — lives in a scratch heap (vm/compiler_scratch.h): by default
+// a ZoneHeap region over the system allocator, released in one step when
+// compilation ends; `heap` picks another (vm/compiler_heap.h) for the experiment.
 // What outlives compilation — FunctionProtos, ClassInfos (method area) and string
 // constants (VM heap objects) — belongs to the VM.
 #pragma once
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vm/compiler_scratch.h"
 #include "vm/source_excerpt.h"
 
 namespace kith::vm {
@@ -24,7 +26,7 @@ struct CompileResult {
   std::vector<std::string> errors;  // "FILE:LINE:COL: error: MESSAGE", in source order
   std::vector<SourcePosition> errorPositions;      // where each error is
   std::vector<std::vector<std::string>> excerpts;  // each error's source lines (sourceExcerpt)
-  std::size_t zoneBytesUsed = 0;    // the region's size at its peak (for the curious)
+  ScratchStats scratch;             // the bytes the scratch heap held
 
   // What stderr shows: each error line followed by its excerpt's lines.
   std::vector<std::string> reportLines() const {
@@ -37,6 +39,7 @@ struct CompileResult {
   }
 };
 
-CompileResult compile(VM& vm, std::string_view source, std::string_view fileName);
+CompileResult compile(VM& vm, std::string_view source, std::string_view fileName,
+                      CompilerHeap heap = CompilerHeap::zone);
 
 }  // namespace kith::vm

@@ -2,12 +2,12 @@
 // (lcode.c): the jumps already emitted that leave it, waiting for their targets.
 #pragma once
 
-#include "vm/compiler_zone.h"
+#include "vm/compiler_scratch.h"
 
 namespace kith::vm {
 
 // Forward jumps waiting for one target: the code offsets of their operands.
-using JumpList = ZoneVector<int>;
+using JumpList = ScratchVector<int>;
 
 // A condition being compiled, for a stack machine: the jumps taken when it holds
 // (`whenTrue`) or fails (`whenFalse`); and, unless a test has consumed it, the value

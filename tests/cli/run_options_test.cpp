@@ -63,6 +63,23 @@ TEST(RunOptions, MistakesAreUsageErrors) {
   EXPECT_EQ(parse({"--gc-log"}, o), kExitUsage);  // no script
 }
 
+TEST(RunOptions, CompilerHeapIsAnExperimentKnob) {
+  RunOptions defaults;
+  EXPECT_EQ(parse({"a.kith"}, defaults), std::nullopt);
+  EXPECT_EQ(defaults.compilerHeap, vm::CompilerHeap::zone);
+  EXPECT_FALSE(defaults.compileOnly || defaults.compilerStats);
+  RunOptions o;
+  EXPECT_EQ(parse({"--compiler-heap=lea", "--compile-only", "--compiler-stats", "a.kith"}, o), std::nullopt);
+  EXPECT_EQ(o.compilerHeap, vm::CompilerHeap::lea);
+  EXPECT_TRUE(o.compileOnly && o.compilerStats);
+  for (std::string_view bad : {"--compiler-heap=region", "--compiler-heap=Zone", "--compiler-heap="}) {
+    RunOptions b;
+    EXPECT_EQ(parse({bad, "a.kith"}, b), kExitUsage) << bad;
+  }
+  for (auto h : {vm::CompilerHeap::zone, vm::CompilerHeap::reap, vm::CompilerHeap::lea, vm::CompilerHeap::malloc})
+    EXPECT_EQ(vm::compilerHeapNamed(vm::compilerHeapName(h)), h);
+}
+
 TEST(RunOptions, ValuesMayBeTheNextWordAndDoubleDashEndsTheOptions) {
   RunOptions o;
   EXPECT_EQ(parse({"--heap", "knuth", "--heap-size", "1M", "--stats-file", "s.json", "--", "-odd.kith", "--gc-log"}, o),
@@ -84,7 +101,7 @@ TEST(RunOptions, EveryListedOptionIsTaken) {
       {"--gc-pauses-file", "p"},  {"--frag-file", "f"},           {"--gc-overhead-limit", "50"},
       {"--fail-alloc", "3"},      {"--fail-alloc-every", "4"},    {"--max-depth", "9"},
       {"--stats-file", "s"},      {"--stats-timers", "off"},      {"--trace", "t"},
-      {"--trace-format", "text"},
+      {"--trace-format", "text"}, {"--compiler-heap", "reap"},
   };
   for (const OptionSpec& spec : runOptionSpecs()) {
     std::vector<std::string_view> args = {spec.name};

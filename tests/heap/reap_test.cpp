@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "heap/layers/fixed_arena.h"
+#include "heap/workload.h"
 #include "tests/heap/counting_heap.h"
 #include "tests/heap/shadow_model.h"
 
@@ -14,6 +18,7 @@ namespace {
 
 using testing::CountingHeap;
 using testing::CountingLog;
+using heap::SeededRandom;
 
 static_assert(SizedHeap<Reap<FixedArena>>);
 
@@ -153,6 +158,70 @@ TEST(Reap, RandomMallocAndFreeAgainstTheShadowModel) {
   EXPECT_EQ(r.mallocs, r.frees);
   // Every object ever bumped is on a list now; most frees were taken back by mallocs.
   EXPECT_LT(reap.freeObjects(), r.frees / 10);
+}
+
+// Random malloc, free and release against a shadow of the live objects: each
+// object lies inside a chunk the reap holds, is aligned, overlaps no other, is at
+// least its request (getSize) and keeps its contents until freed or released; the
+// lists stay consistent (checkInvariants), and each release gives every chunk back.
+TEST(Reap, RandomMallocFreeAndReleaseAgainstAShadowModel) {
+  CountingLog log;
+  Reap<CountingHeap, 4096> reap(log);
+  SeededRandom rng(30);
+  struct Object {
+    std::size_t size;
+    unsigned char fill;
+  };
+  std::map<std::byte*, Object> live;
+  std::size_t mallocs = 0, reused = 0, releases = 0;
+  auto insideAChunk = [&](std::byte* p, std::size_t n) {
+    auto chunk = log.live.upper_bound(p);
+    if (chunk == log.live.begin()) return false;
+    --chunk;
+    auto* start = static_cast<std::byte*>(chunk->first);
+    return p >= start && p + n <= start + chunk->second;
+  };
+  for (int op = 0; op < 60'000; ++op) {
+    std::size_t roll = rng.below(1000);
+    if (roll == 0) {  // release: every object dies at once
+      reap.release();
+      live.clear();
+      ++releases;
+      ASSERT_TRUE(log.live.empty()) << "op " << op << ": a chunk outlived release()";
+    } else if (roll < 450 && !live.empty()) {
+      auto it = live.begin();
+      std::advance(it, rng.below(std::min<std::size_t>(live.size(), 64)));
+      auto [p, o] = *it;
+      for (std::size_t i = 0; i < o.size; ++i)
+        ASSERT_EQ(p[i], std::byte{o.fill}) << "op " << op << ": an object changed before it was freed";
+      live.erase(it);
+      reap.free(p);
+    } else {
+      std::size_t size = rng.chance(90) ? rng.between(0, 1024) : rng.between(1025, 12'000);
+      std::size_t listed = reap.freeObjects();
+      auto* p = static_cast<std::byte*>(reap.malloc(size));
+      ASSERT_NE(p, nullptr);
+      ++mallocs;
+      reused += reap.freeObjects() < listed;
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % kAlignment, 0u) << "op " << op;
+      ASSERT_GE(reap.getSize(p), size) << "op " << op;
+      ASSERT_TRUE(insideAChunk(p, reap.getSize(p))) << "op " << op << ": object outside every chunk";
+      auto next = live.lower_bound(p);
+      ASSERT_TRUE(next == live.end() || p + size <= next->first) << "op " << op << ": overlaps the next object";
+      if (next != live.begin()) {
+        auto prev = std::prev(next);
+        ASSERT_LE(prev->first + prev->second.size, p) << "op " << op << ": overlaps the previous object";
+      }
+      auto fill = static_cast<unsigned char>(rng.below(256));
+      std::memset(p, fill, size);
+      live.emplace(p, Object{size, fill});
+    }
+    if (op % 500 == 0) ASSERT_EQ(reap.checkInvariants(), "") << "op " << op;
+  }
+  EXPECT_EQ(reap.checkInvariants(), "");
+  EXPECT_GT(releases, 30u);
+  EXPECT_GT(reused, mallocs / 5);  // the free lists did serve
+  EXPECT_EQ(log.badFrees, 0u);
 }
 
 }  // namespace
