@@ -196,6 +196,85 @@ TEST(ContinuousCollector, CollectMidCycleFreesEverythingUnreachable) {
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
+// A heap whose marking has every kind of unit: a chain of 3000 one-field nodes (each
+// a unit), two arrays of 100,000 elements (scanned in pieces), arrays of exactly
+// kLongArraySlots elements (the longest scanned whole), and garbage to sweep.
+void buildChainsAndArrays(ContinuousVm& t) {
+  vm::VM& vm = t.vm();
+  vm::ClassInfo* node = makeClass(vm, "Node", 1);
+  vm.rootStack().push_back(t.born(vm.newInstance(node)));
+  Value last = vm.rootStack().back();
+  for (int i = 0; i < 3000; ++i) {
+    Value next = t.born(vm.newInstance(node));
+    field(last, 0) = next;
+    last = next;
+  }
+  for (int i = 0; i < 2; ++i) vm.rootStack().push_back(t.born(vm.newArray(100'000, last)));
+  for (int i = 0; i < 20; ++i)
+    vm.rootStack().push_back(t.born(vm.newArray(ContinuousCollector::kLongArraySlots, last)));
+  for (int i = 0; i < 3000; ++i) t.born(vm.newArray(3, Value::nil()));  // garbage
+}
+
+// The most one slice may do: its budget, plus what the object it was scanning when
+// the budget ran out cost beyond it (an array of kLongArraySlots elements, scanned
+// whole) — never a long array or a long chain at once.
+TEST(ContinuousCollector, NoSliceDoesMoreThanItsBudgetAndOneObject) {
+  ContinuousCollectorOptions options;
+  options.workPerSlice = 64;
+  options.pacing = GcPacing::work;  // the budget alone
+  ContinuousVm t("estranged", 16 << 20, options);
+  vm::RootScope roots(t.vm());
+  buildChainsAndArrays(t);
+  t.collector.startCycle(spaceOf(t.vm()));
+  runToIdle(t);
+  constexpr std::size_t kLargestObject = ContinuousCollector::kLongArraySlots / ContinuousCollector::kMarkSlotsPerWorkUnit;
+  EXPECT_LE(t.collector.largestSliceWork(), 64 + kLargestObject);
+  EXPECT_GE(t.collector.largestSliceWork(), 64u);
+  EXPECT_EQ(t.collector.statistics().objectsFreed, 3000u);
+  EXPECT_EQ(verifyAfterFullCycle(t.vm()), "");
+}
+
+// Under time pacing a slice also stops at its time limit, read every
+// kUnitsPerClockCheck units: with a limit already past at the first reading, every
+// slice, marking or sweeping, stops there however large its budget, and the cycle
+// still ends with the same objects freed.
+TEST(ContinuousCollector, ASliceStopsAtItsTimeLimit) {
+  ContinuousCollectorOptions options;
+  options.workPerSlice = 1 << 20;
+  options.pacing = GcPacing::time;
+  options.sliceTimeLimit = std::chrono::nanoseconds(1);
+  ContinuousVm t("estranged", 16 << 20, options);
+  vm::RootScope roots(t.vm());
+  buildChainsAndArrays(t);
+  t.collector.startCycle(spaceOf(t.vm()));
+  std::uint64_t before = t.collector.incrementsRun();
+  runToIdle(t);
+  // The reading comes after the unit that reached kUnitsPerClockCheck: a one-field
+  // node (1 unit), a piece of a long array or an array scanned whole (128), a free (3).
+  constexpr std::size_t kLargestObject = ContinuousCollector::kLongArraySlots / ContinuousCollector::kMarkSlotsPerWorkUnit;
+  EXPECT_LE(t.collector.largestSliceWork(), ContinuousCollector::kUnitsPerClockCheck - 1 + kLargestObject);
+  // 3000 nodes and 200,000 + 20 * 256 elements to mark: far more than one slice.
+  EXPECT_GT(t.collector.incrementsRun() - before, (3000 + 205'120 / 2) / (ContinuousCollector::kUnitsPerClockCheck + kLargestObject));
+  EXPECT_EQ(t.collector.statistics().objectsFreed, 3000u);
+  EXPECT_EQ(verifyAfterFullCycle(t.vm()), "");
+}
+
+// Work pacing never reads the clock: the same limit leaves every slice its budget.
+TEST(ContinuousCollector, WorkPacingIgnoresTheTimeLimit) {
+  ContinuousCollectorOptions options;
+  options.workPerSlice = 1 << 20;
+  options.pacing = GcPacing::work;
+  options.sliceTimeLimit = std::chrono::nanoseconds(1);
+  ContinuousVm t("estranged", 16 << 20, options);
+  vm::RootScope roots(t.vm());
+  buildChainsAndArrays(t);
+  t.collector.startCycle(spaceOf(t.vm()));
+  std::uint64_t before = t.collector.incrementsRun();
+  runToIdle(t);
+  EXPECT_EQ(t.collector.incrementsRun() - before, 2u) << "one slice marks everything, one sweeps everything";
+  EXPECT_EQ(t.collector.statistics().objectsFreed, 3000u);
+}
+
 // Paced by allocation as the gate will pace it, on every policy.
 class EveryPolicy : public ::testing::TestWithParam<std::string> {};
 
