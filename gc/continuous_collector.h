@@ -139,7 +139,7 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kLongArraySlots = 256;
   // Work units between two readings of the clock for sliceTimeLimit: a slice passes
   // its limit by at most this many units (plus the one object being scanned).
-  static constexpr std::size_t kUnitsPerClockCheck = 32;
+  static constexpr std::size_t kUnitsPerClockCheck = 64;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
   static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;
