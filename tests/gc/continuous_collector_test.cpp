@@ -215,23 +215,40 @@ void buildChainsAndArrays(ContinuousVm& t) {
   for (int i = 0; i < 3000; ++i) t.born(vm.newArray(3, Value::nil()));  // garbage
 }
 
+// One cycle over buildChainsAndArrays' heap, started and run to its end by hand.
+struct ChainsAndArraysCycle {
+  ChainsAndArraysCycle(GcPacing pacing, std::size_t workPerSlice, std::chrono::nanoseconds sliceTimeLimit)
+      : t("estranged", 16 << 20, options(pacing, workPerSlice, sliceTimeLimit)), roots(t.vm()) {
+    buildChainsAndArrays(t);
+    t.collector.startCycle(spaceOf(t.vm()));
+    std::uint64_t before = t.collector.incrementsRun();
+    runToIdle(t);
+    slices = t.collector.incrementsRun() - before;
+  }
+  static ContinuousCollectorOptions options(GcPacing pacing, std::size_t workPerSlice,
+                                            std::chrono::nanoseconds sliceTimeLimit) {
+    ContinuousCollectorOptions o;
+    o.pacing = pacing;
+    o.workPerSlice = workPerSlice;
+    o.sliceTimeLimit = sliceTimeLimit;
+    return o;
+  }
+  ContinuousVm t;
+  vm::RootScope roots;
+  std::uint64_t slices = 0;
+};
+
+// The most units one object costs: an array of kLongArraySlots elements, scanned whole.
+constexpr std::size_t kLargestObject = ContinuousCollector::kLongArraySlots / ContinuousCollector::kMarkSlotsPerWorkUnit;
+
 // The most one slice may do: its budget, plus what the object it was scanning when
-// the budget ran out cost beyond it (an array of kLongArraySlots elements, scanned
-// whole) — never a long array or a long chain at once.
+// the budget ran out cost beyond it — never a long array or a long chain at once.
 TEST(ContinuousCollector, NoSliceDoesMoreThanItsBudgetAndOneObject) {
-  ContinuousCollectorOptions options;
-  options.workPerSlice = 64;
-  options.pacing = GcPacing::work;  // the budget alone
-  ContinuousVm t("estranged", 16 << 20, options);
-  vm::RootScope roots(t.vm());
-  buildChainsAndArrays(t);
-  t.collector.startCycle(spaceOf(t.vm()));
-  runToIdle(t);
-  constexpr std::size_t kLargestObject = ContinuousCollector::kLongArraySlots / ContinuousCollector::kMarkSlotsPerWorkUnit;
-  EXPECT_LE(t.collector.largestSliceWork(), 64 + kLargestObject);
-  EXPECT_GE(t.collector.largestSliceWork(), 64u);
-  EXPECT_EQ(t.collector.statistics().objectsFreed, 3000u);
-  EXPECT_EQ(verifyAfterFullCycle(t.vm()), "");
+  ChainsAndArraysCycle c(GcPacing::work, 64, ContinuousCollectorOptions{}.sliceTimeLimit);  // the budget alone
+  EXPECT_LE(c.t.collector.largestSliceWork(), 64 + kLargestObject);
+  EXPECT_GE(c.t.collector.largestSliceWork(), 64u);
+  EXPECT_EQ(c.t.collector.statistics().objectsFreed, 3000u);
+  EXPECT_EQ(verifyAfterFullCycle(c.t.vm()), "");
 }
 
 // Under time pacing a slice also stops at its time limit, read every
@@ -239,40 +256,21 @@ TEST(ContinuousCollector, NoSliceDoesMoreThanItsBudgetAndOneObject) {
 // slice, marking or sweeping, stops there however large its budget, and the cycle
 // still ends with the same objects freed.
 TEST(ContinuousCollector, ASliceStopsAtItsTimeLimit) {
-  ContinuousCollectorOptions options;
-  options.workPerSlice = 1 << 20;
-  options.pacing = GcPacing::time;
-  options.sliceTimeLimit = std::chrono::nanoseconds(1);
-  ContinuousVm t("estranged", 16 << 20, options);
-  vm::RootScope roots(t.vm());
-  buildChainsAndArrays(t);
-  t.collector.startCycle(spaceOf(t.vm()));
-  std::uint64_t before = t.collector.incrementsRun();
-  runToIdle(t);
+  ChainsAndArraysCycle c(GcPacing::time, 1 << 20, std::chrono::nanoseconds(1));
   // The reading comes after the unit that reached kUnitsPerClockCheck: a one-field
   // node (1 unit), a piece of a long array or an array scanned whole (128), a free (3).
-  constexpr std::size_t kLargestObject = ContinuousCollector::kLongArraySlots / ContinuousCollector::kMarkSlotsPerWorkUnit;
-  EXPECT_LE(t.collector.largestSliceWork(), ContinuousCollector::kUnitsPerClockCheck - 1 + kLargestObject);
+  EXPECT_LE(c.t.collector.largestSliceWork(), ContinuousCollector::kUnitsPerClockCheck - 1 + kLargestObject);
   // 3000 nodes and 200,000 + 20 * 256 elements to mark: far more than one slice.
-  EXPECT_GT(t.collector.incrementsRun() - before, (3000 + 205'120 / 2) / (ContinuousCollector::kUnitsPerClockCheck + kLargestObject));
-  EXPECT_EQ(t.collector.statistics().objectsFreed, 3000u);
-  EXPECT_EQ(verifyAfterFullCycle(t.vm()), "");
+  EXPECT_GT(c.slices, (3000 + 205'120 / 2) / (ContinuousCollector::kUnitsPerClockCheck + kLargestObject));
+  EXPECT_EQ(c.t.collector.statistics().objectsFreed, 3000u);
+  EXPECT_EQ(verifyAfterFullCycle(c.t.vm()), "");
 }
 
 // Work pacing never reads the clock: the same limit leaves every slice its budget.
 TEST(ContinuousCollector, WorkPacingIgnoresTheTimeLimit) {
-  ContinuousCollectorOptions options;
-  options.workPerSlice = 1 << 20;
-  options.pacing = GcPacing::work;
-  options.sliceTimeLimit = std::chrono::nanoseconds(1);
-  ContinuousVm t("estranged", 16 << 20, options);
-  vm::RootScope roots(t.vm());
-  buildChainsAndArrays(t);
-  t.collector.startCycle(spaceOf(t.vm()));
-  std::uint64_t before = t.collector.incrementsRun();
-  runToIdle(t);
-  EXPECT_EQ(t.collector.incrementsRun() - before, 2u) << "one slice marks everything, one sweeps everything";
-  EXPECT_EQ(t.collector.statistics().objectsFreed, 3000u);
+  ChainsAndArraysCycle c(GcPacing::work, 1 << 20, std::chrono::nanoseconds(1));
+  EXPECT_EQ(c.slices, 2u) << "one slice marks everything, one sweeps everything";
+  EXPECT_EQ(c.t.collector.statistics().objectsFreed, 3000u);
 }
 
 // Paced by allocation as the gate will pace it, on every policy.
