@@ -192,12 +192,16 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, GcCause cause)
 
 void ContinuousCollector::slice(vm::HandleTableSpace& space) {
   Clock::time_point begin = Clock::now();
+  const bool timeLimited = options_.pacing == GcPacing::time && options_.sliceTimeLimit.count() > 0;
+  const Clock::time_point deadline = timeLimited ? begin + options_.sliceTimeLimit : Clock::time_point::max();
+  sliceWork_ = 0;
   bool cycleDone = false;
   if (phase_ == Phase::marking) {
-    if (markSome(options_.workPerSlice)) flipToSweep(space);
+    if (markSome(options_.workPerSlice, deadline)) flipToSweep(space);
   } else if (phase_ == Phase::sweeping) {
-    cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true);
+    cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true, deadline);
   }
+  largestSliceWork_ = std::max(largestSliceWork_, sliceWork_);
   Clock::time_point end = Clock::now();
   recorder_.recordSlice(cycleSlices_, begin, end);
   ++increments_;
@@ -228,7 +232,7 @@ void ContinuousCollector::step(vm::HandleTableSpace& space) {
   }
 }
 
-bool ContinuousCollector::markSome(std::size_t budget) {
+bool ContinuousCollector::markSome(std::size_t budget, Clock::time_point deadline) {
   const bool measure = options_.measureLocality;
   auto visit = [&](vm::Handle* from, vm::Value& field) {
     if (measure && field.isObject()) locality_.reference(from->object, field.asHandle()->object);
@@ -239,13 +243,20 @@ bool ContinuousCollector::markSome(std::size_t budget) {
   // than kLongArraySlots is scanned kLongArraySlots elements at a time, and stays
   // gray (as partial_) between its pieces. With an unbounded budget (collect) this
   // runs until nothing is gray.
-  while (budget != 0) {
+  const bool timed = deadline != Clock::time_point::max();
+  std::size_t spent = 0, nextClockCheck = kUnitsPerClockCheck;
+  while (spent < budget) {
+    if (timed && spent >= nextClockCheck) {
+      if (Clock::now() >= deadline) break;
+      nextClockCheck = spent + kUnitsPerClockCheck;
+    }
     if (partial_) {
       // A piece: kLongArraySlots elements, or what is left of the budget (never 0).
-      std::size_t piece = budget >= kLongArraySlots / kMarkSlotsPerWorkUnit ? kLongArraySlots : budget * kMarkSlotsPerWorkUnit;
+      std::size_t left = budget - spent;
+      std::size_t piece = left >= kLongArraySlots / kMarkSlotsPerWorkUnit ? kLongArraySlots : left * kMarkSlotsPerWorkUnit;
       std::size_t end = partialNext_ + piece;
       forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
-      budget -= std::min(budget, (end - partialNext_ + kMarkSlotsPerWorkUnit - 1) / kMarkSlotsPerWorkUnit);
+      spent += (piece + kMarkSlotsPerWorkUnit - 1) / kMarkSlotsPerWorkUnit;
       partialNext_ = end;
       if (end >= elementCount(partial_)) {
         partial_->gcBits = kBlack;
@@ -255,7 +266,7 @@ bool ContinuousCollector::markSome(std::size_t budget) {
     }
     if (gray_.empty()) break;
     vm::Handle* h = gray_.pop();
-    --budget;
+    ++spent;
     const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
     cycleLiveBytes_ += size;
     if (measure) locality_.object(h->object, size);
@@ -269,9 +280,10 @@ bool ContinuousCollector::markSome(std::size_t budget) {
       ++slots;
       visit(h, field);
     });
-    budget -= std::min(budget, slots / kMarkSlotsPerWorkUnit);
+    spent += slots / kMarkSlotsPerWorkUnit;
     h->gcBits = kBlack;
   }
+  sliceWork_ += spent;
   return gray_.empty() && !partial_;
 }
 
@@ -289,14 +301,26 @@ void ContinuousCollector::flipToSweep(vm::HandleTableSpace& space) {
   sweepSlot_ = 0;
 }
 
-bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice) {
+bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice,
+                                    Clock::time_point deadline) {
   std::uint64_t freed = 0, bytesFreed = 0;
+  const std::size_t initialBudget = budget;
+  // The clock is read when the budget falls to nextClockCheck (0: never).
+  constexpr std::size_t kSlotsPerClockCheck = kUnitsPerClockCheck * kSweepSlotsPerWorkUnit;
+  auto clockCheckBelow = [&](std::size_t b) { return b > kSlotsPerClockCheck ? b - kSlotsPerClockCheck : 0; };
+  std::size_t nextClockCheck = deadline == Clock::time_point::max() ? 0 : clockCheckBelow(budget);
+  bool outOfTime = false;
   heap::Heap& heap = space.heap();
   vm::HandleTable& handles = space.handles();
   // Chunks added during the sweep hold only objects born in it: walking them is harmless.
-  while (budget > 0 && sweepChunk_ < handles.chunkCount()) {
+  while (budget > 0 && !outOfTime && sweepChunk_ < handles.chunkCount()) {
     vm::Handle* chunk = handles.chunk(sweepChunk_);
     for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
+      if (budget <= nextClockCheck) {
+        outOfTime = Clock::now() >= deadline;
+        if (outOfTime) break;  // this slot is visited by the next slice
+        nextClockCheck = clockCheckBelow(budget);
+      }
       vm::Handle* h = &chunk[sweepSlot_];
       if (!h->klass) continue;                 // a free slot
       if (h->gcBits & kBlack) {
@@ -323,6 +347,7 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
       sweepSlot_ = 0;
     }
   }
+  sliceWork_ += (initialBudget - budget + kSweepSlotsPerWorkUnit - 1) / kSweepSlotsPerWorkUnit;
   recorder_.countFreed(freed, bytesFreed);
   if (isSlice) largestBurst_ = std::max(largestBurst_, freed);
   return sweepChunk_ >= handles.chunkCount();

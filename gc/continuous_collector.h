@@ -29,7 +29,12 @@
 // pieces) -> sweeping
 // (slices of `workPerSlice` work units: kWorkUnitsPerFree units a heap free, one unit
 // kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
-// rewritten, a free slot is skipped) -> idle. A cycle starts when the heap's
+// rewritten, a free slot is skipped) -> idle. Under time pacing a slice also ends
+// once it has run `sliceTimeLimit` (the clock is read every kUnitsPerClockCheck
+// units): what a unit costs depends on where the objects lie — marking objects laid
+// out in allocation order takes a few ns a unit, chasing pointers across a large
+// live set (hash chains, graphs) ten times that — so a budget of units alone bounds
+// the work of a slice but not its length. A cycle starts when the heap's
 // bytes in use reach `startOccupancy` of the heap (checked, as OccasionalCollector
 // does, each time an allocation budget of half the remaining gap is spent).
 // PACING, by allocation: when a cycle starts with H bytes of the heap free, a slice
@@ -102,6 +107,9 @@ struct ContinuousCollectorOptions : CollectorOptions {
   double startOccupancy = kDefaultStartOccupancy;  // fraction of the heap in use that starts a cycle
   std::size_t workPerSlice = kDefaultWorkPerSlice;  // work units per slice (see Phases above)
   GcPacing pacing = GcPacing::time;
+  // Under time pacing, the longest a slice runs before it stops at its next clock
+  // reading (zero: no limit; work pacing never reads it).
+  std::chrono::nanoseconds sliceTimeLimit{50'000};
   // Without a heap size to pace by (malloc with heapBytes 0): a slice per this many bytes.
   std::size_t fallbackSliceBytes = 16 << 10;
 };
@@ -129,6 +137,9 @@ class ContinuousCollector final : public vm::Collector {
   // their cycle) pile up.
   static constexpr std::size_t kMarkSlotsPerWorkUnit = 2;
   static constexpr std::size_t kLongArraySlots = 256;
+  // Work units between two readings of the clock for sliceTimeLimit: a slice passes
+  // its limit by at most this many units (plus the one object being scanned).
+  static constexpr std::size_t kUnitsPerClockCheck = 64;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
   static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;
@@ -176,6 +187,10 @@ class ContinuousCollector final : public vm::Collector {
   // Most objects freed by one slice (the "trickle" the allocator sees; collect()'s
   // whole cycles are not slices and do not count).
   std::uint64_t largestSweepBurst() const { return largestBurst_; }
+  // The most work units any slice did (a sweep's slot visits counted
+  // kSweepSlotsPerWorkUnit to the unit, rounded up): at most workPerSlice plus what
+  // the last object scanned cost beyond the budget.
+  std::uint64_t largestSliceWork() const { return largestSliceWork_; }
   // Requested bytes between slices in the cycle in progress (or the last one).
   std::size_t sliceBytes() const { return sliceBytes_; }
   // The log line of the last cycle ("" before the first).
@@ -213,12 +228,15 @@ class ContinuousCollector final : public vm::Collector {
   void checkOccupancy(vm::HandleTableSpace& space, std::size_t bytesRequested);
   // A slice of the cycle in progress, timed.
   void slice(vm::HandleTableSpace& space);
-  // Scans gray objects for up to `budget` work units (kMarkSlotsPerWorkUnit above);
-  // true when nothing is gray.
-  bool markSome(std::size_t budget);
+  // Scans gray objects for up to `budget` work units (kMarkSlotsPerWorkUnit above), or
+  // until the clock, read every kUnitsPerClockCheck units, passes `deadline`; adds the
+  // units done to sliceWork_. True when nothing is gray.
+  bool markSome(std::size_t budget, Clock::time_point deadline = Clock::time_point::max());
   void flipToSweep(vm::HandleTableSpace& space);
-  // Sweeps up to `budget` handle slots; true when the sweep is done.
-  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false);
+  // Sweeps up to `budget` handle slots, or until the clock passes `deadline` (as
+  // markSome); adds the units done to sliceWork_. True when the sweep is done.
+  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false,
+                 Clock::time_point deadline = Clock::time_point::max());
   void endCycle(vm::HandleTableSpace& space);
   void verifyMarking(vm::HandleTableSpace& space);
   void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
@@ -257,6 +275,7 @@ class ContinuousCollector final : public vm::Collector {
   bool cycleForced_ = false;
 
   std::uint64_t increments_ = 0, largestBurst_ = 0;
+  std::uint64_t sliceWork_ = 0, largestSliceWork_ = 0;  // work units of the slice running / of the largest
   std::uint64_t forcedCompletions_ = 0;
   std::uint64_t cycleLiveBytes_ = 0;  // bytes of the objects marked (scanned) this cycle
 };

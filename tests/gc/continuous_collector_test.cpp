@@ -196,6 +196,83 @@ TEST(ContinuousCollector, CollectMidCycleFreesEverythingUnreachable) {
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
 
+// A heap whose marking has every kind of unit: a chain of 3000 one-field nodes (each
+// a unit), two arrays of 100,000 elements (scanned in pieces), arrays of exactly
+// kLongArraySlots elements (the longest scanned whole), and garbage to sweep.
+void buildChainsAndArrays(ContinuousVm& t) {
+  vm::VM& vm = t.vm();
+  vm::ClassInfo* node = makeClass(vm, "Node", 1);
+  vm.rootStack().push_back(t.born(vm.newInstance(node)));
+  Value last = vm.rootStack().back();
+  for (int i = 0; i < 3000; ++i) {
+    Value next = t.born(vm.newInstance(node));
+    field(last, 0) = next;
+    last = next;
+  }
+  for (int i = 0; i < 2; ++i) vm.rootStack().push_back(t.born(vm.newArray(100'000, last)));
+  for (int i = 0; i < 20; ++i)
+    vm.rootStack().push_back(t.born(vm.newArray(ContinuousCollector::kLongArraySlots, last)));
+  for (int i = 0; i < 3000; ++i) t.born(vm.newArray(3, Value::nil()));  // garbage
+}
+
+// One cycle over buildChainsAndArrays' heap, started and run to its end by hand.
+struct ChainsAndArraysCycle {
+  ChainsAndArraysCycle(GcPacing pacing, std::size_t workPerSlice, std::chrono::nanoseconds sliceTimeLimit)
+      : t("estranged", 16 << 20, options(pacing, workPerSlice, sliceTimeLimit)), roots(t.vm()) {
+    buildChainsAndArrays(t);
+    t.collector.startCycle(spaceOf(t.vm()));
+    std::uint64_t before = t.collector.incrementsRun();
+    runToIdle(t);
+    slices = t.collector.incrementsRun() - before;
+  }
+  static ContinuousCollectorOptions options(GcPacing pacing, std::size_t workPerSlice,
+                                            std::chrono::nanoseconds sliceTimeLimit) {
+    ContinuousCollectorOptions o;
+    o.pacing = pacing;
+    o.workPerSlice = workPerSlice;
+    o.sliceTimeLimit = sliceTimeLimit;
+    return o;
+  }
+  ContinuousVm t;
+  vm::RootScope roots;
+  std::uint64_t slices = 0;
+};
+
+// The most units one object costs: an array of kLongArraySlots elements, scanned whole.
+constexpr std::size_t kLargestObject = ContinuousCollector::kLongArraySlots / ContinuousCollector::kMarkSlotsPerWorkUnit;
+
+// The most one slice may do: its budget, plus what the object it was scanning when
+// the budget ran out cost beyond it — never a long array or a long chain at once.
+TEST(ContinuousCollector, NoSliceDoesMoreThanItsBudgetAndOneObject) {
+  ChainsAndArraysCycle c(GcPacing::work, 64, ContinuousCollectorOptions{}.sliceTimeLimit);  // the budget alone
+  EXPECT_LE(c.t.collector.largestSliceWork(), 64 + kLargestObject);
+  EXPECT_GE(c.t.collector.largestSliceWork(), 64u);
+  EXPECT_EQ(c.t.collector.statistics().objectsFreed, 3000u);
+  EXPECT_EQ(verifyAfterFullCycle(c.t.vm()), "");
+}
+
+// Under time pacing a slice also stops at its time limit, read every
+// kUnitsPerClockCheck units: with a limit already past at the first reading, every
+// slice, marking or sweeping, stops there however large its budget, and the cycle
+// still ends with the same objects freed.
+TEST(ContinuousCollector, ASliceStopsAtItsTimeLimit) {
+  ChainsAndArraysCycle c(GcPacing::time, 1 << 20, std::chrono::nanoseconds(1));
+  // The reading comes after the unit that reached kUnitsPerClockCheck: a one-field
+  // node (1 unit), a piece of a long array or an array scanned whole (128), a free (3).
+  EXPECT_LE(c.t.collector.largestSliceWork(), ContinuousCollector::kUnitsPerClockCheck - 1 + kLargestObject);
+  // 3000 nodes and 200,000 + 20 * 256 elements to mark: far more than one slice.
+  EXPECT_GT(c.slices, (3000 + 205'120 / 2) / (ContinuousCollector::kUnitsPerClockCheck + kLargestObject));
+  EXPECT_EQ(c.t.collector.statistics().objectsFreed, 3000u);
+  EXPECT_EQ(verifyAfterFullCycle(c.t.vm()), "");
+}
+
+// Work pacing never reads the clock: the same limit leaves every slice its budget.
+TEST(ContinuousCollector, WorkPacingIgnoresTheTimeLimit) {
+  ChainsAndArraysCycle c(GcPacing::work, 1 << 20, std::chrono::nanoseconds(1));
+  EXPECT_EQ(c.slices, 2u) << "one slice marks everything, one sweeps everything";
+  EXPECT_EQ(c.t.collector.statistics().objectsFreed, 3000u);
+}
+
 // Paced by allocation as the gate will pace it, on every policy.
 class EveryPolicy : public ::testing::TestWithParam<std::string> {};
 
