@@ -63,7 +63,7 @@ using ListPolicy = CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena
 // each, fed by the arena; blocks are never split or coalesced. The header holds the
 // class index, as BSD's does, so a free looks nothing up.
 using KingsleyPolicy = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>,
-                                     SizeClassHeap<pow2SizeClass, pow2ClassMaxSize, FixedArena>>;
+                                     SizeClassHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FixedArena>>;
 // Lea (paper 6.2, after dlmalloc 2.7/2.8): requests up to 64 B from exact-size
 // quick lists (16/32/48/64 B, at most 64 blocks each, cached without coalescing);
 // the rest best fit from Lea's bins with coalescing (exact lists to 512 B blocks,

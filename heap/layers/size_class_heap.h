@@ -1,6 +1,7 @@
-// SizeClassHeap: rounds each request up to its size class and records the class
-// index in a 16-byte header just before the object, as BSD's Kingsley malloc keeps
-// its bucket index (ov_index). getSize(ptr) is the class's largest size; sizeClassOf
+// SizeClassHeap: rounds each request up to its size class, one of NumClasses, and
+// records the class index in a 16-byte header just before the object, as BSD's
+// Kingsley malloc keeps its bucket index (ov_index); a request above the last class
+// fails. getSize(ptr) is the class's largest size; sizeClassOf
 // (ptr) is the index itself, so StrictSegHeap files a freed block under its bin with
 // one header load and no class computation (SizeHeap records the size instead, from
 // which the bin must be worked out again on every free). The header is one whole
@@ -16,8 +17,9 @@
 
 namespace kith::heap {
 
-template <int (*SizeClass)(std::size_t), std::size_t (*ClassMaxSize)(int), class Super>
+template <int NumClasses, int (*SizeClass)(std::size_t), std::size_t (*ClassMaxSize)(int), class Super>
 class SizeClassHeap : public Super {
+  static_assert(NumClasses > 0);
   static_assert(HeapLayer<Super>, "SizeClassHeap needs Super::malloc and Super::free");
 
  public:
@@ -25,17 +27,19 @@ class SizeClassHeap : public Super {
 
   static constexpr std::size_t kHeader = kAlignment;
   // The class map, so a layer above can check that its classes are these.
+  static constexpr int kClassCount = NumClasses;
   static constexpr int (*kSizeClass)(std::size_t) = SizeClass;
   static constexpr std::size_t (*kClassMaxSize)(int) = ClassMaxSize;
 
-  // Fails when the class's size (or it plus the header) would not fit in a size_t.
   void* malloc(std::size_t size) {
     int c = SizeClass(size);
-    if (ClassMaxSize(c) < size) return nullptr;
+    if (c >= NumClasses) return nullptr;
     return mallocClass(c);
   }
 
-  // A block of class c's full size: for a layer above that has worked the class out.
+  // A block of class c's full size (c < NumClasses), for a layer above that has
+  // worked the class out. Fails when the class's size plus the header would not fit
+  // in a size_t.
   void* mallocClass(int c) {
     std::size_t usable = ClassMaxSize(c);
     if (usable > SIZE_MAX - kHeader) return nullptr;
@@ -50,7 +54,8 @@ class SizeClassHeap : public Super {
   }
 
   std::size_t getSize(void* ptr) const { return ClassMaxSize(sizeClassOf(ptr)); }
-  int sizeClassOf(void* ptr) const { return static_cast<int>(header(ptr)->sizeClass); }
+  // Below NumClasses.
+  std::size_t sizeClassOf(void* ptr) const { return header(ptr)->sizeClass; }
 
  private:
   struct alignas(kAlignment) Header {

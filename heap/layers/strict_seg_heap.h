@@ -44,12 +44,19 @@ class StrictSegHeap : public Super {
                 "StrictSegHeap files a freed block under the class of Super::getSize(ptr): "
                 "put SizeClassHeap or SizeHeap (or another layer with getSize) above it");
 
-  // Super records each block's class, in this heap's class map (SizeClassHeap).
+  // Super records each block's class (SizeClassHeap), in this heap's class map and
+  // for every class that has a bin here.
   static constexpr bool kSuperRecordsClass = requires(Super& s, void* p, int c) {
-    { s.sizeClassOf(p) } -> std::convertible_to<int>;
+    { s.sizeClassOf(p) } -> std::same_as<std::size_t>;
     { s.mallocClass(c) } -> std::same_as<void*>;
     requires Super::kSizeClass == SizeClass && Super::kClassMaxSize == ClassMaxSize;
+    requires Super::kClassCount >= NumBins;
   };
+  // ... and no more: no freed block goes back to Super, so free need not ask.
+  static constexpr bool kEveryRecordedClassBinned = [] {
+    if constexpr (kSuperRecordsClass) return Super::kClassCount == NumBins;
+    else return false;
+  }();
   // The bins can be walked and Super knows its untouched rest.
   static constexpr bool kReportsFreeSpace = requires(const Super& s, const LittleHeap& h) {
     s.remaining();
@@ -80,8 +87,8 @@ class StrictSegHeap : public Super {
   void free(void* ptr) {
     if (!ptr) return;
     if constexpr (kSuperRecordsClass) {
-      int c = Super::sizeClassOf(ptr);
-      if (c >= NumBins) Super::free(ptr);
+      std::size_t c = Super::sizeClassOf(ptr);
+      if (!kEveryRecordedClassBinned && c >= NumBins) Super::free(ptr);
       else bins_[c].free(ptr);
     } else {
       int bin = binOf(Super::getSize(ptr));

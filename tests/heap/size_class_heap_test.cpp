@@ -12,7 +12,7 @@ namespace kith::heap {
 namespace {
 
 template <class Super>
-using Pow2ClassHeap = SizeClassHeap<pow2SizeClass, pow2ClassMaxSize, Super>;
+using Pow2ClassHeap = SizeClassHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, Super>;
 
 static_assert(SizedHeap<Pow2ClassHeap<FixedArena>>);
 
@@ -22,13 +22,13 @@ TEST(SizeClassHeap, RecordsTheClassInAHeaderBeforeTheObject) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p, heap.arenaBase() + 16);  // the header takes the first 16 bytes
   EXPECT_TRUE(isAligned(p));
-  EXPECT_EQ(heap.sizeClassOf(p), 3);    // 128 B
+  EXPECT_EQ(heap.sizeClassOf(p), 3u);    // 128 B
   EXPECT_EQ(*reinterpret_cast<std::size_t*>(heap.arenaBase()), 3u);  // the index, not the size
   EXPECT_EQ(heap.getSize(p), 128u);     // rounded up to the class
   EXPECT_EQ(heap.remaining(), 4096u - 16 - 128);
   void* q = heap.malloc(17);
   EXPECT_EQ(static_cast<std::byte*>(q) - static_cast<std::byte*>(p), 128 + 16);
-  EXPECT_EQ(heap.sizeClassOf(q), 1);
+  EXPECT_EQ(heap.sizeClassOf(q), 1u);
   EXPECT_EQ(heap.getSize(q), 32u);
   EXPECT_EQ(heap.getSize(p), 128u);  // writing q did not disturb p's header
 }
@@ -45,6 +45,15 @@ TEST(SizeClassHeap, EdgeSizes) {
   EXPECT_EQ(heap.malloc(SIZE_MAX), nullptr);  // beyond every class: no overflow
   EXPECT_EQ(heap.malloc(SIZE_MAX / 2 + 1), nullptr);  // the last class, too big for the arena
   EXPECT_EQ(heap.malloc(std::size_t{1} << 40), nullptr);
+}
+
+TEST(SizeClassHeap, RequestsAboveTheLastClassFail) {
+  SizeClassHeap<4, pow2SizeClass, pow2ClassMaxSize, FixedArena> heap(4096);
+  void* last = heap.malloc(128);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(heap.sizeClassOf(last), 3u);
+  EXPECT_EQ(heap.malloc(129), nullptr);
+  EXPECT_EQ(heap.remaining(), 4096u - 16 - 128);
 }
 
 TEST(SizeClassHeap, OutOfMemoryPropagatesAsNull) {

@@ -166,7 +166,7 @@ TEST(StrictSegHeap, EdgeSizes) {
 // --- over a layer that records the class (SizeClassHeap) ------------------------
 
 template <class Super>
-using Pow2ClassHeap = SizeClassHeap<pow2SizeClass, pow2ClassMaxSize, Super>;
+using Pow2ClassHeap = SizeClassHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, Super>;
 // Every size a class (Kingsley's): SizeClassHeap rounds any request it gets to its
 // class, so with fewer bins the big blocks Super serves directly would differ.
 using AllClassesBySize = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize,
@@ -197,6 +197,7 @@ TEST(StrictSegHeap, FreeFilesABlockByTheClassSuperRecorded) {
   EXPECT_EQ(heap.checkInvariants(), "");
 }
 
+// Fewer bins than Super's classes: a block of a class with no bin goes back to Super.
 TEST(StrictSegHeap, BigBlocksGoBackToSuperByTheirRecordedClass) {
   testing::CountingLog log;
   StrictSegHeap<4, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>,
