@@ -45,26 +45,18 @@ class SizeClassHeap : public Super {
     if (usable > SIZE_MAX - kHeader) return nullptr;
     void* block = Super::malloc(kHeader + usable);
     if (!block) return nullptr;
-    ::new (block) Header{static_cast<std::size_t>(c)};
+    ::new (block) std::size_t{static_cast<std::size_t>(c)};
     return static_cast<std::byte*>(block) + kHeader;
   }
 
   void free(void* ptr) {
-    if (ptr) Super::free(header(ptr));
+    if (ptr) Super::free(static_cast<std::byte*>(ptr) - kHeader);
   }
 
   std::size_t getSize(void* ptr) const { return ClassMaxSize(sizeClassOf(ptr)); }
-  // Below NumClasses.
-  std::size_t sizeClassOf(void* ptr) const { return header(ptr)->sizeClass; }
-
- private:
-  struct alignas(kAlignment) Header {
-    std::size_t sizeClass;
-  };
-  static_assert(sizeof(Header) == kHeader);
-
-  static Header* header(void* ptr) {
-    return std::launder(reinterpret_cast<Header*>(static_cast<std::byte*>(ptr) - kHeader));
+  // Below NumClasses: the header's first word (the rest of it keeps the alignment).
+  std::size_t sizeClassOf(void* ptr) const {
+    return *std::launder(reinterpret_cast<const std::size_t*>(static_cast<std::byte*>(ptr) - kHeader));
   }
 };
 

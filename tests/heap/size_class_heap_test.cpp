@@ -65,16 +65,19 @@ TEST(SizeClassHeap, OutOfMemoryPropagatesAsNull) {
   EXPECT_NE(heap.malloc(64), nullptr);  // 16 + 64 does
 }
 
+// Super sees the header plus the whole class, and gets back exactly what it gave.
 TEST(SizeClassHeap, FreeHandsSuperTheBlockItGave) {
   testing::CountingLog log;
   Pow2ClassHeap<testing::CountingHeap> heap(log);
-  void* p = heap.malloc(40);
-  ASSERT_EQ(log.live.size(), 1u);
-  EXPECT_EQ(log.live.begin()->first, static_cast<std::byte*>(p) - 16);
-  EXPECT_EQ(log.live.begin()->second, 16u + 64);  // header + class size
-  heap.free(p);
+  std::byte* small = static_cast<std::byte*>(heap.malloc(40));
+  std::byte* large = static_cast<std::byte*>(heap.malloc(3000));
+  EXPECT_EQ(log.live.at(small - 16), 16u + 64);
+  EXPECT_EQ(log.live.at(large - 16), 16u + 4096);
+  heap.free(large);
   heap.free(nullptr);
-  EXPECT_EQ(log.frees, 1u);
+  heap.free(small);
+  EXPECT_EQ(log.frees, 2u);
+  EXPECT_TRUE(log.live.empty());
   EXPECT_EQ(log.badFrees, 0u);
 }
 
