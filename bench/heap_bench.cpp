@@ -21,11 +21,16 @@
 //   --replay=NAME=PATH   (repeatable, before the benchmark flags) adds the trace
 //                        at PATH (`kith run --trace=PATH ...`, heap/trace/trace.h) as
 //                        sequence NAME; objects live at its end are freed after it
+//   --passes=N           (before the benchmark flags) each composition benchmark
+//                        replays its sequence exactly N times instead of as often
+//                        as its time allows, so an instruction count (cachegrind)
+//                        of N=2 minus N=1 is exactly one pass
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -286,6 +291,7 @@ int main(int argc, char** argv) {
   kith::heap::arenaPretouch() = true;  // latencies measure the allocator, not first-touch faults
   // --replay=NAME=PATH flags are ours; the rest go to Google Benchmark.
   std::vector<std::pair<std::string, std::string>> traces;
+  long passes = 0;  // 0: as many as Google Benchmark's timing wants
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -297,6 +303,13 @@ int main(int argc, char** argv) {
         return 1;
       }
       traces.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (arg.rfind("--passes=", 0) == 0) {
+      char* end = nullptr;
+      passes = std::strtol(arg.c_str() + 9, &end, 10);
+      if (*end != '\0' || passes < 1) {
+        std::fprintf(stderr, "heap_bench: --passes wants a positive count, not %s\n", arg.c_str() + 9);
+        return 1;
+      }
     } else {
       argv[kept++] = argv[i];
     }
@@ -332,8 +345,10 @@ int main(int argc, char** argv) {
   });
   for (const Sequence& q : sequences()) {
     auto add = [&]<class A>(const char* allocator) {
-      benchmark::RegisterBenchmark(("composition/" + q.name + "/" + allocator).c_str(), composition<A>, &q)
-          ->Unit(benchmark::kMillisecond);
+      auto* b = benchmark::RegisterBenchmark(("composition/" + q.name + "/" + allocator).c_str(),
+                                             composition<A>, &q);
+      b->Unit(benchmark::kMillisecond);
+      if (passes) b->Iterations(passes);
     };
     add.template operator()<kith::heap::LeaPolicy>("lea");
     add.template operator()<kith::heap::MallocPolicy>("glibc");

@@ -6,7 +6,7 @@
 // Same algorithm and the same memory as KingsleyPolicy, so the difference is the
 // cost of composition: power-of-two buckets from 16 bytes, one LIFO free list per
 // bucket, a 16-byte header in front of each block (here the bucket index, as BSD's
-// ov_index; SizeHeap stores the size), fresh blocks bumped from one populated
+// ov_index, and SizeClassHeap's), fresh blocks bumped from one populated
 // mapping of a fixed size; never split, never coalesced.
 #pragma once
 

@@ -37,7 +37,7 @@
 #include "heap/layers/null_heap.h"
 #include "heap/layers/quick_list_heap.h"
 #include "heap/layers/size_classes.h"
-#include "heap/layers/size_heap.h"
+#include "heap/layers/size_class_heap.h"
 #include "heap/layers/strict_seg_heap.h"
 #include "heap/classic/tlsf_heap.h"
 #include "heap/classic/unstructured_list_heap.h"
@@ -60,8 +60,10 @@ using MimallocPolicy = MimallocHeap;
 // from the head, frees pushed at the head, neighbours coalesced on free.
 using ListPolicy = CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>;
 // Kingsley (BSD 4.2, paper 6.1): power-of-two classes from 16 B, one LIFO free list
-// each, fed by the arena; blocks are never split or coalesced.
-using KingsleyPolicy = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>, SizeHeap<FixedArena>>;
+// each, fed by the arena; blocks are never split or coalesced. The header holds the
+// class index, as BSD's does, so a free looks nothing up.
+using KingsleyPolicy = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>,
+                                     SizeClassHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FixedArena>>;
 // Lea (paper 6.2, after dlmalloc 2.7/2.8): requests up to 64 B from exact-size
 // quick lists (16/32/48/64 B, at most 64 blocks each, cached without coalescing);
 // the rest best fit from Lea's bins with coalescing (exact lists to 512 B blocks,

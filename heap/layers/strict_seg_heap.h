@@ -7,9 +7,12 @@
 // heap (one FixedArena) feeds every bin. Requests above the last class go to
 // Super directly, and so do their frees.
 //
-// free files a block under the class of Super::getSize(ptr), so Super must know
-// block sizes (SizeHeap). Metadata: the bins' list heads live in this object; the
-// rest lives in the blocks (Super's headers, the bins' links).
+// free files a block under its class: the one Super records (sizeClassOf, as
+// SizeClassHeap does, over the same class map), else the class of Super::getSize(ptr),
+// so Super must know block sizes (SizeHeap). Metadata: the bins' list heads live in
+// this object; the rest lives in the blocks (Super's headers, the bins' links). The
+// free-space reports (freeBytes, forEachFreeSize) count the bins by walking them, so
+// malloc and free keep no counts for them.
 //
 // The bins' cached blocks are dropped with the bins when the heap is destroyed
 // (they go to NullHeap): right for a FixedArena, which unmaps everything at once.
@@ -23,6 +26,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <string>
 
@@ -38,7 +42,26 @@ class StrictSegHeap : public Super {
   static_assert(HeapLayer<LittleHeap>, "each bin must be a heap (malloc/free)");
   static_assert(SizedHeap<Super>,
                 "StrictSegHeap files a freed block under the class of Super::getSize(ptr): "
-                "put SizeHeap (or another layer with getSize) above it");
+                "put SizeClassHeap or SizeHeap (or another layer with getSize) above it");
+
+  // Super records each block's class (SizeClassHeap), in this heap's class map and
+  // for every class that has a bin here.
+  static constexpr bool kSuperRecordsClass = requires(Super& s, void* p, int c) {
+    { s.sizeClassOf(p) } -> std::same_as<std::size_t>;
+    { s.mallocClass(c) } -> std::same_as<void*>;
+    requires Super::kSizeClass == SizeClass && Super::kClassMaxSize == ClassMaxSize;
+    requires Super::kClassCount >= NumBins;
+  };
+  // ... and no more: no freed block goes back to Super, so free need not ask.
+  static constexpr bool kEveryRecordedClassBinned = [] {
+    if constexpr (kSuperRecordsClass) return Super::kClassCount == NumBins;
+    else return false;
+  }();
+  // The bins can be walked and Super knows its untouched rest.
+  static constexpr bool kReportsFreeSpace = requires(const Super& s, const LittleHeap& h) {
+    s.remaining();
+    h.forEachFree([](void*) {});
+  };
 
  public:
   using Super::Super;
@@ -51,23 +74,26 @@ class StrictSegHeap : public Super {
     if (c >= NumBins) return Super::malloc(size);  // bigger than every class
     std::size_t classSize = ClassMaxSize(c);
     if (void* p = bins_[c].malloc(classSize)) {
-      --cached_[c];
       outcome_ = Outcome::immediate;
       return p;
     }
-    void* p = Super::malloc(classSize);  // bin empty: a fresh block of the class's full size
+    void* p;  // bin empty: a fresh block of the class's full size
+    if constexpr (kSuperRecordsClass) p = Super::mallocClass(c);
+    else p = Super::malloc(classSize);
     outcome_ = p ? Outcome::split : Outcome::failed;  // carved from the arena's untouched rest
     return p;
   }
 
   void free(void* ptr) {
     if (!ptr) return;
-    int bin = binOf(Super::getSize(ptr));
-    if (bin < 0) {
-      Super::free(ptr);
+    if constexpr (kSuperRecordsClass) {
+      std::size_t c = Super::sizeClassOf(ptr);
+      if (!kEveryRecordedClassBinned && c >= NumBins) Super::free(ptr);
+      else bins_[c].free(ptr);
     } else {
-      bins_[bin].free(ptr);
-      ++cached_[bin];
+      int bin = binOf(Super::getSize(ptr));
+      if (bin < 0) Super::free(ptr);
+      else bins_[bin].free(ptr);
     }
   }
 
@@ -80,30 +106,31 @@ class StrictSegHeap : public Super {
 
   // Bytes cached in the bins plus what Super has never handed out, when Super
   // can tell (FixedArena::remaining). A cached block only serves its own class.
+  // Time: one step per cached block (the bins are walked, not counted).
   std::size_t freeBytes() const
-    requires requires(const Super& s) { s.remaining(); }
+    requires kReportsFreeSpace
   {
     std::size_t bytes = Super::remaining();
-    for (int c = 0; c < NumBins; ++c) bytes += cached_[c] * ClassMaxSize(c);
+    for (int c = 0; c < NumBins; ++c) bytes += cachedBlocks(c) * ClassMaxSize(c);
     return bytes;
   }
   std::size_t largestFreeBlock() const
-    requires requires(const Super& s) { s.remaining(); }
+    requires kReportsFreeSpace
   {
     std::size_t largest = Super::remaining();
     for (int c = NumBins - 1; c >= 0; --c)
-      if (cached_[c]) return std::max(largest, ClassMaxSize(c));
+      if (cachedBlocks(c)) return std::max(largest, ClassMaxSize(c));
     return largest;
   }
 
   // fn(bytes, count): the arena's untouched tail as one block, then each bin's
   // cached blocks at the class size (as freeBytes counts them; free_space.h).
   template <class Fn>
-    requires requires(const Super& s) { s.remaining(); }
+    requires kReportsFreeSpace
   void forEachFreeSize(Fn&& fn) const {
     fn(Super::remaining(), std::size_t{1});
     for (int c = 0; c < NumBins; ++c)
-      if (cached_[c]) fn(ClassMaxSize(c), cached_[c]);
+      if (std::size_t n = cachedBlocks(c)) fn(ClassMaxSize(c), n);
   }
 
   // Walks every bin whose LittleHeap can be walked (FreelistHeap::forEachFree):
@@ -130,6 +157,14 @@ class StrictSegHeap : public Super {
   }
 
  protected:
+  // The blocks bin c holds, counted by walking it (a looping list counts as far
+  // as the walk went; checkInvariants reports the loop).
+  std::size_t cachedBlocks(int c) const {
+    std::size_t n = 0;
+    bins_[c].forEachFree([&](void*) { ++n; });
+    return n;
+  }
+
   // The bin a free block of `size` usable bytes belongs in: the largest class all
   // of whose requests it can hold. -1 when it belongs to Super instead (bigger than
   // the classes, or smaller than the first).
@@ -149,7 +184,6 @@ class StrictSegHeap : public Super {
   }
 
   LittleHeap bins_[NumBins];
-  std::size_t cached_[NumBins] = {};  // blocks in each bin, for freeBytes
   Outcome outcome_ = Outcome::failed;
 };
 

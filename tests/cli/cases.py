@@ -93,6 +93,11 @@ case("cli.replay_bare_json", f"replay --bare --heap=knuth --heap-size=1M --stats
      stdout=ANY, absent=r'"heap":', stderr=(
          r'^\{"policy": "knuth", "heap_size": 1048576, "trace": "[^"]*small.txt",\n "bare": true,\n'
          r' "replay": \{"format": "text", "events": 6, "allocations": 3, "frees": 2, .*\}\}\n$'))
+# --stats-timers=off: counting without timing, every count kept and no clock read per request.
+case("cli.replay_counts_untimed", f"replay --heap=kingsley --heap-size=1M --stats=json --stats-timers=off {FIXTURES}/small.txt",
+     stdout=ANY, stderr=(
+         r'"heap": \{"allocations": 3, "frees": 2, .*"size_histogram": \{"32": 1, "64": 1, "4096": 1\},'
+         r'.*"op_timers": false, "alloc_ns": \{"count": 0, .*"free_ns": \{"count": 0, '))
 case("cli.replay_stats_table", f"replay --heap=lea --stats {FIXTURES}/small.txt", stdout=ANY,
      stderr=r"^--- kith replay statistics ---\npolicy +lea .*\nheap\n  allocations +3 .*  satisfied +immediate .*"
             r"\nreplay\n  events +6 in ")

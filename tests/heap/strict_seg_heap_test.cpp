@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -9,7 +10,9 @@
 #include "heap/layers/freelist_heap.h"
 #include "heap/layers/null_heap.h"
 #include "heap/layers/size_classes.h"
+#include "heap/layers/size_class_heap.h"
 #include "heap/layers/size_heap.h"
+#include "heap/workload.h"
 #include "tests/heap/counting_heap.h"
 
 namespace kith::heap {
@@ -158,6 +161,96 @@ TEST(StrictSegHeap, EdgeSizes) {
   EXPECT_EQ(all.malloc((std::size_t{1} << 63) + 1), nullptr);  // beyond it: Super
   EXPECT_EQ(all.malloc(SIZE_MAX), nullptr);
   EXPECT_NE(all.malloc(1), nullptr);
+}
+
+// --- over a layer that records the class (SizeClassHeap) ------------------------
+
+template <class Super>
+using Pow2ClassHeap = SizeClassHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, Super>;
+// Every size a class (Kingsley's): SizeClassHeap rounds any request it gets to its
+// class, so with fewer bins the big blocks Super serves directly would differ.
+using AllClassesBySize = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize,
+                                       FreelistHeap<NullHeap>, SizeHeap<FixedArena>>;
+using AllClassesByClass = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize,
+                                        FreelistHeap<NullHeap>, Pow2ClassHeap<FixedArena>>;
+
+// Counts getSize calls: free must file a block by its recorded class, not its size.
+class SizeCountingClassHeap : public Pow2ClassHeap<FixedArena> {
+ public:
+  using Pow2ClassHeap<FixedArena>::Pow2ClassHeap;
+  std::size_t getSize(void* ptr) const {
+    ++getSizeCalls;
+    return Pow2ClassHeap<FixedArena>::getSize(ptr);
+  }
+  mutable std::size_t getSizeCalls = 0;
+};
+
+TEST(StrictSegHeap, FreeFilesABlockByTheClassSuperRecorded) {
+  StrictSegHeap<4, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>, SizeCountingClassHeap> heap(4096);
+  void* a = heap.malloc(20);
+  void* b = heap.malloc(100);
+  heap.free(a);
+  heap.free(b);
+  EXPECT_EQ(heap.getSizeCalls, 0u);
+  EXPECT_EQ(heap.malloc(128), b);
+  EXPECT_EQ(heap.malloc(32), a);
+  EXPECT_EQ(heap.checkInvariants(), "");
+}
+
+// Fewer bins than Super's classes: a block of a class with no bin goes back to Super.
+TEST(StrictSegHeap, BigBlocksGoBackToSuperByTheirRecordedClass) {
+  testing::CountingLog log;
+  StrictSegHeap<4, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>,
+                Pow2ClassHeap<testing::CountingHeap>> heap(log);
+  void* big = heap.malloc(1000);
+  void* small = heap.malloc(100);
+  heap.free(big);
+  EXPECT_EQ(log.frees, 1u);  // straight to Super
+  heap.free(small);
+  EXPECT_EQ(log.frees, 1u);  // cached in its bin
+  EXPECT_EQ(heap.malloc(128), small);
+  heap.free(small);
+  EXPECT_EQ(log.badFrees, 0u);
+}
+
+// The recorded class changes how free finds the bin, not which blocks are chosen:
+// both compositions hand out the same offsets at every step of a random sequence,
+// and the free space counted by walking the bins matches a shadow count of the
+// blocks cached in each class.
+TEST(StrictSegHeap, RecordingTheClassChoosesTheSameBlocksAsRecordingTheSize) {
+  for (SizeMix mix : {SizeMix::jvmLike, SizeMix::fragmenting}) {
+    AllClassesBySize bySize(1 << 20);
+    AllClassesByClass byClass(1 << 20);
+    std::vector<void*> sizeSlots(300), classSlots(300);
+    std::size_t cached[kPow2ClassCount] = {};
+    std::size_t step = 0;
+    for (const WorkloadStep& s : makeWorkload(mix, 7, 3000, 300)) {
+      if (s.size) {
+        sizeSlots[s.slot] = bySize.malloc(s.size);
+        std::size_t before = byClass.remaining();
+        classSlots[s.slot] = byClass.malloc(s.size);
+        int c = pow2SizeClass(s.size);
+        if (byClass.remaining() == before) --cached[c];  // reused from its bin
+        ASSERT_NE(sizeSlots[s.slot], nullptr);
+        ASSERT_EQ(static_cast<std::byte*>(classSlots[s.slot]) - byClass.arenaBase(),
+                  static_cast<std::byte*>(sizeSlots[s.slot]) - bySize.arenaBase())
+            << "step " << step;
+        ASSERT_EQ(byClass.getSize(classSlots[s.slot]), bySize.getSize(sizeSlots[s.slot]));
+      } else {
+        ++cached[byClass.sizeClassOf(classSlots[s.slot])];
+        bySize.free(sizeSlots[s.slot]);
+        byClass.free(classSlots[s.slot]);
+      }
+      if (++step % 97 == 0) {
+        std::size_t expected = byClass.remaining();
+        for (int c = 0; c < kPow2ClassCount; ++c) expected += cached[c] * pow2ClassMaxSize(c);
+        ASSERT_EQ(byClass.freeBytes(), expected) << "step " << step;
+        ASSERT_EQ(byClass.freeBytes(), bySize.freeBytes()) << "step " << step;
+        ASSERT_EQ(byClass.largestFreeBlock(), bySize.largestFreeBlock()) << "step " << step;
+        ASSERT_EQ(byClass.checkInvariants(), "");
+      }
+    }
+  }
 }
 
 }  // namespace
