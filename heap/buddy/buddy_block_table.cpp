@@ -21,7 +21,7 @@ BuddyBlockTable::BuddyBlockTable(std::byte* base, std::size_t bytes)
       bytes_(base ? bytes : 0),
       granules_(bytes_ / kMinBlock),
       topLevel_(granules_ ? std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1) : 0),
-      side_(makeZeroedArray<std::uint8_t>(granules_)),
+      side_(makeZeroedArray<std::uint8_t>(granules_ + 1)),
       live_(granules_) {
   forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
 }
@@ -125,8 +125,8 @@ std::string BuddyBlockTable::checkStructure() const {
       if (counted[b][level] != listed[b][level])
         return "level " + std::to_string(level) + " list mismatch";
   }
-  if (freeBytes != freeBytes_)
-    return "freeBytes() says " + std::to_string(freeBytes_) + ", the free blocks hold " +
+  if (freeBytes != this->freeBytes())
+    return "freeBytes() says " + std::to_string(this->freeBytes()) + ", the free blocks hold " +
            std::to_string(freeBytes);
   return checkLiveSummary();
 }

@@ -80,13 +80,14 @@ class BuddyHeapCore : public Super {
   }
 
   // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, takes the
-  // block out of the live summary and returns its offset.
-  std::size_t startFree(void* ptr) {
+  // block out of the live summary, sets `level` to its level and returns its offset.
+  std::size_t startFree(void* ptr, unsigned& level) {
     assert(table_.contains(ptr) && table_.isBusyBlock(table_.offsetOf(ptr)) &&
            "free of a pointer that is not a busy block of this heap");
     freeSteps_ = 1;
     const std::size_t off = table_.offsetOf(ptr);
-    table_.removeLive(off, table_.levelAt(off));
+    level = table_.levelAt(off);
+    table_.removeLive(off, level);
     return off;
   }
 
