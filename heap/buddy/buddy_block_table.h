@@ -72,6 +72,7 @@ class BuddyBlockTable {
  public:
   static constexpr unsigned kMaxLevel = 31;  // 16 B << 31 = 32 GiB
   static constexpr unsigned kLevels = kMaxLevel + 1;
+  static_assert(kLevels <= BuddyLiveSummary::kLevels, "the live summary's table covers every level");
   static constexpr std::size_t kNone = SIZE_MAX;  // "no block" where an offset is returned
 
   static constexpr std::size_t blockBytes(unsigned level) { return kMinBlock << level; }
@@ -137,9 +138,9 @@ class BuddyBlockTable {
   }
 
   // --- the side table -----------------------------------------------------------
-  unsigned levelAt(std::size_t off) const { return side_[off / kMinBlock] & 0x1Fu; }
+  unsigned levelAt(std::size_t off) const { return byteAt(off) & 0x1Fu; }
   BuddyState stateAt(std::size_t off) const {
-    return static_cast<BuddyState>(side_[off / kMinBlock] >> 5);
+    return static_cast<BuddyState>(byteAt(off) >> 5);
   }
   // A whole free block of exactly `level` starts at `off`.
   bool isFreeBlock(std::size_t off, unsigned level) const {
@@ -156,7 +157,7 @@ class BuddyBlockTable {
   void setBusy(std::size_t off, unsigned level) { write(off, level, BuddyState::busy); }
   void setHeld(std::size_t off, unsigned level) { write(off, level, BuddyState::held); }
   // Marks `off` as no longer a block start (it was merged into a larger block).
-  void clear(std::size_t off) { side_[off / kMinBlock] = 0; }
+  void clear(std::size_t off) { side_[off / kMinBlock] = SideByte{}; }
 
   // --- free blocks: side table, lists and counts together ---------------------
   [[gnu::always_inline]] void addFree(std::size_t off, unsigned level, BuddyState s) {
@@ -179,10 +180,14 @@ class BuddyBlockTable {
   // The first block of one list, removed as by removeFree; kNone if the list is
   // empty. Its side-table byte is not read: the list names its level and state.
   std::size_t popFree(BuddyState s, unsigned level) {
+    void* p = popFreeBlock(s, level);
+    return p ? offsetOf(p) : kNone;
+  }
+  // The same, as an address; nullptr if the list is empty.
+  void* popFreeBlock(BuddyState s, unsigned level) {
     void* p = list(s, level).pop();
-    if (!p) return kNone;
-    --freeCount_[level];
-    return offsetOf(p);
+    if (p) --freeCount_[level];
+    return p;
   }
   bool listEmpty(BuddyState s, unsigned level) const { return list(s, level).empty(); }
   // A free block changes list (or becomes implied); the free counts do not change.
@@ -222,7 +227,7 @@ class BuddyBlockTable {
   // Whether the region starts with a block smaller than itself, that is, it is
   // split into blocks of lower levels (and is neither one block nor inside one).
   bool isSplitRegion(std::size_t regionOff, unsigned level) const {
-    return side_[regionOff / kMinBlock] != 0 && levelAt(regionOff) < level;
+    return byteAt(regionOff) != 0 && levelAt(regionOff) < level;
   }
 
   // Live granules in the region of `level` at `regionOff`: a region (see isRegion)
@@ -287,9 +292,11 @@ class BuddyBlockTable {
   std::string describe(std::size_t off) const;
 
  private:
-  static constexpr std::uint8_t encode(unsigned level, BuddyState s) {
-    return static_cast<std::uint8_t>(static_cast<unsigned>(s) << 5 | level);
+  using SideByte = std::uint8_t;  // level in bits 0-4, BuddyState in bits 5-7
+  static constexpr SideByte encode(unsigned level, BuddyState s) {
+    return static_cast<SideByte>(static_cast<unsigned>(s) << 5 | level);
   }
+  unsigned byteAt(std::size_t off) const { return static_cast<unsigned>(side_[off / kMinBlock]); }
   void write(std::size_t off, unsigned level, BuddyState s) { side_[off / kMinBlock] = encode(level, s); }
   BuddyFreeList& list(BuddyState s, unsigned level) {
     return lists_[s == BuddyState::listedB][level];
@@ -311,7 +318,7 @@ class BuddyBlockTable {
   std::size_t bytes_;
   std::size_t granules_;
   unsigned topLevel_;
-  ZeroedArray<std::uint8_t> side_;  // one byte per granule and one more; see the top of the file
+  ZeroedArray<SideByte> side_;  // one byte per granule and one more; see the top of the file
   BuddyLiveSummary live_;                 // live granules per region of level 8
   BuddyFreeList lists_[2][kLevels];       // [0] = list A, [1] = list B, by level
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied

@@ -71,12 +71,18 @@ class BuddyHeapCore : public Super {
     return fault;
   }
 
-  // Starts a malloc of `size`: resets the counters and returns the level that
-  // serves it (above topLevel() when no block of this heap can).
-  unsigned startMalloc(std::size_t size) {
+  // Ends a malloc that the first list it looked at served: one step, immediate.
+  void* handImmediate(void* block, unsigned level) {
+    steps_ = 1;
+    outcome_ = Outcome::immediate;
+    return hand(table_.offsetOf(block), level);
+  }
+
+  // Starts a malloc that the first list did not serve (or that no level can):
+  // resets the counters.
+  void startSearch() {
     steps_ = 0;
     outcome_ = Outcome::failed;
-    return BuddyBlockTable::levelFor(size);
   }
 
   // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, takes the
@@ -92,7 +98,7 @@ class BuddyHeapCore : public Super {
   }
 
   // Marks the block at `off` busy (live) at `level` and returns its address.
-  void* hand(std::size_t off, unsigned level) {
+  [[gnu::always_inline]] void* hand(std::size_t off, unsigned level) {
     table_.setBusy(off, level);
     table_.addLive(off, level);
     return table_.address(off);

@@ -66,13 +66,10 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
 
   // Step (1) inline; the rest out of line, so that the common case saves no registers.
   void* malloc(std::size_t size) {
-    const unsigned k = Core::startMalloc(size);
-    if (k > table_.topLevel()) return nullptr;
-    steps_ = 1;  // (1): the head of buddy-busy k
-    const std::size_t off = table_.popFree(kBuddyBusy, k);
-    if (off == kNone) return mallocPastBuddyBusy(k);
-    outcome_ = Outcome::immediate;
-    return Core::hand(off, k);
+    const unsigned k = BuddyBlockTable::levelFor(size);
+    if (k <= table_.topLevel())
+      if (void* block = table_.popFreeBlock(kBuddyBusy, k)) return Core::handImmediate(block, k);  // (1)
+    return mallocPastBuddyBusy(k);
   }
 
   void free(void* ptr) {
@@ -106,6 +103,9 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
  private:
   // Steps (2) to (5) of a malloc of level k whose buddy-busy list was empty.
   [[gnu::noinline]] void* mallocPastBuddyBusy(unsigned k) {
+    Core::startSearch();
+    if (k > table_.topLevel()) return nullptr;
+    steps_ = 1;  // (1): the head of buddy-busy k, empty
     // (2): a block off buddy-free k.
     ++steps_;
     if (std::size_t off = takeBuddyFree(k); off != kNone) {

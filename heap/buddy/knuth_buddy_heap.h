@@ -43,13 +43,10 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
   // The head of list k, inline; the upward search and bisection out of line, so
   // that the common case saves no registers.
   void* malloc(std::size_t size) {
-    const unsigned k = Core::startMalloc(size);
-    if (k > table_.topLevel()) return nullptr;
-    steps_ = 1;  // inspect the head of list k
-    const std::size_t off = table_.popFree(BuddyState::listedA, k);
-    if (off == BuddyBlockTable::kNone) return splitLarger(k);
-    outcome_ = Outcome::immediate;
-    return Core::hand(off, k);
+    const unsigned k = BuddyBlockTable::levelFor(size);
+    if (k <= table_.topLevel())
+      if (void* block = table_.popFreeBlock(BuddyState::listedA, k)) return Core::handImmediate(block, k);
+    return splitLarger(k);
   }
 
   void free(void* ptr) {
@@ -89,9 +86,12 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
   static constexpr std::size_t freeStepBound(unsigned top) { return top + 1; }
 
  private:
-  // List k was empty (one step counted): the first nonempty list above it, its
-  // block bisected down to level k, keeping the lower half.
+  // List k was empty: the first nonempty list above it, its block bisected down
+  // to level k, keeping the lower half.
   [[gnu::noinline]] void* splitLarger(unsigned k) {
+    Core::startSearch();
+    if (k > table_.topLevel()) return nullptr;
+    steps_ = 1;  // the head of list k, empty
     for (unsigned m = k + 1; m <= table_.topLevel(); ++m) {
       ++steps_;  // inspect the head of list m
       const std::size_t off = table_.popFree(BuddyState::listedA, m);
