@@ -72,11 +72,14 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     return mallocPastBuddyBusy(k);
   }
 
+  // A block whose buddy is busy goes on buddy-busy inline; forming a free pair out
+  // of line, so that the common case saves no registers.
   void free(void* ptr) {
     if (!ptr) return;
     unsigned level;
     const std::size_t off = Core::startFree(ptr, level);
-    if (classifyFree(off, level)) ++freeSteps_;
+    if (buddyLooksFree(off, level)) return freePair(off, level);
+    table_.addFree(off, level, kBuddyBusy);
   }
 
   std::string checkInvariants() const {
@@ -101,17 +104,21 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   static constexpr std::size_t freeStepBound(unsigned) { return 2; }
 
  private:
-  // Steps (2) to (5) of a malloc of level k whose buddy-busy list was empty.
+  // Step (2) of a malloc of level k whose buddy-busy list was empty: a block off
+  // buddy-free k. Steps (3) to (5) further out of line.
   [[gnu::noinline]] void* mallocPastBuddyBusy(unsigned k) {
     Core::startSearch();
     if (k > table_.topLevel()) return nullptr;
-    steps_ = 1;  // (1): the head of buddy-busy k, empty
-    // (2): a block off buddy-free k.
-    ++steps_;
+    steps_ = 2;  // (1): the head of buddy-busy k, empty; (2): the head of buddy-free k
     if (std::size_t off = takeBuddyFree(k); off != kNone) {
       outcome_ = Outcome::immediate;
       return Core::hand(off, k);
     }
+    return mallocPastOwnLists(k);
+  }
+
+  // Steps (3) to (5) of a malloc of level k whose own two lists were empty.
+  [[gnu::noinline]] void* mallocPastOwnLists(unsigned k) {
     // (3): two free half-size buddies.
     if (std::size_t off = glueFromList(k, steps_); off != kNone) {
       outcome_ = Outcome::glue;
@@ -184,22 +191,33 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   // Puts a block that has just become free at `off` on the list its buddy's state
   // calls for. If the buddy is free (it was on buddy-busy, since this block was
   // not free), the two form a pair: this block goes on buddy-free and the buddy
-  // becomes implied. Returns whether the buddy changed list. Always inlined: it is
-  // nearly all of free(), and left to itself the compiler calls it out of line.
-  // A free buddy can only be on buddy-busy, so one byte compare asks whether it is
-  // free; a root's buddy never reads as a block of its level, so the root test runs
-  // only when the buddy looks free.
-  [[gnu::always_inline]] bool classifyFree(std::size_t off, unsigned level) {
-    const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
-    assert(table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level) ||
-           table_.stateAt(buddy) == kBuddyBusy);
-    if (table_.isBlock(buddy, level, kBuddyBusy) && !table_.isRoot(off, level)) {
-      table_.restate(buddy, level, kBuddyBusy, BuddyState::implied);
-      table_.addFree(off, level, kBuddyFree);
+  // becomes implied. Returns whether the buddy changed list. (free() does the same
+  // with the pair out of line.)
+  bool classifyFree(std::size_t off, unsigned level) {
+    if (buddyLooksFree(off, level)) {
+      pair(off, level);
       return true;
     }
     table_.addFree(off, level, kBuddyBusy);
     return false;
+  }
+  // Whether the buddy of the block (off, level) is free: a free buddy can only be on
+  // buddy-busy, so one byte compare asks; a root's buddy never reads as a block of
+  // its level, so the root test runs only when the buddy looks free.
+  bool buddyLooksFree(std::size_t off, unsigned level) const {
+    const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
+    assert(table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level) ||
+           table_.stateAt(buddy) == kBuddyBusy);
+    return table_.isBlock(buddy, level, kBuddyBusy) && !table_.isRoot(off, level);
+  }
+  // The block (off, level) goes on buddy-free and its free buddy becomes implied.
+  void pair(std::size_t off, unsigned level) {
+    table_.restate(BuddyBlockTable::buddyOf(off, level), level, kBuddyBusy, BuddyState::implied);
+    table_.addFree(off, level, kBuddyFree);
+  }
+  [[gnu::noinline]] void freePair(std::size_t off, unsigned level) {
+    pair(off, level);
+    ++freeSteps_;  // the buddy changed list
   }
 };
 
