@@ -21,7 +21,7 @@ BuddyBlockTable::BuddyBlockTable(std::byte* base, std::size_t bytes)
       bytes_(base ? bytes : 0),
       granules_(bytes_ / kMinBlock),
       topLevel_(granules_ ? std::min<unsigned>(kMaxLevel, std::bit_width(granules_) - 1) : 0),
-      side_(makeZeroedArray<std::uint8_t>(granules_)),
+      side_(makeZeroedArray<SideByte>(granules_ + 1)),
       live_(granules_) {
   forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
 }
@@ -94,7 +94,7 @@ std::string BuddyBlockTable::checkStructure() const {
       }
       if (s == BuddyState::none || s > BuddyState::implied) {
         fault = "offset " + std::to_string(o) + " should start a block but its table byte is " +
-                std::to_string(side_[o / kMinBlock]);
+                std::to_string(byteAt(o));
         break;
       }
       if (level > rootLevel || (o - root) % size != 0)
@@ -125,8 +125,8 @@ std::string BuddyBlockTable::checkStructure() const {
       if (counted[b][level] != listed[b][level])
         return "level " + std::to_string(level) + " list mismatch";
   }
-  if (freeBytes != freeBytes_)
-    return "freeBytes() says " + std::to_string(freeBytes_) + ", the free blocks hold " +
+  if (freeBytes != this->freeBytes())
+    return "freeBytes() says " + std::to_string(this->freeBytes()) + ", the free blocks hold " +
            std::to_string(freeBytes);
   return checkLiveSummary();
 }
@@ -157,7 +157,7 @@ std::string BuddyBlockTable::describe(std::size_t off) const {
 // memcmp: the checker walks every granule, and this keeps it fast in unoptimized builds.
 bool BuddyBlockTable::interiorClear(std::size_t g, std::size_t n) const {
   if (n == 0) return true;
-  return side_[g] == 0 && (n == 1 || std::memcmp(&side_[g], &side_[g + 1], n - 1) == 0);
+  return side_[g] == SideByte{} && (n == 1 || std::memcmp(&side_[g], &side_[g + 1], n - 1) == 0);
 }
 
 std::string BuddyBlockTable::checkLiveSummary() const {

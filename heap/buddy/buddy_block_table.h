@@ -20,6 +20,10 @@
 // summary, M/2048 bytes (0.05%). The byte at a block's first granule holds its
 // level (5 bits) and state (3 bits). Every other byte is 0, so free() can tell a
 // block start from any other address.
+// One more zero byte follows the last granule's: in an arena of exactly 2^L bytes
+// it is where the one root's buddy would start, so free() can read a block's buddy
+// byte before it asks whether the block is a root (a root's buddy never reads as a
+// free block of the root's level).
 // A header inside the block needs only a byte, but the payload must stay 16-byte
 // aligned, so in practice it costs 16 bytes. The VM's objects are exactly 16, 32 or
 // 64 bytes; with a header they would need blocks of 32, 64 or 128 bytes. Half of
@@ -68,6 +72,7 @@ class BuddyBlockTable {
  public:
   static constexpr unsigned kMaxLevel = 31;  // 16 B << 31 = 32 GiB
   static constexpr unsigned kLevels = kMaxLevel + 1;
+  static_assert(kLevels <= BuddyLiveSummary::kLevels, "the live summary's table covers every level");
   static constexpr std::size_t kNone = SIZE_MAX;  // "no block" where an offset is returned
 
   static constexpr std::size_t blockBytes(unsigned level) { return kMinBlock << level; }
@@ -133,13 +138,18 @@ class BuddyBlockTable {
   }
 
   // --- the side table -----------------------------------------------------------
-  unsigned levelAt(std::size_t off) const { return side_[off / kMinBlock] & 0x1Fu; }
+  unsigned levelAt(std::size_t off) const { return byteAt(off) & 0x1Fu; }
   BuddyState stateAt(std::size_t off) const {
-    return static_cast<BuddyState>(side_[off / kMinBlock] >> 5);
+    return static_cast<BuddyState>(byteAt(off) >> 5);
   }
   // A whole free block of exactly `level` starts at `off`.
   bool isFreeBlock(std::size_t off, unsigned level) const {
     return levelAt(off) == level && isFreeState(stateAt(off));
+  }
+  // A block of exactly `level` in state `s` starts at `off`: one byte compare. `off`
+  // may be the arena's end (the extra zero byte).
+  bool isBlock(std::size_t off, unsigned level, BuddyState s) const {
+    return side_[off / kMinBlock] == encode(level, s);
   }
   bool isBusyBlock(std::size_t off) const {
     return off < bytes_ && off % kMinBlock == 0 && stateAt(off) == BuddyState::busy;
@@ -147,38 +157,43 @@ class BuddyBlockTable {
   void setBusy(std::size_t off, unsigned level) { write(off, level, BuddyState::busy); }
   void setHeld(std::size_t off, unsigned level) { write(off, level, BuddyState::held); }
   // Marks `off` as no longer a block start (it was merged into a larger block).
-  void clear(std::size_t off) { side_[off / kMinBlock] = 0; }
+  void clear(std::size_t off) { side_[off / kMinBlock] = SideByte{}; }
 
   // --- free blocks: side table, lists and counts together ---------------------
-  void addFree(std::size_t off, unsigned level, BuddyState s) {
+  [[gnu::always_inline]] void addFree(std::size_t off, unsigned level, BuddyState s) {
     write(off, level, s);
     if (isListedState(s)) list(s, level).push(address(off));
     ++freeCount_[level];
-    freeBytes_ += blockBytes(level);
   }
   // Takes a free block out of the free accounting and unlinks it if listed. Its
   // side-table byte is left for the caller to rewrite (setBusy, clear, addFree).
   unsigned removeFree(std::size_t off) {
     const unsigned level = levelAt(off);
-    const BuddyState s = stateAt(off);
-    if (isListedState(s)) list(s, level).remove(address(off));
-    --freeCount_[level];
-    freeBytes_ -= blockBytes(level);
+    removeFree(off, level, stateAt(off));
     return level;
   }
-  // The first block of one list, removed as by removeFree; kNone if the list is empty.
+  // The same, when the caller already knows the block's level and state.
+  void removeFree(std::size_t off, unsigned level, BuddyState s) {
+    if (isListedState(s)) list(s, level).remove(address(off));
+    --freeCount_[level];
+  }
+  // The first block of one list, removed as by removeFree; kNone if the list is
+  // empty. Its side-table byte is not read: the list names its level and state.
   std::size_t popFree(BuddyState s, unsigned level) {
-    void* p = list(s, level).front();
-    if (!p) return kNone;
-    const std::size_t off = offsetOf(p);
-    removeFree(off);
-    return off;
+    void* p = popFreeBlock(s, level);
+    return p ? offsetOf(p) : kNone;
+  }
+  // The same, as an address; nullptr if the list is empty.
+  void* popFreeBlock(BuddyState s, unsigned level) {
+    void* p = list(s, level).pop();
+    if (p) --freeCount_[level];
+    return p;
   }
   bool listEmpty(BuddyState s, unsigned level) const { return list(s, level).empty(); }
   // A free block changes list (or becomes implied); the free counts do not change.
-  void restate(std::size_t off, BuddyState s) {
-    const unsigned level = levelAt(off);
-    const BuddyState old = stateAt(off);
+  void restate(std::size_t off, BuddyState s) { restate(off, levelAt(off), stateAt(off), s); }
+  // The same, when the caller already knows the block's level and state `old`.
+  void restate(std::size_t off, unsigned level, BuddyState old, BuddyState s) {
     if (isListedState(old)) list(old, level).remove(address(off));
     write(off, level, s);
     if (isListedState(s)) list(s, level).push(address(off));
@@ -212,7 +227,7 @@ class BuddyBlockTable {
   // Whether the region starts with a block smaller than itself, that is, it is
   // split into blocks of lower levels (and is neither one block nor inside one).
   bool isSplitRegion(std::size_t regionOff, unsigned level) const {
-    return side_[regionOff / kMinBlock] != 0 && levelAt(regionOff) < level;
+    return byteAt(regionOff) != 0 && levelAt(regionOff) < level;
   }
 
   // Live granules in the region of `level` at `regionOff`: a region (see isRegion)
@@ -234,7 +249,9 @@ class BuddyBlockTable {
   }
 
   // --- accounting -----------------------------------------------------------------
-  std::size_t freeBytes() const { return freeBytes_; }
+  // Bytes in free blocks: O(log M), from the per-level counts (a running total
+  // would cost every malloc and free an update).
+  std::size_t freeBytes() const { return freeBytesBelow(kLevels); }
   std::size_t freeBlocks(unsigned level) const { return freeCount_[level]; }
   // Bytes in free blocks below `level`: what the defragmenter can gather into one
   // block of that level. O(level).
@@ -243,7 +260,7 @@ class BuddyBlockTable {
   std::size_t largestFreeBlock() const;
   // Bytes of metadata kept outside the arena: the side table, the live summary and
   // this object.
-  std::size_t metadataBytes() const { return granules_ + live_.bytes() + sizeof(*this); }
+  std::size_t metadataBytes() const { return granules_ + 1 + live_.bytes() + sizeof(*this); }
 
   // --- whole-arena walks ------------------------------------------------------------
   // Calls f(offset, level, state) for every block, in address order. Assumes
@@ -275,9 +292,12 @@ class BuddyBlockTable {
   std::string describe(std::size_t off) const;
 
  private:
-  void write(std::size_t off, unsigned level, BuddyState s) {
-    side_[off / kMinBlock] = static_cast<std::uint8_t>(static_cast<unsigned>(s) << 5 | level);
+  using SideByte = std::uint8_t;  // level in bits 0-4, BuddyState in bits 5-7
+  static constexpr SideByte encode(unsigned level, BuddyState s) {
+    return static_cast<SideByte>(static_cast<unsigned>(s) << 5 | level);
   }
+  unsigned byteAt(std::size_t off) const { return static_cast<unsigned>(side_[off / kMinBlock]); }
+  void write(std::size_t off, unsigned level, BuddyState s) { side_[off / kMinBlock] = encode(level, s); }
   BuddyFreeList& list(BuddyState s, unsigned level) {
     return lists_[s == BuddyState::listedB][level];
   }
@@ -298,11 +318,10 @@ class BuddyBlockTable {
   std::size_t bytes_;
   std::size_t granules_;
   unsigned topLevel_;
-  ZeroedArray<std::uint8_t> side_;  // one byte per granule; see the top of the file
+  ZeroedArray<SideByte> side_;  // one byte per granule and one more; see the top of the file
   BuddyLiveSummary live_;                 // live granules per region of level 8
   BuddyFreeList lists_[2][kLevels];       // [0] = list A, [1] = list B, by level
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied
-  std::size_t freeBytes_ = 0;
 };
 
 }  // namespace kith::heap

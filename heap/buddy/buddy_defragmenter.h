@@ -131,22 +131,7 @@ class BuddyDefragmenter : public Super {
     defragmented_ = false;
     void* p = Super::malloc(size);
     if (p || !relocate_) return p;
-    BuddyBlockTable& table = Super::blockTable();
-    const unsigned k = BuddyBlockTable::levelFor(size);
-    if (k > table.topLevel()) return nullptr;
-    defragmented_ = true;
-    outcome_ = Outcome::failed;
-    searchSteps_ = Super::lastSteps();
-    defragSteps_ = k;  // the precheck reads k free counts
-    regionSearchSteps_ = 0;
-    if (table.freeBytesBelow(k) < BuddyBlockTable::blockBytes(k)) return nullptr;
-    const std::size_t movesBefore = moves_;
-    const std::size_t region = leastLiveRegion(k);
-    empty(region, k);
-    table.setBusy(region, k);
-    table.addLive(region, k);
-    outcome_ = moves_ != movesBefore ? Outcome::defrag : Outcome::glue;
-    return table.address(region);
+    return defragment(size);
   }
 
   // The last malloc's outcome: "defrag" when live blocks moved to serve it.
@@ -177,6 +162,27 @@ class BuddyDefragmenter : public Super {
   }
 
  private:
+  // Super failed a request of `size` and a relocator is installed: one free block
+  // of its level, made by emptying the region with the fewest live bytes.
+  [[gnu::noinline]] void* defragment(std::size_t size) {
+    BuddyBlockTable& table = Super::blockTable();
+    const unsigned k = BuddyBlockTable::levelFor(size);
+    if (k > table.topLevel()) return nullptr;
+    defragmented_ = true;
+    outcome_ = Outcome::failed;
+    searchSteps_ = Super::lastSteps();
+    defragSteps_ = k;  // the precheck reads k free counts
+    regionSearchSteps_ = 0;
+    if (table.freeBytesBelow(k) < BuddyBlockTable::blockBytes(k)) return nullptr;
+    const std::size_t movesBefore = moves_;
+    const std::size_t region = leastLiveRegion(k);
+    empty(region, k);
+    table.setBusy(region, k);
+    table.addLive(region, k);
+    outcome_ = moves_ != movesBefore ? Outcome::defrag : Outcome::glue;
+    return table.address(region);
+  }
+
   // Empties the split region `off` of `level` as described at the top; on return it
   // is one held block of that level.
   void empty(std::size_t off, unsigned level) {

@@ -37,7 +37,10 @@ class BuddyFreeList {
   // The first block, unlinked; nullptr when the list is empty.
   void* pop() {
     Node* n = head_;
-    if (n) remove(n);
+    if (n) {
+      head_ = n->next;
+      if (head_) head_->prev = nullptr;
+    }
     return n;
   }
 

@@ -71,27 +71,34 @@ class BuddyHeapCore : public Super {
     return fault;
   }
 
-  // Starts a malloc of `size`: resets the counters and returns the level that
-  // serves it (above topLevel() when no block of this heap can).
-  unsigned startMalloc(std::size_t size) {
+  // Ends a malloc that the first list it looked at served: one step, immediate.
+  void* handImmediate(void* block, unsigned level) {
+    steps_ = 1;
+    outcome_ = Outcome::immediate;
+    return hand(table_.offsetOf(block), level);
+  }
+
+  // Starts a malloc that the first list did not serve (or that no level can):
+  // resets the counters.
+  void startSearch() {
     steps_ = 0;
     outcome_ = Outcome::failed;
-    return BuddyBlockTable::levelFor(size);
   }
 
   // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, takes the
-  // block out of the live summary and returns its offset.
-  std::size_t startFree(void* ptr) {
+  // block out of the live summary, sets `level` to its level and returns its offset.
+  std::size_t startFree(void* ptr, unsigned& level) {
     assert(table_.contains(ptr) && table_.isBusyBlock(table_.offsetOf(ptr)) &&
            "free of a pointer that is not a busy block of this heap");
     freeSteps_ = 1;
     const std::size_t off = table_.offsetOf(ptr);
-    table_.removeLive(off, table_.levelAt(off));
+    level = table_.levelAt(off);
+    table_.removeLive(off, level);
     return off;
   }
 
   // Marks the block at `off` busy (live) at `level` and returns its address.
-  void* hand(std::size_t off, unsigned level) {
+  [[gnu::always_inline]] void* hand(std::size_t off, unsigned level) {
     table_.setBusy(off, level);
     table_.addLive(off, level);
     return table_.address(off);

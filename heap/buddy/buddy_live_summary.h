@@ -10,8 +10,8 @@
 // 2^j to the counter of the region containing it, and subtracts them when it stops
 // being live; a block of level >= 8 changes nothing (its regions are inside it,
 // and a block is only ever formed from free granules, so they count 0). That is one
-// counter update per malloc and per free, written without a branch (a block of
-// level >= 8 adds 0).
+// counter update per malloc and per free, written without a branch: the change is
+// read from a table by level (a block of level >= 8 adds 0).
 //
 // Why one row and not a tree. A summary for every level (a sum over the buddy tree,
 // O(log M) counters per malloc and free) or one every fourth level (4, 8, 12, ...:
@@ -27,6 +27,7 @@
 // table's 6.25%.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,7 @@ class BuddyLiveSummary {
  public:
   static constexpr unsigned kLevel = 8;  // the regions counted: 256 granules
   static constexpr std::size_t kRegionGranules = std::size_t{1} << kLevel;
+  static constexpr unsigned kLevels = 32;  // the block levels it takes (BuddyBlockTable's)
 
   explicit BuddyLiveSummary(std::size_t granules)
       : regions_(granules / kRegionGranules + 1),  // one more: the tail below level 8
@@ -66,9 +68,12 @@ class BuddyLiveSummary {
   std::size_t regions() const { return regions_; }
 
  private:
-  static std::uint16_t delta(unsigned level) {
-    return static_cast<std::uint16_t>(static_cast<unsigned>(level < kLevel) << (level & (kLevel - 1)));
-  }
+  static constexpr std::array<std::uint16_t, kLevels> kDelta = [] {
+    std::array<std::uint16_t, kLevels> d{};
+    for (unsigned level = 0; level < kLevel; ++level) d[level] = static_cast<std::uint16_t>(1u << level);
+    return d;
+  }();
+  static std::uint16_t delta(unsigned level) { return kDelta[level]; }
 
   std::size_t regions_;
   ZeroedArray<std::uint16_t> counts_;

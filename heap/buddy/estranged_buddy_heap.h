@@ -64,14 +64,61 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
  public:
   using Core::Core;
 
+  // Step (1) inline; the rest out of line, so that the common case saves no registers.
   void* malloc(std::size_t size) {
-    const unsigned k = Core::startMalloc(size);
+    const unsigned k = BuddyBlockTable::levelFor(size);
+    if (k <= table_.topLevel())
+      if (void* block = table_.popFreeBlock(kBuddyBusy, k)) return Core::handImmediate(block, k);  // (1)
+    return mallocPastBuddyBusy(k);
+  }
+
+  // A block whose buddy is busy goes on buddy-busy inline; forming a free pair out
+  // of line, so that the common case saves no registers.
+  void free(void* ptr) {
+    if (!ptr) return;
+    unsigned level;
+    const std::size_t off = Core::startFree(ptr, level);
+    if (buddyLooksFree(off, level)) return freePair(off, level);
+    table_.addFree(off, level, kBuddyBusy);
+  }
+
+  std::string checkInvariants() const {
+    return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
+      const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
+      if (table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level)) {
+        if (s != kBuddyBusy) return table_.describe(off) + ": its buddy is busy, so it belongs on buddy-busy";
+      } else if (!((s == kBuddyFree && table_.stateAt(buddy) == BuddyState::implied) ||
+                   (s == BuddyState::implied && table_.stateAt(buddy) == kBuddyFree))) {
+        return table_.describe(off) + " and its free buddy " + table_.describe(buddy) +
+               ": exactly one of a free pair must be on buddy-free";
+      }
+      return {};
+    });
+  }
+
+  // The worst case of lastSteps() for a request of level k when the largest maximal
+  // block has level `top`, and of lastFreeSteps().
+  static constexpr std::size_t mallocStepBound(unsigned k, unsigned top) {
+    return k > top ? 0 : 2 + (k > 0 ? 2 : 0) + 3 * (top - k) + 2 * k;
+  }
+  static constexpr std::size_t freeStepBound(unsigned) { return 2; }
+
+ private:
+  // Step (2) of a malloc of level k whose buddy-busy list was empty: a block off
+  // buddy-free k. Steps (3) to (5) further out of line.
+  [[gnu::noinline]] void* mallocPastBuddyBusy(unsigned k) {
+    Core::startSearch();
     if (k > table_.topLevel()) return nullptr;
-    // (1), (2): from this size's own lists.
-    if (std::size_t off = takeListed(k, steps_); off != kNone) {
+    steps_ = 2;  // (1): the head of buddy-busy k, empty; (2): the head of buddy-free k
+    if (std::size_t off = takeBuddyFree(k); off != kNone) {
       outcome_ = Outcome::immediate;
       return Core::hand(off, k);
     }
+    return mallocPastOwnLists(k);
+  }
+
+  // Steps (3) to (5) of a malloc of level k whose own two lists were empty.
+  [[gnu::noinline]] void* mallocPastOwnLists(unsigned k) {
     // (3): two free half-size buddies.
     if (std::size_t off = glueFromList(k, steps_); off != kNone) {
       outcome_ = Outcome::glue;
@@ -103,34 +150,6 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     return nullptr;
   }
 
-  void free(void* ptr) {
-    if (!ptr) return;
-    const std::size_t off = Core::startFree(ptr);
-    if (classifyFree(off, table_.levelAt(off))) ++freeSteps_;
-  }
-
-  std::string checkInvariants() const {
-    return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
-      const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
-      if (table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level)) {
-        if (s != kBuddyBusy) return table_.describe(off) + ": its buddy is busy, so it belongs on buddy-busy";
-      } else if (!((s == kBuddyFree && table_.stateAt(buddy) == BuddyState::implied) ||
-                   (s == BuddyState::implied && table_.stateAt(buddy) == kBuddyFree))) {
-        return table_.describe(off) + " and its free buddy " + table_.describe(buddy) +
-               ": exactly one of a free pair must be on buddy-free";
-      }
-      return {};
-    });
-  }
-
-  // The worst case of lastSteps() for a request of level k when the largest maximal
-  // block has level `top`, and of lastFreeSteps().
-  static constexpr std::size_t mallocStepBound(unsigned k, unsigned top) {
-    return k > top ? 0 : 2 + (k > 0 ? 2 : 0) + 3 * (top - k) + 2 * k;
-  }
-  static constexpr std::size_t freeStepBound(unsigned) { return 2; }
-
- private:
   // Steps (1) and (2) at `level`: a block off buddy-busy, else off buddy-free (its
   // partner, no longer half of a free pair, moves to buddy-busy). The block leaves
   // the free accounting; the caller rewrites its table byte.
@@ -138,8 +157,13 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     ++steps;
     if (std::size_t off = table_.popFree(kBuddyBusy, level); off != kNone) return off;
     ++steps;
+    return takeBuddyFree(level);
+  }
+  // Step (2) alone, not counted.
+  std::size_t takeBuddyFree(unsigned level) {
     const std::size_t off = table_.popFree(kBuddyFree, level);
-    if (off != kNone) table_.restate(BuddyBlockTable::buddyOf(off, level), kBuddyBusy);
+    if (off != kNone)
+      table_.restate(BuddyBlockTable::buddyOf(off, level), level, BuddyState::implied, kBuddyBusy);
     return off;
   }
 
@@ -159,7 +183,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     const std::size_t off = table_.popFree(kBuddyFree, level);
     const std::size_t partner = BuddyBlockTable::buddyOf(off, level);
     assert(table_.stateAt(partner) == BuddyState::implied);
-    table_.removeFree(partner);
+    table_.removeFree(partner, level, BuddyState::implied);
     table_.clear(std::max(off, partner));
     return std::min(off, partner);
   }
@@ -167,18 +191,33 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   // Puts a block that has just become free at `off` on the list its buddy's state
   // calls for. If the buddy is free (it was on buddy-busy, since this block was
   // not free), the two form a pair: this block goes on buddy-free and the buddy
-  // becomes implied. Returns whether the buddy changed list. Always inlined: it is
-  // nearly all of free(), and left to itself the compiler calls it out of line.
-  [[gnu::always_inline]] bool classifyFree(std::size_t off, unsigned level) {
-    const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
-    if (!table_.isRoot(off, level) && table_.isFreeBlock(buddy, level)) {
-      assert(table_.stateAt(buddy) == kBuddyBusy);
-      table_.restate(buddy, BuddyState::implied);
-      table_.addFree(off, level, kBuddyFree);
+  // becomes implied. Returns whether the buddy changed list. (free() does the same
+  // with the pair out of line.)
+  bool classifyFree(std::size_t off, unsigned level) {
+    if (buddyLooksFree(off, level)) {
+      pair(off, level);
       return true;
     }
     table_.addFree(off, level, kBuddyBusy);
     return false;
+  }
+  // Whether the buddy of the block (off, level) is free: a free buddy can only be on
+  // buddy-busy, so one byte compare asks; a root's buddy never reads as a block of
+  // its level, so the root test runs only when the buddy looks free.
+  bool buddyLooksFree(std::size_t off, unsigned level) const {
+    const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
+    assert(table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level) ||
+           table_.stateAt(buddy) == kBuddyBusy);
+    return table_.isBlock(buddy, level, kBuddyBusy) && !table_.isRoot(off, level);
+  }
+  // The block (off, level) goes on buddy-free and its free buddy becomes implied.
+  void pair(std::size_t off, unsigned level) {
+    table_.restate(BuddyBlockTable::buddyOf(off, level), level, kBuddyBusy, BuddyState::implied);
+    table_.addFree(off, level, kBuddyFree);
+  }
+  [[gnu::noinline]] void freePair(std::size_t off, unsigned level) {
+    pair(off, level);
+    ++freeSteps_;  // the buddy changed list
   }
 };
 

@@ -40,34 +40,27 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
  public:
   using Core::Core;
 
+  // The head of list k, inline; the upward search and bisection out of line, so
+  // that the common case saves no registers.
   void* malloc(std::size_t size) {
-    const unsigned k = Core::startMalloc(size);
-    if (k > table_.topLevel()) return nullptr;
-    for (unsigned m = k; m <= table_.topLevel(); ++m) {
-      ++steps_;  // inspect the head of list m
-      const std::size_t off = table_.popFree(BuddyState::listedA, m);
-      if (off == BuddyBlockTable::kNone) continue;
-      outcome_ = m == k ? Outcome::immediate : Outcome::split;
-      for (unsigned level = m; level > k;) {  // bisect: keep the lower half
-        --level;
-        ++steps_;
-        table_.addFree(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
-      }
-      return Core::hand(off, k);
-    }
-    return nullptr;
+    const unsigned k = BuddyBlockTable::levelFor(size);
+    if (k <= table_.topLevel())
+      if (void* block = table_.popFreeBlock(BuddyState::listedA, k)) return Core::handImmediate(block, k);
+    return splitLarger(k);
   }
 
   void free(void* ptr) {
     if (!ptr) return;
-    std::size_t off = Core::startFree(ptr);
-    unsigned level = table_.levelAt(off);
-    // Eager recombination: while the buddy is a whole free block, absorb it.
-    while (!table_.isRoot(off, level)) {
+    unsigned level;
+    std::size_t off = Core::startFree(ptr, level);
+    // Eager recombination: while the buddy is a whole free block, absorb it. Every
+    // free block is on list A; a root's buddy never reads as one of its level, so
+    // the root test runs only when the buddy looks free.
+    for (;;) {
       const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
-      if (!table_.isFreeBlock(buddy, level)) break;
+      if (!table_.isBlock(buddy, level, BuddyState::listedA) || table_.isRoot(off, level)) break;
       ++freeSteps_;
-      table_.removeFree(buddy);
+      table_.removeFree(buddy, level, BuddyState::listedA);
       table_.clear(std::max(off, buddy));
       off = std::min(off, buddy);
       ++level;
@@ -91,6 +84,28 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
     return k > top ? 0 : 2 * (top - k) + 1;
   }
   static constexpr std::size_t freeStepBound(unsigned top) { return top + 1; }
+
+ private:
+  // List k was empty: the first nonempty list above it, its block bisected down
+  // to level k, keeping the lower half.
+  [[gnu::noinline]] void* splitLarger(unsigned k) {
+    Core::startSearch();
+    if (k > table_.topLevel()) return nullptr;
+    steps_ = 1;  // the head of list k, empty
+    for (unsigned m = k + 1; m <= table_.topLevel(); ++m) {
+      ++steps_;  // inspect the head of list m
+      const std::size_t off = table_.popFree(BuddyState::listedA, m);
+      if (off == BuddyBlockTable::kNone) continue;
+      outcome_ = Outcome::split;
+      for (unsigned level = m; level > k;) {
+        --level;
+        ++steps_;
+        table_.addFree(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
+      }
+      return Core::hand(off, k);
+    }
+    return nullptr;
+  }
 };
 
 }  // namespace kith::heap

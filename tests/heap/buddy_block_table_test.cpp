@@ -53,7 +53,7 @@ TEST(BuddyBlockTable, MaximalBlocksOfANonPowerOfTwoArena) {
   EXPECT_EQ(table.largestFreeBlock(), 65536u);
   // The side table (a byte per granule) and the live summary: 6147 granules, so 24
   // two-byte counters of 256 granules, and one more for the tail.
-  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + 25 * 2 + sizeof(Table));
+  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + 1 + 25 * 2 + sizeof(Table));
   // The regions of each level lie in the maximal blocks of that level or larger.
   EXPECT_EQ(table.regionCount(12), 1u);
   EXPECT_EQ(table.regionCount(11), 3u);
@@ -122,6 +122,50 @@ TEST(BuddyBlockTable, CheckerFindsEachKindOfDamage) {
     table.removeFree(off);  // leaves the byte saying "listed" but unlinked
     EXPECT_NE(table.checkStructure(), "");
   }
+}
+
+// The reads free() makes without asking the side table first: one byte compare for a
+// block of a given level and state, the lists' own level and state on a pop, and the
+// extra zero byte where a power-of-two arena's one root would have its buddy.
+TEST(BuddyBlockTable, KnownStateReadsAndThePowerOfTwoRootsBuddy) {
+  FixedArena arena(1024);
+  auto table = Table::adopt(arena);
+  EXPECT_TRUE(table.isRoot(0, 6));
+  EXPECT_EQ(Table::buddyOf(0, 6), table.bytes());
+  for (BuddyState s : {BuddyState::none, BuddyState::busy, BuddyState::listedA, BuddyState::listedB,
+                       BuddyState::implied, BuddyState::held})
+    for (unsigned level = 0; level < Table::kLevels; ++level)
+      EXPECT_EQ(table.isBlock(table.bytes(), level, s), s == BuddyState::none && level == 0);
+  EXPECT_TRUE(table.isBlock(0, 6, BuddyState::listedA));
+  EXPECT_FALSE(table.isBlock(0, 5, BuddyState::listedA));
+  EXPECT_FALSE(table.isBlock(0, 6, BuddyState::listedB));
+
+  void* block = table.popFreeBlock(BuddyState::listedA, 6);
+  ASSERT_EQ(block, table.address(0));
+  EXPECT_EQ(table.popFreeBlock(BuddyState::listedA, 6), nullptr);
+  EXPECT_EQ(table.freeBlocks(6), 0u);
+  EXPECT_EQ(table.freeBytes(), 0u);
+  // Split by hand into two free halves: a pair (B + implied), then restated with
+  // the states the caller knows, as the estranged heap does.
+  table.clear(0);
+  table.addFree(0, 5, BuddyState::listedB);
+  table.addFree(512, 5, BuddyState::implied);
+  EXPECT_EQ(table.layout(), "512+ 512-");
+  EXPECT_EQ(table.freeBytes(), 1024u);
+  EXPECT_EQ(table.checkStructure(), "");
+  table.restate(512, 5, BuddyState::implied, BuddyState::listedA);
+  table.restate(0, 5, BuddyState::listedB, BuddyState::listedA);
+  EXPECT_EQ(table.layout(), "512 512");
+  EXPECT_EQ(table.checkStructure(), "");
+  EXPECT_TRUE(table.isBlock(512, 5, BuddyState::listedA));
+  table.removeFree(512, 5, BuddyState::listedA);
+  table.clear(512);
+  table.removeFree(0, 5, BuddyState::listedA);
+  EXPECT_EQ(table.freeBytes(), 0u);
+  table.addFree(0, 6, BuddyState::listedA);  // rejoined, as Knuth's free does
+  EXPECT_EQ(table.layout(), "1024");
+  EXPECT_EQ(table.freeBytes(), 1024u);
+  EXPECT_EQ(table.checkStructure(), "");
 }
 
 TEST(BuddyBlockTable, EmptyArena) {
