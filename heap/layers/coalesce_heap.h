@@ -72,10 +72,8 @@ class CoalesceHeap : public Super {
       outcome_ = Outcome::failed;
       return nullptr;
     }
-    Super::markInUse(block);
     // The rest needs no coalescing: the block was free, so its neighbours are not.
-    if (void* rest = Super::split(block, size)) {
-      Super::markFree(rest);
+    if (void* rest = Super::carve(block, size)) {
       Super::free(rest);
       outcome_ = Outcome::split;
     } else {

@@ -67,6 +67,7 @@ concept CoalescingRepresentation = HeapLayer<R> && requires(const R r, void* p, 
   { R::blockAfter(p) } -> std::same_as<void*>;
   { R::freeBlockBefore(p) } -> std::same_as<void*>;
   { R::split(p, n) } -> std::same_as<void*>;
+  { R::carve(p, n) } -> std::same_as<void*>;
   { R::merge(p, p) } -> std::same_as<void*>;
   { r.checkBlocks() } -> std::same_as<std::string>;
   R::kMaxRequest;
@@ -182,6 +183,30 @@ class CoalesceableHeap : public Super {
     std::size_t restBytes = bytes - keep;
     sizeWord(h) = keep | (sizeWord(h) & kPreviousFree);
     sizeWord(h + keep) = restBytes;  // its prevSize word is ptr's usable tail: untouched
+    return h + keep + kHeaderBytes;
+  }
+
+  // markInUse, split and markFree of the rest in one pass over the tags: takes
+  // block `ptr` (free, or a fresh chunk's) into use for a request of `size` bytes
+  // and returns the rest as a free block, or nullptr (the whole block in use)
+  // when the rest would be smaller than kMinBlockBytes.
+  static void* carve(void* ptr, std::size_t size) {
+    std::byte* h = headerOf(ptr);
+    std::size_t word = sizeWord(h);
+    assert(size <= (word & ~kFlagMask) - kFooterBytes);
+    std::size_t bytes = word & ~kFlagMask;
+    std::size_t keep = blockBytesFor(size);
+    std::byte* next = h + bytes;
+    if (bytes - keep < kMinBlockBytes) {
+      sizeWord(h) = word & ~kFree;
+      sizeWord(next) &= ~kPreviousFree;
+      return nullptr;
+    }
+    std::size_t restBytes = bytes - keep;
+    sizeWord(h) = keep | (word & kPreviousFree);
+    sizeWord(h + keep) = restBytes | kFree;  // its block below, ptr, is in use
+    prevSizeWord(next) = restBytes;
+    sizeWord(next) |= kPreviousFree;
     return h + keep + kHeaderBytes;
   }
 

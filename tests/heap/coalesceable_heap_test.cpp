@@ -138,6 +138,38 @@ TEST(CoalesceableHeap, MergeJoinsNeighboursAndKeepsTheLeftBlocksState) {
   EXPECT_EQ(h.checkBlocks(), "");
 }
 
+TEST(CoalesceableHeap, CarveTakesAFreeBlockIntoUseAndLeavesTheRestFree) {
+  Blocks h(4096);
+  void* a = h.malloc(0);
+  void* b = Blocks::split(a, 200);
+  Blocks::markFree(a);
+  void* rest = Blocks::carve(a, 40);  // 48 of a's 208 bytes: a free rest of 160
+  ASSERT_NE(rest, nullptr);
+  EXPECT_FALSE(Blocks::isFree(a));
+  EXPECT_EQ(Blocks::blockBytes(a), 48u);
+  EXPECT_TRUE(Blocks::isFree(rest));
+  EXPECT_EQ(Blocks::blockBytes(rest), 160u);
+  EXPECT_EQ(Blocks::blockAfter(a), rest);
+  EXPECT_EQ(Blocks::freeBlockBefore(rest), nullptr);  // a is in use
+  EXPECT_EQ(Blocks::freeBlockBefore(b), rest);        // b reads the rest's footer
+  EXPECT_EQ(h.checkBlocks(), "");
+  EXPECT_EQ(Blocks::carve(rest, 150 - 8 - 16), nullptr);  // a rest of 16 bytes is no block
+  EXPECT_FALSE(Blocks::isFree(rest));
+  EXPECT_EQ(Blocks::blockBytes(rest), 160u);
+  EXPECT_EQ(Blocks::freeBlockBefore(b), nullptr);
+  EXPECT_EQ(h.checkBlocks(), "");
+}
+
+TEST(CoalesceableHeap, CarveOfAFreshChunkMarksTheRestFreeForTheSentinel) {
+  GrowableBlocks g;
+  void* a = g.malloc(1000);  // in use, spanning its chunk
+  void* rest = GrowableBlocks::carve(a, 100);
+  ASSERT_NE(rest, nullptr);
+  EXPECT_TRUE(GrowableBlocks::isFree(rest));
+  EXPECT_EQ(GrowableBlocks::blockBytes(a) + GrowableBlocks::blockBytes(rest), GrowableBlocks::blockBytesFor(1000));
+  EXPECT_EQ(g.checkBlocks(), "");  // the end sentinel's previous-free bit and footer agree
+}
+
 TEST(CoalesceableHeap, TheWholeUsableSizeIsWritableWithoutDamagingTheBlockAbove) {
   Blocks h(4096);
   void* a = h.malloc(0);
