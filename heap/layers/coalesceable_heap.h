@@ -68,6 +68,7 @@ concept CoalescingRepresentation = HeapLayer<R> && requires(const R r, void* p, 
   { R::freeBlockBefore(p) } -> std::same_as<void*>;
   { R::split(p, n) } -> std::same_as<void*>;
   { R::carve(p, n) } -> std::same_as<void*>;
+  { R::coalesce(p, p) } -> std::same_as<void*>;
   { R::merge(p, p) } -> std::same_as<void*>;
   { r.checkBlocks() } -> std::same_as<std::string>;
   R::kMaxRequest;
@@ -223,6 +224,19 @@ class CoalesceableHeap : public Super {
       sizeWord(h + bytes) &= ~kPreviousFree;
     }
     return left;
+  }
+
+  // merge and markFree in one pass: makes the adjacent blocks from `first` up to
+  // and including `last` one free block, writing its tags once, and returns it.
+  // first keeps its kPreviousFree bit.
+  static void* coalesce(void* first, void* last) {
+    std::byte* h = headerOf(first);
+    std::byte* next = headerOf(last) + blockBytes(last);
+    std::size_t bytes = static_cast<std::size_t>(next - h);
+    sizeWord(h) = bytes | (sizeWord(h) & kPreviousFree) | kFree;
+    prevSizeWord(next) = bytes;
+    sizeWord(next) |= kPreviousFree;
+    return first;
   }
 
   // Calls fn(payload) for every block of every chunk, in address order per chunk.

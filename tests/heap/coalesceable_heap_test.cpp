@@ -170,6 +170,26 @@ TEST(CoalesceableHeap, CarveOfAFreshChunkMarksTheRestFreeForTheSentinel) {
   EXPECT_EQ(g.checkBlocks(), "");  // the end sentinel's previous-free bit and footer agree
 }
 
+TEST(CoalesceableHeap, CoalesceMakesOneFreeBlockOfAdjacentBlocks) {
+  Blocks h(4096);
+  void* a = h.malloc(0);
+  void* b = Blocks::split(a, 48);
+  void* c = Blocks::split(b, 64);
+  void* d = Blocks::split(c, 80);
+  void* e = Blocks::split(d, 96);
+  ASSERT_NE(e, nullptr);
+  std::size_t bcd = Blocks::blockBytes(b) + Blocks::blockBytes(c) + Blocks::blockBytes(d);
+  EXPECT_EQ(Blocks::coalesce(b, d), b);
+  EXPECT_TRUE(Blocks::isFree(b));
+  EXPECT_EQ(Blocks::blockBytes(b), bcd);
+  EXPECT_EQ(Blocks::blockAfter(b), e);
+  EXPECT_EQ(Blocks::freeBlockBefore(e), b);
+  EXPECT_EQ(h.checkBlocks(), "");
+  EXPECT_EQ(Blocks::coalesce(e, e), e);  // the last block: its footer lands in the end sentinel
+  EXPECT_TRUE(Blocks::isFree(e));
+  EXPECT_EQ(h.checkBlocks(), "");
+}
+
 TEST(CoalesceableHeap, TheWholeUsableSizeIsWritableWithoutDamagingTheBlockAbove) {
   Blocks h(4096);
   void* a = h.malloc(0);
