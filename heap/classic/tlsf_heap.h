@@ -114,40 +114,59 @@ class TlsfHeap : public Super {
   }
 
   void* malloc(std::size_t size) {
-    steps_ = 0;
-    Block* block = nullptr;
-    std::size_t need = 0;
-    if (size <= kMaxBlockSize) {  // bigger cannot fit, and would overflow below
-      need = alignUp((size < kMinBlock ? kMinBlock : size) + kHeaderSize);
-      ListIndex index = mapSearch(need);
-      if (index.first < kFirstLevelCount) block = findFit(index);
+    if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
+    std::size_t need = alignUp((size < kMinBlock ? kMinBlock : size) + kHeaderSize);
+    ListIndex index = mapSearch(need);
+    if (index.first >= kFirstLevelCount) return failed(0);
+    // The steps are counted in a local: a member would be reloaded after every
+    // header store, which the compiler must assume may alias it.
+    std::size_t steps = 1;  // the second-level search
+    std::uint32_t seconds = secondLevel_[index.first] & (~std::uint32_t{0} << index.second);
+    if (seconds == 0) {
+      std::uint32_t firsts =
+          index.first + 1 < kFirstLevelCount ? firstLevel_ & (~std::uint32_t{0} << (index.first + 1)) : 0;
+      if (firsts == 0) return failed(2);
+      index.first = static_cast<unsigned>(std::countr_zero(firsts));
+      seconds = secondLevel_[index.first];
+      steps = 3;  // the first-level search and the second-level one in the range found
     }
-    if (block == nullptr) {
-      outcome_ = Outcome::failed;
-      mallocSteps_ = steps_;
-      return nullptr;
-    }
-    unlink(block);
-    std::size_t foundSize = block->size();
+    index.second = static_cast<unsigned>(std::countr_zero(seconds));
+    Block*& head = heads_[index.first][index.second];
+    Block* block = head;  // good fit: the head fits without a look at its size
+    Block* following = block->nextInList;
+    std::size_t header = block->header;
+    std::size_t foundSize = header & ~kFlagMask;
     Block* next = at(block, foundSize);
-    if (foundSize - need >= kSmallestBlock) {
+    std::size_t restSize = foundSize - need;
+    if (restSize >= kSmallestBlock) {
       Block* rest = at(block, need);
-      rest->header = (foundSize - need) | kFreeBit;  // its predecessor, block, is in use
-      previousPhysical(next) = rest;                  // next's prev-free bit stays set
-      insert(rest);
-      block->header = need | (block->header & kPreviousFreeBit);
+      rest->header = restSize | kFreeBit;  // its predecessor, block, is in use
+      previousPhysical(next) = rest;       // next's prev-free bit stays set
+      block->header = need | (header & kPreviousFreeBit);
+      ListIndex restIndex = mapInsert(restSize);
+      if (restIndex == index) {
+        // Removing the head and filing the rest in the same list puts the rest
+        // where the block was: relink it in place, the bitmaps unchanged.
+        linkAsHead(rest, following, head);
+      } else {
+        unlinkHead(index, following);
+        pushFront(rest, restIndex);
+      }
+      freeBytes_ -= need;
       outcome_ = Outcome::split;
+      mallocSteps_ = steps + 2;  // the removal and the insertion
     } else {
-      block->header &= ~kFreeBit;
+      unlinkHead(index, following);
+      block->header = header & ~kFreeBit;
       next->header &= ~kPreviousFreeBit;
+      freeBytes_ -= foundSize - kHeaderSize;
       outcome_ = Outcome::immediate;
+      mallocSteps_ = steps + 1;  // the removal
     }
-    mallocSteps_ = steps_;
     return payload(block);
   }
 
   void free(void* ptr) {
-    steps_ = 0;
     if (ptr == nullptr) {
       freeSteps_ = 0;
       return;
@@ -156,24 +175,44 @@ class TlsfHeap : public Super {
     assert(reinterpret_cast<std::byte*>(block) >= begin_ &&
            reinterpret_cast<std::byte*>(block) < end_ && "free of a pointer TlsfHeap did not give");
     assert(!block->isFree() && "double free");
-    std::size_t size = block->size();
-    if (block->header & kPreviousFreeBit) {
-      Block* previous = previousPhysical(block);
-      unlink(previous);
-      size += previous->size();
-      block = previous;
-    }
+    std::size_t header = block->header;
+    std::size_t size = header & ~kFlagMask;
+    std::size_t gained = size - kHeaderSize;  // usable bytes the free lists gain
+    std::size_t steps = 1;                    // the insertion
     Block* next = at(block, size);
-    if (next->isFree()) {
-      unlink(next);
-      size += next->size();
-      next = at(block, size);
+    std::size_t nextHeader = next->header;
+    if (header & kPreviousFreeBit) {
+      Block* previous = previousPhysical(block);
+      std::size_t previousSize = previous->size();
+      block = previous;
+      size += previousSize;
+      gained += kHeaderSize;
+      ++steps;
+      // Removing a list head and inserting the merged block, at the same address,
+      // in the same list would leave the list as it is.
+      bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
+                   mapInsert(size) == mapInsert(previousSize);
+      if (stays) return finishFree(block, size, next, gained, steps);
+      detach(previous, previousSize);
     }
-    block->header = size | kFreeBit;  // after coalescing its predecessor is in use
-    previousPhysical(next) = block;
-    next->header |= kPreviousFreeBit;
-    insert(block);
-    freeSteps_ = steps_;
+    if (nextHeader & kFreeBit) {
+      std::size_t nextSize = nextHeader & ~kFlagMask;
+      size += nextSize;
+      gained += kHeaderSize;
+      ++steps;
+      ListIndex index = mapInsert(size);
+      if (next->previousInList == nullptr && index == mapInsert(nextSize)) {
+        // The merged block takes the place of next, the head of the same list.
+        linkAsHead(block, next->nextInList, heads_[index.first][index.second]);
+      } else {
+        detach(next, nextSize);
+        pushFront(block, index);
+      }
+      next = at(next, nextSize);
+    } else {
+      pushFront(block, mapInsert(size));
+    }
+    finishFree(block, size, next, gained, steps);
   }
 
   // The usable bytes of a live block: its size less the header.
@@ -257,51 +296,58 @@ class TlsfHeap : public Super {
     first->header = static_cast<std::size_t>(end_ - begin_) | kFreeBit;
     sentinel->header = kPreviousFreeBit;  // size 0, in use
     previousPhysical(sentinel) = first;
-    insert(first);
+    pushFront(first, mapInsert(first->size()));
+    freeBytes_ = first->size() - kHeaderSize;
   }
 
-  // A list holding blocks of at least listLowerBound(index) bytes, or nullptr.
-  Block* findFit(ListIndex index) {
-    ++steps_;
-    std::uint32_t seconds = secondLevel_[index.first] & (~std::uint32_t{0} << index.second);
-    if (seconds == 0) {
-      ++steps_;
-      std::uint32_t firsts =
-          index.first + 1 < kFirstLevelCount ? firstLevel_ & (~std::uint32_t{0} << (index.first + 1)) : 0;
-      if (firsts == 0) return nullptr;
-      index.first = static_cast<unsigned>(std::countr_zero(firsts));
-      ++steps_;
-      seconds = secondLevel_[index.first];
-    }
-    index.second = static_cast<unsigned>(std::countr_zero(seconds));
-    return heads_[index.first][index.second];
+  void* failed(std::size_t steps) {
+    outcome_ = Outcome::failed;
+    mallocSteps_ = steps;
+    return nullptr;
   }
 
-  void insert(Block* block) {
-    ++steps_;
-    ListIndex i = mapInsert(block->size());
-    Block*& head = heads_[i.first][i.second];
-    block->nextInList = head;
+  // The merged block's boundary tags, once it is in its list.
+  void finishFree(Block* block, std::size_t size, Block* next, std::size_t gained, std::size_t steps) {
+    block->header = size | kFreeBit;  // after coalescing its predecessor is in use
+    previousPhysical(next) = block;
+    next->header |= kPreviousFreeBit;
+    freeBytes_ += gained;
+    freeSteps_ = steps;
+  }
+
+  static void linkAsHead(Block* block, Block* following, Block*& head) {
+    block->nextInList = following;
     block->previousInList = nullptr;
-    if (head) head->previousInList = block;
+    if (following) following->previousInList = block;
     head = block;
+  }
+
+  void pushFront(Block* block, ListIndex i) {
+    Block*& head = heads_[i.first][i.second];
+    linkAsHead(block, head, head);
     secondLevel_[i.first] |= std::uint32_t{1} << i.second;
     firstLevel_ |= std::uint32_t{1} << i.first;
-    freeBytes_ += block->size() - kHeaderSize;
   }
 
-  void unlink(Block* block) {
-    ++steps_;
-    ListIndex i = mapInsert(block->size());
-    Block*& head = heads_[i.first][i.second];
-    if (block->previousInList) block->previousInList->nextInList = block->nextInList;
-    else head = block->nextInList;
-    if (block->nextInList) block->nextInList->previousInList = block->previousInList;
-    if (head == nullptr) {
+  // Removes the head of list i, whose successor is `following`.
+  void unlinkHead(ListIndex i, Block* following) {
+    heads_[i.first][i.second] = following;
+    if (following) {
+      following->previousInList = nullptr;
+    } else {
       secondLevel_[i.first] &= ~(std::uint32_t{1} << i.second);
       if (secondLevel_[i.first] == 0) firstLevel_ &= ~(std::uint32_t{1} << i.first);
     }
-    freeBytes_ -= block->size() - kHeaderSize;
+  }
+
+  // Removes a free block of `size` bytes from its list; the list is looked up
+  // only when the block is its head.
+  void detach(Block* block, std::size_t size) {
+    Block* previous = block->previousInList;
+    Block* following = block->nextInList;
+    if (previous == nullptr) return unlinkHead(mapInsert(size), following);
+    previous->nextInList = following;
+    if (following) following->previousInList = previous;
   }
 
   std::string where(const Block* block) const {
@@ -385,7 +431,7 @@ class TlsfHeap : public Super {
   std::byte* end_ = nullptr;     // the sentinel's header
   std::size_t managedBytes_ = 0;
   std::size_t freeBytes_ = 0;
-  std::size_t steps_ = 0, mallocSteps_ = 0, freeSteps_ = 0;
+  std::size_t mallocSteps_ = 0, freeSteps_ = 0;
   Outcome outcome_ = Outcome::immediate;
 };
 

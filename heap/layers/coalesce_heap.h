@@ -72,10 +72,8 @@ class CoalesceHeap : public Super {
       outcome_ = Outcome::failed;
       return nullptr;
     }
-    Super::markInUse(block);
     // The rest needs no coalescing: the block was free, so its neighbours are not.
-    if (void* rest = Super::split(block, size)) {
-      Super::markFree(rest);
+    if (void* rest = Super::carve(block, size)) {
       Super::free(rest);
       outcome_ = Outcome::split;
     } else {
@@ -87,16 +85,17 @@ class CoalesceHeap : public Super {
   void free(void* ptr) {
     if (ptr == nullptr) return;
     assert(!Super::isFree(ptr) && "double free");
+    void* first = ptr;
+    void* last = ptr;
     if (void* below = Super::freeBlockBefore(ptr)) {
       Super::remove(below);
-      ptr = Super::merge(below, ptr);
+      first = below;
     }
     if (void* above = Super::blockAfter(ptr); above && Super::isFree(above)) {
       Super::remove(above);
-      ptr = Super::merge(ptr, above);
+      last = above;
     }
-    Super::markFree(ptr);
-    Super::free(ptr);
+    Super::free(Super::coalesce(first, last));
   }
 
   // immediate: the block found fitted without splitting; split: it was carved from

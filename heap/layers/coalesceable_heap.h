@@ -67,6 +67,8 @@ concept CoalescingRepresentation = HeapLayer<R> && requires(const R r, void* p, 
   { R::blockAfter(p) } -> std::same_as<void*>;
   { R::freeBlockBefore(p) } -> std::same_as<void*>;
   { R::split(p, n) } -> std::same_as<void*>;
+  { R::carve(p, n) } -> std::same_as<void*>;
+  { R::coalesce(p, p) } -> std::same_as<void*>;
   { R::merge(p, p) } -> std::same_as<void*>;
   { r.checkBlocks() } -> std::same_as<std::string>;
   R::kMaxRequest;
@@ -185,6 +187,30 @@ class CoalesceableHeap : public Super {
     return h + keep + kHeaderBytes;
   }
 
+  // markInUse, split and markFree of the rest in one pass over the tags: takes
+  // block `ptr` (free, or a fresh chunk's) into use for a request of `size` bytes
+  // and returns the rest as a free block, or nullptr (the whole block in use)
+  // when the rest would be smaller than kMinBlockBytes.
+  static void* carve(void* ptr, std::size_t size) {
+    std::byte* h = headerOf(ptr);
+    std::size_t word = sizeWord(h);
+    assert(size <= (word & ~kFlagMask) - kFooterBytes);
+    std::size_t bytes = word & ~kFlagMask;
+    std::size_t keep = blockBytesFor(size);
+    std::byte* next = h + bytes;
+    if (bytes - keep < kMinBlockBytes) {
+      sizeWord(h) = word & ~kFree;
+      sizeWord(next) &= ~kPreviousFree;
+      return nullptr;
+    }
+    std::size_t restBytes = bytes - keep;
+    sizeWord(h) = keep | (word & kPreviousFree);
+    sizeWord(h + keep) = restBytes | kFree;  // its block below, ptr, is in use
+    prevSizeWord(next) = restBytes;
+    sizeWord(next) |= kPreviousFree;
+    return h + keep + kHeaderBytes;
+  }
+
   // Joins `right`, which must lie just above `left`, into `left` and returns it.
   // The result keeps left's flags; the block above is told its new neighbour.
   static void* merge(void* left, void* right) {
@@ -198,6 +224,19 @@ class CoalesceableHeap : public Super {
       sizeWord(h + bytes) &= ~kPreviousFree;
     }
     return left;
+  }
+
+  // merge and markFree in one pass: makes the adjacent blocks from `first` up to
+  // and including `last` one free block, writing its tags once, and returns it.
+  // first keeps its kPreviousFree bit.
+  static void* coalesce(void* first, void* last) {
+    std::byte* h = headerOf(first);
+    std::byte* next = headerOf(last) + blockBytes(last);
+    std::size_t bytes = static_cast<std::size_t>(next - h);
+    sizeWord(h) = bytes | (sizeWord(h) & kPreviousFree) | kFree;
+    prevSizeWord(next) = bytes;
+    sizeWord(next) |= kPreviousFree;
+    return first;
   }
 
   // Calls fn(payload) for every block of every chunk, in address order per chunk.

@@ -138,6 +138,58 @@ TEST(CoalesceableHeap, MergeJoinsNeighboursAndKeepsTheLeftBlocksState) {
   EXPECT_EQ(h.checkBlocks(), "");
 }
 
+TEST(CoalesceableHeap, CarveTakesAFreeBlockIntoUseAndLeavesTheRestFree) {
+  Blocks h(4096);
+  void* a = h.malloc(0);
+  void* b = Blocks::split(a, 200);
+  Blocks::markFree(a);
+  void* rest = Blocks::carve(a, 40);  // 48 of a's 208 bytes: a free rest of 160
+  ASSERT_NE(rest, nullptr);
+  EXPECT_FALSE(Blocks::isFree(a));
+  EXPECT_EQ(Blocks::blockBytes(a), 48u);
+  EXPECT_TRUE(Blocks::isFree(rest));
+  EXPECT_EQ(Blocks::blockBytes(rest), 160u);
+  EXPECT_EQ(Blocks::blockAfter(a), rest);
+  EXPECT_EQ(Blocks::freeBlockBefore(rest), nullptr);  // a is in use
+  EXPECT_EQ(Blocks::freeBlockBefore(b), rest);        // b reads the rest's footer
+  EXPECT_EQ(h.checkBlocks(), "");
+  EXPECT_EQ(Blocks::carve(rest, 150 - 8 - 16), nullptr);  // a rest of 16 bytes is no block
+  EXPECT_FALSE(Blocks::isFree(rest));
+  EXPECT_EQ(Blocks::blockBytes(rest), 160u);
+  EXPECT_EQ(Blocks::freeBlockBefore(b), nullptr);
+  EXPECT_EQ(h.checkBlocks(), "");
+}
+
+TEST(CoalesceableHeap, CarveOfAFreshChunkMarksTheRestFreeForTheSentinel) {
+  GrowableBlocks g;
+  void* a = g.malloc(1000);  // in use, spanning its chunk
+  void* rest = GrowableBlocks::carve(a, 100);
+  ASSERT_NE(rest, nullptr);
+  EXPECT_TRUE(GrowableBlocks::isFree(rest));
+  EXPECT_EQ(GrowableBlocks::blockBytes(a) + GrowableBlocks::blockBytes(rest), GrowableBlocks::blockBytesFor(1000));
+  EXPECT_EQ(g.checkBlocks(), "");  // the end sentinel's previous-free bit and footer agree
+}
+
+TEST(CoalesceableHeap, CoalesceMakesOneFreeBlockOfAdjacentBlocks) {
+  Blocks h(4096);
+  void* a = h.malloc(0);
+  void* b = Blocks::split(a, 48);
+  void* c = Blocks::split(b, 64);
+  void* d = Blocks::split(c, 80);
+  void* e = Blocks::split(d, 96);
+  ASSERT_NE(e, nullptr);
+  std::size_t bcd = Blocks::blockBytes(b) + Blocks::blockBytes(c) + Blocks::blockBytes(d);
+  EXPECT_EQ(Blocks::coalesce(b, d), b);
+  EXPECT_TRUE(Blocks::isFree(b));
+  EXPECT_EQ(Blocks::blockBytes(b), bcd);
+  EXPECT_EQ(Blocks::blockAfter(b), e);
+  EXPECT_EQ(Blocks::freeBlockBefore(e), b);
+  EXPECT_EQ(h.checkBlocks(), "");
+  EXPECT_EQ(Blocks::coalesce(e, e), e);  // the last block: its footer lands in the end sentinel
+  EXPECT_TRUE(Blocks::isFree(e));
+  EXPECT_EQ(h.checkBlocks(), "");
+}
+
 TEST(CoalesceableHeap, TheWholeUsableSizeIsWritableWithoutDamagingTheBlockAbove) {
   Blocks h(4096);
   void* a = h.malloc(0);
