@@ -61,11 +61,55 @@ class StatsHeap : public Super {
   void* malloc(std::size_t size) { return malloc(size, nullptr); }
   // The hinted entry point; a policy without hints gets malloc(size) (layer.h).
   void* malloc(std::size_t size, const void* near) {
-    if (mode_ < StatisticsMode::counts) {
+    if (mode_ == StatisticsMode::none) return mallocNear(static_cast<Super&>(*this), size, near);
+    if (mode_ == StatisticsMode::bytesInUse) {
       void* p = mallocNear(static_cast<Super&>(*this), size, near);
-      if (mode_ == StatisticsMode::bytesInUse && p) stats_.bytes_in_use += Super::getSize(p);
+      if (p) stats_.bytes_in_use += Super::getSize(p);
       return p;
     }
+    return countedMalloc(size, near);
+  }
+
+  // free(nullptr) does nothing, as in C, and is not counted.
+  void free(void* p) {
+    if (!p) return;
+    if (mode_ == StatisticsMode::none) {
+      Super::free(p);
+      return;
+    }
+    if (mode_ == StatisticsMode::bytesInUse) {
+      stats_.bytes_in_use -= Super::getSize(p);
+      Super::free(p);
+      return;
+    }
+    countedFree(p);
+  }
+
+  std::size_t bytesInUse() const { return stats_.bytes_in_use; }
+  // Set before the first malloc: a mode chosen later would count only part of the blocks.
+  void setMode(StatisticsMode mode) { mode_ = mode; }
+  StatisticsMode mode() const { return mode_; }
+
+  HeapStatistics statistics() const {
+    HeapStatistics s = stats_;  // the large block sizes are already in the map
+    for (std::size_t size = 0; size < kSmallSizes; ++size)
+      if (smallSizes_[size]) s.size_histogram[size] += smallSizes_[size];
+    bool timed = allocTicks_.count() || freeTicks_.count();
+    double nsPerTick = timed ? clock_.nsPerTick() : 1.0;
+    s.alloc_ns = inNs(allocTicks_.summary(), nsPerTick);
+    s.free_ns = inNs(freeTicks_.summary(), nsPerTick);
+    s.op_timers = mode_ == StatisticsMode::countsAndTimes;
+    if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
+    if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
+    s.internal_bytes =
+        s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
+    return s;
+  }
+
+ private:
+  // Out of line, so that the registers the counting needs are saved only when it runs:
+  // inlined, their saving and restoring would cost the cheap modes' path too.
+  [[gnu::noinline]] void* countedMalloc(std::size_t size, const void* near) {
     bool timing = mode_ == StatisticsMode::countsAndTimes;
     std::uint64_t start = timing ? clock_.ticks() : 0;
     void* p = mallocNear(static_cast<Super&>(*this), size, near);
@@ -94,14 +138,7 @@ class StatsHeap : public Super {
     return p;
   }
 
-  // free(nullptr) does nothing, as in C, and is not counted.
-  void free(void* p) {
-    if (!p) return;
-    if (mode_ < StatisticsMode::counts) {
-      if (mode_ == StatisticsMode::bytesInUse) stats_.bytes_in_use -= Super::getSize(p);
-      Super::free(p);
-      return;
-    }
+  [[gnu::noinline]] void countedFree(void* p) {
     std::size_t block = Super::getSize(p);
     bool timing = mode_ == StatisticsMode::countsAndTimes;
     std::uint64_t start = timing ? clock_.ticks() : 0;
@@ -112,28 +149,6 @@ class StatsHeap : public Super {
     stats_.bytes_in_use -= block;
   }
 
-  std::size_t bytesInUse() const { return stats_.bytes_in_use; }
-  // Set before the first malloc: a mode chosen later would count only part of the blocks.
-  void setMode(StatisticsMode mode) { mode_ = mode; }
-  StatisticsMode mode() const { return mode_; }
-
-  HeapStatistics statistics() const {
-    HeapStatistics s = stats_;  // the large block sizes are already in the map
-    for (std::size_t size = 0; size < kSmallSizes; ++size)
-      if (smallSizes_[size]) s.size_histogram[size] += smallSizes_[size];
-    bool timed = allocTicks_.count() || freeTicks_.count();
-    double nsPerTick = timed ? clock_.nsPerTick() : 1.0;
-    s.alloc_ns = inNs(allocTicks_.summary(), nsPerTick);
-    s.free_ns = inNs(freeTicks_.summary(), nsPerTick);
-    s.op_timers = mode_ == StatisticsMode::countsAndTimes;
-    if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
-    if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
-    s.internal_bytes =
-        s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
-    return s;
-  }
-
- private:
   // Block sizes below this are counted in a flat array (no map lookup per malloc).
   static constexpr std::size_t kSmallSizes = 1025;
 
