@@ -256,7 +256,7 @@ void throughput(benchmark::State& state, SizeMix mix) {
 template <class Policy>
 void latency(benchmark::State& state) {
   auto heap = std::make_unique<kith::heap::StatsHeap<Policy>>(kHeapBytes);
-  heap->setTiming(true);
+  heap->setMode(kith::heap::StatisticsMode::countsAndTimes);
   std::vector<void*> slots(kMaxLive);
   for (auto _ : state) {
     replay(*heap, workload(SizeMix::jvmLike), slots, state);
@@ -272,14 +272,14 @@ void latency(benchmark::State& state) {
 template <class Policy>
 void dispatchDirect(benchmark::State& state) {
   auto heap = std::make_unique<kith::heap::StatsHeap<Policy>>(kHeapBytes);
-  heap->setTiming(false);
+  heap->setMode(kith::heap::StatisticsMode::counts);
   std::vector<void*> slots(kMaxLive);
   for (auto _ : state) replay(*heap, workload(SizeMix::jvmLike), slots, state);
   state.counters["time_per_pair"] = timePerPair();
 }
 
 void dispatchVirtual(benchmark::State& state, std::string policy) {
-  auto heap = kith::heap::makeHeap(policy, kHeapBytes, /*timeLatency=*/false);
+  auto heap = kith::heap::makeHeap(policy, kHeapBytes, kith::heap::StatisticsMode::counts);
   std::vector<void*> slots(kMaxLive);
   for (auto _ : state) replay(*heap, workload(SizeMix::jvmLike), slots, state);
   state.counters["time_per_pair"] = timePerPair();

@@ -160,7 +160,8 @@ int replCommand(const std::vector<std::string_view>& args) {
   RunOptions options;
   if (auto exit = parseReplOptions(args, options)) return *exit;
   vm::reserveNativeStack();
-  std::unique_ptr<heap::Heap> heap = buildHeap(options);
+  // Any input may call System.heapStats(): the session keeps the counts.
+  std::unique_ptr<heap::Heap> heap = buildHeap(options, options.statistics.heapMode(/*countsRead=*/true));
   if (!heap) return kExitUsage;
   NoteAtExit ignoredOptionsNote;
   CollectorParts gc = buildCollector(options, *heap, std::chrono::steady_clock::now(), nullptr, ignoredOptionsNote);

@@ -252,7 +252,8 @@ int replayCommand(const std::vector<std::string_view>& args) {
 
   std::unique_ptr<heap::Heap> heap;
   try {
-    heap = heap::makeHeap(o.policy, o.heapSize, o.statistics.timeOperations(), !o.bare);
+    heap = heap::makeHeap(o.policy, o.heapSize,
+                          o.bare ? heap::StatisticsMode::none : o.statistics.heapMode(/*countsRead=*/false));
   } catch (const std::bad_alloc&) {
     // As run: the size parsed, the system would not map it (a usage matter).
     std::fprintf(stderr,

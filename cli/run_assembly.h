@@ -33,8 +33,8 @@ struct CollectorParts {
 };
 
 // The heap --heap names, its arena reserved (and with --pretouch populated); null
-// after the message when the system will not map it.
-std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options);
+// after the message when the system will not map it. `mode`: what its statistics keep.
+std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options, heap::StatisticsMode mode);
 
 // --gc's collector with its options, or the heap's own when the heap collects garbage
 // itself (then `ignoredOptionsNote` says so if collector options were given).

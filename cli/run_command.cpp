@@ -52,11 +52,11 @@ std::optional<std::string> readScript(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options) {
+std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options, heap::StatisticsMode mode) {
   heap::arenaPretouch() = options.pretouch;
   std::unique_ptr<heap::Heap> heap;
   try {
-    heap = heap::makeHeap(options.heapPolicy, options.heapSize, options.statistics.timeOperations());
+    heap = heap::makeHeap(options.heapPolicy, options.heapSize, mode);
   } catch (const std::bad_alloc&) {
     // The size parsed; the system would not map it. Say why, with what the machine has.
     struct sysinfo info {};
@@ -280,7 +280,9 @@ int runScript(const RunOptions& options) {
   if (!outputs.open(options)) return kExitCantCreate;
   // The arena's reservation and pretouch are timed apart from the program (vm.arena_s).
   const auto arenaStart = Clock::now();
-  std::unique_ptr<heap::Heap> heap = buildHeap(options);
+  // --frag-file samples bytes_allocated after every collection.
+  bool countsRead = !options.fragFile.empty() || scriptMayReadHeapStatistics(*source);
+  std::unique_ptr<heap::Heap> heap = buildHeap(options, options.statistics.heapMode(countsRead));
   if (!heap) return kExitUsage;
   const double arenaSeconds = secondsBetween(arenaStart, Clock::now());
   NoteAtExit ignoredOptionsNote;
@@ -329,7 +331,7 @@ int runScript(const RunOptions& options) {
 int disassembleScript(const std::string& path, vm::CompilerHeap compilerHeap) {
   std::optional<std::string> source = readScript(path);
   if (!source) return kExitNoInput;
-  auto heap = heap::makeHeap("malloc", std::size_t{64} << 20, false);
+  auto heap = heap::makeHeap("malloc", std::size_t{64} << 20, heap::StatisticsMode::bytesInUse);
   vm::NoCollector collector;
   vm::VM vm(*heap, collector);
   try {

@@ -23,6 +23,10 @@ std::optional<int> readStatisticsOption(std::string_view option, StatisticsReque
   return kExitOk;
 }
 
+bool scriptMayReadHeapStatistics(std::string_view source) {
+  return source.find("heapStats") != std::string_view::npos || source.find("import") != std::string_view::npos;
+}
+
 bool openStatisticsFile(const StatisticsRequest& request, OutputFile& file) {
   return request.file.empty() || file.open(request.file);
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "heap/statistics/statistics_mode.h"
+
 namespace kith::cli {
 
 class OutputFile;
@@ -21,9 +23,18 @@ struct StatisticsRequest {
   bool timers = true;
 
   bool wanted() const { return format != StatsFormat::none || !file.empty(); }
-  // Per-operation timers cost two clock reads a request: only when reported.
-  bool timeOperations() const { return timers && wanted(); }
+  // What the heap keeps: the counts (and the timers, unless off) when they are reported
+  // or `countsRead` (something else in the run shows them); else only bytes in use,
+  // which the collectors read, so a run pays for no statistics it did not ask for.
+  heap::StatisticsMode heapMode(bool countsRead) const {
+    if (wanted()) return timers ? heap::StatisticsMode::countsAndTimes : heap::StatisticsMode::counts;
+    return countsRead ? heap::StatisticsMode::counts : heap::StatisticsMode::bytesInUse;
+  }
 };
+
+// Whether a script may show the heap's counts itself (System.heapStats()): conservatively
+// also any script that imports, as the imported files are read only as it runs.
+bool scriptMayReadHeapStatistics(std::string_view source);
 
 // nullopt when `option` is not a statistics option; kExitOk when it was and is
 // recorded in `request`; kExitUsage (after the message) when its value is wrong.

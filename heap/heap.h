@@ -16,6 +16,7 @@
 #include "heap/free_space.h"
 #include "heap/outcome.h"
 #include "heap/statistics/statistics.h"
+#include "heap/statistics/statistics_mode.h"
 
 namespace kith::heap {
 
@@ -85,11 +86,9 @@ bool isPolicy(std::string_view name);
 // "list, knuth, ..." for error messages.
 std::string policyNames();
 
-// A policy over a fixed heap of `heapBytes`, wrapped in StatsHeap. nullptr for an
-// unknown name. `timeLatency` off skips the per-operation clock reads; `countRequests`
-// off skips StatsHeap's counting too (statistics() is then all zeros), so a request
-// costs what the policy alone costs, plus one test (kith replay --bare).
+// A policy over a fixed heap of `heapBytes`, wrapped in StatsHeap keeping what `mode`
+// says (statistics_mode.h). nullptr for an unknown name.
 std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes,
-                               bool timeLatency = true, bool countRequests = true);
+                               StatisticsMode mode = StatisticsMode::countsAndTimes);
 
 }  // namespace kith::heap

@@ -14,10 +14,8 @@ namespace {
 template <class Policy>
 class PolicyHeap final : public Heap {
  public:
-  PolicyHeap(std::string_view name, std::size_t bytes, bool timeLatency, bool countRequests)
-      : name_(name), heap_(bytes) {
-    heap_.setTiming(timeLatency);
-    heap_.setCounting(countRequests);
+  PolicyHeap(std::string_view name, std::size_t bytes, StatisticsMode mode) : name_(name), heap_(bytes) {
+    heap_.setMode(mode);
   }
   void* malloc(std::size_t size) override { return heap_.malloc(size); }
   void* malloc(std::size_t size, const void* near) override { return heap_.malloc(size, near); }
@@ -160,12 +158,11 @@ std::string policyNames() {
   return out;
 }
 
-std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes, bool timeLatency,
-                               bool countRequests) {
+std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes, StatisticsMode mode) {
   std::unique_ptr<Heap> made;
   auto make = [&]<class P>(std::string_view n, std::string_view) {
     if (n != name) return false;
-    made = std::make_unique<PolicyHeap<P>>(n, heapBytes, timeLatency, countRequests);
+    made = std::make_unique<PolicyHeap<P>>(n, heapBytes, mode);
     return true;
   };
   forEachPolicy(make) || forEachBaseline(make) || forEachReplayBaseline(make);

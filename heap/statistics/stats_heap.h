@@ -3,7 +3,7 @@
 // the outermost layer of every policy `makeHeap` builds, so one class measures
 // them all the same way.
 //
-// It adds only malloc (plain and hinted), free, setTiming and statistics; every other method of
+// It adds only malloc (plain and hinted), free, setMode and statistics; every other method of
 // Super (getSize, setRelocator, checkInvariants, arenaBase, ...) stays visible
 // through inheritance. Requirements on Super: getSize (SizedHeap), to count block
 // bytes. Optional: `Outcome lastOutcome() const` (ReportsOutcome) fills
@@ -14,8 +14,8 @@
 // Latency: two reads of a CycleClock per operation (the TSC where it is invariant,
 // ~9 ns a read here), binned in ticks in a LatencyHistogram, so memory stays
 // constant however long the run; statistics() converts ticks to ns by the rate
-// measured over the heap's lifetime. setTiming(false) skips the clock reads; the
-// counts are always kept.
+// measured over the heap's lifetime. setMode (statistics_mode.h) chooses how much is
+// kept: the clock reads only in countsAndTimes; in bytesInUse only bytes_in_use.
 // All statistics live in this object, outside the arena.
 #pragma once
 
@@ -29,6 +29,7 @@
 #include "heap/layer.h"
 #include "heap/outcome.h"
 #include "heap/statistics/statistics.h"
+#include "heap/statistics/statistics_mode.h"
 #include "heap/statistics/step_histogram.h"
 
 namespace kith::heap {
@@ -60,10 +61,59 @@ class StatsHeap : public Super {
   void* malloc(std::size_t size) { return malloc(size, nullptr); }
   // The hinted entry point; a policy without hints gets malloc(size) (layer.h).
   void* malloc(std::size_t size, const void* near) {
-    if (!counting_) return mallocNear(static_cast<Super&>(*this), size, near);
-    std::uint64_t start = timing_ ? clock_.ticks() : 0;
+    if (mode_ == StatisticsMode::none) return mallocNear(static_cast<Super&>(*this), size, near);
+    if (mode_ == StatisticsMode::bytesInUse) {
+      void* p = mallocNear(static_cast<Super&>(*this), size, near);
+      if (p) stats_.bytes_in_use += Super::getSize(p);
+      return p;
+    }
+    return countedMalloc(size, near);
+  }
+
+  // free(nullptr) does nothing, as in C, and is not counted.
+  void free(void* p) {
+    if (!p) return;
+    if (mode_ == StatisticsMode::none) {
+      Super::free(p);
+      return;
+    }
+    if (mode_ == StatisticsMode::bytesInUse) {
+      stats_.bytes_in_use -= Super::getSize(p);
+      Super::free(p);
+      return;
+    }
+    countedFree(p);
+  }
+
+  std::size_t bytesInUse() const { return stats_.bytes_in_use; }
+  // Set before the first malloc: a mode chosen later would count only part of the blocks.
+  void setMode(StatisticsMode mode) { mode_ = mode; }
+  StatisticsMode mode() const { return mode_; }
+
+  HeapStatistics statistics() const {
+    HeapStatistics s = stats_;  // the large block sizes are already in the map
+    for (std::size_t size = 0; size < kSmallSizes; ++size)
+      if (smallSizes_[size]) s.size_histogram[size] += smallSizes_[size];
+    bool timed = allocTicks_.count() || freeTicks_.count();
+    double nsPerTick = timed ? clock_.nsPerTick() : 1.0;
+    s.alloc_ns = inNs(allocTicks_.summary(), nsPerTick);
+    s.free_ns = inNs(freeTicks_.summary(), nsPerTick);
+    s.op_timers = mode_ == StatisticsMode::countsAndTimes;
+    if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
+    if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
+    s.internal_bytes =
+        s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
+    return s;
+  }
+
+ private:
+  // Out of line, so that the registers the counting needs are saved only when it runs:
+  // inlined, their saving and restoring would cost the cheap modes' path too.
+  [[gnu::noinline]] void* countedMalloc(std::size_t size, const void* near) {
+    bool timing = mode_ == StatisticsMode::countsAndTimes;
+    std::uint64_t start = timing ? clock_.ticks() : 0;
     void* p = mallocNear(static_cast<Super&>(*this), size, near);
-    if (timing_) allocTicks_.record(since(start));
+    if (timing) allocTicks_.record(since(start));
     if constexpr (CountsMallocSteps<Super>) mallocSteps_.record(Super::lastSteps());
 
     if constexpr (ReportsOutcome<Super>) {
@@ -88,47 +138,17 @@ class StatsHeap : public Super {
     return p;
   }
 
-  // free(nullptr) does nothing, as in C, and is not counted.
-  void free(void* p) {
-    if (!p) return;
-    if (!counting_) {
-      Super::free(p);
-      return;
-    }
+  [[gnu::noinline]] void countedFree(void* p) {
     std::size_t block = Super::getSize(p);
-    std::uint64_t start = timing_ ? clock_.ticks() : 0;
+    bool timing = mode_ == StatisticsMode::countsAndTimes;
+    std::uint64_t start = timing ? clock_.ticks() : 0;
     Super::free(p);
-    if (timing_) freeTicks_.record(since(start));
+    if (timing) freeTicks_.record(since(start));
     if constexpr (CountsFreeSteps<Super>) freeSteps_.record(Super::lastFreeSteps());
     ++stats_.frees;
     stats_.bytes_in_use -= block;
   }
 
-  std::size_t bytesInUse() const { return stats_.bytes_in_use; }
-  void setTiming(bool on) { timing_ = on; }
-  // Off: malloc and free go straight to the policy, counting nothing (statistics() then
-  // reports zeros). For measuring a policy's own cost without this layer's bookkeeping
-  // (kith replay --bare); a VM run needs the counts (its collectors read bytesInUse()).
-  void setCounting(bool on) { counting_ = on; }
-  bool timing() const { return timing_; }
-
-  HeapStatistics statistics() const {
-    HeapStatistics s = stats_;  // the large block sizes are already in the map
-    for (std::size_t size = 0; size < kSmallSizes; ++size)
-      if (smallSizes_[size]) s.size_histogram[size] += smallSizes_[size];
-    bool timed = allocTicks_.count() || freeTicks_.count();
-    double nsPerTick = timed ? clock_.nsPerTick() : 1.0;
-    s.alloc_ns = inNs(allocTicks_.summary(), nsPerTick);
-    s.free_ns = inNs(freeTicks_.summary(), nsPerTick);
-    s.op_timers = timing_;
-    if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
-    if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
-    s.internal_bytes =
-        s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
-    return s;
-  }
-
- private:
   // Block sizes below this are counted in a flat array (no map lookup per malloc).
   static constexpr std::size_t kSmallSizes = 1025;
 
@@ -161,8 +181,7 @@ class StatsHeap : public Super {
   CycleClock clock_;
   LatencyHistogram allocTicks_, freeTicks_;  // in clock_ ticks
   StepHistogram mallocSteps_, freeSteps_;
-  bool timing_ = true;
-  bool counting_ = true;
+  StatisticsMode mode_ = StatisticsMode::countsAndTimes;
 };
 
 }  // namespace kith::heap

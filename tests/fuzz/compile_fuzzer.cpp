@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // A fresh VM per input: string constants are heap objects, and nothing collects them.
-  auto heap = kith::heap::makeHeap("malloc", std::size_t{16} << 20, false);
+  auto heap = kith::heap::makeHeap("malloc", std::size_t{16} << 20, kith::heap::StatisticsMode::counts);
   kith::vm::NoCollector collector;
   kith::vm::VM vm(*heap, collector);
   std::string_view source(reinterpret_cast<const char*>(data), size);

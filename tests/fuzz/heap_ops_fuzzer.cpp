@@ -85,7 +85,7 @@ const std::vector<std::string>& arenaPolicies() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     for (const auto& p : kith::heap::policyList()) {
-      auto h = kith::heap::makeHeap(p.name, std::size_t{16} << 10, false);
+      auto h = kith::heap::makeHeap(p.name, std::size_t{16} << 10, kith::heap::StatisticsMode::counts);
       if (h && h->arenaBase()) out.emplace_back(p.name);
     }
     return out;
@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                      std::size_t{1} << 20};
   std::size_t arena = kArenas[data[1] & 3];
   bool relocator = data[1] & 4;
-  std::unique_ptr<Heap> heap = kith::heap::makeHeap(policy, arena, false);
+  std::unique_ptr<Heap> heap = kith::heap::makeHeap(policy, arena, kith::heap::StatisticsMode::counts);
   Shadow shadow;
   if (relocator) heap->setRelocator(&relocate, &shadow);
   auto base = reinterpret_cast<std::uintptr_t>(heap->arenaBase());

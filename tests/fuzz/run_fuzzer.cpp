@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool continuous = pick & 1;
   bool move = pick & 2;
 
-  auto heap = heap::makeHeap(policy, kHeapBytes, false);
+  auto heap = heap::makeHeap(policy, kHeapBytes, heap::StatisticsMode::counts);
   if (!heap) __builtin_trap();
   std::unique_ptr<vm::Collector> collector;
   if (continuous) {

@@ -100,7 +100,7 @@ TEST(BoxedInt, BoxesFromNativesAreCollected) {
 // ends before the boxes double: no stop-the-world collection (time or work pacing).
 TEST(BoxedInt, ContinuousCollectorCollectsBoxesIncrementally) {
   for (GcPacing pacing : {GcPacing::time, GcPacing::work}) {
-    auto heap = heap::makeHeap("estranged", 128 << 20, false);  // room for ~5M boxes' bytes
+    auto heap = heap::makeHeap("estranged", 128 << 20, heap::StatisticsMode::counts);  // room for ~5M boxes' bytes
     ContinuousCollectorOptions options;
     options.pacing = pacing;
     ContinuousCollector collector(options);
@@ -128,7 +128,7 @@ TEST(BoxedInt, ContinuousCollectorCollectsBoxesIncrementally) {
 // reference moves from a heap slot to the stack while marking survives (the
 // deletion barrier shades it).
 TEST(BoxedInt, ContinuousCollectorKeepsBoxesMovedDuringMarking) {
-  auto heap = heap::makeHeap("estranged", 512 << 10, false);
+  auto heap = heap::makeHeap("estranged", 512 << 10, heap::StatisticsMode::counts);
   ContinuousCollectorOptions options;
   options.workPerSlice = 16;
   options.verify = true;

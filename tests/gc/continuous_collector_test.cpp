@@ -19,7 +19,7 @@ using Phase = ContinuousCollector::Phase;
 
 struct ContinuousVm {
   ContinuousVm(std::string_view policy, std::size_t bytes, ContinuousCollectorOptions options = {})
-      : heap(heap::makeHeap(policy, bytes, false)), collector(withVerify(options)) {
+      : heap(heap::makeHeap(policy, bytes, heap::StatisticsMode::counts)), collector(withVerify(options)) {
     machine = std::make_unique<vm::VM>(*heap, collector);
   }
   vm::VM& vm() { return *machine; }

@@ -27,7 +27,7 @@ inline vm::HandleTableSpace& spaceOf(vm::VM& vm) { return dynamic_cast<vm::Handl
 // Heap, collector and VM, in construction order (the VM refers to both).
 struct TestVm {
   TestVm(std::string_view policy, std::size_t heapBytes, OccasionalCollectorOptions options = {})
-      : heap(heap::makeHeap(policy, heapBytes, false)), collector(withVerify(options)) {
+      : heap(heap::makeHeap(policy, heapBytes, heap::StatisticsMode::counts)), collector(withVerify(options)) {
     if (!heap) throw std::invalid_argument("unknown policy");
     machine = std::make_unique<vm::VM>(*heap, collector);
   }

@@ -24,7 +24,7 @@ using Phase = ContinuousCollector::Phase;
 
 struct ScriptVm {
   explicit ScriptVm(std::size_t workPerSlice = 1024, std::size_t heapBytes = 64 << 20)
-      : heap(heap::makeHeap("estranged", heapBytes, false)) {
+      : heap(heap::makeHeap("estranged", heapBytes, heap::StatisticsMode::counts)) {
     ContinuousCollectorOptions options;
     options.workPerSlice = workPerSlice;
     options.verify = true;  // the invariant, checked at the end of every marking phase

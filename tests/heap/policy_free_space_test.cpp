@@ -37,7 +37,7 @@ TEST(FreeSpaceClass, PowerOfTwoClassesFromSixteen) {
 // A fresh buddy heap is one free block; one small request splits it into one free
 // block of every size from the request's block up to half the heap.
 TEST(FreeSpaceBuddy, OneRequestLeavesOneFreeBlockPerLevel) {
-  auto heap = makeHeap("knuth", std::size_t{1} << 20, false);
+  auto heap = makeHeap("knuth", std::size_t{1} << 20, StatisticsMode::counts);
   std::optional<FreeSpace> fresh = heap->freeSpace();
   ASSERT_TRUE(fresh && fresh->byClass);
   EXPECT_EQ(fresh->freeBytes, std::uint64_t{1} << 20);
@@ -100,7 +100,7 @@ TEST(FreeSpacePolicies, CensusEqualsFreeBytes) {
 TEST(FreeSpacePolicies, InvariantsThroughHeap) {
   for (const PolicyInfo& info : policyList()) {
     std::string name(info.name);
-    auto heap = makeHeap(name, kArenaBytes, false);
+    auto heap = makeHeap(name, kArenaBytes, StatisticsMode::counts);
     ASSERT_NE(heap, nullptr);
     std::mt19937_64 rng(11);
     std::vector<void*> live;

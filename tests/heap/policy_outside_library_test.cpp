@@ -46,7 +46,7 @@ TEST(OutsideLibrary, EachOutsidePolicyAllocatesWhenChosen) {
   for (const char* name : {"jemalloc", "mimalloc", "boehm"}) {
     if (!isPolicy(name)) continue;  // left out of this build (kith policies notes it)
     SCOPED_TRACE(name);
-    auto heap = makeHeap(name, std::size_t{1} << 20, false);
+    auto heap = makeHeap(name, std::size_t{1} << 20, StatisticsMode::counts);
     ASSERT_NE(heap, nullptr);
     void* p = heap->malloc(100);
     ASSERT_NE(p, nullptr);

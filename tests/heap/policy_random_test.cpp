@@ -26,7 +26,7 @@ std::vector<std::string> allPolicies() {
 }
 
 void runMix(const std::string& policy, testing::SizeMix mix, std::uint64_t seed) {
-  auto heap = makeHeap(policy, kArenaBytes, /*timeLatency=*/false);
+  auto heap = makeHeap(policy, kArenaBytes, StatisticsMode::counts);
   ASSERT_NE(heap, nullptr);
   auto r = testing::runShadowModel(*heap,
                                    {.seed = seed, .operations = 1'000'000, .mix = mix, .checkEvery = 10'000},
@@ -46,7 +46,7 @@ void runMix(const std::string& policy, testing::SizeMix mix, std::uint64_t seed)
 TEST_P(PolicyRandom, JvmLikeMillionOperations) { runMix(GetParam(), testing::SizeMix::jvmLike, 20261121); }
 
 TEST_P(PolicyRandom, FragmentingQuarterMillion) {
-  auto heap = makeHeap(GetParam(), kArenaBytes, false);
+  auto heap = makeHeap(GetParam(), kArenaBytes, StatisticsMode::counts);
   auto r = testing::runShadowModel(*heap, {.seed = 42, .operations = 250'000,
                                            .mix = testing::SizeMix::fragmenting, .checkEvery = 5'000},
                                    [&] { return heap->checkInvariants(); });

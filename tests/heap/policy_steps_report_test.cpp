@@ -46,7 +46,7 @@ TEST(PolicyStepsReport, TheSystemAllocatorHasNoSteps) {
 }
 
 TEST(PolicyStepsReport, UntimedLatenciesAreNullNotZero) {
-  auto quiet = makeHeap("estranged", 1 << 16, /*timeLatency=*/false);
+  auto quiet = makeHeap("estranged", 1 << 16, StatisticsMode::counts);
   quiet->free(quiet->malloc(32));
   std::string json = heapStatisticsJson(quiet->statistics());
   EXPECT_TRUE(has(json, "\"op_timers\": false")) << json;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -209,8 +210,8 @@ TEST(StatsHeap, TimesEveryOperationUnlessTimingIsOff) {
   EXPECT_LE(s.free_ns.p99, s.free_ns.max);
 
   StatsHeap<TestPolicy> quiet(1 << 16);
-  quiet.setTiming(false);
-  EXPECT_FALSE(quiet.timing());
+  quiet.setMode(StatisticsMode::counts);
+  EXPECT_EQ(quiet.mode(), StatisticsMode::counts);
   quiet.free(quiet.malloc(32));
   HeapStatistics q = quiet.statistics();
   EXPECT_EQ(q.allocations, 1u);  // counts stay on
@@ -220,6 +221,53 @@ TEST(StatsHeap, TimesEveryOperationUnlessTimingIsOff) {
   EXPECT_EQ(q.alloc_ns.max, 0);
   EXPECT_FALSE(q.op_timers);
   EXPECT_TRUE(s.op_timers);
+}
+
+// The mode a run without statistics gets: bytes in use stay exact (the collectors pace
+// by them) and nothing else is counted, timed or binned.
+TEST(StatsHeap, BytesInUseModeKeepsOnlyExactBytesInUse) {
+  StatsHeap<KnuthBuddyHeap<FixedArena>> heap(1 << 20);
+  heap.setMode(StatisticsMode::bytesInUse);
+  std::mt19937 random(29);
+  std::vector<void*> live;
+  std::size_t expected = 0;
+  for (int i = 0; i < 20000; ++i) {
+    if (!live.empty() && random() % 2) {
+      std::size_t at = random() % live.size();
+      expected -= heap.getSize(live[at]);
+      heap.free(live[at]);
+      live[at] = live.back();
+      live.pop_back();
+    } else if (void* p = heap.malloc(1 + random() % 3000)) {
+      expected += heap.getSize(p);
+      live.push_back(p);
+    }
+    ASSERT_EQ(heap.bytesInUse(), expected) << "after request " << i;
+  }
+  heap.free(nullptr);
+  EXPECT_EQ(heap.bytesInUse(), expected);
+  HeapStatistics s = heap.statistics();
+  EXPECT_EQ(s.bytes_in_use, expected);
+  EXPECT_EQ(s.allocations, 0u);
+  EXPECT_EQ(s.frees, 0u);
+  EXPECT_EQ(s.bytes_requested, 0u);
+  EXPECT_EQ(s.bytes_allocated, 0u);
+  EXPECT_EQ(s.peak_bytes_in_use, 0u);
+  EXPECT_TRUE(s.size_histogram.empty());
+  EXPECT_EQ(s.alloc_ns.count, 0u);
+  EXPECT_FALSE(s.op_timers);
+  for (void* p : live) heap.free(p);
+  EXPECT_EQ(heap.bytesInUse(), 0u);
+}
+
+TEST(StatsHeap, ModeNoneCountsNothing) {
+  StatsHeap<TestPolicy> heap(1 << 16);
+  heap.setMode(StatisticsMode::none);
+  heap.free(heap.malloc(32));
+  void* kept = heap.malloc(100);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(heap.bytesInUse(), 0u);
+  EXPECT_EQ(heap.statistics().allocations, 0u);
 }
 
 TEST(StepHistogram, ExactBelow64ThenPowersOfTwo) {

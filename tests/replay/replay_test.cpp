@@ -69,7 +69,7 @@ struct Replayed {
 
 Replayed replay(const std::string& policy, std::size_t heapBytes, const std::string& trace,
                 bool stopOnFailure = false) {
-  std::unique_ptr<heap::Heap> h = heap::makeHeap(policy, heapBytes, false);
+  std::unique_ptr<heap::Heap> h = heap::makeHeap(policy, heapBytes, heap::StatisticsMode::counts);
   EXPECT_NE(h, nullptr) << policy;
   std::istringstream in(trace);
   heap::TraceReader reader(in);
@@ -220,7 +220,7 @@ TEST_P(ReplayDefragmentation, FollowsMovedBlocks) {
   constexpr std::size_t heapBytes = 64u << 10;
   std::size_t fits = 0;  // how many 16-byte blocks the heap holds
   {
-    std::unique_ptr<heap::Heap> probe = heap::makeHeap(GetParam(), heapBytes, false);
+    std::unique_ptr<heap::Heap> probe = heap::makeHeap(GetParam(), heapBytes, heap::StatisticsMode::counts);
     while (probe->malloc(16)) ++fits;
   }
   ASSERT_GT(fits, 1000u);
@@ -269,7 +269,7 @@ TEST(BlockTable, KeepsEveryEntryAcrossGrowth) {
 }
 
 TEST(Replay, AMalformedTraceStopsWithThePosition) {
-  std::unique_ptr<heap::Heap> h = heap::makeHeap("tlsf", kHeapBytes, false);
+  std::unique_ptr<heap::Heap> h = heap::makeHeap("tlsf", kHeapBytes, heap::StatisticsMode::counts);
   std::istringstream in("# kith-trace 1\nA 0 0 16\nF 1 0\nF 2 0\n");
   heap::TraceReader reader(in);
   TraceReplayer replayer(*h);
@@ -294,7 +294,7 @@ TEST(Replay, TheNothingBaselineMeetsEveryRequestWithoutMemory) {
   EXPECT_EQ(r.statistics.frees, r.result.frees);
   EXPECT_EQ(r.result.liveAtEnd, 64u);
 
-  std::unique_ptr<heap::Heap> h = heap::makeHeap("nothing", kHeapBytes, false);
+  std::unique_ptr<heap::Heap> h = heap::makeHeap("nothing", kHeapBytes, heap::StatisticsMode::counts);
   void* a = h->malloc(16);
   void* b = h->malloc(16);
   EXPECT_NE(a, nullptr);
@@ -313,7 +313,7 @@ TEST(Replay, ABareReplayMakesTheSameCallsAndCountsNothing) {
   for (const heap::PolicyInfo& p : heap::policyList()) {
     if (p.name == "malloc" || p.name == "jemalloc" || p.name == "mimalloc") continue;  // not fixed-size
     Replayed counted = replay(std::string(p.name), kHeapBytes, trace);
-    std::unique_ptr<heap::Heap> h = heap::makeHeap(p.name, kHeapBytes, false, /*countRequests=*/false);
+    std::unique_ptr<heap::Heap> h = heap::makeHeap(p.name, kHeapBytes, heap::StatisticsMode::none);
     std::istringstream in(trace);
     heap::TraceReader reader(in);
     TraceReplayer replayer(*h, false);

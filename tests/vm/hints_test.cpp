@@ -17,7 +17,7 @@ namespace {
 
 class HintRecordingHeap final : public heap::Heap {
  public:
-  HintRecordingHeap() : inner_(heap::makeHeap("estranged", 4u << 20, false)) {}
+  HintRecordingHeap() : inner_(heap::makeHeap("estranged", 4u << 20, heap::StatisticsMode::counts)) {}
   void* malloc(std::size_t size) override { return malloc(size, nullptr); }
   void* malloc(std::size_t size, const void* near) override {
     void* p = inner_->malloc(size, near);

@@ -28,7 +28,7 @@ struct RunOutcome {
 class TestVM {
  public:
   explicit TestVM(std::string_view policy = "estranged", std::size_t heapBytes = 4u << 20, VMOptions options = {})
-      : heap_(heap::makeHeap(policy, heapBytes, false)), vm_(std::make_unique<VM>(*heap_, collector_, std::move(options))) {
+      : heap_(heap::makeHeap(policy, heapBytes, heap::StatisticsMode::counts)), vm_(std::make_unique<VM>(*heap_, collector_, std::move(options))) {
     stdlib::installBuiltins(*vm_);
   }
   VM& vm() { return *vm_; }
