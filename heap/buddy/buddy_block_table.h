@@ -34,6 +34,7 @@
 // Free-list links (prev/next) live inside the free blocks.
 #pragma once
 
+#include <cassert>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -163,6 +164,14 @@ class BuddyBlockTable {
   [[gnu::always_inline]] void addFree(std::size_t off, unsigned level, BuddyState s) {
     write(off, level, s);
     if (isListedState(s)) list(s, level).push(address(off));
+    ++freeCount_[level];
+  }
+  // addFree onto a list the caller knows is empty (a bisection's upper halves go
+  // on lists the search has just found empty).
+  void addFreeOnEmpty(std::size_t off, unsigned level, BuddyState s) {
+    assert(isListedState(s) && listEmpty(s, level));
+    write(off, level, s);
+    list(s, level).pushOnEmpty(address(off));
     ++freeCount_[level];
   }
   // Takes a free block out of the free accounting and unlinks it if listed. Its

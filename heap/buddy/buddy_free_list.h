@@ -28,6 +28,9 @@ class BuddyFreeList {
     head_ = n;
   }
 
+  // push() onto a list the caller knows is empty: no old head to link back.
+  void pushOnEmpty(void* block) { head_ = ::new (block) Node{nullptr, nullptr}; }
+
   void remove(void* block) {
     Node* n = static_cast<Node*>(block);
     (n->prev ? n->prev->next : head_) = n->next;

@@ -107,13 +107,18 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   // Step (2) of a malloc of level k whose buddy-busy list was empty: a block off
   // buddy-free k. Steps (3) to (5) further out of line.
   [[gnu::noinline]] void* mallocPastBuddyBusy(unsigned k) {
-    Core::startSearch();
-    if (k > table_.topLevel()) return nullptr;
+    if (k > table_.topLevel()) {
+      Core::startSearch();
+      return nullptr;
+    }
     steps_ = 2;  // (1): the head of buddy-busy k, empty; (2): the head of buddy-free k
-    if (std::size_t off = takeBuddyFree(k); off != kNone) {
+    if (void* block = table_.popFreeBlock(kBuddyFree, k)) {
+      const std::size_t off = table_.offsetOf(block);
+      table_.restate(BuddyBlockTable::buddyOf(off, k), k, BuddyState::implied, kBuddyBusy);
       outcome_ = Outcome::immediate;
       return Core::hand(off, k);
     }
+    outcome_ = Outcome::failed;
     return mallocPastOwnLists(k);
   }
 
@@ -128,10 +133,12 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     for (unsigned m = k + 1; m <= table_.topLevel(); ++m) {
       const std::size_t off = takeListed(m, steps_);
       if (off == kNone) continue;
-      for (unsigned level = m; level > k;) {  // the upper halves' buddies are busy (split)
+      // The upper halves' buddies are busy (split), and buddy-busy k to m - 1 were
+      // all found empty: each upper half starts its list.
+      for (unsigned level = m; level > k;) {
         --level;
         ++steps_;
-        table_.addFree(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
+        table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
       }
       outcome_ = Outcome::split;
       return Core::hand(off, k);

@@ -91,19 +91,24 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
   [[gnu::noinline]] void* splitLarger(unsigned k) {
     Core::startSearch();
     if (k > table_.topLevel()) return nullptr;
-    steps_ = 1;  // the head of list k, empty
+    // The count stays in a register and is stored once.
+    std::size_t steps = 1;  // the head of list k, empty
     for (unsigned m = k + 1; m <= table_.topLevel(); ++m) {
-      ++steps_;  // inspect the head of list m
-      const std::size_t off = table_.popFree(BuddyState::listedA, m);
-      if (off == BuddyBlockTable::kNone) continue;
+      ++steps;  // inspect the head of list m
+      void* block = table_.popFreeBlock(BuddyState::listedA, m);
+      if (!block) continue;
+      const std::size_t off = table_.offsetOf(block);
       outcome_ = Outcome::split;
+      // Lists k to m - 1 were all found empty: each upper half starts its list.
       for (unsigned level = m; level > k;) {
         --level;
-        ++steps_;
-        table_.addFree(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
+        ++steps;
+        table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
       }
+      steps_ = steps;
       return Core::hand(off, k);
     }
+    steps_ = steps;
     return nullptr;
   }
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 #include "heap/layers/fixed_arena.h"
@@ -166,6 +167,41 @@ TEST(BuddyBlockTable, KnownStateReadsAndThePowerOfTwoRootsBuddy) {
   EXPECT_EQ(table.layout(), "1024");
   EXPECT_EQ(table.freeBytes(), 1024u);
   EXPECT_EQ(table.checkStructure(), "");
+}
+
+// A bisection's upper halves start lists the search found empty: addFreeOnEmpty
+// links each as a whole list (no stale links from the bytes it held), and a later
+// push links back to it.
+TEST(BuddyBlockTable, UpperHalvesStartEmptyLists) {
+  FixedArena arena(256);
+  auto table = Table::adopt(arena);
+  const std::size_t off = table.popFree(BuddyState::listedA, 4);
+  ASSERT_EQ(off, 0u);
+  std::memset(table.address(0), 0xAB, 256);  // a block's old contents
+  for (unsigned level = 4; level > 1;) {
+    --level;
+    table.addFreeOnEmpty(Table::blockBytes(level), level, BuddyState::listedA);
+  }
+  table.setBusy(0, 1);
+  table.addLive(0, 1);
+  EXPECT_EQ(table.layout(), "32* 32 64 128");
+  EXPECT_EQ(table.freeBytes(), 224u);
+  EXPECT_EQ(table.checkStructure(), "");
+  table.clear(32);
+  table.removeFree(32, 1, BuddyState::listedA);
+  table.setBusy(32, 0);
+  table.addLive(32, 0);
+  table.addFree(48, 0, BuddyState::listedA);
+  table.removeLive(0, 1);
+  table.clear(0);
+  table.addFree(0, 0, BuddyState::listedA);
+  table.addFree(16, 0, BuddyState::listedA);  // pushed in front of 0's list entry
+  EXPECT_EQ(table.layout(), "16 16 16* 16 64 128");
+  EXPECT_EQ(table.checkStructure(), "");
+  EXPECT_EQ(table.popFree(BuddyState::listedA, 0), 16u);
+  EXPECT_EQ(table.popFree(BuddyState::listedA, 0), 0u);
+  EXPECT_EQ(table.popFree(BuddyState::listedA, 0), 48u);
+  EXPECT_EQ(table.popFree(BuddyState::listedA, 0), Table::kNone);
 }
 
 TEST(BuddyBlockTable, EmptyArena) {
