@@ -17,8 +17,9 @@ sources. Per program and heap it measures
     interleaved across heaps, with its distribution-free 95% interval;
   - the scratch bytes held (peak, and averaged over the compiler's requests) and the
     bytes taken from the system in chunks (zone, reap): the region's drag.
-Writes DIR/compiler_heap.csv and prints a Markdown table. Exits 0, 64 on a bad
-option, 69 when valgrind is missing (unless --no-cachegrind)."""
+Writes DIR/compiler_heap.csv and prints a Markdown table. Exits 0 (also for --help), 64 on a bad
+option, 69 when valgrind is missing (unless --no-cachegrind), 70 when a compilation
+fails, 73 when DIR cannot be written."""
 
 import json
 import math
@@ -96,6 +97,9 @@ def parse_args(argv):
     opts = {"kith": os.path.join(SOURCE_DIR, "build/release/cli/kith"), "out": "build/compiler-heap",
             "runs": 11, "scale": 1.0, "cachegrind": True}
     for a in argv:
+        if a in ("-h", "--help"):
+            print(__doc__)
+            raise SystemExit(0)
         key, _, value = a.partition("=")
         try:
             if key == "--kith" and value:
@@ -194,9 +198,22 @@ def main(argv):
     if opts["cachegrind"] and not shutil.which("valgrind"):
         print("compiler_heap.py: valgrind is not installed (or pass --no-cachegrind)", file=sys.stderr)
         return 69
-    rows = measure(opts)
+    try:
+        os.makedirs(opts["out"], exist_ok=True)
+    except OSError as e:
+        print(f"compiler_heap.py: cannot create {opts['out']}: {e.strerror}", file=sys.stderr)
+        return 73
+    try:
+        rows = measure(opts)
+    except RuntimeError as e:
+        print(f"compiler_heap.py: {e}", file=sys.stderr)
+        return 70
     path = os.path.join(opts["out"], "compiler_heap.csv")
-    write_csv(path, rows, COLUMNS)
+    try:
+        write_csv(path, rows, COLUMNS)
+    except OSError as e:
+        print(f"compiler_heap.py: cannot write {path}: {e.strerror}", file=sys.stderr)
+        return 73
     print(markdown(rows))
     print(f"\n(written to {path})")
     return 0
@@ -210,3 +227,5 @@ if __name__ == "__main__":
             print(e.code, file=sys.stderr)
             sys.exit(64)
         raise
+    except KeyboardInterrupt:
+        sys.exit(130)
