@@ -87,19 +87,10 @@ class TlsfHeap : public Super {
   static constexpr std::size_t kMaxFreeSteps = 3;
 
   // The list a free block of `size` bytes belongs to (size in [lower, next lower)).
-  static constexpr ListIndex mapInsert(std::size_t size) {
-    if (size < kLinearLimit) return {0, static_cast<unsigned>(size / kAlignment)};
-    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
-    return {log - (kLinearLog2 - 1),
-            static_cast<unsigned>(size >> (log - kSecondLevelLog2)) - kSecondLevelCount};
-  }
+  static constexpr ListIndex mapInsert(std::size_t size) { return indexOf(listOf(size)); }
   // The first list whose every block holds `size` bytes: size rounded up to the
   // next slice boundary, then mapped. first may reach kFirstLevelCount (no list).
-  static constexpr ListIndex mapSearch(std::size_t size) {
-    if (size < kLinearLimit) return mapInsert(size);
-    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
-    return mapInsert(size + (std::size_t{1} << (log - kSecondLevelLog2)) - 1);
-  }
+  static constexpr ListIndex mapSearch(std::size_t size) { return indexOf(searchListOf(size)); }
   // The smallest block size list `i` holds.
   static constexpr std::size_t listLowerBound(ListIndex i) {
     if (i.first == 0) return i.second * kAlignment;
@@ -116,22 +107,24 @@ class TlsfHeap : public Super {
   void* malloc(std::size_t size) {
     if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
     std::size_t need = alignUp((size < kMinBlock ? kMinBlock : size) + kHeaderSize);
-    ListIndex index = mapSearch(need);
-    if (index.first >= kFirstLevelCount) return failed(0);
+    unsigned list = searchListOf(need);
+    if (list >= kListCount) return failed(0);
     // The steps are counted in a local: a member would be reloaded after every
     // header store, which the compiler must assume may alias it.
     std::size_t steps = 1;  // the second-level search
-    std::uint32_t seconds = secondLevel_[index.first] & (~std::uint32_t{0} << index.second);
+    unsigned first = list >> kSecondLevelLog2;
+    std::uint32_t seconds =
+        secondLevel_[first] & (~std::uint32_t{0} << (list & (kSecondLevelCount - 1)));
     if (seconds == 0) {
       std::uint32_t firsts =
-          index.first + 1 < kFirstLevelCount ? firstLevel_ & (~std::uint32_t{0} << (index.first + 1)) : 0;
+          first + 1 < kFirstLevelCount ? firstLevel_ & (~std::uint32_t{0} << (first + 1)) : 0;
       if (firsts == 0) return failed(2);
-      index.first = static_cast<unsigned>(std::countr_zero(firsts));
-      seconds = secondLevel_[index.first];
+      first = static_cast<unsigned>(std::countr_zero(firsts));
+      seconds = secondLevel_[first];
       steps = 3;  // the first-level search and the second-level one in the range found
     }
-    index.second = static_cast<unsigned>(std::countr_zero(seconds));
-    Block*& head = heads_[index.first][index.second];
+    list = (first << kSecondLevelLog2) + static_cast<unsigned>(std::countr_zero(seconds));
+    Block*& head = heads_[list];
     Block* block = head;  // good fit: the head fits without a look at its size
     Block* following = block->nextInList;
     std::size_t header = block->header;
@@ -143,20 +136,20 @@ class TlsfHeap : public Super {
       rest->header = restSize | kFreeBit;  // its predecessor, block, is in use
       previousPhysical(next) = rest;       // next's prev-free bit stays set
       block->header = need | (header & kPreviousFreeBit);
-      ListIndex restIndex = mapInsert(restSize);
-      if (restIndex == index) {
+      unsigned restList = listOf(restSize);
+      if (restList == list) {
         // Removing the head and filing the rest in the same list puts the rest
         // where the block was: relink it in place, the bitmaps unchanged.
         linkAsHead(rest, following, head);
       } else {
-        unlinkHead(index, following);
-        pushFront(rest, restIndex);
+        unlinkHead(list, following);
+        pushFront(rest, restList);
       }
       freeBytes_ -= need;
       outcome_ = Outcome::split;
       mallocSteps_ = steps + 2;  // the removal and the insertion
     } else {
-      unlinkHead(index, following);
+      unlinkHead(list, following);
       block->header = header & ~kFreeBit;
       next->header &= ~kPreviousFreeBit;
       freeBytes_ -= foundSize - kHeaderSize;
@@ -191,7 +184,7 @@ class TlsfHeap : public Super {
       // Removing a list head and inserting the merged block, at the same address,
       // in the same list would leave the list as it is.
       bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
-                   mapInsert(size) == mapInsert(previousSize);
+                   listOf(size) == listOf(previousSize);
       if (stays) return finishFree(block, size, next, gained, steps);
       detach(previous, previousSize);
     }
@@ -200,17 +193,17 @@ class TlsfHeap : public Super {
       size += nextSize;
       gained += kHeaderSize;
       ++steps;
-      ListIndex index = mapInsert(size);
-      if (next->previousInList == nullptr && index == mapInsert(nextSize)) {
+      unsigned list = listOf(size);
+      if (next->previousInList == nullptr && list == listOf(nextSize)) {
         // The merged block takes the place of next, the head of the same list.
-        linkAsHead(block, next->nextInList, heads_[index.first][index.second]);
+        linkAsHead(block, next->nextInList, heads_[list]);
       } else {
         detach(next, nextSize);
-        pushFront(block, index);
+        pushFront(block, list);
       }
       next = at(next, nextSize);
     } else {
-      pushFront(block, mapInsert(size));
+      pushFront(block, listOf(size));
     }
     finishFree(block, size, next, gained, steps);
   }
@@ -244,7 +237,7 @@ class TlsfHeap : public Super {
   void forEachFreeSize(Fn&& fn) const {
     for (unsigned f = 0; f < kFirstLevelCount; ++f)
       for (unsigned s = 0; s < kSecondLevelCount && secondLevel_[f] != 0; ++s)
-        for (const Block* b = heads_[f][s]; b != nullptr; b = b->nextInList) fn(b->size() - kHeaderSize, std::size_t{1});
+        for (const Block* b = heads_[(f << kSecondLevelLog2) + s]; b != nullptr; b = b->nextInList) fn(b->size() - kHeaderSize, std::size_t{1});
   }
 
   // Walks every physical block and every free list; "" when invariants 1-5 hold,
@@ -259,6 +252,29 @@ class TlsfHeap : public Super {
   static constexpr std::size_t kFreeBit = 1;
   static constexpr std::size_t kPreviousFreeBit = 2;
   static constexpr std::size_t kFlagMask = kAlignment - 1;
+  static constexpr unsigned kListCount = kFirstLevelCount * kSecondLevelCount;
+
+  // Internally a list is one number, first * kSecondLevelCount + second: its head
+  // is one array element, its bits are list / 32 and list % 32, and comparing two
+  // lists is one comparison.
+  static constexpr ListIndex indexOf(unsigned list) {
+    return {list >> kSecondLevelLog2, list & (kSecondLevelCount - 1)};
+  }
+  // mapInsert as one number. Above the linear range, size >> (log - 5) is in
+  // [32, 64): the slice plus one range's worth of lists, which the first level's
+  // offset from the linear range (log - 8) absorbs.
+  static constexpr unsigned listOf(std::size_t size) {
+    if (size < kLinearLimit) return static_cast<unsigned>(size / kAlignment);
+    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
+    return ((log - kLinearLog2) << kSecondLevelLog2) +
+           static_cast<unsigned>(size >> (log - kSecondLevelLog2));
+  }
+  // mapSearch as one number; kListCount or more when no list is large enough.
+  static constexpr unsigned searchListOf(std::size_t size) {
+    if (size < kLinearLimit) return listOf(size);
+    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
+    return listOf(size + (std::size_t{1} << (log - kSecondLevelLog2)) - 1);
+  }
 
   struct Block {
     std::size_t header;  // size | kFreeBit | kPreviousFreeBit
@@ -296,7 +312,7 @@ class TlsfHeap : public Super {
     first->header = static_cast<std::size_t>(end_ - begin_) | kFreeBit;
     sentinel->header = kPreviousFreeBit;  // size 0, in use
     previousPhysical(sentinel) = first;
-    pushFront(first, mapInsert(first->size()));
+    pushFront(first, listOf(first->size()));
     freeBytes_ = first->size() - kHeaderSize;
   }
 
@@ -322,21 +338,23 @@ class TlsfHeap : public Super {
     head = block;
   }
 
-  void pushFront(Block* block, ListIndex i) {
-    Block*& head = heads_[i.first][i.second];
+  void pushFront(Block* block, unsigned list) {
+    Block*& head = heads_[list];
     linkAsHead(block, head, head);
-    secondLevel_[i.first] |= std::uint32_t{1} << i.second;
-    firstLevel_ |= std::uint32_t{1} << i.first;
+    unsigned first = list >> kSecondLevelLog2;
+    secondLevel_[first] |= std::uint32_t{1} << (list & (kSecondLevelCount - 1));
+    firstLevel_ |= std::uint32_t{1} << first;
   }
 
-  // Removes the head of list i, whose successor is `following`.
-  void unlinkHead(ListIndex i, Block* following) {
-    heads_[i.first][i.second] = following;
+  // Removes the head of `list`, whose successor is `following`.
+  void unlinkHead(unsigned list, Block* following) {
+    heads_[list] = following;
     if (following) {
       following->previousInList = nullptr;
     } else {
-      secondLevel_[i.first] &= ~(std::uint32_t{1} << i.second);
-      if (secondLevel_[i.first] == 0) firstLevel_ &= ~(std::uint32_t{1} << i.first);
+      unsigned first = list >> kSecondLevelLog2;
+      secondLevel_[first] &= ~(std::uint32_t{1} << (list & (kSecondLevelCount - 1)));
+      if (secondLevel_[first] == 0) firstLevel_ &= ~(std::uint32_t{1} << first);
     }
   }
 
@@ -345,7 +363,7 @@ class TlsfHeap : public Super {
   void detach(Block* block, std::size_t size) {
     Block* previous = block->previousInList;
     Block* following = block->nextInList;
-    if (previous == nullptr) return unlinkHead(mapInsert(size), following);
+    if (previous == nullptr) return unlinkHead(listOf(size), following);
     previous->nextInList = following;
     if (following) following->previousInList = previous;
   }
@@ -404,7 +422,7 @@ class TlsfHeap : public Super {
         return "first-level bit " + std::to_string(f) + " disagrees with its second level";
       for (unsigned s = 0; s < kSecondLevelCount; ++s) {
         auto list = [&] { return "list (" + std::to_string(f) + ", " + std::to_string(s) + "): "; };
-        const Block* head = heads_[f][s];
+        const Block* head = heads_[(f << kSecondLevelLog2) + s];
         if (((secondLevel_[f] >> s) & 1) != (head != nullptr ? 1u : 0u))
           return list() + "bitmap bit disagrees with the list's emptiness";
         const Block* previous = nullptr;
@@ -425,7 +443,7 @@ class TlsfHeap : public Super {
 
   std::uint32_t firstLevel_ = 0;
   std::array<std::uint32_t, kFirstLevelCount> secondLevel_{};
-  std::array<std::array<Block*, kSecondLevelCount>, kFirstLevelCount> heads_{};
+  std::array<Block*, kListCount> heads_{};
   std::byte* region_ = nullptr;  // what Super gave; nullptr when too small to manage
   std::byte* begin_ = nullptr;   // the first block's header
   std::byte* end_ = nullptr;     // the sentinel's header
