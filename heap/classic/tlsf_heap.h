@@ -169,43 +169,10 @@ class TlsfHeap : public Super {
            reinterpret_cast<std::byte*>(block) < end_ && "free of a pointer TlsfHeap did not give");
     assert(!block->isFree() && "double free");
     std::size_t header = block->header;
+    if (header & kPreviousFreeBit) return freeAfterFreeBlock(block);
     std::size_t size = header & ~kFlagMask;
-    std::size_t gained = size - kHeaderSize;  // usable bytes the free lists gain
-    std::size_t steps = 1;                    // the insertion
     Block* next = at(block, size);
-    std::size_t nextHeader = next->header;
-    if (header & kPreviousFreeBit) {
-      Block* previous = previousPhysical(block);
-      std::size_t previousSize = previous->size();
-      block = previous;
-      size += previousSize;
-      gained += kHeaderSize;
-      ++steps;
-      // Removing a list head and inserting the merged block, at the same address,
-      // in the same list would leave the list as it is.
-      bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
-                   listOf(size) == listOf(previousSize);
-      if (stays) return finishFree(block, size, next, gained, steps);
-      detach(previous, previousSize);
-    }
-    if (nextHeader & kFreeBit) {
-      std::size_t nextSize = nextHeader & ~kFlagMask;
-      size += nextSize;
-      gained += kHeaderSize;
-      ++steps;
-      unsigned list = listOf(size);
-      if (next->previousInList == nullptr && list == listOf(nextSize)) {
-        // The merged block takes the place of next, the head of the same list.
-        linkAsHead(block, next->nextInList, heads_[list]);
-      } else {
-        detach(next, nextSize);
-        pushFront(block, list);
-      }
-      next = at(next, nextSize);
-    } else {
-      pushFront(block, listOf(size));
-    }
-    finishFree(block, size, next, gained, steps);
+    fileWithNext(block, size, next, next->header, size - kHeaderSize, 1);  // 1: the insertion
   }
 
   // The usable bytes of a live block: its size less the header.
@@ -320,6 +287,54 @@ class TlsfHeap : public Super {
     outcome_ = Outcome::failed;
     mallocSteps_ = steps;
     return nullptr;
+  }
+
+  // free of a block whose physical predecessor is free: merge with it, then on as
+  // free does. Out of line: inlined, its registers would be saved and restored on
+  // every free.
+  [[gnu::noinline]] void freeAfterFreeBlock(Block* block) {
+    std::size_t size = block->size();
+    std::size_t gained = size;  // the usable bytes and the header that merging frees
+    Block* next = at(block, size);
+    std::size_t nextHeader = next->header;
+    Block* previous = previousPhysical(block);
+    std::size_t previousSize = previous->size();
+    size += previousSize;
+    // Removing a list head and inserting the merged block, at the same address,
+    // in the same list would leave the list as it is.
+    bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
+                 listOf(size) == listOf(previousSize);
+    if (stays) return finishFree(previous, size, next, gained, 2);
+    detach(previous, previousSize);
+    fileWithNext(previous, size, next, nextHeader, gained, 2);  // 2: the removal and the insertion
+  }
+
+  // Files a free `block` of `size` bytes, merged with `next` (its physical
+  // successor, whose header is nextHeader) when that is free. gained and steps
+  // count what free has done so far.
+  // Always inline: free's fast path is this and a few loads, and a call would pass
+  // six arguments.
+  [[gnu::always_inline]] void fileWithNext(Block* block, std::size_t size, Block* next,
+                                           std::size_t nextHeader, std::size_t gained,
+                                           std::size_t steps) {
+    if (nextHeader & kFreeBit) {
+      std::size_t nextSize = nextHeader & ~kFlagMask;
+      size += nextSize;
+      gained += kHeaderSize;
+      ++steps;
+      unsigned list = listOf(size);
+      if (next->previousInList == nullptr && list == listOf(nextSize)) {
+        // The merged block takes the place of next, the head of the same list.
+        linkAsHead(block, next->nextInList, heads_[list]);
+      } else {
+        detach(next, nextSize);
+        pushFront(block, list);
+      }
+      next = at(next, nextSize);
+    } else {
+      pushFront(block, listOf(size));
+    }
+    finishFree(block, size, next, gained, steps);
   }
 
   // The merged block's boundary tags, once it is in its list.
