@@ -136,14 +136,13 @@ class TlsfHeap : public Super {
       rest->header = restSize | kFreeBit;  // its predecessor, block, is in use
       previousPhysical(next) = rest;       // next's prev-free bit stays set
       block->header = need | (header & kPreviousFreeBit);
-      unsigned restList = listOf(restSize);
-      if (restList == list) {
+      if (restSize >= listFloor(foundSize)) {
         // Removing the head and filing the rest in the same list puts the rest
         // where the block was: relink it in place, the bitmaps unchanged.
         linkAsHead(rest, following, head);
       } else {
         unlinkHead(list, following);
-        pushFront(rest, restList);
+        pushFront(rest, listOf(restSize));
       }
       freeBytes_ -= need;
       outcome_ = Outcome::split;
@@ -241,6 +240,13 @@ class TlsfHeap : public Super {
     return ((log - kLinearLog2) << kSecondLevelLog2) +
            static_cast<unsigned>(size >> (log - kSecondLevelLog2));
   }
+  // The smallest size in size's list. A smaller size s' < size is in the same
+  // list iff s' >= listFloor(size): one comparison, where mapping s' would take
+  // another bit scan.
+  static constexpr std::size_t listFloor(std::size_t size) {
+    if (size < kLinearLimit) return size & ~kFlagMask;
+    return size & (~std::size_t{0} << (floorLog2(size) - kSecondLevelLog2));
+  }
   // mapSearch as one number; kListCount or more when no list is large enough.
   static constexpr unsigned searchListOf(std::size_t size) {
     if (size < kLinearLimit) return listOf(size);
@@ -308,7 +314,7 @@ class TlsfHeap : public Super {
     // Removing a list head and inserting the merged block, at the same address,
     // in the same list would leave the list as it is.
     bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
-                 listOf(size) == listOf(previousSize);
+                 previousSize >= listFloor(size);
     if (stays) return finishFree(previous, size, next, gained, 2);
     detach(previous, previousSize);
     fileWithNext(previous, size, next, nextHeader, gained, 2);  // 2: the removal and the insertion
@@ -328,7 +334,7 @@ class TlsfHeap : public Super {
       gained += kHeaderSize;
       ++steps;
       unsigned list = listOf(size);
-      if (next->previousInList == nullptr && list == listOf(nextSize)) {
+      if (next->previousInList == nullptr && nextSize >= listFloor(size)) {
         // The merged block takes the place of next, the head of the same list.
         linkAsHead(block, next->nextInList, heads_[list]);
       } else {
