@@ -232,8 +232,7 @@ class TlsfHeap : public Super {
     return 63u ^ static_cast<unsigned>(std::countl_zero(size));
   }
   // mapInsert as one number. Above the linear range, size >> (log - 5) is in
-  // [32, 64): the slice plus one range's worth of lists, which the first level's
-  // offset from the linear range (log - 8) absorbs.
+  // [32, 64): the slice plus 32, so the first level, log - 8, enters as log - 9.
   static constexpr unsigned listOf(std::size_t size) {
     if (size < kLinearLimit) return static_cast<unsigned>(size / kAlignment);
     unsigned log = floorLog2(size);
