@@ -87,19 +87,10 @@ class TlsfHeap : public Super {
   static constexpr std::size_t kMaxFreeSteps = 3;
 
   // The list a free block of `size` bytes belongs to (size in [lower, next lower)).
-  static constexpr ListIndex mapInsert(std::size_t size) {
-    if (size < kLinearLimit) return {0, static_cast<unsigned>(size / kAlignment)};
-    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
-    return {log - (kLinearLog2 - 1),
-            static_cast<unsigned>(size >> (log - kSecondLevelLog2)) - kSecondLevelCount};
-  }
+  static constexpr ListIndex mapInsert(std::size_t size) { return indexOf(listOf(size)); }
   // The first list whose every block holds `size` bytes: size rounded up to the
   // next slice boundary, then mapped. first may reach kFirstLevelCount (no list).
-  static constexpr ListIndex mapSearch(std::size_t size) {
-    if (size < kLinearLimit) return mapInsert(size);
-    unsigned log = static_cast<unsigned>(std::bit_width(size)) - 1;
-    return mapInsert(size + (std::size_t{1} << (log - kSecondLevelLog2)) - 1);
-  }
+  static constexpr ListIndex mapSearch(std::size_t size) { return indexOf(searchListOf(size)); }
   // The smallest block size list `i` holds.
   static constexpr std::size_t listLowerBound(ListIndex i) {
     if (i.first == 0) return i.second * kAlignment;
@@ -116,22 +107,24 @@ class TlsfHeap : public Super {
   void* malloc(std::size_t size) {
     if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
     std::size_t need = alignUp((size < kMinBlock ? kMinBlock : size) + kHeaderSize);
-    ListIndex index = mapSearch(need);
-    if (index.first >= kFirstLevelCount) return failed(0);
+    unsigned list = searchListOf(need);
+    if (list >= kListCount) return failed(0);
     // The steps are counted in a local: a member would be reloaded after every
     // header store, which the compiler must assume may alias it.
     std::size_t steps = 1;  // the second-level search
-    std::uint32_t seconds = secondLevel_[index.first] & (~std::uint32_t{0} << index.second);
+    unsigned first = list >> kSecondLevelLog2;
+    std::uint32_t seconds =
+        secondLevel_[first] & (~std::uint32_t{0} << (list & (kSecondLevelCount - 1)));
     if (seconds == 0) {
       std::uint32_t firsts =
-          index.first + 1 < kFirstLevelCount ? firstLevel_ & (~std::uint32_t{0} << (index.first + 1)) : 0;
+          first + 1 < kFirstLevelCount ? firstLevel_ & (~std::uint32_t{0} << (first + 1)) : 0;
       if (firsts == 0) return failed(2);
-      index.first = static_cast<unsigned>(std::countr_zero(firsts));
-      seconds = secondLevel_[index.first];
+      first = static_cast<unsigned>(std::countr_zero(firsts));
+      seconds = secondLevel_[first];
       steps = 3;  // the first-level search and the second-level one in the range found
     }
-    index.second = static_cast<unsigned>(std::countr_zero(seconds));
-    Block*& head = heads_[index.first][index.second];
+    list = (first << kSecondLevelLog2) + static_cast<unsigned>(std::countr_zero(seconds));
+    Block*& head = heads_[list];
     Block* block = head;  // good fit: the head fits without a look at its size
     Block* following = block->nextInList;
     std::size_t header = block->header;
@@ -143,20 +136,19 @@ class TlsfHeap : public Super {
       rest->header = restSize | kFreeBit;  // its predecessor, block, is in use
       previousPhysical(next) = rest;       // next's prev-free bit stays set
       block->header = need | (header & kPreviousFreeBit);
-      ListIndex restIndex = mapInsert(restSize);
-      if (restIndex == index) {
+      if (restSize >= listFloor(foundSize)) {
         // Removing the head and filing the rest in the same list puts the rest
         // where the block was: relink it in place, the bitmaps unchanged.
         linkAsHead(rest, following, head);
       } else {
-        unlinkHead(index, following);
-        pushFront(rest, restIndex);
+        unlinkHead(list, following);
+        pushFront(rest, listOf(restSize));
       }
       freeBytes_ -= need;
       outcome_ = Outcome::split;
       mallocSteps_ = steps + 2;  // the removal and the insertion
     } else {
-      unlinkHead(index, following);
+      unlinkHead(list, following);
       block->header = header & ~kFreeBit;
       next->header &= ~kPreviousFreeBit;
       freeBytes_ -= foundSize - kHeaderSize;
@@ -176,43 +168,10 @@ class TlsfHeap : public Super {
            reinterpret_cast<std::byte*>(block) < end_ && "free of a pointer TlsfHeap did not give");
     assert(!block->isFree() && "double free");
     std::size_t header = block->header;
+    if (header & kPreviousFreeBit) return freeAfterFreeBlock(block);
     std::size_t size = header & ~kFlagMask;
-    std::size_t gained = size - kHeaderSize;  // usable bytes the free lists gain
-    std::size_t steps = 1;                    // the insertion
     Block* next = at(block, size);
-    std::size_t nextHeader = next->header;
-    if (header & kPreviousFreeBit) {
-      Block* previous = previousPhysical(block);
-      std::size_t previousSize = previous->size();
-      block = previous;
-      size += previousSize;
-      gained += kHeaderSize;
-      ++steps;
-      // Removing a list head and inserting the merged block, at the same address,
-      // in the same list would leave the list as it is.
-      bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
-                   mapInsert(size) == mapInsert(previousSize);
-      if (stays) return finishFree(block, size, next, gained, steps);
-      detach(previous, previousSize);
-    }
-    if (nextHeader & kFreeBit) {
-      std::size_t nextSize = nextHeader & ~kFlagMask;
-      size += nextSize;
-      gained += kHeaderSize;
-      ++steps;
-      ListIndex index = mapInsert(size);
-      if (next->previousInList == nullptr && index == mapInsert(nextSize)) {
-        // The merged block takes the place of next, the head of the same list.
-        linkAsHead(block, next->nextInList, heads_[index.first][index.second]);
-      } else {
-        detach(next, nextSize);
-        pushFront(block, index);
-      }
-      next = at(next, nextSize);
-    } else {
-      pushFront(block, mapInsert(size));
-    }
-    finishFree(block, size, next, gained, steps);
+    fileWithNext(block, size, next, next->header, size - kHeaderSize, 1);  // 1: the insertion
   }
 
   // The usable bytes of a live block: its size less the header.
@@ -244,7 +203,7 @@ class TlsfHeap : public Super {
   void forEachFreeSize(Fn&& fn) const {
     for (unsigned f = 0; f < kFirstLevelCount; ++f)
       for (unsigned s = 0; s < kSecondLevelCount && secondLevel_[f] != 0; ++s)
-        for (const Block* b = heads_[f][s]; b != nullptr; b = b->nextInList) fn(b->size() - kHeaderSize, std::size_t{1});
+        for (const Block* b = heads_[(f << kSecondLevelLog2) + s]; b != nullptr; b = b->nextInList) fn(b->size() - kHeaderSize, std::size_t{1});
   }
 
   // Walks every physical block and every free list; "" when invariants 1-5 hold,
@@ -259,6 +218,40 @@ class TlsfHeap : public Super {
   static constexpr std::size_t kFreeBit = 1;
   static constexpr std::size_t kPreviousFreeBit = 2;
   static constexpr std::size_t kFlagMask = kAlignment - 1;
+  static constexpr unsigned kListCount = kFirstLevelCount * kSecondLevelCount;
+
+  // Internally a list is one number, first * kSecondLevelCount + second: its head
+  // is one array element, its bits are list / 32 and list % 32, and comparing two
+  // lists is one comparison.
+  static constexpr ListIndex indexOf(unsigned list) {
+    return {list >> kSecondLevelLog2, list & (kSecondLevelCount - 1)};
+  }
+  // The index of size's highest set bit (size > 0), written so that it compiles
+  // to the one bit-scan instruction: bit_width(size) - 1 costs two more.
+  static constexpr unsigned floorLog2(std::size_t size) {
+    return 63u ^ static_cast<unsigned>(std::countl_zero(size));
+  }
+  // mapInsert as one number. Above the linear range, size >> (log - 5) is in
+  // [32, 64): the slice plus 32, so the first level, log - 8, enters as log - 9.
+  static constexpr unsigned listOf(std::size_t size) {
+    if (size < kLinearLimit) return static_cast<unsigned>(size / kAlignment);
+    unsigned log = floorLog2(size);
+    return ((log - kLinearLog2) << kSecondLevelLog2) +
+           static_cast<unsigned>(size >> (log - kSecondLevelLog2));
+  }
+  // The smallest size in size's list. A smaller size s' < size is in the same
+  // list iff s' >= listFloor(size): one comparison, where mapping s' would take
+  // another bit scan.
+  static constexpr std::size_t listFloor(std::size_t size) {
+    if (size < kLinearLimit) return size & ~kFlagMask;
+    return size & (~std::size_t{0} << (floorLog2(size) - kSecondLevelLog2));
+  }
+  // mapSearch as one number; kListCount or more when no list is large enough.
+  static constexpr unsigned searchListOf(std::size_t size) {
+    if (size < kLinearLimit) return listOf(size);
+    unsigned log = floorLog2(size);
+    return listOf(size + (std::size_t{1} << (log - kSecondLevelLog2)) - 1);
+  }
 
   struct Block {
     std::size_t header;  // size | kFreeBit | kPreviousFreeBit
@@ -296,7 +289,7 @@ class TlsfHeap : public Super {
     first->header = static_cast<std::size_t>(end_ - begin_) | kFreeBit;
     sentinel->header = kPreviousFreeBit;  // size 0, in use
     previousPhysical(sentinel) = first;
-    pushFront(first, mapInsert(first->size()));
+    pushFront(first, listOf(first->size()));
     freeBytes_ = first->size() - kHeaderSize;
   }
 
@@ -304,6 +297,54 @@ class TlsfHeap : public Super {
     outcome_ = Outcome::failed;
     mallocSteps_ = steps;
     return nullptr;
+  }
+
+  // free of a block whose physical predecessor is free: merge with it, then on as
+  // free does. Out of line: inlined, its registers would be saved and restored on
+  // every free.
+  [[gnu::noinline]] void freeAfterFreeBlock(Block* block) {
+    std::size_t size = block->size();
+    std::size_t gained = size;  // the usable bytes and the header that merging frees
+    Block* next = at(block, size);
+    std::size_t nextHeader = next->header;
+    Block* previous = previousPhysical(block);
+    std::size_t previousSize = previous->size();
+    size += previousSize;
+    // Removing a list head and inserting the merged block, at the same address,
+    // in the same list would leave the list as it is.
+    bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
+                 previousSize >= listFloor(size);
+    if (stays) return finishFree(previous, size, next, gained, 2);
+    detach(previous, previousSize);
+    fileWithNext(previous, size, next, nextHeader, gained, 2);  // 2: the removal and the insertion
+  }
+
+  // Files a free `block` of `size` bytes, merged with `next` (its physical
+  // successor, whose header is nextHeader) when that is free. gained and steps
+  // count what free has done so far.
+  // Always inline: free's fast path is this and a few loads, and a call would pass
+  // six arguments.
+  [[gnu::always_inline]] void fileWithNext(Block* block, std::size_t size, Block* next,
+                                           std::size_t nextHeader, std::size_t gained,
+                                           std::size_t steps) {
+    if (nextHeader & kFreeBit) {
+      std::size_t nextSize = nextHeader & ~kFlagMask;
+      size += nextSize;
+      gained += kHeaderSize;
+      ++steps;
+      unsigned list = listOf(size);
+      if (next->previousInList == nullptr && nextSize >= listFloor(size)) {
+        // The merged block takes the place of next, the head of the same list.
+        linkAsHead(block, next->nextInList, heads_[list]);
+      } else {
+        detach(next, nextSize);
+        pushFront(block, list);
+      }
+      next = at(next, nextSize);
+    } else {
+      pushFront(block, listOf(size));
+    }
+    finishFree(block, size, next, gained, steps);
   }
 
   // The merged block's boundary tags, once it is in its list.
@@ -322,21 +363,23 @@ class TlsfHeap : public Super {
     head = block;
   }
 
-  void pushFront(Block* block, ListIndex i) {
-    Block*& head = heads_[i.first][i.second];
+  void pushFront(Block* block, unsigned list) {
+    Block*& head = heads_[list];
     linkAsHead(block, head, head);
-    secondLevel_[i.first] |= std::uint32_t{1} << i.second;
-    firstLevel_ |= std::uint32_t{1} << i.first;
+    unsigned first = list >> kSecondLevelLog2;
+    secondLevel_[first] |= std::uint32_t{1} << (list & (kSecondLevelCount - 1));
+    firstLevel_ |= std::uint32_t{1} << first;
   }
 
-  // Removes the head of list i, whose successor is `following`.
-  void unlinkHead(ListIndex i, Block* following) {
-    heads_[i.first][i.second] = following;
+  // Removes the head of `list`, whose successor is `following`.
+  void unlinkHead(unsigned list, Block* following) {
+    heads_[list] = following;
     if (following) {
       following->previousInList = nullptr;
     } else {
-      secondLevel_[i.first] &= ~(std::uint32_t{1} << i.second);
-      if (secondLevel_[i.first] == 0) firstLevel_ &= ~(std::uint32_t{1} << i.first);
+      unsigned first = list >> kSecondLevelLog2;
+      secondLevel_[first] &= ~(std::uint32_t{1} << (list & (kSecondLevelCount - 1)));
+      if (secondLevel_[first] == 0) firstLevel_ &= ~(std::uint32_t{1} << first);
     }
   }
 
@@ -345,7 +388,7 @@ class TlsfHeap : public Super {
   void detach(Block* block, std::size_t size) {
     Block* previous = block->previousInList;
     Block* following = block->nextInList;
-    if (previous == nullptr) return unlinkHead(mapInsert(size), following);
+    if (previous == nullptr) return unlinkHead(listOf(size), following);
     previous->nextInList = following;
     if (following) following->previousInList = previous;
   }
@@ -404,7 +447,7 @@ class TlsfHeap : public Super {
         return "first-level bit " + std::to_string(f) + " disagrees with its second level";
       for (unsigned s = 0; s < kSecondLevelCount; ++s) {
         auto list = [&] { return "list (" + std::to_string(f) + ", " + std::to_string(s) + "): "; };
-        const Block* head = heads_[f][s];
+        const Block* head = heads_[(f << kSecondLevelLog2) + s];
         if (((secondLevel_[f] >> s) & 1) != (head != nullptr ? 1u : 0u))
           return list() + "bitmap bit disagrees with the list's emptiness";
         const Block* previous = nullptr;
@@ -425,7 +468,7 @@ class TlsfHeap : public Super {
 
   std::uint32_t firstLevel_ = 0;
   std::array<std::uint32_t, kFirstLevelCount> secondLevel_{};
-  std::array<std::array<Block*, kSecondLevelCount>, kFirstLevelCount> heads_{};
+  std::array<Block*, kListCount> heads_{};
   std::byte* region_ = nullptr;  // what Super gave; nullptr when too small to manage
   std::byte* begin_ = nullptr;   // the first block's header
   std::byte* end_ = nullptr;     // the sentinel's header

@@ -199,6 +199,30 @@ TEST(TlsfHeap, SplitRemainderIsReinsertedAndReused) {
   EXPECT_EQ(h.checkInvariants(), "");
 }
 
+TEST(TlsfHeap, ASplitRestAtItsListsFloorStaysInTheListAndOneBelowMovesDown) {
+  Tlsf h(kMiB);
+  const std::size_t whole = kMiB - 16;
+  const std::size_t floor = Tlsf::listLowerBound(Tlsf::mapInsert(whole));  // 1 MiB - 16 KiB
+  ASSERT_EQ(Tlsf::mapInsert(floor), Tlsf::mapInsert(whole));
+  ASSERT_NE(Tlsf::mapInsert(floor - 16), Tlsf::mapInsert(whole));
+
+  void* p = h.malloc(whole - floor - 8);  // leaves a rest of exactly `floor` bytes
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(h.largestFreeBlock(), floor - 8);
+  EXPECT_EQ(h.checkInvariants(), "");  // the rest is in whole's list
+  h.free(p);                           // the merged block goes back to the same list
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(h.largestFreeBlock(), floor - 8);
+
+  p = h.malloc(whole - floor + 16 - 8);  // a rest 16 bytes below the floor
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(h.largestFreeBlock(), Tlsf::listLowerBound(Tlsf::mapInsert(floor - 16)) - 8);
+  EXPECT_EQ(h.checkInvariants(), "");  // the rest moved to the list below
+  h.free(p);                           // the merged block moves back up
+  EXPECT_EQ(h.checkInvariants(), "");
+  EXPECT_EQ(h.freeBytes(), whole - 8);
+}
+
 TEST(TlsfHeap, GoodFitPassesOverABlockInTheListBelowTheRequest) {
   // 16 + 1040 + 32: one 1040-byte block and one 32-byte block fill the arena.
   Tlsf h(1088);
