@@ -329,6 +329,7 @@ int runScript(const RunOptions& options) {
 }
 
 int disassembleScript(const std::string& path, vm::CompilerHeap compilerHeap) {
+  vm::reserveNativeStack();  // the compiler recurses as deep as the source nests, as in run
   std::optional<std::string> source = readScript(path);
   if (!source) return kExitNoInput;
   auto heap = heap::makeHeap("malloc", std::size_t{64} << 20, heap::StatisticsMode::bytesInUse);
