@@ -84,16 +84,10 @@ def replay_heap(args, recorded):
 
 def cost_row(workload, policy, heap, own, base):
     row = {"workload": workload, "policy": policy, "allocations": own["allocations"], "frees": own["frees"],
-           "replay_heap": heap}
-    for short, event in (("ir", "Ir"), ("d1", "D1miss"), ("ll", "LLmiss")):
-        m = alloc_cost.sub(alloc_cost.per_call(own, "allocateOne", event),
-                           alloc_cost.per_call(base, "allocateOne", event))
-        f = alloc_cost.sub(alloc_cost.per_call(own, "freeOne", event), alloc_cost.per_call(base, "freeOne", event))
-        if short == "ir":
-            row["ir_per_malloc"], row["ir_per_free"] = m, f
-            row["baseline_ir_per_malloc"] = alloc_cost.per_call(base, "allocateOne", "Ir")
-            row["baseline_ir_per_free"] = alloc_cost.per_call(base, "freeOne", "Ir")
+           "replay_heap": heap, **alloc_cost.net_costs(own, base)}
+    for short in alloc_cost.COST_EVENTS:
         # A request is one malloc and, where the trace frees, one free.
+        m, f = row[f"{short}_per_malloc"], row[f"{short}_per_free"]
         row[f"{short}_per_request"] = None if m is None else m + (f or 0)
     return row
 
@@ -148,11 +142,6 @@ def wall_rows(args, traces, policies):
     return rows
 
 
-def geomean(xs):
-    xs = [x for x in xs if x is not None and x > 0]
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
-
-
 def cell(after, before):
     if before is None:
         return fmt(after, 3)
@@ -170,8 +159,8 @@ def table(rows, before, policies, key="ir_per_request"):
                                               for p in policies) + " |")
     # Means over the workloads that free (a trace without frees measures malloc alone).
     freeing = [w for w in workloads if any(r["workload"] == w and number(r.get("frees")) for r in rows)]
-    means = {p: geomean([by.get((w, p)) for w in freeing]) for p in policies}
-    old = {p: geomean([was.get((w, p)) for w in freeing]) for p in policies} if before else {}
+    means = {p: alloc_cost.geomean([by.get((w, p)) for w in freeing]) for p in policies}
+    old = {p: alloc_cost.geomean([was.get((w, p)) for w in freeing]) for p in policies} if before else {}
     lines.append("| **geometric mean** (workloads that free) | " +
                  " | ".join(cell(means[p], old.get(p)) for p in policies) + " |")
     ref, old_ref = means.get(YARDSTICK), old.get(YARDSTICK)

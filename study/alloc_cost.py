@@ -255,6 +255,21 @@ def sub(a, b):
     return a - b if a is not None and b is not None else None
 
 
+COST_EVENTS = {"ir": "Ir", "d1": "D1miss", "ll": "LLmiss"}
+
+
+def net_costs(own, base):
+    """A policy's own cost per call: {"<ir|d1|ll>_per_<malloc|free>": own minus the baseline's,
+    "baseline_<...>": the baseline's}, from two cost records of the same trace."""
+    row = {}
+    for short, event in COST_EVENTS.items():
+        for op, fn in (("malloc", "allocateOne"), ("free", "freeOne")):
+            b = per_call(base, fn, event)
+            row[f"{short}_per_{op}"] = sub(per_call(own, fn, event), b)
+            row[f"baseline_{short}_per_{op}"] = b
+    return row
+
+
 def load_json(out_dir, run):
     try:
         with open(os.path.join(out_dir, run.path("json"))) as f:
@@ -326,11 +341,8 @@ def alloc_cost_rows(study, out_dir, done):
             row["trace_bytes"] = os.path.getsize(os.path.join(out_dir, trace_path(run)))
         except OSError:
             row["trace_bytes"] = None
-        for short, event in (("ir", "Ir"), ("d1", "D1miss"), ("ll", "LLmiss")):
-            for op, fn in (("malloc", "allocateOne"), ("free", "freeOne")):
-                b = per_call(base, fn, event)
-                row[f"{short}_per_{op}"] = sub(per_call(own, fn, event), b)
-                row[f"baseline_{short}_per_{op}"] = b
+        row.update(net_costs(own, base))
+        for short in COST_EVENTS:
             m, f = row[f"{short}_per_malloc"], row[f"{short}_per_free"]
             row[f"{short}_per_request"] = m + f if m is not None and f is not None else None
         ac.append(row)
@@ -369,7 +381,8 @@ def write_tables(study, out_dir):
 
 # --- the report -------------------------------------------------------------------------
 
-def _geomean(xs):
+def geomean(xs):
+    """The geometric mean of the positive values (None and non-positive left out), or None."""
     xs = [x for x in xs if x is not None and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
@@ -438,14 +451,14 @@ def report_lines(out_dir):
             parts = []
             for s in ("ir", "d1", "ll"):
                 xs = [number(cells[(w, p)][f"{s}_per_request"]) for w in workloads if (w, p) in cells]
-                g = _geomean(xs)
+                g = geomean(xs)
                 n = len([x for x in xs if x is not None and x > 0])
                 parts.append(fmt(g) + (f" ({n} of {len(xs)})" if n < len(xs) else "") if g else "")
             gm.append(" / ".join(parts))
         body.append(gm)
         L += _table(["workload"] + [f"`{p}`" for p in policies], body)
         L.append("")
-        ratios = [(p, _geomean([number(cells[(w, p)]["ir_ratio_vs_list"]) for w in workloads if (w, p) in cells]))
+        ratios = [(p, geomean([number(cells[(w, p)]["ir_ratio_vs_list"]) for w in workloads if (w, p) in cells]))
                   for p in policies if p != "list"]
         ratios = [(p, g) for p, g in ratios if g]
         if ratios:

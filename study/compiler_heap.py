@@ -133,8 +133,7 @@ def make_programs(out, scale):
 
 
 def measure(opts):
-    kith, out = opts["kith"], opts["out"]
-    os.makedirs(out, exist_ok=True)
+    kith, out = opts["kith"], opts["out"]  # main made `out`
     programs = make_programs(out, opts["scale"])
     empty = os.path.join(out, "empty.kith")
     open(empty, "w").close()
