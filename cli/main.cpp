@@ -426,11 +426,12 @@ int dispatch(const std::vector<std::string_view>& args) {
                                     OperandPlacement::anywhere, line))
       return *exit;
     if (line.help) return printHelp(commandHelp(command));
-    if (line.operands.size() != 1) return usageError("'disasm' takes one script: kith disasm FILE");
+    // The value first: `--compiler-heap FILE` took the script as its value.
     auto compilerHeap = kith::vm::CompilerHeap::zone;
     for (const auto& given : line.options)
       if (auto heap = kith::vm::compilerHeapNamed(*given.value)) compilerHeap = *heap;
       else return kith::cli::compilerHeapError(*given.value);
+    if (line.operands.size() != 1) return usageError("'disasm' takes one script: kith disasm FILE");
     return kith::cli::disassembleScript(std::string(line.operands[0]), compilerHeap);
   }
   if (command == "study") return kith::cli::runStudyCommand(rest);  // its driver reads its options

@@ -148,6 +148,9 @@ case("cli.optional_value_needs_equals", "run --stats json", exit=66,
 case("cli.double_dash", "run -- --heap=x", exit=66, stderr=r"^kith: cannot read '--heap=x': No such file or directory\n$")
 case("cli.double_dash_script_args", f"-- {FIB} 5", stdout=FIB_5)
 case("cli.disasm_double_dash", f"disasm -- {FIB}", stdout=r"^== <script> ")
+# `--compiler-heap FILE` takes the script as the option's value: the value is what is wrong.
+case("cli.disasm_compiler_heap_takes_the_script", f"disasm --compiler-heap {FIB}", exit=64,
+     stderr=r"^kith: --compiler-heap wants zone, reap, lea, malloc; got '[^']*fib[^']*'\n\(see kith --help\)\n$")
 # kith PATH runs any existing file; a directory is an unreadable input; a word that is
 # neither a command nor a file stays an unknown command.
 case("cli.implied_run_directory", "/tmp", exit=66, stderr=r"^kith: cannot read '/tmp': Is a directory\n$")
