@@ -16,7 +16,7 @@
 // Where the metadata lives, and why a side table and not a header. The table has
 // one byte per 16-byte granule and lives outside the arena: M/16 bytes, 6.25% of the
 // arena (1 MiB for a 16 MiB heap). The layer object also holds the list display
-// (2 x 32 list heads) and 32 per-level free counts, about 800 bytes, and the live
+// (2 x 64 list heads) and 32 per-level free counts, about 1.3 KiB, and the live
 // summary, M/2048 bytes (0.05%). The byte at a block's first granule holds its
 // level (5 bits) and state (3 bits). Every other byte is 0, so free() can tell a
 // block start from any other address.
@@ -34,6 +34,7 @@
 // Free-list links (prev/next) live inside the free blocks.
 #pragma once
 
+#include <bit>
 #include <cassert>
 #include <concepts>
 #include <cstddef>
@@ -84,6 +85,15 @@ class BuddyBlockTable {
     if (size > blockBytes(kMaxLevel)) return kLevels;
     return ceilLog2(size) - ceilLog2(kMinBlock);
   }
+
+  // levelFor(size) for a malloc's first look at its own list, without branches:
+  // the same level for every size from 1 to blockBytes(kMaxLevel); above that (and
+  // for 0, which wraps) a level from kLevels to kListLevels - 1, whose lists are
+  // always empty, so the malloc goes on to its search (which takes 0 as 1 byte).
+  static unsigned listLevelFor(std::size_t size) {
+    return static_cast<unsigned>(std::bit_width((size - 1) | (kMinBlock - 1)) - std::bit_width(kMinBlock - 1));
+  }
+  static constexpr unsigned kListLevels = 64;  // every level listLevelFor returns has a list
 
   static constexpr std::size_t buddyOf(std::size_t off, unsigned level) {
     return off ^ blockBytes(level);
@@ -329,7 +339,7 @@ class BuddyBlockTable {
   unsigned topLevel_;
   ZeroedArray<SideByte> side_;  // one byte per granule and one more; see the top of the file
   BuddyLiveSummary live_;                 // live granules per region of level 8
-  BuddyFreeList lists_[2][kLevels];       // [0] = list A, [1] = list B, by level
+  BuddyFreeList lists_[2][kListLevels];   // [0] = list A, [1] = list B, by level (see listLevelFor)
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied
 };
 

@@ -105,11 +105,15 @@ namespace kith::heap {
 
 // What the defragmenter needs from the buddy heap beneath it.
 template <class H>
-concept DefragmentableBuddyHeap = HeapLayer<H> && requires(H h, unsigned level) {
+concept DefragmentableBuddyHeap = HeapLayer<H> && requires(H h, unsigned level, typename H::Fallback fn) {
   { h.blockTable() } -> std::same_as<BuddyBlockTable&>;
   { h.lastOutcome() } -> std::same_as<Outcome>;
   { h.lastSteps() } -> std::convertible_to<std::size_t>;
   { H::mallocStepBound(level, level) } -> std::convertible_to<std::size_t>;
+  // The hook a failed search calls, and how the fallback reports (buddy_heap_core.h).
+  h.setFallback(fn, nullptr);
+  h.recordFallback(Outcome::failed, std::size_t{0});
+  { h.lastMallocByFallback() } -> std::same_as<bool>;
 };
 
 template <class Super>
@@ -121,28 +125,16 @@ class BuddyDefragmenter : public Super {
  public:
   using Super::Super;
 
-  // Installs the relocation callback; a null fn turns defragmentation off.
+  // Installs the relocation callback; a null fn turns defragmentation off. The
+  // defragmenter runs as Super's fallback: when a malloc's search fails.
   void setRelocator(RelocateFn fn, void* context) {
     relocate_ = fn;
     context_ = context;
+    Super::setFallback(fn ? &BuddyDefragmenter::defragmentFallback : nullptr, this);
   }
 
-  void* malloc(std::size_t size) {
-    defragmented_ = false;
-    void* p = Super::malloc(size);
-    if (p || !relocate_) return p;
-    return defragment(size);
-  }
-
-  // The last malloc's outcome: "defrag" when live blocks moved to serve it.
-  Outcome lastOutcome() const { return defragmented_ ? outcome_ : Super::lastOutcome(); }
-  // The last malloc's steps: Super's search plus, if it failed, everything the
-  // defragmentation did (region searches included).
-  std::size_t lastSteps() const {
-    return defragmented_ ? searchSteps_ + defragSteps_ + regionSearchSteps_ : Super::lastSteps();
-  }
   // The part of lastSteps() spent choosing regions (summary and side-table reads).
-  std::size_t lastRegionSearchSteps() const { return defragmented_ ? regionSearchSteps_ : 0; }
+  std::size_t lastRegionSearchSteps() const { return Super::lastMallocByFallback() ? regionSearchSteps_ : 0; }
   // Live blocks moved (one relocation callback each), and their bytes, since construction.
   std::size_t defragMoves() const { return moves_; }
   std::size_t defragBytesMoved() const { return bytesMoved_; }
@@ -162,25 +154,36 @@ class BuddyDefragmenter : public Super {
   }
 
  private:
-  // Super failed a request of `size` and a relocator is installed: one free block
-  // of its level, made by emptying the region with the fewest live bytes.
-  [[gnu::noinline]] void* defragment(std::size_t size) {
+  static void* defragmentFallback(void* self, unsigned level) {
+    return static_cast<BuddyDefragmenter*>(self)->defragment(level);
+  }
+
+  // Super's search failed a request of level k (at most its top level) and a
+  // relocator is installed: one free block of that level, made by emptying the
+  // region with the fewest live bytes. The malloc's outcome is "defrag" when live
+  // blocks moved; its steps, Super's failed search plus everything done here.
+  void* defragment(unsigned k) {
     BuddyBlockTable& table = Super::blockTable();
-    const unsigned k = BuddyBlockTable::levelFor(size);
-    if (k > table.topLevel()) return nullptr;
-    defragmented_ = true;
-    outcome_ = Outcome::failed;
-    searchSteps_ = Super::lastSteps();
+    const std::size_t searchSteps = Super::lastSteps();
     defragSteps_ = k;  // the precheck reads k free counts
     regionSearchSteps_ = 0;
-    if (table.freeBytesBelow(k) < BuddyBlockTable::blockBytes(k)) return nullptr;
-    const std::size_t movesBefore = moves_;
-    const std::size_t region = leastLiveRegion(k);
-    empty(region, k);
-    table.setBusy(region, k);
-    table.addLive(region, k);
-    outcome_ = moves_ != movesBefore ? Outcome::defrag : Outcome::glue;
-    return table.address(region);
+    Outcome outcome = Outcome::failed;
+    void* block = nullptr;
+    if (table.freeBytesBelow(k) >= BuddyBlockTable::blockBytes(k)) {
+      // The moves' own mallocs must not come back here: an empty region is found
+      // for them below instead.
+      Super::setFallback(nullptr, nullptr);
+      const std::size_t movesBefore = moves_;
+      const std::size_t region = leastLiveRegion(k);
+      empty(region, k);
+      table.setBusy(region, k);
+      table.addLive(region, k);
+      outcome = moves_ != movesBefore ? Outcome::defrag : Outcome::glue;
+      block = table.address(region);
+      Super::setFallback(&BuddyDefragmenter::defragmentFallback, this);
+    }
+    Super::recordFallback(outcome, searchSteps + defragSteps_ + regionSearchSteps_);
+    return block;
   }
 
   // Empties the split region `off` of `level` as described at the top; on return it
@@ -293,9 +296,6 @@ class BuddyDefragmenter : public Super {
 
   RelocateFn relocate_ = nullptr;
   void* context_ = nullptr;
-  bool defragmented_ = false;  // the last malloc went through defragmentation
-  Outcome outcome_ = Outcome::failed;
-  std::size_t searchSteps_ = 0;        // Super's failed search
   std::size_t defragSteps_ = 0;        // precheck, walks, moves, destination mallocs
   std::size_t regionSearchSteps_ = 0;  // choosing regions
   std::size_t moves_ = 0;              // live blocks moved (callbacks)

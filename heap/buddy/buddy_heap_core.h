@@ -41,6 +41,26 @@ class BuddyHeapCore : public Super {
   // The steps of the last malloc and free; each heap says what it counts.
   std::size_t lastSteps() const { return steps_; }
   std::size_t lastFreeSteps() const { return freeSteps_; }
+
+  // The last resort of a malloc whose search found no block of its level k (k at
+  // most topLevel()): fn(context, k) serves it or returns nullptr. BuddyDefragmenter
+  // installs itself here rather than wrapping malloc, so that a malloc served by its
+  // first list neither calls nor saves anything for it. fn reports through
+  // recordFallback(); a null fn removes the hook.
+  using Fallback = void* (*)(void* context, unsigned level);
+  void setFallback(Fallback fn, void* context) {
+    fallback_ = fn;
+    fallbackContext_ = context;
+  }
+  // The fallback ends the malloc with its own outcome and steps (which include the
+  // failed search's, lastSteps() when it was called).
+  void recordFallback(Outcome outcome, std::size_t steps) {
+    outcome_ = outcome;
+    steps_ = steps;
+    servedByFallback_ = true;
+  }
+  // Whether the fallback ended the last malloc.
+  bool lastMallocByFallback() const { return servedByFallback_; }
   std::size_t freeBytes() const { return table_.freeBytes(); }
   // The largest single free block. An estranged buddy-free pair counts as two
   // blocks, not one (it has not been glued).
@@ -75,14 +95,22 @@ class BuddyHeapCore : public Super {
   void* handImmediate(void* block, unsigned level) {
     steps_ = 1;
     outcome_ = Outcome::immediate;
+    servedByFallback_ = false;
     return hand(table_.offsetOf(block), level);
   }
 
   // Starts a malloc that the first list did not serve (or that no level can):
-  // resets the counters.
+  // resets the record.
   void startSearch() {
     steps_ = 0;
     outcome_ = Outcome::failed;
+    servedByFallback_ = false;
+  }
+
+  // Ends a malloc of level k <= topLevel() whose search failed: the fallback's
+  // answer, or nullptr without one. Out of line: the searches tail-call it.
+  [[gnu::noinline]] void* searchFailed(unsigned k) {
+    return fallback_ ? fallback_(fallbackContext_, k) : nullptr;
   }
 
   // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, takes the
@@ -106,8 +134,11 @@ class BuddyHeapCore : public Super {
 
   BuddyBlockTable table_;
   Outcome outcome_ = Outcome::failed;
+  bool servedByFallback_ = false;  // beside outcome_: the common malloc writes both at once
   std::size_t steps_ = 0;
   std::size_t freeSteps_ = 0;
+  Fallback fallback_ = nullptr;
+  void* fallbackContext_ = nullptr;
 };
 
 }  // namespace kith::heap

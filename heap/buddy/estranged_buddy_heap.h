@@ -66,9 +66,9 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
 
   // Step (1) inline; the rest out of line, so that the common case saves no registers.
   void* malloc(std::size_t size) {
-    const unsigned k = BuddyBlockTable::levelFor(size);
-    if (k <= table_.topLevel())
-      if (void* block = table_.popFreeBlock(kBuddyBusy, k)) return Core::handImmediate(block, k);  // (1)
+    const unsigned k = BuddyBlockTable::listLevelFor(size);
+    if (void* block = table_.popFreeBlock(kBuddyBusy, k)) return Core::handImmediate(block, k);  // (1)
+    if (size == 0) [[unlikely]] return malloc(1);  // the level of 1 byte, which listLevelFor(0) misses
     return mallocPastBuddyBusy(k);
   }
 
@@ -107,10 +107,8 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   // Step (2) of a malloc of level k whose buddy-busy list was empty: a block off
   // buddy-free k. Steps (3) to (5) further out of line.
   [[gnu::noinline]] void* mallocPastBuddyBusy(unsigned k) {
-    if (k > table_.topLevel()) {
-      Core::startSearch();
-      return nullptr;
-    }
+    Core::startSearch();
+    if (k > table_.topLevel()) return nullptr;
     steps_ = 2;  // (1): the head of buddy-busy k, empty; (2): the head of buddy-free k
     if (void* block = table_.popFreeBlock(kBuddyFree, k)) {
       const std::size_t off = table_.offsetOf(block);
@@ -118,7 +116,6 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
       outcome_ = Outcome::immediate;
       return Core::hand(off, k);
     }
-    outcome_ = Outcome::failed;
     return mallocPastOwnLists(k);
   }
 
@@ -154,7 +151,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
       }
       classifyFree(off, j + 1);
     }
-    return nullptr;
+    return Core::searchFailed(k);
   }
 
   // Steps (1) and (2) at `level`: a block off buddy-busy, else off buddy-free (its

@@ -43,9 +43,9 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
   // The head of list k, inline; the upward search and bisection out of line, so
   // that the common case saves no registers.
   void* malloc(std::size_t size) {
-    const unsigned k = BuddyBlockTable::levelFor(size);
-    if (k <= table_.topLevel())
-      if (void* block = table_.popFreeBlock(BuddyState::listedA, k)) return Core::handImmediate(block, k);
+    const unsigned k = BuddyBlockTable::listLevelFor(size);
+    if (void* block = table_.popFreeBlock(BuddyState::listedA, k)) return Core::handImmediate(block, k);
+    if (size == 0) [[unlikely]] return malloc(1);  // the level of 1 byte, which listLevelFor(0) misses
     return splitLarger(k);
   }
 
@@ -109,7 +109,7 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
       return Core::hand(off, k);
     }
     steps_ = steps;
-    return nullptr;
+    return Core::searchFailed(k);
   }
 };
 
