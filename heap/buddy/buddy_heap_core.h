@@ -121,7 +121,6 @@ class BuddyHeapCore : public Super {
     freeSteps_ = 1;
     const std::size_t off = table_.offsetOf(ptr);
     level = table_.levelAt(off);
-    table_.removeLive(off, level);
     return off;
   }
 

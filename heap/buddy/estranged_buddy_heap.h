@@ -80,6 +80,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     const std::size_t off = Core::startFree(ptr, level);
     if (buddyLooksFree(off, level)) return freePair(off, level);
     table_.addFree(off, level, kBuddyBusy);
+    table_.removeLive(off, level);
   }
 
   std::string checkInvariants() const {
@@ -220,6 +221,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     table_.addFree(off, level, kBuddyFree);
   }
   [[gnu::noinline]] void freePair(std::size_t off, unsigned level) {
+    table_.removeLive(off, level);
     pair(off, level);
     ++freeSteps_;  // the buddy changed list
   }

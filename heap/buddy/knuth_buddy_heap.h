@@ -53,6 +53,7 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
     if (!ptr) return;
     unsigned level;
     std::size_t off = Core::startFree(ptr, level);
+    table_.removeLive(off, level);
     // Eager recombination: while the buddy is a whole free block, absorb it. Every
     // free block is on list A; a root's buddy never reads as one of its level, so
     // the root test runs only when the buddy looks free.
