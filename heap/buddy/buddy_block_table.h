@@ -21,9 +21,9 @@
 // level (5 bits) and state (3 bits). Every other byte is 0, so free() can tell a
 // block start from any other address.
 // One more zero byte follows the last granule's: in an arena of exactly 2^L bytes
-// it is where the one root's buddy would start, so free() can read a block's buddy
-// byte before it asks whether the block is a root (a root's buddy never reads as a
-// free block of the root's level).
+// it is where the one root's buddy would start, so free() reads a block's buddy
+// byte without asking whether the block is a root (a root's buddy never reads as a
+// block of the root's level: buddyIsBlock).
 // A header inside the block needs only a byte, but the payload must stay 16-byte
 // aligned, so in practice it costs 16 bytes. The VM's objects are exactly 16, 32 or
 // 64 bytes; with a header they would need blocks of 32, 64 or 128 bytes. Half of
@@ -161,6 +161,15 @@ class BuddyBlockTable {
   // may be the arena's end (the extra zero byte).
   bool isBlock(std::size_t off, unsigned level, BuddyState s) const {
     return side_[off / kMinBlock] == encode(level, s);
+  }
+  // The buddy of the block (off, level) is a block of exactly `level` in state `s`:
+  // false for a root, which has no buddy. A root below kMaxLevel needs no test of
+  // its own: the granule after it (where its buddy would start) starts the next,
+  // smaller root or is the extra zero byte past the arena, so it never reads as a
+  // block of the root's level. Only the 32 GiB roots lie side by side.
+  bool buddyIsBlock(std::size_t off, unsigned level, BuddyState s) const {
+    assert(!isRoot(off, level) || level == kMaxLevel || !isBlock(buddyOf(off, level), level, s));
+    return level != kMaxLevel && isBlock(buddyOf(off, level), level, s);
   }
   bool isBusyBlock(std::size_t off) const {
     return off < bytes_ && off % kMinBlock == 0 && stateAt(off) == BuddyState::busy;

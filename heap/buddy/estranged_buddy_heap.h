@@ -207,13 +207,11 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     return false;
   }
   // Whether the buddy of the block (off, level) is free: a free buddy can only be on
-  // buddy-busy, so one byte compare asks; a root's buddy never reads as a block of
-  // its level, so the root test runs only when the buddy looks free.
+  // buddy-busy, so one byte compare asks (a root's buddy never reads as free).
   bool buddyLooksFree(std::size_t off, unsigned level) const {
-    const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
-    assert(table_.isRoot(off, level) || !table_.isFreeBlock(buddy, level) ||
-           table_.stateAt(buddy) == kBuddyBusy);
-    return table_.isBlock(buddy, level, kBuddyBusy) && !table_.isRoot(off, level);
+    assert(table_.isRoot(off, level) || !table_.isFreeBlock(BuddyBlockTable::buddyOf(off, level), level) ||
+           table_.stateAt(BuddyBlockTable::buddyOf(off, level)) == kBuddyBusy);
+    return table_.buddyIsBlock(off, level, kBuddyBusy);
   }
   // The block (off, level) goes on buddy-free and its free buddy becomes implied.
   void pair(std::size_t off, unsigned level) {

@@ -55,11 +55,9 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
     std::size_t off = Core::startFree(ptr, level);
     table_.removeLive(off, level);
     // Eager recombination: while the buddy is a whole free block, absorb it. Every
-    // free block is on list A; a root's buddy never reads as one of its level, so
-    // the root test runs only when the buddy looks free.
-    for (;;) {
+    // free block is on list A (and a root's buddy never reads as one).
+    while (table_.buddyIsBlock(off, level, BuddyState::listedA)) {
       const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
-      if (!table_.isBlock(buddy, level, BuddyState::listedA) || table_.isRoot(off, level)) break;
       ++freeSteps_;
       table_.removeFree(buddy, level, BuddyState::listedA);
       table_.clear(std::max(off, buddy));
