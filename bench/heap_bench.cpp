@@ -174,10 +174,14 @@ benchmark::Counter timePerPair(std::size_t pairs = kAllocations) {
                             benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-// Replays the steps once; every block is touched, as a constructor would.
+// Replays the steps once; every block is touched, as a constructor would. The slots
+// are reached through a local pointer: were the vector's own data pointer read in the
+// loop, a policy's stores might alias it, and it would be reloaded on every call where
+// the replay is not inlined (more for one allocator than another on the same sequence).
 template <class Heap>
-void replay(Heap& heap, const std::vector<WorkloadStep>& steps, std::vector<void*>& slots,
+void replay(Heap& heap, const std::vector<WorkloadStep>& steps, std::vector<void*>& slotVector,
             benchmark::State& state) {
+  void** const slots = slotVector.data();
   for (const WorkloadStep& s : steps) {
     if (s.size) {
       void* p = heap.malloc(s.size);
