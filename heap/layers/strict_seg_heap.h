@@ -170,14 +170,15 @@ class StrictSegHeap : private StrictSegBins<LittleHeap, NumBins>, public Super {
   using StrictSegBins<LittleHeap, NumBins>::bins_;
 
   // Bin c was empty: a fresh block of the class's full size, carved from the arena's
-  // untouched rest. Out of line, so that the bin hit keeps its registers and stores
-  // its outcome as one constant (inlined, g++ joins both paths' outcome stores into
-  // one store of a register set on each path).
-  [[gnu::noinline]] void* carve(int c) {
+  // untouched rest. The outcome is stored before the carve, and again only if it
+  // fails: were it stored once after, as the bin hit stores its own, g++ would join
+  // the two stores where the paths meet, and the hit would pay for choosing a value.
+  void* carve(int c) {
+    outcome_ = Outcome::split;
     void* p;
     if constexpr (kSuperRecordsClass) p = Super::mallocClass(c);
     else p = Super::malloc(ClassMaxSize(c));
-    outcome_ = p ? Outcome::split : Outcome::failed;
+    if (!p) outcome_ = Outcome::failed;
     return p;
   }
 
