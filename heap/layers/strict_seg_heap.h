@@ -39,7 +39,7 @@
 namespace kith::heap {
 
 // StrictSegHeap's bins, as its first base so that they start the object: a bin is
-// then reached at this + 8 * class, one addressing mode that the free's load and
+// then reached at this + class * sizeof(bin), one addressing mode that the free's load and
 // store of the list head share (behind Super's fields, g++ adds the offset to the
 // class in a register first, an instruction more per free).
 template <class LittleHeap, int NumBins>
