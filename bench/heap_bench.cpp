@@ -16,7 +16,8 @@
 //                        descendant), kingsley against a hand-written Kingsley
 //                        (heap_bench_reference.h). time_per_pair is the mean ns per
 //                        malloc+free, untimed calls; a second, timed pass gives
-//                        malloc_p99_ns, malloc_max_ns, free_max_ns. SEQUENCE is
+//                        malloc_p99_ns, malloc_max_ns, free_max_ns; pairs is the
+//                        sequence's mallocs. SEQUENCE is
 //                        jvm_like, fragmenting, storage, or a recorded trace:
 //   --replay=NAME=PATH   (repeatable, before the benchmark flags) adds the trace
 //                        at PATH (`kith run --trace=PATH ...`, heap/trace/trace.h) as
@@ -174,10 +175,14 @@ benchmark::Counter timePerPair(std::size_t pairs = kAllocations) {
                             benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-// Replays the steps once; every block is touched, as a constructor would.
+// Replays the steps once; every block is touched, as a constructor would. The slots
+// are reached through a local pointer: were the vector's own data pointer read in the
+// loop, a policy's stores might alias it, and it would be reloaded on every call where
+// the replay is not inlined (more for one allocator than another on the same sequence).
 template <class Heap>
-void replay(Heap& heap, const std::vector<WorkloadStep>& steps, std::vector<void*>& slots,
+void replay(Heap& heap, const std::vector<WorkloadStep>& steps, std::vector<void*>& slotVector,
             benchmark::State& state) {
+  void** const slots = slotVector.data();
   for (const WorkloadStep& s : steps) {
     if (s.size) {
       void* p = heap.malloc(s.size);
@@ -226,6 +231,7 @@ void composition(benchmark::State& state, const Sequence* q) {
   std::vector<void*> slots(q->slots);
   for (auto _ : state) replay(*heap, *q, slots, state);
   state.counters["time_per_pair"] = timePerPair(q->allocations);
+  state.counters["pairs"] = static_cast<double>(q->allocations);  // per pass: divides its instructions
   kith::heap::LatencyHistogram mallocs, frees;
   if (!replayTimed(*heap, *q, slots, mallocs, frees)) {
     state.SkipWithError("heap exhausted");

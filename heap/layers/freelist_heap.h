@@ -7,7 +7,7 @@
 // class its own FreelistHeap and always ask it for the class's full size.
 // Metadata: the link is the first word of each free block (blocks are >= 16 bytes);
 // only the list head lives in this object. The destructor returns the cached
-// blocks to Super.
+// blocks to Super, unless Super's free does nothing (then it reads none of them).
 #pragma once
 
 #include <cstddef>
@@ -20,15 +20,21 @@ namespace kith::heap {
 template <class Super>
 class FreelistHeap : public Super {
   static_assert(HeapLayer<Super>, "FreelistHeap needs Super::malloc and Super::free");
+  static constexpr bool kDropsBlocks = requires { requires Super::kFreeDoesNothing; };
 
  public:
   using Super::Super;
   FreelistHeap() = default;
   FreelistHeap(const FreelistHeap&) = delete;  // the list would be owned twice
   FreelistHeap& operator=(const FreelistHeap&) = delete;
-  ~FreelistHeap() {
+  ~FreelistHeap()
+    requires(!kDropsBlocks)
+  {
     releaseList(head_, [this](Node* n) { Super::free(n); });
   }
+  // Over a heap whose free does nothing (NullHeap), the cached blocks are dropped
+  // unread: the destructor is trivial, and may run after their memory is gone.
+  ~FreelistHeap() = default;
 
   void* malloc(std::size_t size) {
     if (Node* n = head_) {

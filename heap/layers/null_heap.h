@@ -12,6 +12,8 @@ class NullHeap {
  public:
   void* malloc(std::size_t) { return nullptr; }
   void free(void*) {}
+  // So a cache above need not walk its blocks to hand them back (FreelistHeap).
+  static constexpr bool kFreeDoesNothing = true;
 };
 
 }  // namespace kith::heap

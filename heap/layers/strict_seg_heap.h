@@ -16,6 +16,8 @@
 //
 // The bins' cached blocks are dropped with the bins when the heap is destroyed
 // (they go to NullHeap): right for a FixedArena, which unmaps everything at once.
+// The bins are destroyed after Super (they are the first base), so a bin must drop
+// its blocks unread: its destructor is trivial, as FreelistHeap<NullHeap>'s is.
 //
 // Bounded time, in steps (a bin looked at, or a call to Super): malloc at most
 // kMaxMallocSteps = 2 (its bin, then Super on a miss), free kMaxFreeSteps = 1 (one
@@ -29,17 +31,29 @@
 #include <concepts>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "heap/layer.h"
 #include "heap/outcome.h"
 
 namespace kith::heap {
 
+// StrictSegHeap's bins, as its first base so that they start the object: a bin is
+// then reached at this + class * sizeof(bin), one addressing mode that the free's load and
+// store of the list head share (behind Super's fields, g++ adds the offset to the
+// class in a register first, an instruction more per free).
+template <class LittleHeap, int NumBins>
+struct StrictSegBins {
+  LittleHeap bins_[NumBins];
+};
+
 template <int NumBins, int (*SizeClass)(std::size_t), std::size_t (*ClassMaxSize)(int),
           class LittleHeap, class Super>
-class StrictSegHeap : public Super {
+class StrictSegHeap : private StrictSegBins<LittleHeap, NumBins>, public Super {
   static_assert(NumBins > 0);
   static_assert(HeapLayer<LittleHeap>, "each bin must be a heap (malloc/free)");
+  static_assert(std::is_trivially_destructible_v<LittleHeap>,
+                "the bins outlive Super, so they must drop their blocks without reading them");
   static_assert(SizedHeap<Super>,
                 "StrictSegHeap files a freed block under the class of Super::getSize(ptr): "
                 "put SizeClassHeap or SizeHeap (or another layer with getSize) above it");
@@ -77,11 +91,7 @@ class StrictSegHeap : public Super {
       outcome_ = Outcome::immediate;
       return p;
     }
-    void* p;  // bin empty: a fresh block of the class's full size
-    if constexpr (kSuperRecordsClass) p = Super::mallocClass(c);
-    else p = Super::malloc(classSize);
-    outcome_ = p ? Outcome::split : Outcome::failed;  // carved from the arena's untouched rest
-    return p;
+    return carve(c);
   }
 
   void free(void* ptr) {
@@ -157,6 +167,21 @@ class StrictSegHeap : public Super {
   }
 
  protected:
+  using StrictSegBins<LittleHeap, NumBins>::bins_;
+
+  // Bin c was empty: a fresh block of the class's full size, carved from the arena's
+  // untouched rest. The outcome is stored before the carve, and again only if it
+  // fails: were it stored once after, as the bin hit stores its own, g++ would join
+  // the two stores where the paths meet, and the hit would pay for choosing a value.
+  void* carve(int c) {
+    outcome_ = Outcome::split;
+    void* p;
+    if constexpr (kSuperRecordsClass) p = Super::mallocClass(c);
+    else p = Super::malloc(ClassMaxSize(c));
+    if (!p) outcome_ = Outcome::failed;
+    return p;
+  }
+
   // The blocks bin c holds, counted by walking it (a looping list counts as far
   // as the walk went; checkInvariants reports the loop).
   std::size_t cachedBlocks(int c) const {
@@ -183,7 +208,6 @@ class StrictSegHeap : public Super {
     }
   }
 
-  LittleHeap bins_[NumBins];
   Outcome outcome_ = Outcome::failed;
 };
 

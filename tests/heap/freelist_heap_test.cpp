@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "heap/layers/fixed_arena.h"
@@ -55,6 +57,20 @@ TEST(FreelistHeap, DestructorReturnsCachedBlocksToSuper) {
   EXPECT_EQ(log.frees, 5u);
   EXPECT_EQ(log.badFrees, 0u);
   EXPECT_EQ(log.liveAtDestruction, 0u);
+}
+
+// A bin of StrictSegHeap outlives the arena its blocks came from.
+static_assert(std::is_trivially_destructible_v<FreelistHeap<NullHeap>>);
+static_assert(!std::is_trivially_destructible_v<FreelistHeap<CountingHeap>>);
+
+TEST(FreelistHeap, OverNullHeapDropsItsBlocksUnreadWhenDestroyed) {
+  auto arena = std::make_unique<FixedArena>(4096);
+  {
+    FreelistHeap<NullHeap> bin;
+    for (int i = 0; i < 3; ++i) bin.free(arena->malloc(32));
+    arena.reset();  // unmapped: reading a cached block's link would now fault
+  }
+  SUCCEED();
 }
 
 TEST(FreelistHeap, ForEachFreeVisitsCachedBlocksAndSpotsADoubleFree) {
