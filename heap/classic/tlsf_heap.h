@@ -105,8 +105,11 @@ class TlsfHeap : public Super {
   }
 
   void* malloc(std::size_t size) {
-    if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
-    std::size_t need = alignUp((size < kMinBlock ? kMinBlock : size) + kHeaderSize);
+    std::size_t need = alignUp(kMinBlock + kHeaderSize);
+    if (size > kMinBlock) {
+      if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
+      need = alignUp(size + kHeaderSize);
+    }
     unsigned list = searchListOf(need);
     if (list >= kListCount) return failed(0);
     // The steps are counted in a local: a member would be reloaded after every
