@@ -105,6 +105,7 @@ class TlsfHeap : public Super {
   }
 
   void* malloc(std::size_t size) {
+    // A request of at most kMinBlock bytes takes the smallest block, unchecked.
     std::size_t need = alignUp(kMinBlock + kHeaderSize);
     if (size > kMinBlock) {
       if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
@@ -124,7 +125,9 @@ class TlsfHeap : public Super {
       if (firsts == 0) return failed(2);
       first = static_cast<unsigned>(std::countr_zero(firsts));
       seconds = secondLevel_[first];
-      if (seconds == 0) __builtin_unreachable();  // invariant 5: the bare tzcnt below
+      // Invariant 5: the range the first level names has a list. Said, it lets
+      // countr_zero below compile to the bare tzcnt, without its answer for 0.
+      if (seconds == 0) __builtin_unreachable();
       steps = 3;  // the first-level search and the second-level one in the range found
     }
     list = (first << kSecondLevelLog2) + static_cast<unsigned>(std::countr_zero(seconds));
