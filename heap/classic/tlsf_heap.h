@@ -349,8 +349,10 @@ class TlsfHeap : public Super {
         // The merged block takes the place of next, the head of the same list.
         linkAsHead(block, next->nextInList, heads_[list]);
       } else {
-        detach(next, nextSize);
+        // Filed before next is unlinked (the lists end the same either way): in
+        // this order free needs three fewer registers saved and restored.
         pushFront(block, list);
+        detach(next, nextSize);
       }
       next = at(next, nextSize);
     } else {
