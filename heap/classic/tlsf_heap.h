@@ -105,13 +105,17 @@ class TlsfHeap : public Super {
   }
 
   void* malloc(std::size_t size) {
-    if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
-    std::size_t need = alignUp((size < kMinBlock ? kMinBlock : size) + kHeaderSize);
+    // A request of at most kMinBlock bytes takes the smallest block, unchecked.
+    std::size_t need = alignUp(kMinBlock + kHeaderSize);
+    if (size > kMinBlock) {
+      if (size > kMaxBlockSize) return failed(0);  // cannot fit, and would overflow below
+      need = alignUp(size + kHeaderSize);
+    }
     unsigned list = searchListOf(need);
     if (list >= kListCount) return failed(0);
     // The steps are counted in a local: a member would be reloaded after every
     // header store, which the compiler must assume may alias it.
-    std::size_t steps = 1;  // the second-level search
+    unsigned steps = 1;  // the second-level search
     unsigned first = list >> kSecondLevelLog2;
     std::uint32_t seconds =
         secondLevel_[first] & (~std::uint32_t{0} << (list & (kSecondLevelCount - 1)));
@@ -121,6 +125,9 @@ class TlsfHeap : public Super {
       if (firsts == 0) return failed(2);
       first = static_cast<unsigned>(std::countr_zero(firsts));
       seconds = secondLevel_[first];
+      // Invariant 5: the range the first level names has a list. Said, it lets
+      // countr_zero below compile to the bare tzcnt, without its answer for 0.
+      if (seconds == 0) __builtin_unreachable();
       steps = 3;  // the first-level search and the second-level one in the range found
     }
     list = (first << kSecondLevelLog2) + static_cast<unsigned>(std::countr_zero(seconds));
@@ -144,16 +151,12 @@ class TlsfHeap : public Super {
         unlinkHead(list, following);
         pushFront(rest, listOf(restSize));
       }
-      freeBytes_ -= need;
-      outcome_ = Outcome::split;
-      mallocSteps_ = steps + 2;  // the removal and the insertion
+      record(Outcome::split, steps + 2);  // the removal and the insertion
     } else {
       unlinkHead(list, following);
       block->header = header & ~kFreeBit;
       next->header &= ~kPreviousFreeBit;
-      freeBytes_ -= foundSize - kHeaderSize;
-      outcome_ = Outcome::immediate;
-      mallocSteps_ = steps + 1;  // the removal
+      record(Outcome::immediate, steps + 1);  // the removal
     }
     return payload(block);
   }
@@ -171,20 +174,26 @@ class TlsfHeap : public Super {
     if (header & kPreviousFreeBit) return freeAfterFreeBlock(block);
     std::size_t size = header & ~kFlagMask;
     Block* next = at(block, size);
-    fileWithNext(block, size, next, next->header, size - kHeaderSize, 1);  // 1: the insertion
+    fileWithNext(block, size, next, next->header, 1);  // 1: the insertion
   }
 
   // The usable bytes of a live block: its size less the header.
   std::size_t getSize(void* ptr) const { return blockOf(ptr)->size() - kHeaderSize; }
 
-  Outcome lastOutcome() const { return outcome_; }
+  Outcome lastOutcome() const { return static_cast<Outcome>(lastMalloc_ & kOutcomeMask); }
   // Bitmap searches + list operations of the last malloc (<= kMaxMallocSteps) and
   // of the last free (<= kMaxFreeSteps).
-  std::size_t lastSteps() const { return mallocSteps_; }
+  std::size_t lastSteps() const { return lastMalloc_ >> kOutcomeBits; }
   std::size_t lastFreeSteps() const { return freeSteps_; }
 
-  // Usable bytes in free blocks (each counted as size - header).
-  std::size_t freeBytes() const { return freeBytes_; }
+  // Usable bytes in free blocks (each counted as size - header), summed over the
+  // lists when asked: it is read at a failure or a census, and a running count
+  // would cost every malloc and free an update.
+  std::size_t freeBytes() const {
+    std::size_t bytes = 0;
+    forEachFreeSize([&](std::size_t usable, std::size_t) { bytes += usable; });
+    return bytes;
+  }
 
   // The largest request malloc will satisfy now, read from the bitmaps in O(1): the
   // usable size of the smallest block the highest non-empty list may hold. Good fit
@@ -290,13 +299,19 @@ class TlsfHeap : public Super {
     sentinel->header = kPreviousFreeBit;  // size 0, in use
     previousPhysical(sentinel) = first;
     pushFront(first, listOf(first->size()));
-    freeBytes_ = first->size() - kHeaderSize;
   }
 
-  void* failed(std::size_t steps) {
-    outcome_ = Outcome::failed;
-    mallocSteps_ = steps;
+  void* failed(unsigned steps) {
+    record(Outcome::failed, steps);
     return nullptr;
+  }
+
+  // The last malloc's outcome and steps, in the one byte malloc stores.
+  static constexpr unsigned kOutcomeBits = 3;
+  static constexpr unsigned kOutcomeMask = (1u << kOutcomeBits) - 1;
+  static_assert(kOutcomeCount <= (1 << kOutcomeBits) && (kMaxMallocSteps << kOutcomeBits) < 256);
+  void record(Outcome outcome, unsigned steps) {
+    lastMalloc_ = static_cast<std::uint8_t>(steps << kOutcomeBits | static_cast<unsigned>(outcome));
   }
 
   // free of a block whose physical predecessor is free: merge with it, then on as
@@ -304,7 +319,6 @@ class TlsfHeap : public Super {
   // every free.
   [[gnu::noinline]] void freeAfterFreeBlock(Block* block) {
     std::size_t size = block->size();
-    std::size_t gained = size;  // the usable bytes and the header that merging frees
     Block* next = at(block, size);
     std::size_t nextHeader = next->header;
     Block* previous = previousPhysical(block);
@@ -314,45 +328,44 @@ class TlsfHeap : public Super {
     // in the same list would leave the list as it is.
     bool stays = (nextHeader & kFreeBit) == 0 && previous->previousInList == nullptr &&
                  previousSize >= listFloor(size);
-    if (stays) return finishFree(previous, size, next, gained, 2);
+    if (stays) return finishFree(previous, size, next, 2);
     detach(previous, previousSize);
-    fileWithNext(previous, size, next, nextHeader, gained, 2);  // 2: the removal and the insertion
+    fileWithNext(previous, size, next, nextHeader, 2);  // 2: the removal and the insertion
   }
 
   // Files a free `block` of `size` bytes, merged with `next` (its physical
-  // successor, whose header is nextHeader) when that is free. gained and steps
-  // count what free has done so far.
+  // successor, whose header is nextHeader) when that is free. steps counts what
+  // free has done so far.
   // Always inline: free's fast path is this and a few loads, and a call would pass
-  // six arguments.
+  // five arguments.
   [[gnu::always_inline]] void fileWithNext(Block* block, std::size_t size, Block* next,
-                                           std::size_t nextHeader, std::size_t gained,
-                                           std::size_t steps) {
+                                           std::size_t nextHeader, std::size_t steps) {
     if (nextHeader & kFreeBit) {
       std::size_t nextSize = nextHeader & ~kFlagMask;
       size += nextSize;
-      gained += kHeaderSize;
       ++steps;
       unsigned list = listOf(size);
       if (next->previousInList == nullptr && nextSize >= listFloor(size)) {
         // The merged block takes the place of next, the head of the same list.
         linkAsHead(block, next->nextInList, heads_[list]);
       } else {
-        detach(next, nextSize);
+        // Filed before next is unlinked (the lists end the same either way): in
+        // this order free needs three fewer registers saved and restored.
         pushFront(block, list);
+        detach(next, nextSize);
       }
       next = at(next, nextSize);
     } else {
       pushFront(block, listOf(size));
     }
-    finishFree(block, size, next, gained, steps);
+    finishFree(block, size, next, steps);
   }
 
   // The merged block's boundary tags, once it is in its list.
-  void finishFree(Block* block, std::size_t size, Block* next, std::size_t gained, std::size_t steps) {
+  void finishFree(Block* block, std::size_t size, Block* next, std::size_t steps) {
     block->header = size | kFreeBit;  // after coalescing its predecessor is in use
     previousPhysical(next) = block;
     next->header |= kPreviousFreeBit;
-    freeBytes_ += gained;
     freeSteps_ = steps;
   }
 
@@ -402,7 +415,7 @@ class TlsfHeap : public Super {
   std::string checkPhysicalBlocks(std::vector<const Block*>& freeBlocks) const {
     if (region_ == nullptr) return "";
     const Block* previous = nullptr;
-    std::size_t total = 0, freeUsable = 0;
+    std::size_t total = 0;
     auto* block = reinterpret_cast<const Block*>(begin_);
     while (reinterpret_cast<const std::byte*>(block) != end_) {
       std::size_t size = block->size();
@@ -415,10 +428,7 @@ class TlsfHeap : public Super {
       if (previousFree && previousPhysical(block) != previous)
         return where(block) + "tail word of the free previous block does not point at it";
       if (previousFree && block->isFree()) return where(block) + "two adjacent free blocks";
-      if (block->isFree()) {
-        freeBlocks.push_back(block);
-        freeUsable += size - kHeaderSize;
-      }
+      if (block->isFree()) freeBlocks.push_back(block);
       total += size;
       previous = block;
       block = reinterpret_cast<const Block*>(reinterpret_cast<const std::byte*>(block) + size);
@@ -431,9 +441,6 @@ class TlsfHeap : public Super {
     if (2 * kHeaderSize + total != managedBytes_)
       return "block sizes sum to " + std::to_string(total) + ", not the arena's " +
              std::to_string(managedBytes_ - 2 * kHeaderSize);
-    if (freeUsable != freeBytes_)
-      return "freeBytes() says " + std::to_string(freeBytes_) + " but free blocks hold " +
-             std::to_string(freeUsable);
     return "";
   }
 
@@ -473,9 +480,8 @@ class TlsfHeap : public Super {
   std::byte* begin_ = nullptr;   // the first block's header
   std::byte* end_ = nullptr;     // the sentinel's header
   std::size_t managedBytes_ = 0;
-  std::size_t freeBytes_ = 0;
-  std::size_t mallocSteps_ = 0, freeSteps_ = 0;
-  Outcome outcome_ = Outcome::immediate;
+  std::size_t freeSteps_ = 0;
+  std::uint8_t lastMalloc_ = 0;  // steps << kOutcomeBits | outcome, written by record()
 };
 
 }  // namespace kith::heap

@@ -273,6 +273,27 @@ TEST(TlsfHeap, TinyArenaRunsOutAndReturnsNull) {
   EXPECT_EQ(h.checkInvariants(), "");
 }
 
+TEST(TlsfHeap, EachMallocReportsItsOwnOutcomeAndSteps) {
+  // Outcome and steps share one stored byte: each malloc must overwrite both.
+  Tlsf h(kMiB);
+  void* first = h.malloc(16);  // both levels searched, the arena's block split
+  EXPECT_EQ(h.lastOutcome(), Outcome::split);
+  EXPECT_EQ(h.lastSteps(), 5u);
+  EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);  // refused before any search
+  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
+  EXPECT_EQ(h.lastSteps(), 0u);
+  EXPECT_EQ(h.malloc(2 * kMiB), nullptr);  // both searches find nothing
+  EXPECT_EQ(h.lastOutcome(), Outcome::failed);
+  EXPECT_EQ(h.lastSteps(), 2u);
+  void* second = h.malloc(16);
+  h.free(first);  // a 32-byte hole before second, alone in its list
+  EXPECT_EQ(h.malloc(16), first);  // found at the first search, taken whole
+  EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
+  EXPECT_EQ(h.lastSteps(), 2u);
+  EXPECT_NE(second, nullptr);
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
 TEST(TlsfHeap, ArenaTooSmallForOneBlockFailsEveryRequest) {
   for (std::size_t size : {0, 16, 32, 47}) {
     Tlsf h(size);
