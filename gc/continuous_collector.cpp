@@ -79,6 +79,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
   }
   std::size_t debt = bytes - allocationBudget_;  // requested beyond the budget: paid by the next slices
   cycleRequested_ += grantedBudget_ - allocationBudget_ + bytes;
+  gateRequestBytes_ = gateRequestBytes_ - gateRequestBytes_ / 8 + bytes / 8;
   if (!options_.stress && mutatorNeedsTime(space)) {
     // Too soon after the last slice: let the mutator run, and look again shortly.
     ++deferredSlices_;
@@ -91,7 +92,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
   // quarter of the bytes, so it catches up before the heap, or the boxed ints'
   // allowance, fills and forces a full pause. The time governor still holds while
   // there is room.
-  std::size_t every = cycleRequested_ < cycleAllowance_ ? sliceBytes_ : std::max(kMinSliceBytes, sliceBytes_ / 4);
+  std::size_t every = cycleRequested_ < cycleAllowance_ ? sliceBytes_ : catchUpBytes(sliceBytes_);
   if (phase_ != Phase::idle && !options_.stress)
     grantedBudget_ = allocationBudget_ = every > debt ? every - debt : 0;
 }
@@ -116,12 +117,9 @@ bool ContinuousCollector::mutatorNeedsTime(vm::HandleTableSpace& space) {
     std::size_t size = heapBytes(space);
     std::size_t inUse = space.heap().bytesInUse();
     std::size_t free = size > inUse ? size - inUse : 0;
-    // The rest of the cycle at full speed: a slice per sliceBytes_ requested, each
-    // request taking at most twice its size in blocks (kingsley).
     std::uint64_t remaining = cyclePlannedSlices_ > cycleSlices_.count ? cyclePlannedSlices_ - cycleSlices_.count : 0;
-    remaining = std::max(remaining, cyclePlannedSlices_ / 8) + kOccupancyRecheckSlices + 2;
-    std::size_t reserve = std::max(cycleReserve_, static_cast<std::size_t>(2 * remaining * sliceBytes_));
-    roomToDefer_ = size != 0 && free > reserve;
+    remaining = std::max(remaining, cyclePlannedSlices_ / 8);
+    roomToDefer_ = size != 0 && free > std::max(cycleReserve_, catchUpReserve(remaining, sliceBytes_, gateRequestBytes_));
     nextOccupancyCheck_ = cycleRequested_ + kOccupancyRecheckSlices * sliceBytes_;
   }
   return roomToDefer_;
@@ -185,28 +183,38 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, GcCause cause)
   nextOccupancyCheck_ = cycleAllowance_;
   cycleReserve_ = heapFree / kReserveDivisor;
 
-  recorder_.recordSlice(cycleSlices_, cycle_.time, Clock::now());  // the root scan
+  Clock::time_point scanned = Clock::now();
+  recorder_.recordSlice(cycleSlices_, cycle_.time, scanned);  // the root scan
   ++increments_;
+  paused(cycle_.time, scanned);
   resetBudgets();
 }
 
 void ContinuousCollector::slice(vm::HandleTableSpace& space) {
   Clock::time_point begin = Clock::now();
   const bool timeLimited = options_.pacing == GcPacing::time && options_.sliceTimeLimit.count() > 0;
-  const Clock::time_point deadline = timeLimited ? begin + options_.sliceTimeLimit : Clock::time_point::max();
   sliceWork_ = 0;
   bool cycleDone = false;
   if (phase_ == Phase::marking) {
-    if (markSome(options_.workPerSlice, deadline)) flipToSweep(space);
+    markClock_.start(begin, begin + options_.sliceTimeLimit);
+    if (markSome(options_.workPerSlice, timeLimited ? &markClock_ : nullptr)) flipToSweep(space);
   } else if (phase_ == Phase::sweeping) {
-    cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true, deadline);
+    sweepClock_.start(begin, begin + options_.sliceTimeLimit);
+    cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true,
+                          timeLimited ? &sweepClock_ : nullptr);
   }
   largestSliceWork_ = std::max(largestSliceWork_, sliceWork_);
   Clock::time_point end = Clock::now();
   recorder_.recordSlice(cycleSlices_, begin, end);
   ++increments_;
+  paused(begin, end);
+  if (cycleDone) endCycle(space);
+  resetBudgets();
+}
+
+void ContinuousCollector::paused(Clock::time_point begin, Clock::time_point end) {
   lastSliceEnd_ = end;
-  // The governor's measure of the slice: its length, but at most kSliceOutlierFactor
+  // The governor's measure of the pause: its length, but at most kSliceOutlierFactor
   // times the typical slice (a running average): a slice the OS preempted for a
   // scheduling quantum would otherwise stall the cycle for 1.5 quanta, long enough
   // to spend its allocation allowance.
@@ -214,8 +222,6 @@ void ContinuousCollector::slice(vm::HandleTableSpace& space) {
   if (typicalSlice_ == Clock::duration::zero()) typicalSlice_ = length;
   lastSliceDuration_ = std::min(length, typicalSlice_ * kSliceOutlierFactor);
   typicalSlice_ += (lastSliceDuration_ - typicalSlice_) / 8;
-  if (cycleDone) endCycle(space);
-  resetBudgets();
 }
 
 void ContinuousCollector::step(vm::HandleTableSpace& space) {
@@ -232,7 +238,7 @@ void ContinuousCollector::step(vm::HandleTableSpace& space) {
   }
 }
 
-bool ContinuousCollector::markSome(std::size_t budget, Clock::time_point deadline) {
+bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
   const bool measure = options_.measureLocality;
   auto visit = [&](vm::Handle* from, vm::Value& field) {
     if (measure && field.isObject()) locality_.reference(from->object, field.asHandle()->object);
@@ -243,12 +249,11 @@ bool ContinuousCollector::markSome(std::size_t budget, Clock::time_point deadlin
   // than kLongArraySlots is scanned kLongArraySlots elements at a time, and stays
   // gray (as partial_) between its pieces. With an unbounded budget (collect) this
   // runs until nothing is gray.
-  const bool timed = deadline != Clock::time_point::max();
-  std::size_t spent = 0, nextClockCheck = kUnitsPerClockCheck;
+  std::size_t spent = 0, nextClockCheck = clock ? clock->unitsPerCheck() : budget;
   while (spent < budget) {
-    if (timed && spent >= nextClockCheck) {
-      if (Clock::now() >= deadline) break;
-      nextClockCheck = spent + kUnitsPerClockCheck;
+    if (spent >= nextClockCheck) {
+      if (clock->stopAt(Clock::now())) break;
+      nextClockCheck = spent + clock->unitsPerCheck();
     }
     if (partial_) {
       // A piece: kLongArraySlots elements, or what is left of the budget (never 0).
@@ -302,13 +307,15 @@ void ContinuousCollector::flipToSweep(vm::HandleTableSpace& space) {
 }
 
 bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice,
-                                    Clock::time_point deadline) {
+                                    SliceClock* clock) {
   std::uint64_t freed = 0, bytesFreed = 0;
   const std::size_t initialBudget = budget;
   // The clock is read when the budget falls to nextClockCheck (0: never).
-  constexpr std::size_t kSlotsPerClockCheck = kUnitsPerClockCheck * kSweepSlotsPerWorkUnit;
-  auto clockCheckBelow = [&](std::size_t b) { return b > kSlotsPerClockCheck ? b - kSlotsPerClockCheck : 0; };
-  std::size_t nextClockCheck = deadline == Clock::time_point::max() ? 0 : clockCheckBelow(budget);
+  auto clockCheckBelow = [&](std::size_t b) {
+    std::size_t slots = clock->unitsPerCheck() * kSweepSlotsPerWorkUnit;
+    return b > slots ? b - slots : 0;
+  };
+  std::size_t nextClockCheck = clock ? clockCheckBelow(budget) : 0;
   bool outOfTime = false;
   heap::Heap& heap = space.heap();
   vm::HandleTable& handles = space.handles();
@@ -317,7 +324,7 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
     vm::Handle* chunk = handles.chunk(sweepChunk_);
     for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
       if (budget <= nextClockCheck) {
-        outOfTime = Clock::now() >= deadline;
+        outOfTime = clock->stopAt(Clock::now());
         if (outOfTime) break;  // this slot is visited by the next slice
         nextClockCheck = clockCheckBelow(budget);
       }

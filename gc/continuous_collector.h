@@ -30,8 +30,8 @@
 // (slices of `workPerSlice` work units: kWorkUnitsPerFree units a heap free, one unit
 // kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
 // rewritten, a free slot is skipped) -> idle. Under time pacing a slice also ends
-// once it has run `sliceTimeLimit` (the clock is read every kUnitsPerClockCheck
-// units): what a unit costs depends on where the objects lie — marking objects laid
+// near `sliceTimeLimit` (the clock is read every few units, as many as SliceClock
+// finds take a few µs, slice_clock.h): what a unit costs depends on where the objects lie — marking objects laid
 // out in allocation order takes a few ns a unit, chasing pointers across a large
 // live set (hash chains, graphs) ten times that — so a budget of units alone bounds
 // the work of a slice but not its length. A cycle starts when the heap's
@@ -48,7 +48,7 @@
 // bytes from then on, to catch up; one that cannot is forced (counted, below).
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
 // progress. PACING, by time (a mutator-utilization governor): a slice due less than
-// 3/2 times the last slice's length after it is deferred (the mutator runs on; the
+// 3/2 times the last pause's length (a slice's, or the root scan's) after it is deferred (the mutator runs on; the
 // gate looks again after a quarter of a slice's bytes), so GC takes at most 40% of
 // any stretch of time made of whole slices — the minimum mutator utilization. The
 // length the governor uses is capped at kSliceOutlierFactor times the typical
@@ -57,7 +57,10 @@
 // bursts gets its slices only in the bursts), as long as the heap's real
 // occupancy, re-read every kOccupancyRecheckSlices slices' worth of requests,
 // leaves more than an eighth of the free space at the cycle's start and room for
-// its remaining slices at full speed; then slices run as due. If the heap fills
+// its remaining slices at the catch-up spacing (catchUpReserve); then slices run as
+// due. A reserve counted at the allowance's spacing instead (four times the bytes)
+// let go of the governor while the heap had room, and the slices that then ran
+// back to back filled whole 1 ms windows. If the heap fills
 // mid-cycle anyway, the allocation gate's collect() finishes the cycle at once (a
 // forced completion, counted) and then runs a whole cycle, so an allocation fails
 // only when nothing unreachable is left.
@@ -85,6 +88,7 @@
 #include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
+#include "gc/slice_clock.h"
 #include "vm/collector.h"
 #include "vm/handle_table_space.h"
 
@@ -137,9 +141,10 @@ class ContinuousCollector final : public vm::Collector {
   // their cycle) pile up.
   static constexpr std::size_t kMarkSlotsPerWorkUnit = 2;
   static constexpr std::size_t kLongArraySlots = 256;
-  // Work units between two readings of the clock for sliceTimeLimit: a slice passes
-  // its limit by at most this many units (plus the one object being scanned).
-  static constexpr std::size_t kUnitsPerClockCheck = 64;
+  // The most work units between two readings of the clock for sliceTimeLimit
+  // (SliceClock adapts the number to what the units cost): a slice passes its limit
+  // by at most this many units (plus the one object being scanned).
+  static constexpr std::size_t kUnitsPerClockCheck = SliceClock::kMaxUnitsPerCheck;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
   static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;
@@ -154,6 +159,24 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr int kSliceOutlierFactor = 3;
 
   explicit ContinuousCollector(ContinuousCollectorOptions options = {});
+
+  // Requested bytes between two slices of a cycle behind plan (see PACING).
+  static constexpr std::size_t catchUpBytes(std::size_t sliceBytes) {
+    return sliceBytes / 4 > kMinSliceBytes ? sliceBytes / 4 : kMinSliceBytes;
+  }
+  // The free bytes a cycle behind plan keeps deferring slices above: what it may
+  // request until the governor's next reading of the occupancy
+  // (kOccupancyRecheckSlices slices' worth), then its `remainingSlices` (and the two
+  // that may follow the estimate) at the catch-up spacing — or a request apiece,
+  // when the requests that reach the gate are larger (`gateRequestBytes`, their
+  // running average): a request runs one slice however far past its budget — each
+  // request taking at most twice its size in blocks (kingsley). Below it the
+  // governor lets go.
+  static constexpr std::size_t catchUpReserve(std::uint64_t remainingSlices, std::size_t sliceBytes,
+                                              std::size_t gateRequestBytes) {
+    std::size_t perSlice = catchUpBytes(sliceBytes) > gateRequestBytes ? catchUpBytes(sliceBytes) : gateRequestBytes;
+    return 2 * (kOccupancyRecheckSlices * sliceBytes + static_cast<std::size_t>(remainingSlices + 2) * perSlice);
+  }
 
   // Finishes the cycle in progress (a forced completion when the cause is an
   // allocation failure), then runs a whole cycle at once: everything unreachable
@@ -208,6 +231,9 @@ class ContinuousCollector final : public vm::Collector {
   void shadeOverwritten(vm::Value v) override { shadeValue(v); }
   void backEdgeBudgetSpent(vm::HandleTableSpace& space) override;
   bool mutatorNeedsTime(vm::HandleTableSpace& space);
+  // A pause (a slice, or the root scan) ran from `begin` to `end`: the governor's
+  // next deferral is measured from it.
+  void paused(Clock::time_point begin, Clock::time_point end);
 
   void shade(vm::Handle* h) {
     if (!isWhite(h)) return;  // already gray or black
@@ -229,14 +255,13 @@ class ContinuousCollector final : public vm::Collector {
   // A slice of the cycle in progress, timed.
   void slice(vm::HandleTableSpace& space);
   // Scans gray objects for up to `budget` work units (kMarkSlotsPerWorkUnit above), or
-  // until the clock, read every kUnitsPerClockCheck units, passes `deadline`; adds the
-  // units done to sliceWork_. True when nothing is gray.
-  bool markSome(std::size_t budget, Clock::time_point deadline = Clock::time_point::max());
+  // until `clock` (none: no time limit) stops the slice; adds the units done to
+  // sliceWork_. True when nothing is gray.
+  bool markSome(std::size_t budget, SliceClock* clock = nullptr);
   void flipToSweep(vm::HandleTableSpace& space);
-  // Sweeps up to `budget` handle slots, or until the clock passes `deadline` (as
+  // Sweeps up to `budget` handle slots, or until `clock` stops the slice (as
   // markSome); adds the units done to sliceWork_. True when the sweep is done.
-  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false,
-                 Clock::time_point deadline = Clock::time_point::max());
+  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false, SliceClock* clock = nullptr);
   void endCycle(vm::HandleTableSpace& space);
   void verifyMarking(vm::HandleTableSpace& space);
   void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
@@ -248,6 +273,7 @@ class ContinuousCollector final : public vm::Collector {
   Phase phase_ = Phase::idle;
   std::uint32_t white_ = kWhite0;  // the current white; the other one is garbage while sweeping
   GrayStack gray_;
+  SliceClock markClock_, sweepClock_;  // when a time-limited slice reads the clock and stops
   vm::Handle* partial_ = nullptr;  // a long array being scanned a piece at a time (gray)
   std::size_t partialNext_ = 0;    // its next element to scan
   std::size_t sweepChunk_ = 0, sweepSlot_ = 0;  // the sweep's cursor in the handle table
@@ -268,6 +294,7 @@ class ContinuousCollector final : public vm::Collector {
   std::size_t nextOccupancyCheck_ = 0;  // cycleRequested_ at which the heap's occupancy is re-read
   bool roomToDefer_ = false;            // the last reading: room to keep deferring
   std::size_t grantedBudget_ = 0;      // the allocation budget last granted
+  std::size_t gateRequestBytes_ = 0;   // running average of the requests that ran past a budget
   Clock::time_point lastSliceEnd_{};
   Clock::duration lastSliceDuration_{};  // capped at kSliceOutlierFactor * typicalSlice_
   Clock::duration typicalSlice_{};       // running average of the (capped) slice lengths

@@ -330,6 +330,45 @@ TEST(ContinuousCollector, ACycleBehindPlanCatchesUp) {
   EXPECT_EQ(t.heap->statistics().failed_allocations, 0u);
 }
 
+// Under time pacing a cycle behind plan — its allowance spent while the governor
+// deferred its slices, and a live set five times the last one — keeps the governor's
+// spacing while the heap has room for the rest of it at the catch-up pace: after a
+// pause of d the next comes at least 3/2 d later (at most 40% GC), not back to back.
+// The governor measures a pause at most kSliceOutlierFactor times the typical one
+// (a slice preempted, the end of marking with the verifier on), so a few pairs may
+// come closer.
+TEST(ContinuousCollector, ACycleBehindPlanKeepsTheMutatorsShareWhileTheHeapHasRoom) {
+  ContinuousCollectorOptions options;
+  options.startOccupancy = 0.3;
+  options.workPerSlice = 64;
+  ContinuousVm t("estranged", 64 << 20, options);
+  t.collector.pauseRecorder().keepAll();
+  vm::VM& vm = t.vm();
+  vm::RootScope roots(vm);
+  roots.root(t.born(vm.newArray(5000, Value::nil())));
+  auto garbage = [&](int count) {
+    for (int i = 0; i < count; ++i) t.born(vm.newArray(120, Value::nil()));
+  };
+  auto live = [&](int from, int to) {
+    for (int i = from; i < to; ++i) t.store(element(vm.rootStack().back(), i), t.born(vm.newArray(120, Value::nil())));
+  };
+  live(0, 1000);
+  garbage(100'000);
+  ASSERT_GT(t.collector.statistics().cycles, 1u);
+  const std::size_t from = t.collector.pauseRecorder().pauses().size();
+  live(1000, 5000);
+  garbage(200'000);
+  EXPECT_EQ(t.collector.forcedCompletions(), 0u);
+  const auto& pauses = t.collector.pauseRecorder().pauses();
+  ASSERT_GT(pauses.size(), from + 1000);
+  std::size_t closer = 0;
+  for (std::size_t i = from + 1; i < pauses.size(); ++i) {
+    std::uint64_t gap = pauses[i].begin - pauses[i - 1].end, length = pauses[i - 1].end - pauses[i - 1].begin;
+    if (2 * gap < length) ++closer;  // GC over two thirds of the stretch
+  }
+  EXPECT_LE(closer, (pauses.size() - from) / 50) << "of " << pauses.size() - from << " pauses";
+}
+
 std::vector<std::string> policyNames() {
   std::vector<std::string> names;
   for (const heap::PolicyInfo& p : heap::policyList()) names.emplace_back(p.name);
