@@ -79,7 +79,6 @@ void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
   }
   std::size_t debt = bytes - allocationBudget_;  // requested beyond the budget: paid by the next slices
   cycleRequested_ += grantedBudget_ - allocationBudget_ + bytes;
-  gateRequestBytes_ = gateRequestBytes_ - gateRequestBytes_ / 8 + bytes / 8;
   if (!options_.stress && mutatorNeedsTime(space)) {
     // Too soon after the last slice: let the mutator run, and look again shortly.
     ++deferredSlices_;
@@ -92,7 +91,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
   // quarter of the bytes, so it catches up before the heap, or the boxed ints'
   // allowance, fills and forces a full pause. The time governor still holds while
   // there is room.
-  std::size_t every = cycleRequested_ < cycleAllowance_ ? sliceBytes_ : catchUpBytes(sliceBytes_);
+  std::size_t every = cycleRequested_ < cycleAllowance_ ? sliceBytes_ : std::max(kMinSliceBytes, sliceBytes_ / 4);
   if (phase_ != Phase::idle && !options_.stress)
     grantedBudget_ = allocationBudget_ = every > debt ? every - debt : 0;
 }
@@ -117,9 +116,12 @@ bool ContinuousCollector::mutatorNeedsTime(vm::HandleTableSpace& space) {
     std::size_t size = heapBytes(space);
     std::size_t inUse = space.heap().bytesInUse();
     std::size_t free = size > inUse ? size - inUse : 0;
+    // The rest of the cycle at full speed: a slice per sliceBytes_ requested, each
+    // request taking at most twice its size in blocks (kingsley).
     std::uint64_t remaining = cyclePlannedSlices_ > cycleSlices_.count ? cyclePlannedSlices_ - cycleSlices_.count : 0;
-    remaining = std::max(remaining, cyclePlannedSlices_ / 8);
-    roomToDefer_ = size != 0 && free > std::max(cycleReserve_, catchUpReserve(remaining, sliceBytes_, gateRequestBytes_));
+    remaining = std::max(remaining, cyclePlannedSlices_ / 8) + kOccupancyRecheckSlices + 2;
+    std::size_t reserve = std::max(cycleReserve_, static_cast<std::size_t>(2 * remaining * sliceBytes_));
+    roomToDefer_ = size != 0 && free > reserve;
     nextOccupancyCheck_ = cycleRequested_ + kOccupancyRecheckSlices * sliceBytes_;
   }
   return roomToDefer_;

@@ -30,9 +30,9 @@
 // (slices of `workPerSlice` work units: kWorkUnitsPerFree units a heap free, one unit
 // kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
 // rewritten, a free slot is skipped) -> idle. Under time pacing a slice also ends
-// near `sliceTimeLimit` (the clock is read every few units, as many as SliceClock
-// finds take a few µs, slice_clock.h): what a unit costs depends on where the objects lie — marking objects laid
-// out in allocation order takes a few ns a unit, chasing pointers across a large
+// near `sliceTimeLimit` (the clock is read every few units, as many as take a few
+// µs: slice_clock.h): what a unit costs depends on where the objects lie — marking
+// objects laid out in allocation order takes a few ns a unit, chasing pointers across a large
 // live set (hash chains, graphs) ten times that — so a budget of units alone bounds
 // the work of a slice but not its length. A cycle starts when the heap's
 // bytes in use reach `startOccupancy` of the heap (checked, as OccasionalCollector
@@ -48,8 +48,8 @@
 // bytes from then on, to catch up; one that cannot is forced (counted, below).
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
 // progress. PACING, by time (a mutator-utilization governor): a slice due less than
-// 3/2 times the last pause's length (a slice's, or the root scan's) after it is deferred (the mutator runs on; the
-// gate looks again after a quarter of a slice's bytes), so GC takes at most 40% of
+// 3/2 times the last pause's length (a slice's, or the root scan's) after it is
+// deferred (the mutator runs on; the gate looks again after a quarter of a slice's bytes), so GC takes at most 40% of
 // any stretch of time made of whole slices — the minimum mutator utilization. The
 // length the governor uses is capped at kSliceOutlierFactor times the typical
 // slice, so that a slice the OS preempted does not stall the cycle. The governor
@@ -57,10 +57,7 @@
 // bursts gets its slices only in the bursts), as long as the heap's real
 // occupancy, re-read every kOccupancyRecheckSlices slices' worth of requests,
 // leaves more than an eighth of the free space at the cycle's start and room for
-// its remaining slices at the catch-up spacing (catchUpReserve); then slices run as
-// due. A reserve counted at the allowance's spacing instead (four times the bytes)
-// let go of the governor while the heap had room, and the slices that then ran
-// back to back filled whole 1 ms windows. If the heap fills
+// its remaining slices at full speed; then slices run as due. If the heap fills
 // mid-cycle anyway, the allocation gate's collect() finishes the cycle at once (a
 // forced completion, counted) and then runs a whole cycle, so an allocation fails
 // only when nothing unreachable is left.
@@ -159,24 +156,6 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr int kSliceOutlierFactor = 3;
 
   explicit ContinuousCollector(ContinuousCollectorOptions options = {});
-
-  // Requested bytes between two slices of a cycle behind plan (see PACING).
-  static constexpr std::size_t catchUpBytes(std::size_t sliceBytes) {
-    return sliceBytes / 4 > kMinSliceBytes ? sliceBytes / 4 : kMinSliceBytes;
-  }
-  // The free bytes a cycle behind plan keeps deferring slices above: what it may
-  // request until the governor's next reading of the occupancy
-  // (kOccupancyRecheckSlices slices' worth), then its `remainingSlices` (and the two
-  // that may follow the estimate) at the catch-up spacing — or a request apiece,
-  // when the requests that reach the gate are larger (`gateRequestBytes`, their
-  // running average): a request runs one slice however far past its budget — each
-  // request taking at most twice its size in blocks (kingsley). Below it the
-  // governor lets go.
-  static constexpr std::size_t catchUpReserve(std::uint64_t remainingSlices, std::size_t sliceBytes,
-                                              std::size_t gateRequestBytes) {
-    std::size_t perSlice = catchUpBytes(sliceBytes) > gateRequestBytes ? catchUpBytes(sliceBytes) : gateRequestBytes;
-    return 2 * (kOccupancyRecheckSlices * sliceBytes + static_cast<std::size_t>(remainingSlices + 2) * perSlice);
-  }
 
   // Finishes the cycle in progress (a forced completion when the cause is an
   // allocation failure), then runs a whole cycle at once: everything unreachable
@@ -294,7 +273,6 @@ class ContinuousCollector final : public vm::Collector {
   std::size_t nextOccupancyCheck_ = 0;  // cycleRequested_ at which the heap's occupancy is re-read
   bool roomToDefer_ = false;            // the last reading: room to keep deferring
   std::size_t grantedBudget_ = 0;      // the allocation budget last granted
-  std::size_t gateRequestBytes_ = 0;   // running average of the requests that ran past a budget
   Clock::time_point lastSliceEnd_{};
   Clock::duration lastSliceDuration_{};  // capped at kSliceOutlierFactor * typicalSlice_
   Clock::duration typicalSlice_{};       // running average of the (capped) slice lengths

@@ -273,6 +273,28 @@ TEST(ContinuousCollector, WorkPacingIgnoresTheTimeLimit) {
   EXPECT_EQ(c.t.collector.statistics().objectsFreed, 3000u);
 }
 
+// Under time pacing the root scan that starts a cycle is a pause like a slice: an
+// allocation that spends the first slice's bytes right after it is deferred (the
+// mutator gets its share after the scan too), not sliced back to back with it.
+// Several tries, since the OS may preempt the test between the two.
+TEST(ContinuousCollector, TheRootScanCountsForTheGovernor) {
+  ContinuousCollectorOptions options;
+  options.startOccupancy = 1.0;  // cycles only by hand
+  ContinuousVm t("estranged", 16 << 20, options);
+  vm::VM& vm = t.vm();
+  vm::RootScope roots(vm);
+  for (int i = 0; i < 50'000; ++i) vm.rootStack().push_back(t.born(vm.newString("root")));  // a long scan
+  int deferredFirst = 0;
+  for (int attempt = 0; attempt < 5 && deferredFirst == 0; ++attempt) {
+    t.collector.startCycle(spaceOf(vm));
+    std::int64_t before = t.collector.statistics().deferredSlices;
+    t.born(vm.newArray(t.collector.sliceBytes() / sizeof(Value) + 1, Value::nil()));
+    deferredFirst += t.collector.statistics().deferredSlices > before;
+    t.collector.finishCycle(spaceOf(vm));
+  }
+  EXPECT_EQ(deferredFirst, 1);
+}
+
 // Paced by allocation as the gate will pace it, on every policy.
 class EveryPolicy : public ::testing::TestWithParam<std::string> {};
 
@@ -328,45 +350,6 @@ TEST(ContinuousCollector, ACycleBehindPlanCatchesUp) {
   EXPECT_GT(t.collector.statistics().cycles, cyclesBefore + 2);
   EXPECT_EQ(t.collector.forcedCompletions(), 0u);
   EXPECT_EQ(t.heap->statistics().failed_allocations, 0u);
-}
-
-// Under time pacing a cycle behind plan — its allowance spent while the governor
-// deferred its slices, and a live set five times the last one — keeps the governor's
-// spacing while the heap has room for the rest of it at the catch-up pace: after a
-// pause of d the next comes at least 3/2 d later (at most 40% GC), not back to back.
-// The governor measures a pause at most kSliceOutlierFactor times the typical one
-// (a slice preempted, the end of marking with the verifier on), so a few pairs may
-// come closer.
-TEST(ContinuousCollector, ACycleBehindPlanKeepsTheMutatorsShareWhileTheHeapHasRoom) {
-  ContinuousCollectorOptions options;
-  options.startOccupancy = 0.3;
-  options.workPerSlice = 64;
-  ContinuousVm t("estranged", 64 << 20, options);
-  t.collector.pauseRecorder().keepAll();
-  vm::VM& vm = t.vm();
-  vm::RootScope roots(vm);
-  roots.root(t.born(vm.newArray(5000, Value::nil())));
-  auto garbage = [&](int count) {
-    for (int i = 0; i < count; ++i) t.born(vm.newArray(120, Value::nil()));
-  };
-  auto live = [&](int from, int to) {
-    for (int i = from; i < to; ++i) t.store(element(vm.rootStack().back(), i), t.born(vm.newArray(120, Value::nil())));
-  };
-  live(0, 1000);
-  garbage(100'000);
-  ASSERT_GT(t.collector.statistics().cycles, 1u);
-  const std::size_t from = t.collector.pauseRecorder().pauses().size();
-  live(1000, 5000);
-  garbage(200'000);
-  EXPECT_EQ(t.collector.forcedCompletions(), 0u);
-  const auto& pauses = t.collector.pauseRecorder().pauses();
-  ASSERT_GT(pauses.size(), from + 1000);
-  std::size_t closer = 0;
-  for (std::size_t i = from + 1; i < pauses.size(); ++i) {
-    std::uint64_t gap = pauses[i].begin - pauses[i - 1].end, length = pauses[i - 1].end - pauses[i - 1].begin;
-    if (2 * gap < length) ++closer;  // GC over two thirds of the stretch
-  }
-  EXPECT_LE(closer, (pauses.size() - from) / 50) << "of " << pauses.size() - from << " pauses";
 }
 
 std::vector<std::string> policyNames() {
