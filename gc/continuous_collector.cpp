@@ -207,10 +207,18 @@ void ContinuousCollector::slice(vm::HandleTableSpace& space) {
   }
   largestSliceWork_ = std::max(largestSliceWork_, sliceWork_);
   Clock::time_point end = Clock::now();
-  recorder_.recordSlice(cycleSlices_, begin, end);
+  if (cycleDone) {
+    // The end of the cycle (its log line, the next trigger point) holds the mutator
+    // up too: part of this slice's pause, though not of the cycle's slice time.
+    recorder_.countSlice(cycleSlices_, begin, end);
+    endCycle(space);
+    end = Clock::now();
+    recorder_.pauses().record(begin, end);
+  } else {
+    recorder_.recordSlice(cycleSlices_, begin, end);
+  }
   ++increments_;
   paused(begin, end);
-  if (cycleDone) endCycle(space);
   resetBudgets();
 }
 
