@@ -32,9 +32,9 @@
 // rewritten, a free slot is skipped) -> idle. Under time pacing a slice also ends
 // near `sliceTimeLimit` (the clock is read every few units, as many as take a few
 // µs: slice_clock.h): what a unit costs depends on where the objects lie — marking
-// objects laid out in allocation order takes a few ns a unit, chasing pointers across a large
-// live set (hash chains, graphs) ten times that — so a budget of units alone bounds
-// the work of a slice but not its length. A cycle starts when the heap's
+// objects laid out in allocation order takes a few ns a unit, chasing pointers
+// across a large live set (hash chains, graphs) ten times that — so a budget of
+// units alone bounds the work of a slice but not its length. A cycle starts when the heap's
 // bytes in use reach `startOccupancy` of the heap (checked, as OccasionalCollector
 // does, each time an allocation budget of half the remaining gap is spent).
 // PACING, by allocation: when a cycle starts with H bytes of the heap free, a slice
@@ -49,10 +49,11 @@
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
 // progress. PACING, by time (a mutator-utilization governor): a slice due less than
 // 3/2 times the last pause's length (a slice's, or the root scan's) after it is
-// deferred (the mutator runs on; the gate looks again after a quarter of a slice's bytes), so GC takes at most 40% of
-// any stretch of time made of whole slices — the minimum mutator utilization. The
-// length the governor uses is capped at kSliceOutlierFactor times the typical
-// slice, so that a slice the OS preempted does not stall the cycle. The governor
+// deferred (the mutator runs on; the gate looks again after a quarter of a slice's
+// bytes), so GC takes at most 40% of any stretch of time made of whole slices —
+// the minimum mutator utilization. The length the governor uses is capped at
+// kSliceOutlierFactor times the typical slice, so that a slice the OS preempted does
+// not stall the cycle. The governor
 // holds past the cycle's allocation allowance too (a program that allocates in
 // bursts gets its slices only in the bursts), as long as the heap's real
 // occupancy, re-read every kOccupancyRecheckSlices slices' worth of requests,
@@ -240,7 +241,8 @@ class ContinuousCollector final : public vm::Collector {
   void flipToSweep(vm::HandleTableSpace& space);
   // Sweeps up to `budget` handle slots, or until `clock` stops the slice (as
   // markSome); adds the units done to sliceWork_. True when the sweep is done.
-  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false, SliceClock* clock = nullptr);
+  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false,
+                 SliceClock* clock = nullptr);
   void endCycle(vm::HandleTableSpace& space);
   void verifyMarking(vm::HandleTableSpace& space);
   void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
