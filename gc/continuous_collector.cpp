@@ -185,28 +185,46 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, GcCause cause)
   nextOccupancyCheck_ = cycleAllowance_;
   cycleReserve_ = heapFree / kReserveDivisor;
 
-  recorder_.recordSlice(cycleSlices_, cycle_.time, Clock::now());  // the root scan
+  Clock::time_point scanned = Clock::now();
+  recorder_.recordSlice(cycleSlices_, cycle_.time, scanned);  // the root scan
   ++increments_;
+  paused(cycle_.time, scanned);
   resetBudgets();
 }
 
 void ContinuousCollector::slice(vm::HandleTableSpace& space) {
   Clock::time_point begin = Clock::now();
   const bool timeLimited = options_.pacing == GcPacing::time && options_.sliceTimeLimit.count() > 0;
-  const Clock::time_point deadline = timeLimited ? begin + options_.sliceTimeLimit : Clock::time_point::max();
   sliceWork_ = 0;
   bool cycleDone = false;
   if (phase_ == Phase::marking) {
-    if (markSome(options_.workPerSlice, deadline)) flipToSweep(space);
+    markClock_.start(begin, begin + options_.sliceTimeLimit);
+    if (markSome(options_.workPerSlice, timeLimited ? &markClock_ : nullptr)) flipToSweep(space);
   } else if (phase_ == Phase::sweeping) {
-    cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true, deadline);
+    sweepClock_.start(begin, begin + options_.sliceTimeLimit);
+    cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true,
+                          timeLimited ? &sweepClock_ : nullptr);
   }
   largestSliceWork_ = std::max(largestSliceWork_, sliceWork_);
   Clock::time_point end = Clock::now();
-  recorder_.recordSlice(cycleSlices_, begin, end);
+  if (cycleDone) {
+    // The end of the cycle (its log line, the next trigger point) holds the mutator
+    // up too: part of this slice's pause, though not of the cycle's slice time.
+    recorder_.countSlice(cycleSlices_, begin, end);
+    endCycle(space);
+    end = Clock::now();
+    recorder_.pauses().record(begin, end);
+  } else {
+    recorder_.recordSlice(cycleSlices_, begin, end);
+  }
   ++increments_;
+  paused(begin, end);
+  resetBudgets();
+}
+
+void ContinuousCollector::paused(Clock::time_point begin, Clock::time_point end) {
   lastSliceEnd_ = end;
-  // The governor's measure of the slice: its length, but at most kSliceOutlierFactor
+  // The governor's measure of the pause: its length, but at most kSliceOutlierFactor
   // times the typical slice (a running average): a slice the OS preempted for a
   // scheduling quantum would otherwise stall the cycle for 1.5 quanta, long enough
   // to spend its allocation allowance.
@@ -214,8 +232,6 @@ void ContinuousCollector::slice(vm::HandleTableSpace& space) {
   if (typicalSlice_ == Clock::duration::zero()) typicalSlice_ = length;
   lastSliceDuration_ = std::min(length, typicalSlice_ * kSliceOutlierFactor);
   typicalSlice_ += (lastSliceDuration_ - typicalSlice_) / 8;
-  if (cycleDone) endCycle(space);
-  resetBudgets();
 }
 
 void ContinuousCollector::step(vm::HandleTableSpace& space) {
@@ -232,7 +248,7 @@ void ContinuousCollector::step(vm::HandleTableSpace& space) {
   }
 }
 
-bool ContinuousCollector::markSome(std::size_t budget, Clock::time_point deadline) {
+bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
   const bool measure = options_.measureLocality;
   auto visit = [&](vm::Handle* from, vm::Value& field) {
     if (measure && field.isObject()) locality_.reference(from->object, field.asHandle()->object);
@@ -243,12 +259,11 @@ bool ContinuousCollector::markSome(std::size_t budget, Clock::time_point deadlin
   // than kLongArraySlots is scanned kLongArraySlots elements at a time, and stays
   // gray (as partial_) between its pieces. With an unbounded budget (collect) this
   // runs until nothing is gray.
-  const bool timed = deadline != Clock::time_point::max();
-  std::size_t spent = 0, nextClockCheck = kUnitsPerClockCheck;
+  std::size_t spent = 0, nextClockCheck = clock ? clock->unitsPerCheck() : budget;
   while (spent < budget) {
-    if (timed && spent >= nextClockCheck) {
-      if (Clock::now() >= deadline) break;
-      nextClockCheck = spent + kUnitsPerClockCheck;
+    if (spent >= nextClockCheck) {
+      if (clock->stopAt(Clock::now())) break;
+      nextClockCheck = spent + clock->unitsPerCheck();
     }
     if (partial_) {
       // A piece: kLongArraySlots elements, or what is left of the budget (never 0).
@@ -302,13 +317,15 @@ void ContinuousCollector::flipToSweep(vm::HandleTableSpace& space) {
 }
 
 bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice,
-                                    Clock::time_point deadline) {
+                                    SliceClock* clock) {
   std::uint64_t freed = 0, bytesFreed = 0;
   const std::size_t initialBudget = budget;
   // The clock is read when the budget falls to nextClockCheck (0: never).
-  constexpr std::size_t kSlotsPerClockCheck = kUnitsPerClockCheck * kSweepSlotsPerWorkUnit;
-  auto clockCheckBelow = [&](std::size_t b) { return b > kSlotsPerClockCheck ? b - kSlotsPerClockCheck : 0; };
-  std::size_t nextClockCheck = deadline == Clock::time_point::max() ? 0 : clockCheckBelow(budget);
+  auto clockCheckBelow = [&](std::size_t b) {
+    std::size_t slots = clock->unitsPerCheck() * kSweepSlotsPerWorkUnit;
+    return b > slots ? b - slots : 0;
+  };
+  std::size_t nextClockCheck = clock ? clockCheckBelow(budget) : 0;
   bool outOfTime = false;
   heap::Heap& heap = space.heap();
   vm::HandleTable& handles = space.handles();
@@ -317,7 +334,7 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
     vm::Handle* chunk = handles.chunk(sweepChunk_);
     for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
       if (budget <= nextClockCheck) {
-        outOfTime = Clock::now() >= deadline;
+        outOfTime = clock->stopAt(Clock::now());
         if (outOfTime) break;  // this slot is visited by the next slice
         nextClockCheck = clockCheckBelow(budget);
       }

@@ -30,11 +30,11 @@
 // (slices of `workPerSlice` work units: kWorkUnitsPerFree units a heap free, one unit
 // kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
 // rewritten, a free slot is skipped) -> idle. Under time pacing a slice also ends
-// once it has run `sliceTimeLimit` (the clock is read every kUnitsPerClockCheck
-// units): what a unit costs depends on where the objects lie — marking objects laid
-// out in allocation order takes a few ns a unit, chasing pointers across a large
-// live set (hash chains, graphs) ten times that — so a budget of units alone bounds
-// the work of a slice but not its length. A cycle starts when the heap's
+// near `sliceTimeLimit` (the clock is read every few units, as many as take a few
+// µs: slice_clock.h): what a unit costs depends on where the objects lie — marking
+// objects laid out in allocation order takes a few ns a unit, chasing pointers
+// across a large live set (hash chains, graphs) ten times that — so a budget of
+// units alone bounds the work of a slice but not its length. A cycle starts when the heap's
 // bytes in use reach `startOccupancy` of the heap (checked, as OccasionalCollector
 // does, each time an allocation budget of half the remaining gap is spent).
 // PACING, by allocation: when a cycle starts with H bytes of the heap free, a slice
@@ -48,11 +48,12 @@
 // bytes from then on, to catch up; one that cannot is forced (counted, below).
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
 // progress. PACING, by time (a mutator-utilization governor): a slice due less than
-// 3/2 times the last slice's length after it is deferred (the mutator runs on; the
-// gate looks again after a quarter of a slice's bytes), so GC takes at most 40% of
-// any stretch of time made of whole slices — the minimum mutator utilization. The
-// length the governor uses is capped at kSliceOutlierFactor times the typical
-// slice, so that a slice the OS preempted does not stall the cycle. The governor
+// 3/2 times the last pause's length (a slice's, or the root scan's) after it is
+// deferred (the mutator runs on; the gate looks again after a quarter of a slice's
+// bytes), so GC takes at most 40% of any stretch of time made of whole slices —
+// the minimum mutator utilization. The length the governor uses is capped at
+// kSliceOutlierFactor times the typical slice, so that a slice the OS preempted does
+// not stall the cycle. The governor
 // holds past the cycle's allocation allowance too (a program that allocates in
 // bursts gets its slices only in the bursts), as long as the heap's real
 // occupancy, re-read every kOccupancyRecheckSlices slices' worth of requests,
@@ -85,6 +86,7 @@
 #include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
+#include "gc/slice_clock.h"
 #include "vm/collector.h"
 #include "vm/handle_table_space.h"
 
@@ -137,9 +139,10 @@ class ContinuousCollector final : public vm::Collector {
   // their cycle) pile up.
   static constexpr std::size_t kMarkSlotsPerWorkUnit = 2;
   static constexpr std::size_t kLongArraySlots = 256;
-  // Work units between two readings of the clock for sliceTimeLimit: a slice passes
-  // its limit by at most this many units (plus the one object being scanned).
-  static constexpr std::size_t kUnitsPerClockCheck = 64;
+  // The most work units between two readings of the clock for sliceTimeLimit
+  // (SliceClock adapts the number to what the units cost): a slice passes its limit
+  // by at most this many units (plus the one object being scanned).
+  static constexpr std::size_t kUnitsPerClockCheck = SliceClock::kMaxUnitsPerCheck;
   // A cycle's slices are spread over (free space at its start) * kPacingNumerator /
   // kPacingDivisor requested bytes: its allocation allowance.
   static constexpr std::size_t kPacingNumerator = 1, kPacingDivisor = 2;
@@ -208,6 +211,9 @@ class ContinuousCollector final : public vm::Collector {
   void shadeOverwritten(vm::Value v) override { shadeValue(v); }
   void backEdgeBudgetSpent(vm::HandleTableSpace& space) override;
   bool mutatorNeedsTime(vm::HandleTableSpace& space);
+  // A pause (a slice, or the root scan) ran from `begin` to `end`: the governor's
+  // next deferral is measured from it.
+  void paused(Clock::time_point begin, Clock::time_point end);
 
   void shade(vm::Handle* h) {
     if (!isWhite(h)) return;  // already gray or black
@@ -229,14 +235,14 @@ class ContinuousCollector final : public vm::Collector {
   // A slice of the cycle in progress, timed.
   void slice(vm::HandleTableSpace& space);
   // Scans gray objects for up to `budget` work units (kMarkSlotsPerWorkUnit above), or
-  // until the clock, read every kUnitsPerClockCheck units, passes `deadline`; adds the
-  // units done to sliceWork_. True when nothing is gray.
-  bool markSome(std::size_t budget, Clock::time_point deadline = Clock::time_point::max());
+  // until `clock` (none: no time limit) stops the slice; adds the units done to
+  // sliceWork_. True when nothing is gray.
+  bool markSome(std::size_t budget, SliceClock* clock = nullptr);
   void flipToSweep(vm::HandleTableSpace& space);
-  // Sweeps up to `budget` handle slots, or until the clock passes `deadline` (as
+  // Sweeps up to `budget` handle slots, or until `clock` stops the slice (as
   // markSome); adds the units done to sliceWork_. True when the sweep is done.
   bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false,
-                 Clock::time_point deadline = Clock::time_point::max());
+                 SliceClock* clock = nullptr);
   void endCycle(vm::HandleTableSpace& space);
   void verifyMarking(vm::HandleTableSpace& space);
   void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
@@ -248,6 +254,7 @@ class ContinuousCollector final : public vm::Collector {
   Phase phase_ = Phase::idle;
   std::uint32_t white_ = kWhite0;  // the current white; the other one is garbage while sweeping
   GrayStack gray_;
+  SliceClock markClock_, sweepClock_;  // when a time-limited slice reads the clock and stops
   vm::Handle* partial_ = nullptr;  // a long array being scanned a piece at a time (gray)
   std::size_t partialNext_ = 0;    // its next element to scan
   std::size_t sweepChunk_ = 0, sweepSlot_ = 0;  // the sweep's cursor in the handle table

@@ -29,8 +29,7 @@ CycleRecorder::Start CycleRecorder::begin(const heap::Heap& heap, GcCause cause)
   return start;
 }
 
-std::uint64_t CycleRecorder::recordSlice(Slices& slices, Clock::time_point begin, Clock::time_point end) {
-  pauses_.record(begin, end);
+std::uint64_t CycleRecorder::countSlice(Slices& slices, Clock::time_point begin, Clock::time_point end) {
   std::uint64_t ns = nanosBetween(begin, end);
   ++slices.count;
   slices.totalNs += ns;

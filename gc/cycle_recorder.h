@@ -61,7 +61,14 @@ class CycleRecorder {
   Start begin(const heap::Heap& heap, GcCause cause) const;
   // One slice of an incremental cycle, from `begin` to `end`: a pause, counted in
   // `slices`. Returns its length in ns.
-  std::uint64_t recordSlice(Slices& slices, Clock::time_point begin, Clock::time_point end);
+  std::uint64_t recordSlice(Slices& slices, Clock::time_point begin, Clock::time_point end) {
+    pauses_.record(begin, end);
+    return countSlice(slices, begin, end);
+  }
+  // The same slice counted in `slices` only, when its pause goes on past `end` (the
+  // slice that ends a cycle pauses for the cycle's end too): record the pause itself
+  // with pauses().record once it ends.
+  std::uint64_t countSlice(Slices& slices, Clock::time_point begin, Clock::time_point end);
   // A stop-the-world cycle that began at `start` ends now: one pause, a "Pause Full"
   // line. Returns the heap bytes in use after it.
   std::size_t endPause(vm::HandleTableSpace& space, const Start& start);
