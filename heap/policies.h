@@ -71,7 +71,7 @@ using KingsleyPolicy = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMa
 // above). Requests of 128 KiB and more, and any request that would fail, first
 // return the quick lists' blocks to the bins. Every call is bounded (see
 // lea_bins_heap.h, quick_list_heap.h), not linear in the free blocks.
-using LeaPolicy = QuickListHeap<64, 64, 128 * 1024, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using LeaPolicy = QuickListHeap<128, 65536, 128 * 1024, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
 using TlsfPolicy = TlsfHeap<FixedArena>;  // two-level segregated fit over one arena
 // The buddy systems of Donahue et al. over the whole arena, each with on-demand
 // defragmentation (off until the owner installs a relocator with setRelocator).

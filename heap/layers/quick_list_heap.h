@@ -69,7 +69,6 @@ class QuickListHeap : public Super {
   static constexpr std::size_t listRequestSize(unsigned list) { return (list + 1) * kAlignment; }
 
   void* malloc(std::size_t size) {
-    std::size_t list = 0;
     if (size <= MaxSmall) {
       unsigned c = listFor(size);
       if (void* block = lists_[c].malloc(0)) {
@@ -79,15 +78,8 @@ class QuickListHeap : public Super {
         mallocSteps_ = 1;
         return block;
       }
-      list = 1;  // the empty list looked at
-      size = listRequestSize(c);
     }
-    std::size_t before = superSteps();
-    ownSteps_ = list;
-    if (size >= ConsolidateAt) consolidate();
-    void* block = fromSuper(size);
-    mallocSteps_ = ownSteps_ + (superSteps() - before);
-    return block;
+    return mallocFromSuper(size);
   }
 
   void free(void* ptr) {
@@ -103,9 +95,7 @@ class QuickListHeap : public Super {
       freeSteps_ = 1;
       return;
     }
-    std::size_t before = superSteps();
-    Super::free(ptr);
-    freeSteps_ = superSteps() - before;
+    freeToSuper(ptr);
   }
 
   // Frees every cached block into Super (at most kListCount x Capacity). True if
@@ -228,6 +218,28 @@ class QuickListHeap : public Super {
   static int cachingList(std::size_t usable) {
     std::size_t c = usable / kAlignment;
     return c >= 1 && c <= kListCount ? static_cast<int>(c - 1) : -1;
+  }
+
+  // The paths through Super, out of line: inlined, their calls would make every
+  // quick-list hit save and restore registers.
+  [[gnu::noinline]] void* mallocFromSuper(std::size_t size) {
+    std::size_t list = 0;
+    if (size <= MaxSmall) {
+      list = 1;  // the empty list looked at
+      size = listRequestSize(listFor(size));
+    }
+    std::size_t before = superSteps();
+    ownSteps_ = list;
+    if (size >= ConsolidateAt) consolidate();
+    void* block = fromSuper(size);
+    mallocSteps_ = ownSteps_ + (superSteps() - before);
+    return block;
+  }
+
+  [[gnu::noinline]] void freeToSuper(void* ptr) {
+    std::size_t before = superSteps();
+    Super::free(ptr);
+    freeSteps_ = superSteps() - before;
   }
 
   void* fromSuper(std::size_t size) {
