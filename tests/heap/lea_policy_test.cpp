@@ -152,8 +152,9 @@ TEST(LeaPolicy, ShadowModelFragmentingInASmallArena) {
 }
 
 TEST(LeaPolicy, StepBoundsAreStated) {
-  // Quick lists: 4 lists x 64 blocks consolidated at most, each filed in Lea's bins.
-  EXPECT_EQ(LeaPolicy::maxMallocSteps(), 1 + 4 * 64 * (1 + 136) + 2 * 226);
+  // Quick lists: 2^18 blocks consolidated at most, each filed in Lea's bins.
+  EXPECT_EQ(LeaPolicy::kCapacity, std::size_t{1} << 18);
+  EXPECT_EQ(LeaPolicy::maxMallocSteps(), 1 + (std::size_t{1} << 18) * (1 + 136) + 2 * 226);
   EXPECT_EQ(LeaPolicy::maxFreeSteps(), 136u);
 }
 
@@ -256,17 +257,17 @@ TEST(LeaPolicy, ManyEqualChunksInOneBinDoNotLengthenARequest) {
   EXPECT_EQ(equalChunksSteps(25'000), few);  // 53 MB of holes and guards
 }
 
-// A consolidation storm: a million small objects freed (as a sweep does), then a
-// 128 KiB request, which consolidates the quick lists: at most 4 x 64 blocks.
+// A consolidation storm: small objects freed (as a sweep does), then a 128 KiB
+// request, which consolidates the quick lists: at most kCapacity blocks.
 std::size_t stormSteps(std::size_t n) {
-  LeaPolicy h(64 << 20);
+  LeaPolicy h(128 << 20);
   std::vector<void*> small;
   for (std::size_t i = 0; i < n; ++i) {
-    small.push_back(h.malloc(16 * (1 + i % 4)));
-    h.malloc(80);  // not cached (above 64 B), so the small blocks cannot coalesce
+    small.push_back(h.malloc(16 * (1 + i % 8)));
+    h.malloc(144);  // not cached (above 128 B), so the small blocks cannot coalesce
   }
   for (void* p : small) h.free(p);
-  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, 4 * 64));
+  EXPECT_EQ(h.cachedBlocks(), std::min(n, LeaPolicy::kCapacity));
   EXPECT_NE(h.malloc(128 * 1024), nullptr);
   EXPECT_EQ(h.cachedBlocks(), 0u);
   EXPECT_EQ(h.checkInvariants(), "");
@@ -274,10 +275,10 @@ std::size_t stormSteps(std::size_t n) {
 }
 
 TEST(LeaPolicy, AConsolidationStormIsBoundedByTheListCapacity) {
-  std::size_t full = stormSteps(1000);
+  std::size_t full = stormSteps(LeaPolicy::kCapacity);
   EXPECT_LE(full, LeaPolicy::maxMallocSteps());
-  EXPECT_GE(full, 256u * 2);  // 256 blocks popped and filed
-  EXPECT_EQ(stormSteps(200'000), full);
+  EXPECT_GE(full, LeaPolicy::kCapacity * 2);  // every block popped and filed
+  EXPECT_EQ(stormSteps(LeaPolicy::kCapacity + 50'000), full);
 }
 
 }  // namespace
