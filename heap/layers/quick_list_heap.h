@@ -297,12 +297,7 @@ class QuickListHeap : public Super {
     } else {
       Super::free(pieces[n - 1]);
     }
-    // The pieces between are all of the class's size: counted once.
-    if (n > 2) {
-      cached_ += n - 2;
-      cachedBytes_ += (n - 2) * Super::getSize(pieces[1]);
-      for (std::size_t i = n - 2; i >= 1; --i) lists_[c].free(pieces[i]);
-    }
+    for (std::size_t i = n - 2; i >= 1; --i) cache(c, pieces[i]);
     return block;
   }
 

@@ -22,9 +22,6 @@ using QuickOverList = QuickListHeap<32, 1000, 1024, 0, CoalesceHeap<Unstructured
 // A small capacity: four blocks per list.
 using Capped = QuickListHeap<64, 4, 4096, 0, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
 using Bins = CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>;
-// Refills: a miss cuts up to 512 bytes of blocks of its class.
-using Refilled = QuickListHeap<64, 1000, 4096, 512, Bins>;
-using RefilledCapped = QuickListHeap<64, 4, 4096, 512, Bins>;
 
 static_assert(CountsSteps<Bins>);
 static_assert(!CountsSteps<CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>>);
@@ -200,43 +197,6 @@ TEST(QuickListHeap, AConsolidationStormIsBoundedByTheCapacity) {
   EXPECT_GE(full, 4u * 2);  // four blocks popped and filed
   EXPECT_EQ(stormSteps(10'000), full);
   EXPECT_EQ(stormSteps(100'000), full);
-}
-
-// A miss cuts one block of the bins into blocks of its class: the first answers,
-// the rest are cached and handed out next, in address order, one step each.
-TEST(QuickListHeap, AMissRefillsItsListWithBlocksCutInAddressOrder) {
-  Refilled h(1 << 20);
-  auto* first = static_cast<std::byte*>(h.malloc(40));  // 64-byte blocks: 8 in 512
-  EXPECT_GT(h.lastSteps(), 1u);
-  EXPECT_EQ(h.cachedBlocks(2), 7u);
-  EXPECT_EQ(h.cachedBlocks(), 7u);
-  EXPECT_EQ(h.checkInvariants(), "");
-  std::size_t bytes = Refilled::blockBytes(first);
-  EXPECT_EQ(bytes, 64u);
-  for (std::size_t i = 1; i < 8; ++i) {
-    EXPECT_EQ(h.malloc(33), first + i * bytes) << i;
-    EXPECT_EQ(h.lastSteps(), 1u);
-    EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
-  }
-  EXPECT_EQ(h.cachedBlocks(), 0u);
-  EXPECT_EQ(h.malloc(48), first + 8 * bytes);  // the next refill, carved just above
-  EXPECT_EQ(h.cachedBlocks(), 7u);
-  EXPECT_EQ(h.checkInvariants(), "");
-}
-
-TEST(QuickListHeap, ARefillCutsNoMoreThanTheCapacityHasRoomFor) {
-  RefilledCapped h(1 << 20);
-  h.malloc(40);
-  EXPECT_EQ(h.cachedBlocks(), 4u);  // 8 would fit in 512 bytes, the capacity takes 4
-  void* other = h.malloc(20);       // list 1 misses; the lists are full: no refill
-  EXPECT_EQ(h.cachedBlocks(), 4u);
-  EXPECT_EQ(h.checkInvariants(), "");
-  h.free(other);  // full: to the bins
-  EXPECT_TRUE(RefilledCapped::isFree(other));
-  EXPECT_EQ(h.checkInvariants(), "");
-  h.consolidate();
-  EXPECT_EQ(h.cachedBlocks(), 0u);
-  EXPECT_EQ(h.checkInvariants(), "");
 }
 
 }  // namespace
