@@ -35,7 +35,7 @@
 //
 // It is a free structure for CoalesceHeap (coalesce_heap.h), which splits and
 // coalesces; the `lea` policy puts exact-size quick lists (QuickListHeap) above:
-//   QuickListHeap<160, 2^18, 128 KiB, 512, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>
+//   QuickListHeap<64, 64, 128 KiB, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>
 // Metadata: 31 list heads, 33 trie roots, the victim, the bitmap and byte and step
 // totals in this object (~1.4 KiB); the links in the free blocks' payloads.
 #pragma once

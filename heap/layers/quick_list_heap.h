@@ -22,14 +22,8 @@
 // kMaxFreeSteps, as CoalesceHeap<LeaBinsHeap> does): a step is a quick list looked
 // at or pushed, a cached block consolidated, or a step of Super. lastSteps() (the
 // last malloc) <= maxMallocSteps() = 1 + Capacity x (1 + Super's
-// free bound) + 2 x Super's malloc bound (3 x with refills: a refill that failed
-// comes first); lastFreeSteps() <= maxFreeSteps() = max(1, Super's free bound).
-//
-// Refill: a miss takes one block of Super of up to RefillBytes and cuts it
-// (Super::split) into blocks of its class, returning the first and caching the
-// rest, so a run of fresh allocations costs one request of Super per block cut
-// (mimalloc fills a whole page at a time, glibc's tcache several blocks); 0: no
-// refill, a miss takes one block.
+// free bound) + 2 x Super's malloc bound; lastFreeSteps() <= maxFreeSteps() =
+// max(1, Super's free bound).
 //
 // Each list is a FreelistHeap<NullHeap> (a miss answers nullptr, and the block
 // then comes from Super at the class's full size). Requirements on Super: getSize
@@ -39,7 +33,6 @@
 // cached blocks.
 #pragma once
 
-#include <cassert>
 #include <concepts>
 #include <cstddef>
 #include <string>
@@ -59,19 +52,11 @@ concept CountsSteps = requires(const H h) {
   { H::kMaxFreeSteps } -> std::convertible_to<std::size_t>;
 };
 
-// Super can cut an in-use block in two (CoalesceableHeap::split), as a refill does.
-template <class H>
-concept SplitsBlocks = requires(void* p, std::size_t n) {
-  { H::split(p, n) } -> std::same_as<void*>;
-  { H::blockBytesFor(n) } -> std::same_as<std::size_t>;
-};
-
-template <std::size_t MaxSmall, std::size_t Capacity, std::size_t ConsolidateAt, std::size_t RefillBytes, class Super>
+template <std::size_t MaxSmall, std::size_t Capacity, std::size_t ConsolidateAt, class Super>
 class QuickListHeap : public Super {
   static_assert(MaxSmall >= kMinBlock && MaxSmall % kAlignment == 0, "classes are 16 bytes apart");
   static_assert(Capacity >= 1, "lists that cache nothing are no lists");
   static_assert(ConsolidateAt > MaxSmall);
-  static_assert(RefillBytes == 0 || SplitsBlocks<Super>, "a refill cuts one block of Super into several");
   static_assert(SizedHeap<Super>, "QuickListHeap picks a freed block's list by Super::getSize");
   static_assert(ReportsOutcome<Super>, "QuickListHeap reports Super::lastOutcome for the requests Super serves");
 
@@ -140,7 +125,7 @@ class QuickListHeap : public Super {
   static constexpr std::size_t maxMallocSteps()
     requires CountsSteps<Super>
   {
-    return 1 + Capacity * (1 + Super::kMaxFreeSteps) + (RefillBytes > 0 ? 3 : 2) * Super::kMaxMallocSteps;
+    return 1 + Capacity * (1 + Super::kMaxFreeSteps) + 2 * Super::kMaxMallocSteps;
   }
   static constexpr std::size_t maxFreeSteps()
     requires CountsSteps<Super>
@@ -245,66 +230,16 @@ class QuickListHeap : public Super {
   // quick-list hit save and restore registers.
   [[gnu::noinline]] void* mallocFromSuper(std::size_t size) {
     std::size_t list = 0;
-    std::size_t before = superSteps();
     if (size <= MaxSmall) {
       list = 1;  // the empty list looked at
-      unsigned c = listFor(size);
-      size = listRequestSize(c);
-      if constexpr (RefillBytes > 0) {
-        if (void* block = refill(c)) {
-          mallocSteps_ = ownSteps_ + (superSteps() - before);
-          return block;
-        }
-      }
+      size = listRequestSize(listFor(size));
     }
+    std::size_t before = superSteps();
     ownSteps_ = list;
     if (size >= ConsolidateAt) consolidate();
     void* block = fromSuper(size);
     mallocSteps_ = ownSteps_ + (superSteps() - before);
     return block;
-  }
-
-  // A miss on list c: one block of Super of at most RefillBytes, cut into blocks
-  // of the class; the first is the answer and the rest are cached (the arena
-  // carves them in address order either way, with one request instead of one
-  // each). nullptr when fewer than two fit, the lists have no room, or Super has
-  // no such block. Steps: 1 + Super's malloc + a step per block cut + Super's
-  // free of a leftover.
-  void* refill(unsigned c)
-    requires(RefillBytes > 0)
-  {
-    std::size_t request = listRequestSize(c);
-    std::size_t blockBytes = Super::blockBytesFor(request);
-    std::size_t n = RefillBytes / blockBytes;
-    if (n > Capacity - cached_ + 1) n = Capacity - cached_ + 1;
-    ownSteps_ = 1;
-    if (n < 2) return nullptr;
-    void* block = Super::malloc((n - 1) * blockBytes + request);
-    if (block == nullptr) return nullptr;
-    outcome_ = Super::lastOutcome();
-    // Cut in address order, cached in reverse, so the hits that follow go up the
-    // addresses as a run of carves from the arena would.
-    void* pieces[RefillBytes / kAlignment];
-    pieces[0] = block;
-    for (std::size_t i = 1; i < n; ++i) {
-      pieces[i] = Super::split(pieces[i - 1], request);
-      assert(pieces[i] != nullptr);
-      ++ownSteps_;
-    }
-    // The last piece also holds what Super gave beyond the request.
-    if (int last = cachingList(Super::getSize(pieces[n - 1])); last >= 0) {
-      cache(static_cast<unsigned>(last), pieces[n - 1]);
-    } else {
-      Super::free(pieces[n - 1]);
-    }
-    for (std::size_t i = n - 2; i >= 1; --i) cache(c, pieces[i]);
-    return block;
-  }
-
-  void cache(unsigned c, void* block) {
-    lists_[c].free(block);
-    ++cached_;
-    cachedBytes_ += Super::getSize(block);
   }
 
   [[gnu::noinline]] void freeToSuper(void* ptr) {

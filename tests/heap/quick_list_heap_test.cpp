@@ -16,11 +16,11 @@
 namespace kith::heap {
 namespace {
 
-using Quick = QuickListHeap<64, 1000, 4096, 0, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using Quick = QuickListHeap<64, 1000, 4096, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
 // The layer is not tied to Lea's bins: any coalescing heap with getSize and lastOutcome.
-using QuickOverList = QuickListHeap<32, 1000, 1024, 0, CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>>;
+using QuickOverList = QuickListHeap<32, 1000, 1024, CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena>>>>;
 // A small capacity: four blocks per list.
-using Capped = QuickListHeap<64, 4, 4096, 0, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using Capped = QuickListHeap<64, 4, 4096, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
 using Bins = CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>;
 
 static_assert(CountsSteps<Bins>);
