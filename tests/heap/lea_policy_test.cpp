@@ -55,6 +55,28 @@ TEST(LeaPolicy, RoutesSmallToQuickListsMediumAndLargeToBins) {
   (void)g1, (void)g2, (void)g3;
 }
 
+// The quick lists serve requests up to 160 B (glibc's largest fastbin on 64-bit
+// hosts); a request above them is served and coalesced by the bins.
+TEST(LeaPolicy, QuickListsServeRequestsUpTo160Bytes) {
+  ASSERT_EQ(LeaPolicy::kListCount, 10u);
+  LeaPolicy h(1 << 20);
+  void* largest = h.malloc(160);
+  void* g1 = h.malloc(16);
+  void* above = h.malloc(176);
+  void* g2 = h.malloc(16);
+  h.free(largest);
+  EXPECT_EQ(h.cachedBlocks(9), 1u);  // the 160-byte list
+  EXPECT_FALSE(LeaPolicy::isFree(largest));
+  h.free(above);
+  EXPECT_EQ(h.cachedBlocks(), 1u);
+  EXPECT_TRUE(LeaPolicy::isFree(above));  // filed in Lea's bins
+  EXPECT_EQ(h.malloc(150), largest);
+  EXPECT_EQ(h.lastSteps(), 1u);
+  EXPECT_EQ(h.malloc(170), above);  // its exact bin
+  EXPECT_EQ(h.checkInvariants(), "");
+  (void)g1, (void)g2;
+}
+
 TEST(LeaPolicy, BestFitNotFirstFit) {
   // Holes a (720), b (2560), c (1280) usable bytes, freed so the most recent is a.
   // First fit from the most recent takes b; best fit c. (Requests of medium size:
@@ -263,8 +285,8 @@ std::size_t stormSteps(std::size_t n) {
   LeaPolicy h(128 << 20);
   std::vector<void*> small;
   for (std::size_t i = 0; i < n; ++i) {
-    small.push_back(h.malloc(16 * (1 + i % 8)));
-    h.malloc(144);  // not cached (above 128 B), so the small blocks cannot coalesce
+    small.push_back(h.malloc(16 * (1 + i % 10)));
+    h.malloc(176);  // not cached (above 160 B), so the small blocks cannot coalesce
   }
   for (void* p : small) h.free(p);
   EXPECT_EQ(h.cachedBlocks(), std::min(n, LeaPolicy::kCapacity));
