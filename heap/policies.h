@@ -64,14 +64,16 @@ using ListPolicy = CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<FixedArena
 // class index, as BSD's does, so a free looks nothing up.
 using KingsleyPolicy = StrictSegHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FreelistHeap<NullHeap>,
                                      SizeClassHeap<kPow2ClassCount, pow2SizeClass, pow2ClassMaxSize, FixedArena>>;
-// Lea (paper 6.2, after dlmalloc 2.7/2.8): requests up to 64 B from exact-size
-// quick lists (16/32/48/64 B, at most 64 blocks each, cached without coalescing);
+// Lea (paper 6.2, after dlmalloc 2.7/2.8): requests up to 160 B (glibc's largest
+// fastbin on 64-bit hosts) from exact-size quick lists (16, 32, ..., 160 B),
+// cached without coalescing, at most 2^18 blocks in all, so a collector's sweep
+// stays cached for the allocations that follow;
 // the rest best fit from Lea's bins with coalescing (exact lists to 512 B blocks,
 // then size-ordered tries, 4 bins per power of two to 128 KiB, one large bin
 // above). Requests of 128 KiB and more, and any request that would fail, first
 // return the quick lists' blocks to the bins. Every call is bounded (see
 // lea_bins_heap.h, quick_list_heap.h), not linear in the free blocks.
-using LeaPolicy = QuickListHeap<64, 64, 128 * 1024, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
+using LeaPolicy = QuickListHeap<160, 262144, 128 * 1024, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>;
 using TlsfPolicy = TlsfHeap<FixedArena>;  // two-level segregated fit over one arena
 // The buddy systems of Donahue et al. over the whole arena, each with on-demand
 // defragmentation (off until the owner installs a relocator with setRelocator).

@@ -3,10 +3,10 @@
 docs/study/golden.csv, so that a change to a policy or a collector that moves a
 published number cannot go unnoticed (CTest study.golden_counts runs --check).
 
-The subset: 4 workloads at small sizes x 3 policies x 2 collectors (continuous with
+The subset: 4 workloads at small sizes x 5 policies x 2 collectors (continuous with
 --gc-pacing=work, whose counts are identical run to run), each at a fixed heap that
-makes every run collect several times. Only counts are kept (requests by outcome,
-allocations, frees, bytes, cycles), never times.
+makes every run collect several times (twice it for kingsley). Only counts are kept
+(requests by outcome, allocations, frees, bytes, cycles), never times.
 
   golden.py --check KITH [--golden CSV]    rerun, compare; exit 1 naming every differing cell
   golden.py --update KITH [--golden CSV]   rerun and rewrite the CSV
@@ -32,7 +32,10 @@ WORKLOADS = [
     ("storage", "study/golden_awfy.kith", ["Storage", "8"], 1 << 20),
     ("sieve", "study/golden_awfy.kith", ["Sieve", "30"], 256 << 10),
 ]
-POLICIES = ["list", "knuth", "estranged"]
+POLICIES = ["list", "knuth", "estranged", "lea", "kingsley"]
+# Kingsley rounds every block up to a power of two and never coalesces, so it runs out at
+# the heaps above; at twice them it still collects at least twice in every run.
+HEAP_FACTOR = {"kingsley": 2}
 COLLECTORS = ["occasional", "continuous"]
 KEY_COLUMNS = ["workload", "args", "policy", "collector", "heap_size"]
 COUNTS = ["heap.allocations", "heap.frees", "heap.bytes_requested", "heap.bytes_allocated", "heap.peak_bytes_in_use",
@@ -86,7 +89,8 @@ def current_counts(kith):
         for workload, script, args, heap in WORKLOADS:
             for policy in POLICIES:
                 for collector in COLLECTORS:
-                    rows.append(run_counts(kith, workload, script, args, heap, policy, collector, tmp))
+                    rows.append(run_counts(kith, workload, script, args, heap * HEAP_FACTOR.get(policy, 1), policy,
+                                           collector, tmp))
     return rows
 
 

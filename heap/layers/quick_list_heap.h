@@ -6,20 +6,22 @@
 // list *as it is*: still in use as far as the coalescing heap below knows, so it
 // is neither coalesced nor split while cached. Everything else goes to Super.
 //
-// Each list caches at most Capacity blocks (like glibc's tcache, unlike dlmalloc's
-// unbounded fastbins); a free that finds its list full goes to Super, where it
-// coalesces at once. Cached blocks are memory the coalescing heap cannot reuse, so
+// The lists together cache at most Capacity blocks (dlmalloc's fastbins are
+// unbounded); a free that finds them full goes to Super, where it coalesces at
+// once. The capacity is on all lists rather than each, because what it bounds is
+// a consolidation: cached blocks are memory the coalescing heap cannot reuse, so
 // the lists are consolidated — every cached block freed into Super — before a
 // request of ConsolidateAt bytes or more, and whenever Super cannot serve a
 // request (then the request is retried once). So a fixed arena never fails while
-// the lists hold a block that would have made the difference, and because of the
-// capacity a consolidation frees at most kListCount x Capacity blocks: no request
-// walks everything freed since the last one.
+// the lists hold a block that would have made the difference, and a consolidation
+// frees at most Capacity blocks: no request walks everything freed since the last
+// one. A collector's sweep frees its dead small objects in one burst, which the
+// next allocations take back: a capacity above the burst keeps both sides hits.
 //
 // Bounded time, when Super counts steps (stepCount(), kMaxMallocSteps,
 // kMaxFreeSteps, as CoalesceHeap<LeaBinsHeap> does): a step is a quick list looked
 // at or pushed, a cached block consolidated, or a step of Super. lastSteps() (the
-// last malloc) <= maxMallocSteps() = 1 + kListCount x Capacity x (1 + Super's
+// last malloc) <= maxMallocSteps() = 1 + Capacity x (1 + Super's
 // free bound) + 2 x Super's malloc bound; lastFreeSteps() <= maxFreeSteps() =
 // max(1, Super's free bound).
 //
@@ -27,7 +29,7 @@
 // then comes from Super at the class's full size). Requirements on Super: getSize
 // (a freed block's list is chosen by its size) and lastOutcome (reported for the
 // requests Super serves; a quick-list hit is `immediate`).
-// Metadata: list heads, counts and a byte total in this object; links in the
+// Metadata: list heads, a block count and a byte total in this object; links in the
 // cached blocks.
 #pragma once
 
@@ -53,7 +55,7 @@ concept CountsSteps = requires(const H h) {
 template <std::size_t MaxSmall, std::size_t Capacity, std::size_t ConsolidateAt, class Super>
 class QuickListHeap : public Super {
   static_assert(MaxSmall >= kMinBlock && MaxSmall % kAlignment == 0, "classes are 16 bytes apart");
-  static_assert(Capacity >= 1, "a list that caches nothing is no list");
+  static_assert(Capacity >= 1, "lists that cache nothing are no lists");
   static_assert(ConsolidateAt > MaxSmall);
   static_assert(SizedHeap<Super>, "QuickListHeap picks a freed block's list by Super::getSize");
   static_assert(ReportsOutcome<Super>, "QuickListHeap reports Super::lastOutcome for the requests Super serves");
@@ -62,6 +64,7 @@ class QuickListHeap : public Super {
   using Super::Super;
 
   static constexpr unsigned kListCount = MaxSmall / kAlignment;
+  static constexpr std::size_t kCapacity = Capacity;  // blocks cached, all lists together
   // List c serves requests of (16c, 16c + 16] bytes (list 0 also 0..16).
   static constexpr unsigned listFor(std::size_t request) {
     return request <= kAlignment ? 0 : static_cast<unsigned>((request - 1) / kAlignment);
@@ -69,25 +72,17 @@ class QuickListHeap : public Super {
   static constexpr std::size_t listRequestSize(unsigned list) { return (list + 1) * kAlignment; }
 
   void* malloc(std::size_t size) {
-    std::size_t list = 0;
     if (size <= MaxSmall) {
       unsigned c = listFor(size);
       if (void* block = lists_[c].malloc(0)) {
-        --counts_[c];
+        --cached_;
         cachedBytes_ -= Super::getSize(block);
         outcome_ = Outcome::immediate;
         mallocSteps_ = 1;
         return block;
       }
-      list = 1;  // the empty list looked at
-      size = listRequestSize(c);
     }
-    std::size_t before = superSteps();
-    ownSteps_ = list;
-    if (size >= ConsolidateAt) consolidate();
-    void* block = fromSuper(size);
-    mallocSteps_ = ownSteps_ + (superSteps() - before);
-    return block;
+    return mallocFromSuper(size);
   }
 
   void free(void* ptr) {
@@ -96,19 +91,17 @@ class QuickListHeap : public Super {
       return;
     }
     std::size_t usable = Super::getSize(ptr);
-    if (int c = cachingList(usable); c >= 0 && counts_[c] < Capacity) {
+    if (int c = cachingList(usable); c >= 0 && cached_ < Capacity) {
       lists_[c].free(ptr);
-      ++counts_[c];
+      ++cached_;
       cachedBytes_ += usable;
       freeSteps_ = 1;
       return;
     }
-    std::size_t before = superSteps();
-    Super::free(ptr);
-    freeSteps_ = superSteps() - before;
+    freeToSuper(ptr);
   }
 
-  // Frees every cached block into Super (at most kListCount x Capacity). True if
+  // Frees every cached block into Super (at most Capacity). True if
   // there was any. Out of line: inlined into malloc, the loop's registers would
   // be saved and restored on every request, hit or miss.
   [[gnu::noinline]] bool consolidate() {
@@ -119,8 +112,8 @@ class QuickListHeap : public Super {
         Super::free(block);
         any = true;
       }
-      counts_[c] = 0;
     }
+    cached_ = 0;
     cachedBytes_ = 0;
     return any;
   }
@@ -132,7 +125,7 @@ class QuickListHeap : public Super {
   static constexpr std::size_t maxMallocSteps()
     requires CountsSteps<Super>
   {
-    return 1 + kListCount * Capacity * (1 + Super::kMaxFreeSteps) + 2 * Super::kMaxMallocSteps;
+    return 1 + Capacity * (1 + Super::kMaxFreeSteps) + 2 * Super::kMaxMallocSteps;
   }
   static constexpr std::size_t maxFreeSteps()
     requires CountsSteps<Super>
@@ -141,12 +134,13 @@ class QuickListHeap : public Super {
   }
 
   Outcome lastOutcome() const { return outcome_; }
-  std::size_t cachedBlocks() const {
+  std::size_t cachedBlocks() const { return cached_; }
+  // Walks the list: for tests and reports, not the allocator's own paths.
+  std::size_t cachedBlocks(unsigned list) const {
     std::size_t n = 0;
-    for (std::size_t count : counts_) n += count;
+    lists_[list].forEachFree([&](void*) { ++n; });
     return n;
   }
-  std::size_t cachedBlocks(unsigned list) const { return counts_[list]; }
 
   // Usable bytes free: Super's plus the cached blocks'.
   std::size_t freeBytes() const
@@ -182,7 +176,7 @@ class QuickListHeap : public Super {
     if constexpr (requires(const Super s) { s.checkInvariants(); }) {
       if (std::string broken = Super::checkInvariants(); !broken.empty()) return broken;
     }
-    std::size_t bytes = 0;
+    std::size_t bytes = 0, blocks = 0;
     for (unsigned c = 0; c < kListCount; ++c) {
       std::string error;
       std::size_t count = 0;
@@ -202,12 +196,14 @@ class QuickListHeap : public Super {
         }
       });
       if (!ended && error.empty()) error = "list loops (a block freed twice?)";
-      if (error.empty() && count > Capacity) error = "more blocks than the capacity";
-      if (error.empty() && count != counts_[c])
-        error = std::to_string(count) + " blocks but " + std::to_string(counts_[c]) + " counted";
       if (!error.empty())
         return "quick list " + std::to_string(listRequestSize(c)) + " B: " + error;
+      blocks += count;
     }
+    if (blocks != cached_)
+      return "quick lists hold " + std::to_string(blocks) + " blocks but " + std::to_string(cached_) +
+             " are counted";
+    if (blocks > Capacity) return "quick lists hold more blocks than the capacity";
     if (bytes != cachedBytes_)
       return "quick lists hold " + std::to_string(bytes) + " bytes but " + std::to_string(cachedBytes_) +
              " are counted";
@@ -230,6 +226,28 @@ class QuickListHeap : public Super {
     return c >= 1 && c <= kListCount ? static_cast<int>(c - 1) : -1;
   }
 
+  // The paths through Super, out of line: inlined, their calls would make every
+  // quick-list hit save and restore registers.
+  [[gnu::noinline]] void* mallocFromSuper(std::size_t size) {
+    std::size_t list = 0;
+    if (size <= MaxSmall) {
+      list = 1;  // the empty list looked at
+      size = listRequestSize(listFor(size));
+    }
+    std::size_t before = superSteps();
+    ownSteps_ = list;
+    if (size >= ConsolidateAt) consolidate();
+    void* block = fromSuper(size);
+    mallocSteps_ = ownSteps_ + (superSteps() - before);
+    return block;
+  }
+
+  [[gnu::noinline]] void freeToSuper(void* ptr) {
+    std::size_t before = superSteps();
+    Super::free(ptr);
+    freeSteps_ = superSteps() - before;
+  }
+
   void* fromSuper(std::size_t size) {
     void* block = Super::malloc(size);
     if (block == nullptr && consolidate()) block = Super::malloc(size);
@@ -238,7 +256,7 @@ class QuickListHeap : public Super {
   }
 
   FreelistHeap<NullHeap> lists_[kListCount];
-  std::size_t counts_[kListCount] = {};
+  std::size_t cached_ = 0;  // blocks on all lists
   std::size_t cachedBytes_ = 0;
   Outcome outcome_ = Outcome::immediate;
   std::size_t ownSteps_ = 0, mallocSteps_ = 0, freeSteps_ = 0;

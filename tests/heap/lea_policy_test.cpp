@@ -55,6 +55,28 @@ TEST(LeaPolicy, RoutesSmallToQuickListsMediumAndLargeToBins) {
   (void)g1, (void)g2, (void)g3;
 }
 
+// The quick lists serve requests up to 160 B (glibc's largest fastbin on 64-bit
+// hosts); a request above them is served and coalesced by the bins.
+TEST(LeaPolicy, QuickListsServeRequestsUpTo160Bytes) {
+  ASSERT_EQ(LeaPolicy::kListCount, 10u);
+  LeaPolicy h(1 << 20);
+  void* largest = h.malloc(160);
+  void* g1 = h.malloc(16);
+  void* above = h.malloc(176);
+  void* g2 = h.malloc(16);
+  h.free(largest);
+  EXPECT_EQ(h.cachedBlocks(9), 1u);  // the 160-byte list
+  EXPECT_FALSE(LeaPolicy::isFree(largest));
+  h.free(above);
+  EXPECT_EQ(h.cachedBlocks(), 1u);
+  EXPECT_TRUE(LeaPolicy::isFree(above));  // filed in Lea's bins
+  EXPECT_EQ(h.malloc(150), largest);
+  EXPECT_EQ(h.lastSteps(), 1u);
+  EXPECT_EQ(h.malloc(170), above);  // its exact bin
+  EXPECT_EQ(h.checkInvariants(), "");
+  (void)g1, (void)g2;
+}
+
 TEST(LeaPolicy, BestFitNotFirstFit) {
   // Holes a (720), b (2560), c (1280) usable bytes, freed so the most recent is a.
   // First fit from the most recent takes b; best fit c. (Requests of medium size:
@@ -152,8 +174,9 @@ TEST(LeaPolicy, ShadowModelFragmentingInASmallArena) {
 }
 
 TEST(LeaPolicy, StepBoundsAreStated) {
-  // Quick lists: 4 lists x 64 blocks consolidated at most, each filed in Lea's bins.
-  EXPECT_EQ(LeaPolicy::maxMallocSteps(), 1 + 4 * 64 * (1 + 136) + 2 * 226);
+  // Quick lists: 2^18 blocks consolidated at most, each filed in Lea's bins.
+  EXPECT_EQ(LeaPolicy::kCapacity, std::size_t{1} << 18);
+  EXPECT_EQ(LeaPolicy::maxMallocSteps(), 1 + (std::size_t{1} << 18) * (1 + 136) + 2 * 226);
   EXPECT_EQ(LeaPolicy::maxFreeSteps(), 136u);
 }
 
@@ -256,17 +279,17 @@ TEST(LeaPolicy, ManyEqualChunksInOneBinDoNotLengthenARequest) {
   EXPECT_EQ(equalChunksSteps(25'000), few);  // 53 MB of holes and guards
 }
 
-// A consolidation storm: a million small objects freed (as a sweep does), then a
-// 128 KiB request, which consolidates the quick lists: at most 4 x 64 blocks.
+// A consolidation storm: small objects freed (as a sweep does), then a 128 KiB
+// request, which consolidates the quick lists: at most kCapacity blocks.
 std::size_t stormSteps(std::size_t n) {
-  LeaPolicy h(64 << 20);
+  LeaPolicy h(128 << 20);
   std::vector<void*> small;
   for (std::size_t i = 0; i < n; ++i) {
-    small.push_back(h.malloc(16 * (1 + i % 4)));
-    h.malloc(80);  // not cached (above 64 B), so the small blocks cannot coalesce
+    small.push_back(h.malloc(16 * (1 + i % 10)));
+    h.malloc(176);  // not cached (above 160 B), so the small blocks cannot coalesce
   }
   for (void* p : small) h.free(p);
-  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, 4 * 64));
+  EXPECT_EQ(h.cachedBlocks(), std::min(n, LeaPolicy::kCapacity));
   EXPECT_NE(h.malloc(128 * 1024), nullptr);
   EXPECT_EQ(h.cachedBlocks(), 0u);
   EXPECT_EQ(h.checkInvariants(), "");
@@ -274,10 +297,10 @@ std::size_t stormSteps(std::size_t n) {
 }
 
 TEST(LeaPolicy, AConsolidationStormIsBoundedByTheListCapacity) {
-  std::size_t full = stormSteps(1000);
+  std::size_t full = stormSteps(LeaPolicy::kCapacity);
   EXPECT_LE(full, LeaPolicy::maxMallocSteps());
-  EXPECT_GE(full, 256u * 2);  // 256 blocks popped and filed
-  EXPECT_EQ(stormSteps(200'000), full);
+  EXPECT_GE(full, LeaPolicy::kCapacity * 2);  // every block popped and filed
+  EXPECT_EQ(stormSteps(LeaPolicy::kCapacity + 50'000), full);
 }
 
 }  // namespace

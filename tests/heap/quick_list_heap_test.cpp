@@ -129,21 +129,29 @@ TEST(QuickListHeap, WorksOverTheUnstructuredList) {
   EXPECT_EQ(h.checkInvariants(), "");
 }
 
-TEST(QuickListHeap, AFullListSendsTheFreeToTheCoalescingHeap) {
+TEST(QuickListHeap, FullListsSendTheFreeToTheCoalescingHeap) {
   Capped h(1 << 16);
+  void* other = h.malloc(20);
+  h.malloc(200);
   std::vector<void*> blocks;
   for (int i = 0; i < 6; ++i) {
     blocks.push_back(h.malloc(40));
     h.malloc(200);  // guards: nothing coalesces
   }
+  h.free(other);  // one of the capacity's four on another list
   for (void* p : blocks) h.free(p);
-  EXPECT_EQ(h.cachedBlocks(2), 4u);  // the capacity
-  EXPECT_FALSE(Capped::isFree(blocks[3]));
-  EXPECT_TRUE(Capped::isFree(blocks[4]));  // filed in Lea's bins
+  EXPECT_EQ(h.cachedBlocks(), 4u);  // the capacity, all lists together
+  EXPECT_EQ(h.cachedBlocks(1), 1u);
+  EXPECT_EQ(h.cachedBlocks(2), 3u);
+  EXPECT_FALSE(Capped::isFree(blocks[2]));
+  EXPECT_TRUE(Capped::isFree(blocks[3]));  // filed in Lea's bins
   EXPECT_TRUE(Capped::isFree(blocks[5]));
   EXPECT_EQ(h.checkInvariants(), "");
-  EXPECT_EQ(h.malloc(40), blocks[3]);  // the lists still answer first
+  EXPECT_EQ(h.malloc(40), blocks[2]);  // the lists still answer first
   EXPECT_EQ(h.lastSteps(), 1u);
+  h.free(blocks[2]);
+  EXPECT_EQ(h.lastFreeSteps(), 1u);  // room again: cached
+  EXPECT_EQ(h.cachedBlocks(), 4u);
 }
 
 TEST(QuickListHeap, StepsCountTheListAndTheHeapBelow) {
@@ -160,12 +168,12 @@ TEST(QuickListHeap, StepsCountTheListAndTheHeapBelow) {
   h.free(nullptr);
   EXPECT_EQ(h.lastFreeSteps(), 0u);
   EXPECT_EQ(Capped::maxMallocSteps(),
-            1 + Capped::kListCount * 4 * (1 + Bins::kMaxFreeSteps) + 2 * Bins::kMaxMallocSteps);
+            1 + 4 * (1 + Bins::kMaxFreeSteps) + 2 * Bins::kMaxMallocSteps);
   EXPECT_EQ(Capped::maxFreeSteps(), Bins::kMaxFreeSteps);
 }
 
 // A consolidation storm: many small blocks freed, then a request that consolidates.
-// With the capacity, consolidation frees at most kListCount x Capacity blocks, so
+// With the capacity, consolidation frees at most Capacity blocks, so
 // the request costs the same however many blocks were freed before it.
 std::size_t stormSteps(std::size_t n) {
   Capped h(64 << 20);
@@ -175,7 +183,7 @@ std::size_t stormSteps(std::size_t n) {
     h.malloc(100);  // guards, so every consolidated block is filed on its own
   }
   for (void* p : small) h.free(p);
-  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, Capped::kListCount * 4));
+  EXPECT_EQ(h.cachedBlocks(), std::min<std::size_t>(n, Capped::kCapacity));
   void* big = h.malloc(5000);
   EXPECT_NE(big, nullptr) << n;
   EXPECT_EQ(h.cachedBlocks(), 0u);
@@ -186,7 +194,7 @@ std::size_t stormSteps(std::size_t n) {
 
 TEST(QuickListHeap, AConsolidationStormIsBoundedByTheCapacity) {
   std::size_t full = stormSteps(100);
-  EXPECT_GE(full, 16u * 2);  // sixteen blocks popped and filed
+  EXPECT_GE(full, 4u * 2);  // four blocks popped and filed
   EXPECT_EQ(stormSteps(10'000), full);
   EXPECT_EQ(stormSteps(100'000), full);
 }
