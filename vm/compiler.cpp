@@ -297,6 +297,7 @@ class Compiler {
       return 0;
     }
     constants.push_back(v);
+    if (v.isObject() || v.isBoxedInt()) vm_.rootConstant(v);
     return static_cast<int>(constants.size() - 1);
   }
   int stringConstant(std::string_view text) {
@@ -313,6 +314,7 @@ class Compiler {
       // because `text` may come from the scratch heap, never from the VM heap.
       Value s = vm_.newString(text);
       constants.push_back(s);
+      vm_.rootConstant(s);
     } catch (const KithThrow&) {
       vm_.clearException();
       error("out of memory while compiling: the heap is too small for the program's constants");

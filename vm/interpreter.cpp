@@ -696,6 +696,7 @@ Value VM::run(std::size_t entryFrame) {
         int sym = READ_U16();
         ClassInfo* klass = sp[-2].asClass();
         klass->methods[sym] = sp[-1];
+        klass->ownMethods.push_back(sp[-1]);
         if (sym == initSymbol_) klass->initializer = sp[-1];
         --sp;
         DISPATCH();

@@ -186,6 +186,10 @@ struct ClassInfo {
   using FieldSlots = std::unordered_map<int, int>;
   FieldSlots fieldSlots;                      // symbol -> slot
   std::unordered_map<int, Value> methods;     // symbol -> closure or native (inherited copied down)
+  // The closures this class's own `class` statement defined (OP_METHOD), for the
+  // root scan: methods' other values are natives (not heap objects) or copies of a
+  // superclass's own. A method defined twice keeps its first closure here too.
+  std::vector<Value> ownMethods;
   std::unordered_map<int, Value> statics;     // Math.PI, System.args, Math.sqrt ...
   const NativeFunction* constructor = nullptr;  // built-in classes: `new List()` ...
   Value initializer = Value::nil();           // cached `init`

@@ -149,12 +149,18 @@ class VM final : private Mutator {
   // shrinks at the end, so a slot's address stays good while its scope lives.
   std::deque<Value>& rootStack() { return rootStack_; }
   // Calls fn(Value&) for every root: the VM stack, each frame's closure, globals,
-  // open upvalues, constants of every function, class method tables and statics,
+  // open upvalues, the objects among the functions' constants, the methods each class
+  // defines and its statics,
   // values pinned by native code, the pending exception. The object space reports
   // them to its collector (gatherRoots, vm/mutator.h).
   template <class Fn>
   void forEachRoot(Fn&& fn);
   void gatherRoots(std::vector<Value>& roots) override;  // Mutator: forEachRoot's values
+  // A value on the heap (a string, a boxed int) became a constant of a function: rooted
+  // for the whole run. The root scan reads these from one vector rather than
+  // walking every function's constants, most of them numbers, one function at a
+  // time (that walk was most of a root scan's cache misses).
+  void rootConstant(Value constant) { constantObjects_.push_back(constant); }
 
   // --- statistics ---------------------------------------------------------------
   heap::Heap& heap() { return space_->heap(); }
@@ -213,6 +219,7 @@ class VM final : private Mutator {
   std::vector<std::unique_ptr<ClassInfo>> classes_;
   std::unordered_map<std::string, ClassInfo*> compiledClasses_;
   std::vector<std::unique_ptr<FunctionProto>> protos_;
+  std::vector<Value> constantObjects_;  // the heap objects among protos_' constants (rootConstant)
   std::unordered_map<std::string, int> symbols_;
   std::vector<std::string> symbolNames_;
   std::unordered_map<std::string, int> globalSlots_;
@@ -287,10 +294,9 @@ void VM::forEachRoot(Fn&& fn) {
     Value upvalue = Value::object(h);
     fn(upvalue);
   }
-  for (auto& proto : protos_)
-    for (Value& v : proto->constants) fn(v);
+  for (Value& v : constantObjects_) fn(v);
   for (auto& klass : classes_) {
-    for (auto& [symbol, method] : klass->methods) fn(method);
+    for (Value& method : klass->ownMethods) fn(method);  // the rest are natives or inherited
     for (auto& [symbol, value] : klass->statics) fn(value);
     fn(klass->initializer);
   }
