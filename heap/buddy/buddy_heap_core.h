@@ -113,8 +113,10 @@ class BuddyHeapCore : public Super {
     return fallback_ ? fallback_(fallbackContext_, k) : nullptr;
   }
 
-  // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, takes the
-  // block out of the live summary, sets `level` to its level and returns its offset.
+  // Starts a free of the non-null `ptr`: sets lastFreeSteps() to 1, sets `level` to
+  // its level and returns its offset. The caller takes the block out of the live
+  // summary (table_.removeLive) after its list work, so that the summary's pointer
+  // and index are not live across the buddy test.
   std::size_t startFree(void* ptr, unsigned& level) {
     assert(table_.contains(ptr) && table_.isBusyBlock(table_.offsetOf(ptr)) &&
            "free of a pointer that is not a busy block of this heap");
