@@ -34,6 +34,7 @@
 // Free-list links (prev/next) live inside the free blocks.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <concepts>
@@ -79,21 +80,19 @@ class BuddyBlockTable {
 
   static constexpr std::size_t blockBytes(unsigned level) { return kMinBlock << level; }
 
-  // The level whose blocks serve a request of `size` bytes; kLevels when none can.
-  static constexpr unsigned levelFor(std::size_t size) {
-    if (size <= kMinBlock) return 0;
-    if (size > blockBytes(kMaxLevel)) return kLevels;
-    return ceilLog2(size) - ceilLog2(kMinBlock);
-  }
-
   // levelFor(size) for a malloc's first look at its own list, without branches:
   // the same level for every size from 1 to blockBytes(kMaxLevel); above that (and
   // for 0, which wraps) a level from kLevels to kListLevels - 1, whose lists are
   // always empty, so the malloc goes on to its search (which takes 0 as 1 byte).
-  static unsigned listLevelFor(std::size_t size) {
+  static constexpr unsigned listLevelFor(std::size_t size) {
     return static_cast<unsigned>(std::bit_width((size - 1) | (kMinBlock - 1)) - std::bit_width(kMinBlock - 1));
   }
   static constexpr unsigned kListLevels = 64;  // every level listLevelFor returns has a list
+
+  // The level whose blocks serve a request of `size` bytes; kLevels when none can.
+  static constexpr unsigned levelFor(std::size_t size) {
+    return size == 0 ? 0 : std::min(listLevelFor(size), kLevels);
+  }
 
   static constexpr std::size_t buddyOf(std::size_t off, unsigned level) {
     return off ^ blockBytes(level);

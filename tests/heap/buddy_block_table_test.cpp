@@ -13,6 +13,22 @@ namespace {
 
 using Table = BuddyBlockTable;
 
+// The malloc's branch-free first look: ceilLog2(size / 16) on every size a level
+// serves, and for 0 or a size no level serves a level whose list is always empty.
+TEST(BuddyBlockTable, ListLevelsAreTheLevelsOrAnAlwaysEmptyList) {
+  for (unsigned k = 1; k <= Table::kMaxLevel; ++k) {
+    const std::size_t top = Table::blockBytes(k);
+    EXPECT_EQ(Table::listLevelFor(top), ceilLog2(top) - 4) << top;
+    EXPECT_EQ(Table::listLevelFor(top / 2 + 1), k) << top;
+    EXPECT_EQ(Table::listLevelFor(top / 2), k - 1) << top;
+  }
+  EXPECT_EQ(Table::listLevelFor(1), 0u);
+  for (std::size_t size : {std::size_t{0}, Table::blockBytes(Table::kMaxLevel) + 1, SIZE_MAX}) {
+    EXPECT_GE(Table::listLevelFor(size), Table::kLevels) << size;
+    EXPECT_LT(Table::listLevelFor(size), Table::kListLevels) << size;
+  }
+}
+
 TEST(BuddyBlockTable, LevelsAreCeilLog2OfTheRequestOverSixteen) {
   EXPECT_EQ(Table::levelFor(0), 0u);
   EXPECT_EQ(Table::levelFor(1), 0u);
