@@ -11,7 +11,6 @@ CTest: study.alloc_cost."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -19,21 +18,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # the repo root: the study package
 from study import alloc_cost  # noqa: E402
 from study.plan import Run  # noqa: E402
+from script_checks import check, finish, fresh_dir, skip_without_valgrind  # noqa: E402
 
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 script = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples", "binary_trees.kith")
-if not shutil.which("valgrind"):
-    print("valgrind is not installed: skipped")
-    sys.exit(77)
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+skip_without_valgrind()
+fresh_dir(work)
 
 
 # The baseline is a replay policy only.
@@ -122,7 +112,4 @@ check(re.search(r"^\| binary_trees \| [\d.]+ / [\d.e-]+ / [\d.e-]+ \| [\d.]+ / "
       f"the report's table has binary_trees' row:\n{report}")
 check("**geometric mean**" in report, "the report's table has a geometric mean row")
 
-if failures:
-    print(f"{len(failures)} checks failed")
-    sys.exit(1)
-print("alloc cost: all checks passed")
+finish("alloc cost")

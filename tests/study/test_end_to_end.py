@@ -16,18 +16,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from figure_files import figure_problems  # noqa: E402
+from script_checks import check, finish, fresh_dir  # noqa: E402
 
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 out = os.path.join(work, "study")
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+fresh_dir(work)
 
 
 cmd = [kith, "study", f"--suite={os.path.join(HERE, 'workloads', 'suite.tsv')}", "--workloads=tiny_trees,tiny_mix",
@@ -131,7 +124,4 @@ if shutil.which("valgrind") and not sanitized:
           "alloc_cost.csv: every workload x policy, the policy's own instructions per malloc > 0")
     check("## Exact allocator cost" in report, "report.md has the allocator cost section")
 
-if failures:
-    print(f"{len(failures)} checks failed")
-    sys.exit(1)
-print("kith study end to end: all checks passed")
+finish("kith study end to end")

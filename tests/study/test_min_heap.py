@@ -15,15 +15,9 @@ DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
 FAKE = os.path.join(HERE, "fake_kith.py")
 sys.path.insert(0, HERE)
 import fake_kith  # noqa: E402
+from script_checks import check, finish  # noqa: E402
 
 POLICIES = ["list", "knuth", "tlsf", "malloc"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def study(out, *extra):
@@ -111,7 +105,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-if failures:
-    print(f"{len(failures)} checks failed")
-    sys.exit(1)
-print("min-heap search: all checks passed")
+finish("min-heap search")

@@ -8,26 +8,18 @@ CTest: study.yardstick."""
 
 import csv
 import os
-import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SCRIPT = os.path.join(ROOT, "bench", "allocator_yardstick.py")
+sys.path.insert(0, HERE)
+from script_checks import check, failures, finish, fresh_dir, skip_without_valgrind  # noqa: E402
+
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-if not shutil.which("valgrind"):
-    print("valgrind is not installed: skipped")
-    sys.exit(77)
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+skip_without_valgrind()
+fresh_dir(work)
 
 
 def yardstick(*args):
@@ -63,7 +55,7 @@ if not failures:
 cases = [(["--jobs=0"], 64), (["--wall=x"], 64), (["--policies=list,list"], 64), (["--policies=nope"], 64),
          (["--workloads=nope"], 64), (["--replay-heap=lots"], 64), (["--nonsense"], 64),
          ([f"--before={work}/missing.csv"], 66), ([f"--suite={work}/missing.tsv"], 66),
-         ([f"--before={HERE}/test_yardstick.py"], 65), ([f"--out=/proc/yardstick"], 73)]
+         ([f"--before={HERE}/test_yardstick.py"], 65), (["--out=/proc/yardstick"], 73)]
 for args, code in cases:
     r = yardstick("--workloads=towers", "--policies=list", f"--traces={work}/traces", *args)
     check(r.returncode == code, f"{args}: exit {code} (got {r.returncode})")
@@ -72,5 +64,4 @@ for args, code in cases:
 r = subprocess.run(["/usr/bin/python3", SCRIPT, "--kith=/nonexistent/kith"], capture_output=True, text=True)
 check(r.returncode == 66, f"a missing --kith: exit 66 (got {r.returncode})")
 
-print("ok" if not failures else f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish("allocator yardstick")
