@@ -35,7 +35,7 @@
 //
 // It is a free structure for CoalesceHeap (coalesce_heap.h), which splits and
 // coalesces; the `lea` policy puts exact-size quick lists (QuickListHeap) above:
-//   QuickListHeap<64, 64, 128 KiB, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>
+//   QuickListHeap<160, 2^18, 128 KiB, CoalesceHeap<LeaBinsHeap<CoalesceableHeap<FixedArena>>>>
 // Metadata: 31 list heads, 33 trie roots, the victim, the bitmap and byte and step
 // totals in this object (~1.4 KiB); the links in the free blocks' payloads.
 #pragma once
@@ -65,6 +65,10 @@ class LeaBinsHeap : public Super {
   static constexpr unsigned kBinCount = 64;
   static constexpr unsigned kExactBinCount = 31;
   static constexpr std::size_t kExactMaxBytes = 512;       // largest block of an exact bin
+  // The largest request an exact bin serves: the usable bytes of its largest block.
+  static constexpr std::size_t kExactMaxRequest = kExactMaxBytes - 8;
+  static_assert(Super::blockBytesFor(kExactMaxRequest) == kExactMaxBytes &&
+                Super::blockBytesFor(kExactMaxRequest + 1) > kExactMaxBytes);
   static constexpr std::size_t kLargeBytes = 128 * 1024;   // smallest block of the large bin
   static constexpr unsigned kLargeBin = kBinCount - 1;
   static constexpr unsigned kTrieCount = kBinCount - kExactBinCount;
@@ -105,60 +109,35 @@ class LeaBinsHeap : public Super {
   static_assert(sizeof(SizeTrie::Node) + 16 <= binLowerBound(kExactBinCount),
                 "a trie node must fit in the payload (after the 16-byte header) of the smallest block a trie holds");
 
+  // The two common cases inline — a small request met by the head of its exact bin,
+  // or by the victim where the search below would take it (it is not the top, or no
+  // bigger bin holds a block) — with the same steps; everything else out of line
+  // (mallocSearching), so that these save no registers.
   void* malloc(std::size_t size) {
     victimRest_ = nullptr;
-    if (size > Super::kMaxRequest) return Super::malloc(size);  // fails there
-    std::size_t need = Super::blockBytesFor(size);
-    if (need > kLargestBlockBytes) return Super::malloc(size);  // no free block is that big
-    unsigned bin = binOf(need);
-    std::uint64_t larger = bin == kLargeBin ? 0 : nonEmpty_ & (~std::uint64_t{0} << (bin + 1));
-    if (bin < kExactBinCount) {  // small: exact fit, else the victim, else carve a bigger block
+    if (size <= kExactMaxRequest) {
+      const std::size_t need = Super::blockBytesFor(size);
+      const unsigned bin = binOf(need);
       if (nonEmpty_ & (std::uint64_t{1} << bin)) return take(bin, exact_[bin].head());
-      // The victim first, unless it is the arena's last block (the "top"): that one
-      // only when no bigger free block is left, so holes are reused before fresh
-      // memory and the heap stays compact.
-      if (victim_ != nullptr && !victimIsTop_ && (++steps_, victimBytes_ >= need)) return takeVictim(need);
-      if (larger == 0) {
-        if (victim_ != nullptr && (++steps_, victimBytes_ >= need)) return takeVictim(need);
-        return Super::malloc(size);
+      if (victim_ != nullptr && victimBytes_ >= need && (!victimIsTop_ || (nonEmpty_ >> (bin + 1)) == 0)) {
+        ++steps_;  // the victim looked at
+        return takeVictim(need);
       }
-      unsigned next = static_cast<unsigned>(std::countr_zero(larger));
-      void* block = take(next, next < kExactBinCount ? exact_[next].head() : trie(next).smallest(steps_));
-      if (Super::blockBytes(block) - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
-      return block;
     }
-    // Medium and large: best fit in its trie, else the smallest of a bigger bin;
-    // the victim instead when it is a closer fit.
-    void* best = nullptr;
-    unsigned from = bin;
-    if (nonEmpty_ & (std::uint64_t{1} << bin)) best = trie(bin).bestFit(need, steps_);
-    if (best == nullptr && larger != 0) {
-      from = static_cast<unsigned>(std::countr_zero(larger));
-      best = from < kExactBinCount ? (++steps_, exact_[from].head()) : trie(from).smallest(steps_);
-    }
-    if (victim_ != nullptr) {
-      ++steps_;
-      if (victimBytes_ >= need && (best == nullptr || victimBytes_ < Super::blockBytes(best))) return takeVictim(need);
-    }
-    if (best == nullptr) return Super::malloc(size);
-    unlink(from, best);
-    return best;
+    return mallocSearching(size);
   }
 
+  // The rest of a block just taken from the victim (the common carve) becomes the
+  // next victim inline; every other free out of line (fileFreed).
   void free(void* block) {
-    if (block == victimRest_ || victimMerged_) {  // the victim's successor
+    if (block == victimRest_ && victim_ == nullptr) {
+      assert(!victimMerged_);  // a hand-over is taken by the free that follows it
       victimRest_ = nullptr;
-      victimMerged_ = false;
       ++steps_;
-      if (victim_ != nullptr) file(victim_, victimBytes_);  // its header may be cold: size from here
-      victim_ = block;
-      victimBytes_ = Super::blockBytes(block);
-      victimUsable_ = Super::getSize(block);
-      victimIsTop_ = Super::blockAfter(block) == nullptr;
-    } else {
-      file(block, Super::blockBytes(block));
+      adoptVictim(block);
+      return;
     }
-    bytes_ += Super::getSize(block);
+    fileFreed(block);
   }
 
   void remove(void* block) {
@@ -248,6 +227,68 @@ class LeaBinsHeap : public Super {
   }
   SizeTrie& trie(unsigned bin) { return tries_[bin - kExactBinCount]; }
   const SizeTrie& trie(unsigned bin) const { return tries_[bin - kExactBinCount]; }
+
+  // The whole search, in the order the top of this file gives.
+  [[gnu::noinline]] void* mallocSearching(std::size_t size) {
+    victimRest_ = nullptr;
+    if (size > Super::kMaxRequest) return Super::malloc(size);  // fails there
+    std::size_t need = Super::blockBytesFor(size);
+    if (need > kLargestBlockBytes) return Super::malloc(size);  // no free block is that big
+    unsigned bin = binOf(need);
+    std::uint64_t larger = bin == kLargeBin ? 0 : nonEmpty_ & (~std::uint64_t{0} << (bin + 1));
+    if (bin < kExactBinCount) {  // small: exact fit, else the victim, else carve a bigger block
+      if (nonEmpty_ & (std::uint64_t{1} << bin)) return take(bin, exact_[bin].head());
+      // The victim first, unless it is the arena's last block (the "top"): that one
+      // only when no bigger free block is left, so holes are reused before fresh
+      // memory and the heap stays compact.
+      if (victim_ != nullptr && !victimIsTop_ && (++steps_, victimBytes_ >= need)) return takeVictim(need);
+      if (larger == 0) {
+        if (victim_ != nullptr && (++steps_, victimBytes_ >= need)) return takeVictim(need);
+        return Super::malloc(size);
+      }
+      unsigned next = static_cast<unsigned>(std::countr_zero(larger));
+      void* block = take(next, next < kExactBinCount ? exact_[next].head() : trie(next).smallest(steps_));
+      if (Super::blockBytes(block) - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
+      return block;
+    }
+    // Medium and large: best fit in its trie, else the smallest of a bigger bin;
+    // the victim instead when it is a closer fit.
+    void* best = nullptr;
+    unsigned from = bin;
+    if (nonEmpty_ & (std::uint64_t{1} << bin)) best = trie(bin).bestFit(need, steps_);
+    if (best == nullptr && larger != 0) {
+      from = static_cast<unsigned>(std::countr_zero(larger));
+      best = from < kExactBinCount ? (++steps_, exact_[from].head()) : trie(from).smallest(steps_);
+    }
+    if (victim_ != nullptr) {
+      ++steps_;
+      if (victimBytes_ >= need && (best == nullptr || victimBytes_ < Super::blockBytes(best))) return takeVictim(need);
+    }
+    if (best == nullptr) return Super::malloc(size);
+    unlink(from, best);
+    return best;
+  }
+
+  // Files a freed block, or makes it the victim when it succeeds one (see free).
+  [[gnu::noinline]] void fileFreed(void* block) {
+    if (block == victimRest_ || victimMerged_) {  // the victim's successor
+      victimRest_ = nullptr;
+      victimMerged_ = false;
+      ++steps_;
+      if (victim_ != nullptr) file(victim_, victimBytes_);  // its header may be cold: size from here
+      adoptVictim(block);
+    } else {
+      file(block, Super::blockBytes(block));
+      bytes_ += Super::getSize(block);
+    }
+  }
+  void adoptVictim(void* block) {
+    victim_ = block;
+    victimBytes_ = Super::blockBytes(block);
+    victimUsable_ = Super::getSize(block);
+    victimIsTop_ = Super::blockAfter(block) == nullptr;
+    bytes_ += victimUsable_;
+  }
 
   // Files a free block of `bytes` bytes in its bin (bytes_ is the caller's).
   void file(void* block, std::size_t bytes) {
