@@ -75,13 +75,18 @@ def lea_bins_bounds():
     return (2 * path - 1) + path + 1 + path + (path + 1), 2 * path + (path + 1)
 
 
+# LeaPolicy's quick lists (heap/policies.h): requests up to 160 B, at most 2^18 blocks
+# cached on all lists together. tests/study/test_steps.py reads both from the header.
+LEA_QUICK_LIST_MAX_SMALL, LEA_QUICK_LIST_CAPACITY = 160, 1 << 18
+
+
 def lea_bounds():
-    """(maxMallocSteps, maxFreeSteps) of QuickListHeap<64, 64, ...> over the Lea bins
-    (heap/layers/quick_list_heap.h; the parameters are LeaPolicy's, heap/policies.h): 64/16 = 4
-    quick lists of at most 64 blocks each, all freed into the bins by one consolidation."""
+    """(maxMallocSteps, maxFreeSteps) of LeaPolicy's QuickListHeap over the Lea bins
+    (heap/layers/quick_list_heap.h): 1 + Capacity x (1 + the bins' free bound) + 2 x their
+    malloc bound, since one consolidation frees every cached block into the bins and the
+    request is then tried again."""
     malloc, free = lea_bins_bounds()
-    lists, capacity = 64 // 16, 64
-    return 1 + lists * capacity * (1 + free) + 2 * malloc, max(1, free)
+    return 1 + LEA_QUICK_LIST_CAPACITY * (1 + free) + 2 * malloc, max(1, free)
 
 
 def step_bounds(policy, heap_size):
@@ -103,7 +108,8 @@ def step_bounds(policy, heap_size):
         return KINGSLEY_MALLOC_STEPS, KINGSLEY_FREE_STEPS, None, "free steps are not counted"
     if policy == "lea":
         malloc, free = lea_bounds()
-        return malloc, free, None, "malloc includes one consolidation of the quick lists (4 x 64 blocks) and a retry"
+        return malloc, free, None, ("malloc includes one consolidation of the quick lists "
+                                     f"(up to {LEA_QUICK_LIST_CAPACITY:,} blocks) and a retry")
     return None, None, None, NO_BOUND_NOTE.get(policy, "none known to the study")
 
 
@@ -264,7 +270,8 @@ def report_lines(out_dir):
              "knuth 2L + 1 per malloc and L + 1 per free, estranged max over k of 2 + [k>0]2 + 3(L - k) + 2k "
              "(3L + 3) per malloc and 2 per free, with L the level of the heap's largest block (16 << L bytes); "
              "tlsf 5 and 3; kingsley 2 (its frees are not counted); lea the quick lists' worst malloc, which "
-             "consolidates 4 x 64 cached blocks, and the bins' worst free. list has none: its first-fit walk is "
+             f"consolidates up to {LEA_QUICK_LIST_CAPACITY:,} cached blocks, and the bins' worst free. list has "
+             "none: its first-fit walk is "
              "linear in the free blocks. A buddy request that defragments is outside its bound (`bound_note` in "
              "`steps.csv`).")
     L.append("")

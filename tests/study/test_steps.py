@@ -4,13 +4,15 @@ Run: /usr/bin/python3 -m unittest test_steps (CTest: study.steps)."""
 
 import csv
 import os
+import re
 import shutil
 import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study package
+REPO = os.path.join(HERE, "..", "..")
+sys.path.insert(0, REPO)  # the repo root: the study package
 from study import steps  # noqa: E402
 
 
@@ -49,9 +51,28 @@ class Bounds(unittest.TestCase):
         self.assertEqual(steps.step_bounds("kingsley", 1 << 20)[:2], (2, 1))   # strict_seg_heap.h:46-47
         # lea_bins_heap.h:98-104 with size_trie.h:55-57 (P = 45); tests/heap/lea_bins_heap_test.cpp:37
         self.assertEqual(steps.lea_bins_bounds(), (226, 136))
-        # quick_list_heap.h:131-139 with LeaPolicy's 64-byte lists of 64 (policies.h:72);
-        # tests/heap/lea_policy_test.cpp:156
-        self.assertEqual(steps.step_bounds("lea", 1 << 20)[:2], (1 + 4 * 64 * (1 + 136) + 2 * 226, 136))
+        # quick_list_heap.h maxMallocSteps with LeaPolicy's 2^18 cached blocks (policies.h);
+        # tests/heap/lea_policy_test.cpp checks the same number on the C++ side
+        self.assertEqual(steps.step_bounds("lea", 1 << 20)[:2], (1 + (1 << 18) * (1 + 136) + 2 * 226, 136))
+        self.assertEqual(steps.step_bounds("lea", 1 << 20)[0], 35_914_181)
+
+    def test_bounds_follow_the_headers(self):
+        """The constants the bounds are made of, read from the C++ headers, so that a change
+        to a policy's composition that moves its bound fails here instead of leaving the
+        study's bound column stale (as LeaPolicy's quick lists once did)."""
+        def header(path):
+            with open(os.path.join(REPO, path), encoding="utf-8") as f:
+                return f.read()
+        lea = re.search(r"using LeaPolicy = QuickListHeap<(\d+), (\d+),", header("heap/policies.h"))
+        self.assertIsNotNone(lea, "LeaPolicy is no longer QuickListHeap<MaxSmall, Capacity, ...>: update study/steps.py")
+        self.assertEqual((int(lea.group(1)), int(lea.group(2))),
+                         (steps.LEA_QUICK_LIST_MAX_SMALL, steps.LEA_QUICK_LIST_CAPACITY))
+        for path, malloc, free in (("heap/classic/tlsf_heap.h", steps.TLSF_MALLOC_STEPS, steps.TLSF_FREE_STEPS),
+                                   ("heap/layers/strict_seg_heap.h", steps.KINGSLEY_MALLOC_STEPS,
+                                    steps.KINGSLEY_FREE_STEPS)):
+            text = header(path)
+            self.assertIn(f"static constexpr std::size_t kMaxMallocSteps = {malloc};", text, path)
+            self.assertIn(f"static constexpr std::size_t kMaxFreeSteps = {free};", text, path)
 
     def test_no_bound(self):
         malloc, free, top, note = steps.step_bounds("list", 1 << 20)
