@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "gc/object_references.h"
+#include "gc/sweep_prefetch.h"
 
 namespace kith::gc {
 
@@ -328,6 +329,7 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
   std::size_t nextClockCheck = clock ? clockCheckBelow(budget) : 0;
   bool outOfTime = false;
   heap::Heap& heap = space.heap();
+  const heap::FreeFootprint footprint = heap.freeFootprint();
   vm::HandleTable& handles = space.handles();
   // Chunks added during the sweep hold only objects born in it: walking them is harmless.
   while (budget > 0 && !outOfTime && sweepChunk_ < handles.chunkCount()) {
@@ -339,6 +341,9 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
         nextClockCheck = clockCheckBelow(budget);
       }
       vm::Handle* h = &chunk[sweepSlot_];
+      prefetchAhead(footprint, chunk, sweepSlot_, [&](const vm::Handle* a) {
+        return !(a->gcBits & (kBlack | white_)) && !space.isBox(a);  // garbage, as below
+      });
       if (!h->klass) continue;                 // a free slot
       if (h->gcBits & kBlack) {
         h->gcBits = white_;                    // survived: white for the next cycle

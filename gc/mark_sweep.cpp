@@ -1,6 +1,7 @@
 #include "gc/mark_sweep.h"
 
 #include "gc/object_references.h"
+#include "gc/sweep_prefetch.h"
 
 namespace kith::gc {
 
@@ -61,22 +62,31 @@ std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>&
 SweepTotals sweepUnmarked(vm::HandleTableSpace& space) {
   SweepTotals totals;
   heap::Heap& heap = space.heap();
-  // Freeing releases the handle (its klass becomes nullptr), which forEachLive
-  // tolerates: it tests each slot as it reaches it and never revisits one.
-  space.handles().forEachLive([&](vm::Handle* handle) {
-    if (handle->gcBits & kMarked) {
-      handle->gcBits &= ~kMarked;
-      ++totals.survivors;
-      return;
+  const heap::FreeFootprint footprint = heap.freeFootprint();
+  vm::HandleTable& handles = space.handles();
+  // Slot by slot, chunk by chunk; freeing releases the handle (its klass becomes
+  // nullptr), and no slot is visited twice. The heap hears of each free ahead of
+  // it (sweep_prefetch.h).
+  for (std::size_t c = 0; c < handles.chunkCount(); ++c) {
+    vm::Handle* chunk = handles.chunk(c);
+    for (std::size_t i = 0; i < vm::HandleTable::kHandlesPerChunk; ++i) {
+      prefetchAhead(footprint, chunk, i, [&](const vm::Handle* a) { return !(a->gcBits & kMarked) && !space.isBox(a); });
+      vm::Handle* handle = &chunk[i];
+      if (!handle->klass) continue;
+      if (handle->gcBits & kMarked) {
+        handle->gcBits &= ~kMarked;
+        ++totals.survivors;
+        continue;
+      }
+      if (space.isBox(handle)) {  // no heap block: not an object freed
+        space.releaseBox(handle);
+        continue;
+      }
+      totals.bytesFreed += heap.getSize(handle->object);
+      ++totals.objectsFreed;
+      space.freeObject(handle);
     }
-    if (space.isBox(handle)) {  // no heap block: not an object freed
-      space.releaseBox(handle);
-      return;
-    }
-    totals.bytesFreed += heap.getSize(handle->object);
-    ++totals.objectsFreed;
-    space.freeObject(handle);
-  });
+  }
   return totals;
 }
 

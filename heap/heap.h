@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heap/free_footprint.h"
 #include "heap/free_space.h"
 #include "heap/outcome.h"
 #include "heap/statistics/statistics.h"
@@ -36,6 +37,9 @@ class Heap {
   virtual void* malloc(std::size_t size, const void* near) { (void)near; return malloc(size); }
   virtual void free(void* ptr) = 0;
   virtual std::size_t getSize(void* ptr) = 0;
+  // What a free touches outside the block, for a sweep that brings it in ahead
+  // (gc/sweep_prefetch.h) without a call per object.
+  virtual FreeFootprint freeFootprint() const { return {}; }
   virtual HeapStatistics statistics() const = 0;
   // statistics().bytes_in_use without building the rest (collectors ask at every cycle).
   virtual std::size_t bytesInUse() const { return statistics().bytes_in_use; }

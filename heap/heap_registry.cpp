@@ -21,6 +21,10 @@ class PolicyHeap final : public Heap {
   void* malloc(std::size_t size, const void* near) override { return heap_.malloc(size, near); }
   void free(void* ptr) override { heap_.free(ptr); }
   std::size_t getSize(void* ptr) override { return heap_.getSize(ptr); }
+  FreeFootprint freeFootprint() const override {
+    if constexpr (requires { heap_.freeFootprint(); }) return heap_.freeFootprint();
+    else return {};
+  }
   HeapStatistics statistics() const override {
     HeapStatistics s = heap_.statistics();
     if constexpr (kBoehm) heap_.boehmStatistics(s);

@@ -149,6 +149,8 @@ class BuddyBlockTable {
 
   // --- the side table -----------------------------------------------------------
   unsigned levelAt(std::size_t off) const { return byteAt(off) & 0x1Fu; }
+  // The side table itself: byte off / 16 is the granule at offset off (FreeFootprint).
+  const std::uint8_t* sideTable() const { return side_.get(); }
   BuddyState stateAt(std::size_t off) const {
     return static_cast<BuddyState>(byteAt(off) >> 5);
   }

@@ -10,12 +10,14 @@
 // (ceil((L + 1) / 4) counters, not counted as steps: it is not a search).
 #pragma once
 
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <string>
 #include <utility>
 
 #include "heap/buddy/buddy_block_table.h"
+#include "heap/free_footprint.h"
 #include "heap/outcome.h"
 
 namespace kith::heap {
@@ -35,6 +37,11 @@ class BuddyHeapCore : public Super {
   // The block size 2^k of a block this heap returned.
   std::size_t getSize(void* ptr) const {
     return ptr ? BuddyBlockTable::blockBytes(table_.levelAt(table_.offsetOf(ptr))) : 0;
+  }
+
+  // A free reads the block's side-table byte (heap.h's FreeFootprint).
+  FreeFootprint freeFootprint() const {
+    return {table_.base(), table_.sideTable(), static_cast<unsigned>(std::countr_zero(kMinBlock))};
   }
 
   Outcome lastOutcome() const { return outcome_; }
