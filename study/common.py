@@ -21,9 +21,11 @@ QUICK_WORKLOADS = 3
 KINDS = ["contrived", "main", "pauses", "minheap", "tradeoff", "demog", "trace", "cost", "replay"]
 TIMEOUT_EXIT = 124  # as timeout(1)
 # Runs whose wall time is a result: they run alone (no other run beside them) by default,
-# and with --stats-timers=off where they are study runs (main, tradeoff).
+# and with --stats-timers=off where they are study runs (main, tradeoff). Pause runs
+# always run alone (Run.exclusive) and with timers off too: two clock reads around every
+# free of a sweep would be part of the pauses they measure.
 TIMED_KINDS = {"contrived", "main", "tradeoff", "replay"}
-TIMERS_OFF_KINDS = {"main", "tradeoff"}  # count, but read no clock per malloc/free
+TIMERS_OFF_KINDS = {"main", "tradeoff", "pauses"}  # count, but read no clock per malloc/free
 DEFAULT_MAX_REPEAT = 15
 DEFAULT_TARGET_CI = 0.03  # the 95% interval's half-width, as a fraction of the mean
 

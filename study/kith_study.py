@@ -31,8 +31,9 @@ Repeats are interleaved (repeat 0 of every configuration, then repeat 1, ...), s
 drift of the machine hits every configuration alike; after the --repeat minimum, a
 configuration whose 95% interval is wider than +-3% (--target-ci) of its mean gets one
 more run per round, up to --max-repeat. Timed runs (main, tradeoff, contrived, replay)
-run alone (--timing-jobs 1) and main and tradeoff runs pass --stats-timers=off (counts,
-no clock read per malloc and free); the untimed runs use --jobs. A run is done when its .rc file
+run alone (--timing-jobs 1), pause runs always alone, and main, tradeoff and pause runs
+pass --stats-timers=off (counts, no clock read per malloc and free); the untimed runs use
+--jobs. A run is done when its .rc file
 (the exit code) exists; --resume keeps what is done, --plan prints what can run now as
 shell commands, --merge folds run files made elsewhere into DIR (merge.py: checked, never
 replacing a finished run). Bad input is one line `kith study: ...` and ../shared/CLI.md's

@@ -199,8 +199,8 @@ def commands_section(L, page):
              f"{100 * c['precision']:g}%; trade-off at {', '.join(f'{x:g}x' for x in c['multiples'])} of "
              f"each policy's own minimum heap (malloc, which has none: the workload's smallest), "
              f"{c['tradeoff_repeat']} repeat(s) at least; jobs {c['jobs']}, timed runs (main, trade-off, contrived, "
-             f"replay) {c['timing_jobs']} at a time with nothing else beside them; main and trade-off runs with "
-             f"`--stats-timers=off` (counts, no clock read per malloc and free).")
+             f"replay) {c['timing_jobs']} at a time with nothing else beside them, pause runs alone; main, trade-off "
+             f"and pause runs with `--stats-timers=off` (counts, no clock read per malloc and free).")
     L.append("")
     L.append("One run of each kind, exactly as run (every run's command is in `commands.txt`):")
     L.append("")

@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study p
 sys.path.insert(0, HERE)
 import fake_kith  # noqa: E402
 from study import stats  # noqa: E402
+from study.plan import Run  # noqa: E402
 from study.analysis import recycling_workloads, satisfied_row, satisfied_means  # noqa: E402
 
 DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
@@ -144,6 +145,23 @@ def run_study(out, *extra, env=None):
 def read(out, name):
     with open(os.path.join(out, name), newline="") as f:
         return list(csv.DictReader(f))
+
+
+class RunCommands(unittest.TestCase):
+    def test_runs_that_measure_time_read_no_clock_per_request(self):
+        """Main and trade-off runs are timed, and pause runs measure pauses a sweep's frees
+        are part of: none of them may time each malloc and free. The trace run is the one
+        that does (its latencies are a result)."""
+        def argv(kind, collector="continuous"):
+            r = Run(kind, "w", "study", "estranged", collector, 1 << 20, 0)
+            r.script = "w.kith"
+            return r.argv("kith")
+        for kind in ("main", "tradeoff", "pauses"):
+            for collector in ("occasional", "continuous"):
+                self.assertIn("--stats-timers=off", argv(kind, collector), (kind, collector))
+        self.assertNotIn("--stats-timers=off", argv("trace"))
+        self.assertIn("--gc-pacing=time", argv("pauses"))
+        self.assertTrue(Run("pauses", "w", "study", "estranged", "continuous", 1, 0).exclusive)
 
 
 class Driver(unittest.TestCase):
