@@ -341,10 +341,13 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
         nextClockCheck = clockCheckBelow(budget);
       }
       vm::Handle* h = &chunk[sweepSlot_];
-      prefetchAhead(footprint, chunk, sweepSlot_, [&](const vm::Handle* a) {
-        return !(a->gcBits & (kBlack | white_)) && !space.isBox(a);  // garbage, as below
-      });
       if (!h->klass) continue;                 // a free slot
+      // Looked ahead from objects only: a run of boxes (no block to prefetch) sweeps as
+      // cheaply as it would without the prefetch.
+      if (!space.isBox(h))
+        prefetchAhead(footprint, chunk, sweepSlot_, [&](const vm::Handle* a) {
+          return !(a->gcBits & (kBlack | white_)) && !space.isBox(a);  // garbage, as below
+        });
       if (h->gcBits & kBlack) {
         h->gcBits = white_;                    // survived: white for the next cycle
       } else if (!(h->gcBits & white_)) {      // the old white (or never coloured): garbage

@@ -70,9 +70,10 @@ SweepTotals sweepUnmarked(vm::HandleTableSpace& space) {
   for (std::size_t c = 0; c < handles.chunkCount(); ++c) {
     vm::Handle* chunk = handles.chunk(c);
     for (std::size_t i = 0; i < vm::HandleTable::kHandlesPerChunk; ++i) {
-      prefetchAhead(footprint, chunk, i, [&](const vm::Handle* a) { return !(a->gcBits & kMarked) && !space.isBox(a); });
       vm::Handle* handle = &chunk[i];
       if (!handle->klass) continue;
+      if (!space.isBox(handle))  // looked ahead from objects only, as in the incremental sweep
+        prefetchAhead(footprint, chunk, i, [&](const vm::Handle* a) { return !(a->gcBits & kMarked) && !space.isBox(a); });
       if (handle->gcBits & kMarked) {
         handle->gcBits &= ~kMarked;
         ++totals.survivors;
