@@ -342,16 +342,17 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
       }
       vm::Handle* h = &chunk[sweepSlot_];
       if (!h->klass) continue;                 // a free slot
+      const bool box = space.isBox(h);
       // Looked ahead from objects only: a run of boxes (no block to prefetch) sweeps as
       // cheaply as it would without the prefetch.
-      if (!space.isBox(h))
+      if (!box)
         prefetchAhead(footprint, chunk, sweepSlot_, [&](const vm::Handle* a) {
           return !(a->gcBits & (kBlack | white_)) && !space.isBox(a);  // garbage, as below
         });
       if (h->gcBits & kBlack) {
         h->gcBits = white_;                    // survived: white for the next cycle
       } else if (!(h->gcBits & white_)) {      // the old white (or never coloured): garbage
-        if (space.isBox(h)) {                  // no heap block: not an object freed
+        if (box) {                             // no heap block: not an object freed
           space.releaseBox(h);
           continue;
         }

@@ -72,14 +72,15 @@ SweepTotals sweepUnmarked(vm::HandleTableSpace& space) {
     for (std::size_t i = 0; i < vm::HandleTable::kHandlesPerChunk; ++i) {
       vm::Handle* handle = &chunk[i];
       if (!handle->klass) continue;
-      if (!space.isBox(handle))  // looked ahead from objects only, as in the incremental sweep
+      const bool box = space.isBox(handle);
+      if (!box)  // looked ahead from objects only, as in the incremental sweep
         prefetchAhead(footprint, chunk, i, [&](const vm::Handle* a) { return !(a->gcBits & kMarked) && !space.isBox(a); });
       if (handle->gcBits & kMarked) {
         handle->gcBits &= ~kMarked;
         ++totals.survivors;
         continue;
       }
-      if (space.isBox(handle)) {  // no heap block: not an object freed
+      if (box) {  // no heap block: not an object freed
         space.releaseBox(handle);
         continue;
       }

@@ -228,9 +228,9 @@ class LeaBinsHeap : public Super {
   SizeTrie& trie(unsigned bin) { return tries_[bin - kExactBinCount]; }
   const SizeTrie& trie(unsigned bin) const { return tries_[bin - kExactBinCount]; }
 
-  // The whole search, in the order the top of this file gives.
+  // The whole search, in the order the top of this file gives (malloc, its only
+  // caller, has cleared victimRest_).
   [[gnu::noinline]] void* mallocSearching(std::size_t size) {
-    victimRest_ = nullptr;
     if (size > Super::kMaxRequest) return Super::malloc(size);  // fails there
     std::size_t need = Super::blockBytesFor(size);
     if (need > kLargestBlockBytes) return Super::malloc(size);  // no free block is that big
