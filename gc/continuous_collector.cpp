@@ -107,8 +107,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
 // heap is about to fill.
 bool ContinuousCollector::mutatorNeedsTime(vm::HandleTableSpace& space) {
   if (options_.pacing == GcPacing::work) return false;  // slices by allocation volume alone
-  auto sinceLast = Clock::now() - lastSliceEnd_;
-  if (sinceLast * kMutatorShareDen >= lastSliceDuration_ * kMutatorShareNum) return false;
+  if (!tooSoonForASlice(Clock::now())) return false;
   if (cycleRequested_ < cycleAllowance_) return true;
   // The verdict (room to defer or not) is re-read after every kOccupancyRecheckSlices
   // slices' worth of requests, not at each decision, and the reserve covers what
@@ -126,6 +125,20 @@ bool ContinuousCollector::mutatorNeedsTime(vm::HandleTableSpace& space) {
     nextOccupancyCheck_ = cycleRequested_ + kOccupancyRecheckSlices * sliceBytes_;
   }
   return roomToDefer_;
+}
+
+// Two rules, either of which defers the slice: the last pause's rule spreads slices
+// out (the mutator runs 3/2 of the last pause, as the typical slice caps it), and
+// the window's rule bounds the GC time in any GcTimeWindow::kLength — the slice
+// about to run included, reckoned at the slice time limit — to kMaxGcShareNum /
+// kMaxGcShareDen of it: whichever window of that length ends during the slice holds
+// at most the GC time of the last kLength minus the slice, plus the slice.
+bool ContinuousCollector::tooSoonForASlice(Clock::time_point now) const {
+  if ((now - lastSliceEnd_) * kMutatorShareDen < lastSliceDuration_ * kMutatorShareNum) return true;
+  const Clock::duration slice = options_.sliceTimeLimit.count() > 0
+                                    ? std::chrono::duration_cast<Clock::duration>(options_.sliceTimeLimit)
+                                    : lastSliceDuration_;
+  return !gcTime_.hasRoomFor(slice, now, kMaxGcShareNum, kMaxGcShareDen);
 }
 
 void ContinuousCollector::backEdgeBudgetSpent(vm::HandleTableSpace& space) {
@@ -149,6 +162,7 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, GcCause cause)
   allocationColour_ = kBlack;
   barrierActive_ = true;
   gray_.clear();
+  ahead_.clear();
   partial_ = nullptr;
   if (options_.measureLocality) locality_.beginCycle(space.heap().arenaBase(), space.heap().arenaSize());
   space.forEachRoot([&](const vm::Value& root) {
@@ -225,6 +239,7 @@ void ContinuousCollector::slice(vm::HandleTableSpace& space) {
 
 void ContinuousCollector::paused(Clock::time_point begin, Clock::time_point end) {
   lastSliceEnd_ = end;
+  if (options_.pacing == GcPacing::time) gcTime_.record(begin, end);
   // The governor's measure of the pause: its length, but at most kSliceOutlierFactor
   // times the typical slice (a running average): a slice the OS preempted for a
   // scheduling quantum would otherwise stall the cycle for 1.5 quanta, long enough
@@ -255,7 +270,9 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
     if (measure && field.isObject()) locality_.reference(from->object, field.asHandle()->object);
     shadeValue(field);
   };
-  // Depth first, as the stop-the-world marker (mark_sweep.cpp). An object costs a
+  // Depth first, as the stop-the-world marker (mark_sweep.cpp), through the same
+  // prefetch FIFO (prefetch_fifo.h): the handles between the stack and the scan are
+  // still gray, so marking is done when both are empty. An object costs a
   // work unit plus one per kMarkSlotsPerWorkUnit reference slots; an array longer
   // than kLongArraySlots is scanned kLongArraySlots elements at a time, and stays
   // gray (as partial_) between its pieces. With an unbounded budget (collect) this
@@ -280,8 +297,9 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
       }
       continue;
     }
-    if (gray_.empty()) break;
-    vm::Handle* h = gray_.pop();
+    while (!ahead_.full() && !gray_.empty()) ahead_.push(gray_.pop());
+    if (ahead_.empty()) break;
+    vm::Handle* h = ahead_.pop();
     ++spent;
     const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
     cycleLiveBytes_ += size;
@@ -300,7 +318,7 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
     h->gcBits = kBlack;
   }
   sliceWork_ += spent;
-  return gray_.empty() && !partial_;
+  return gray_.empty() && ahead_.empty() && !partial_;
 }
 
 // Marking is complete: every object still white is garbage. The whites flip, so the
@@ -416,6 +434,7 @@ void ContinuousCollector::collect(vm::HandleTableSpace& space, GcCause cause) {
   allocationColour_ = kBlack;
   barrierActive_ = true;
   gray_.clear();
+  ahead_.clear();
   partial_ = nullptr;
   space.forEachRoot([&](const vm::Value& root) {
     shadeValue(root);

@@ -47,13 +47,16 @@
 // (more live objects than the last one marked) gets a slice every quarter of those
 // bytes from then on, to catch up; one that cannot is forced (counted, below).
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
-// progress. PACING, by time (a mutator-utilization governor): a slice due less than
-// 3/2 times the last pause's length (a slice's, or the root scan's) after it is
-// deferred (the mutator runs on; the gate looks again after a quarter of a slice's
-// bytes), so GC takes at most 40% of any stretch of time made of whole slices —
-// the minimum mutator utilization. The length the governor uses is capped at
-// kSliceOutlierFactor times the typical slice, so that a slice the OS preempted does
-// not stall the cycle. The governor
+// progress. PACING, by time (a mutator-utilization governor): a slice is deferred
+// (the mutator runs on; the gate looks again after a quarter of a slice's bytes)
+// when it is due less than 3/2 times the last pause's length (a slice's, or the
+// root scan's) after it — that length capped at kSliceOutlierFactor times the
+// typical slice, so that a slice the OS preempted does not stall the cycle — or
+// when, counted at the slice time limit, it would bring the GC time of some window
+// of 1 ms to more than 40% (gc_time_window.h): the minimum mutator utilization at
+// 1 ms stays at least 0.6 while slices keep to their limit. The last-pause rule
+// alone let a run of slices longer than the typical one take 48% of a millisecond
+// (gcbench: sweep slices of 2 µs, then marking slices of 30). The governor
 // holds past the cycle's allocation allowance too (a program that allocates in
 // bursts gets its slices only in the bursts), as long as the heap's real
 // occupancy, re-read every kOccupancyRecheckSlices slices' worth of requests,
@@ -83,9 +86,11 @@
 #include "gc/collector_options.h"
 #include "gc/cycle_recorder.h"
 #include "gc/gc_cause.h"
+#include "gc/gc_time_window.h"
 #include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
+#include "gc/prefetch_fifo.h"
 #include "gc/slice_clock.h"
 #include "vm/collector.h"
 #include "vm/handle_table_space.h"
@@ -155,6 +160,9 @@ class ContinuousCollector final : public vm::Collector {
   static constexpr std::size_t kReserveDivisor = 8;
   static constexpr std::size_t kOccupancyRecheckSlices = 4;
   static constexpr int kSliceOutlierFactor = 3;
+  // And no window of GcTimeWindow::kLength holds more than this share of GC time
+  // (the slice about to run included): MMU at 1 ms of at least 3/5.
+  static constexpr int kMaxGcShareNum = 2, kMaxGcShareDen = 5;
 
   explicit ContinuousCollector(ContinuousCollectorOptions options = {});
 
@@ -211,6 +219,9 @@ class ContinuousCollector final : public vm::Collector {
   void shadeOverwritten(vm::Value v) override { shadeValue(v); }
   void backEdgeBudgetSpent(vm::HandleTableSpace& space) override;
   bool mutatorNeedsTime(vm::HandleTableSpace& space);
+  // The governor's rules (mutatorNeedsTime): a slice now would come too soon after
+  // the last pause, or overfill the GC time window.
+  bool tooSoonForASlice(Clock::time_point now) const;
   // A pause (a slice, or the root scan) ran from `begin` to `end`: the governor's
   // next deferral is measured from it.
   void paused(Clock::time_point begin, Clock::time_point end);
@@ -254,6 +265,7 @@ class ContinuousCollector final : public vm::Collector {
   Phase phase_ = Phase::idle;
   std::uint32_t white_ = kWhite0;  // the current white; the other one is garbage while sweeping
   GrayStack gray_;
+  PrefetchFifo ahead_;  // gray handles popped from gray_, their objects prefetched, not yet scanned
   SliceClock markClock_, sweepClock_;  // when a time-limited slice reads the clock and stops
   vm::Handle* partial_ = nullptr;  // a long array being scanned a piece at a time (gray)
   std::size_t partialNext_ = 0;    // its next element to scan
@@ -278,6 +290,7 @@ class ContinuousCollector final : public vm::Collector {
   Clock::time_point lastSliceEnd_{};
   Clock::duration lastSliceDuration_{};  // capped at kSliceOutlierFactor * typicalSlice_
   Clock::duration typicalSlice_{};       // running average of the (capped) slice lengths
+  GcTimeWindow gcTime_;                  // the pauses of the last millisecond (time pacing)
   std::uint64_t deferredSlices_ = 0;
   bool cycleForced_ = false;
 
