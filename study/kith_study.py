@@ -339,6 +339,14 @@ def main(argv):
     version = version_info(kith, a.kith_build)
     # The commit beside every count in the CSVs (the counts change when the collector does).
     config["commit"] = (version["commit"] or "unknown") + ("-dirty" if version["dirty"] else "")
+    # Which commits ran each kind of run: a study continued with --resume after a change
+    # (or given runs by --merge) holds runs of more than one build, and its report says
+    # which (report.run_commit). Kept from the previous state when continuing.
+    run_commits = previous.get("run_commits", {}) if continuing else {}
+    run_commits = {kind: [x for x in commits if isinstance(x, str)]
+                   for kind, commits in (run_commits.items() if isinstance(run_commits, dict) else [])
+                   if isinstance(kind, str) and isinstance(commits, list)}
+    config["run_commits"] = run_commits
     all_workloads, fallback = read_suite(config["suite"])
     workloads = select_workloads(all_workloads, a.workloads, a.quick)
     config["workload_names"] = [w.name for w in workloads]
@@ -356,12 +364,19 @@ def main(argv):
     def save_state():
         with open(state_path + ".tmp", "w") as f:
             json.dump({"options": options, "config": config, "invocations": invocations, "load_start": load_start,
-                       "fallback_row": fallback}, f, indent=1)
+                       "fallback_row": fallback, "run_commits": run_commits}, f, indent=1)
         os.replace(state_path + ".tmp", state_path)
 
     save_state()
     commands_path = os.path.join(out_dir, "commands.txt")
     examples = {}
+
+    def record_commits(kinds, commit):
+        for kind in sorted(kinds):
+            commits = run_commits.setdefault(kind, [])
+            if commit not in commits:
+                commits.append(commit)
+        save_state()
 
     def record_commands(runs):
         with open(commands_path, "a") as f:
@@ -386,6 +401,7 @@ def main(argv):
     refused = False
     if a.merge:
         outcome = merge(a.merge, out_dir, config)
+        record_commits(outcome.kinds, "merged, commit not recorded")
         warn(outcome.summary())
         refused = bool(outcome.refused)
     else:
@@ -399,6 +415,7 @@ def main(argv):
             if not runs:
                 break
             record_commands(runs)
+            record_commits({r.kind for r in runs}, config["commit"])
             extra = study.estimate_remaining(runs)
             if not progress.enabled:
                 kinds = {}

@@ -30,6 +30,7 @@ class Outcome:
         self.present = 0  # already in the study's directory, identical
         self.skipped = {}  # reason: count (runs the study does not have)
         self.refused = []  # (path, reason): a broken run, or one that conflicts with a finished run
+        self.kinds = set()  # the kinds of the runs merged
 
     def summary(self):
         text = f"merged {self.merged} runs"
@@ -141,4 +142,5 @@ def merge(dirs, out_dir, config):
                     if os.path.exists(src):
                         shutil.copyfile(src, os.path.join(dest, f"{run.id}.{ext}"))
                 outcome.merged += 1
+                outcome.kinds.add(run.kind)
     return outcome

@@ -168,6 +168,11 @@ def intro_section(L, page):
         {"k": "kith", "v": f"{v['version']} ({v['kith']})"}, {"k": "git commit", "v": commit},
         {"k": "load average at start / end", "v": f"{info['load_start']} / {info['load_end']}"},
         {"k": "python", "v": m["python"]}], ["k", "v"], ["", ""]))
+    mixed = commits_by_kind(page.c)
+    if mixed:
+        L.append("")
+        L.append(f"**The runs come from more than one build** (`--resume` or `--merge` after a change), by kind "
+                 f"of run: {mixed}. Each section's numbers are from the runs of its kind.")
     L.append("")
     L.append("Timing figures (3, 6, 7, and 2) depend on the machine's load; count figures (4, 5, 8, 9) do not: "
              "the continuous collector runs with `--gc-pacing=work` in every run except the pause runs, so its "
@@ -445,8 +450,30 @@ def speedup_section(L, c, tables):
     params = sorted({(r["collector"], r["gc_parameters"]) for r in sp if r.get("gc_parameters")})
     if params:
         L.append("Collector parameters of these runs (from each run's JSON `gc.parameters`): " +
-                 "; ".join(f"{col}: `{p}`" for col, p in params) + f"; kith commit `{c.get('commit', '?')}`.")
+                 "; ".join(f"{col}: `{p}`" for col, p in params) + f"; kith commit `{run_commit(c, ['main'])}`.")
         L.append("")
+
+
+def run_commit(c, kinds):
+    """The commit(s) whose kith ran the runs of `kinds` (study.json's run_commits, kept
+    across --resume and --merge), or the study's one commit when none is recorded."""
+    commits = []
+    for kind in kinds:
+        for x in (c.get("run_commits") or {}).get(kind, []):
+            if x not in commits:
+                commits.append(x)
+    return ", ".join(commits) if commits else c.get("commit", "?")
+
+
+def commits_by_kind(c):
+    """'A: main, minheap; B: pauses' when the runs come from more than one commit, else ''."""
+    kinds_of = {}
+    for kind, commits in sorted((c.get("run_commits") or {}).items()):
+        for x in commits:
+            kinds_of.setdefault(x, []).append(kind)
+    if len(kinds_of) < 2:
+        return ""
+    return "; ".join(f"{x}: {', '.join(kinds)}" for x, kinds in kinds_of.items())
 
 
 def fmt_ms(x):
@@ -482,7 +509,7 @@ def satisfied_section(L, c, tables):
     params = sorted({(r["collector"], r["gc_parameters"]) for r in sat if r.get("gc_parameters")})
     if params:
         L.append("Collector parameters of these counts: " + "; ".join(f"{col}: `{p}`" for col, p in params) +
-                 f"; kith commit `{c.get('commit', '?')}`.")
+                 f"; kith commit `{run_commit(c, ['main'])}`.")
         L.append("")
     tr, _ = tables.get("tradeoff", ([], []))
     buddy = [r for r in tr if r["policy"] in ("knuth", "estranged") and r.get("immediate_pct") is not None]

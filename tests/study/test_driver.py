@@ -154,6 +154,48 @@ class Resume(Base):
                     self.assertEqual(finished_runs(self.out), runs, "the runs kept")
 
 
+    def test_a_resume_after_a_change_says_which_build_ran_which_runs(self):
+        p = study(f"--suite={FAKE_SUITE}", *SMALL, f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        state_path = os.path.join(self.out, "study.json")
+        with open(state_path) as f:
+            state = json.load(f)
+        now = state["config"]["commit"]
+        self.assertEqual(state["run_commits"], {"minheap": [now], "main": [now]})
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertNotIn("more than one build", f.read(), "one build ran every run")
+        # As if an older build had run the main runs, and one of them is run again now.
+        state["run_commits"]["main"] = ["0ld0ld"]
+        with open(state_path, "w") as f:
+            json.dump(state, f)
+        main = os.path.join(self.out, "runs", "main")
+        for name in os.listdir(main):
+            if name.endswith(".rc"):
+                os.remove(os.path.join(main, name))
+                break
+        p = study("--resume", f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(state_path) as f:
+            self.assertEqual(json.load(f)["run_commits"], {"minheap": [now], "main": ["0ld0ld", now]})
+        with open(os.path.join(self.out, "report.md")) as f:
+            report = f.read()
+        self.assertIn("**The runs come from more than one build**", report)
+        self.assertIn(f"0ld0ld: main; {now}: main, minheap", report)
+        # A damaged ledger is dropped (the runs are still there), not a traceback.
+        for damage in (5, {"main": "x"}, {"main": [3, None]}):
+            with self.subTest(damage=damage):
+                with open(state_path) as f:
+                    state = json.load(f)
+                state["run_commits"] = damage
+                with open(state_path, "w") as f:
+                    json.dump(state, f)
+                p = study("--resume", f"--out={self.out}")
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertNotIn("Traceback", p.stderr)
+                with open(state_path) as f:
+                    self.assertIn(json.load(f)["run_commits"], ({}, {"main": []}))
+
+
 class Merge(Base):
     def setUp(self):
         super().setUp()
