@@ -133,7 +133,9 @@ def workloads_table(a):
             continue
         peak = 0
         for r in rows:
-            if r["workload"] == name and r["argset"] == argset:
+            # Not the pause runs: their time-paced cycles find a different peak run to run,
+            # and the figure would move with the host.
+            if r["workload"] == name and r["argset"] == argset and r["kind"] != "pauses":
                 peak = max(peak, int(num(r, "gc.peak_live_bytes") or 0))
         objects = int(num(ref[0], "heap.allocations") or 0) if ref else None
         byts = int(num(ref[0], "heap.bytes_requested") or 0) if ref else None
@@ -221,7 +223,7 @@ def satisfied_tables(a):
                     continue  # no run, or the policy does not say how it met requests (malloc)
                 row.update({"workload": name, "collector": col, "policy": p, "heap_size": rs[0]["heap_size"],
                             "recycling": recycling.get((name, col), False), "gc_parameters": gc_parameters(rs[0]),
-                            "commit": study.config.get("commit", "")})
+                            "commit": kind_commit(study, "main")})
                 sat.append(row)
     cols = (["workload", "collector", "policy", "pacing", "heap_size", "runs", "requests"] + OUTCOMES +
             [f"{o}_pct" for o in OUTCOMES] + ["retried", "counts_identical", "recycling", "gc_parameters", "commit"])
@@ -403,6 +405,13 @@ def gc_parameters(row):
     return " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in items)
 
 
+def kind_commit(study, kind):
+    """The commit(s) whose kith ran the study's runs of `kind` (study.json's run_commits),
+    or the study's one commit when none is recorded."""
+    commits = (study.config.get("run_commits") or {}).get(kind) or []
+    return ", ".join(commits) if commits else study.config.get("commit", "")
+
+
 def config_runs(rows, argset, kind, workload, policy, collector, multiple=None):
     return sorted((r for r in rows if r["kind"] == kind and r["argset"] == argset and r["workload"] == workload
                    and r["policy"] == policy and r["collector"] == collector
@@ -455,7 +464,7 @@ def speedup_rows(study, rows, workloads, policies, collectors):
                        "gc_cycles_policy": int_or_none(num(first_ok(runs), "gc.cycles")) if xs else None,
                        "gc_cycles_list": int_or_none(num(first_ok(base_runs), "gc.cycles")) if base else None,
                        "gc_parameters": gc_parameters(runs[0]) if runs else "", "note": "",
-                       "commit": study.config.get("commit", "")}
+                       "commit": kind_commit(study, "main")}
                 notes = []
                 if not base:
                     notes.append(f"list did not run: {base_why}")
@@ -575,7 +584,7 @@ def tradeoff_rows(study, rows, workloads, policies, collectors):
                            "gc_ms_mean": mean_of(ok, "gc.pause_ms.total"),
                            "gc_cycles": int_or_none(num(ok[0], "gc.cycles")) if ok else None,
                            "note": why if status != "ok" else "", "gc_parameters": gc_parameters(runs[0]),
-                           "commit": study.config.get("commit", "")}
+                           "commit": kind_commit(study, "tradeoff")}
                     sat = satisfied_row(ok)
                     if sat:
                         row.update({f"{o}_pct": sat[f"{o}_pct"] for o in OUTCOMES})

@@ -424,13 +424,15 @@ def main(argv):
                 warn("running " + ", ".join(f"{n} {k}" for k, n in kinds.items()) + f" ({jobs} at a time)")
             failures += execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log)
 
-    # Examples of each kind for the report (from commands.txt when resuming or merging).
+    # Examples of each kind for the report (from commands.txt when resuming or merging):
+    # the last command of each kind, so a kind run again after a change (--resume) shows
+    # the command that made its files now, not the one they replaced.
     if os.path.exists(commands_path):
         with open(commands_path) as f:
             for line in f:
                 m = re.search(r"runs/(\w+) && ", line)
                 if m:
-                    examples.setdefault(m.group(1), line.strip())
+                    examples[m.group(1)] = line.strip()
     tables = write_results(study, out_dir)
     failed_runs, did_not_fit = split_out_of_memory(
         [r for r in tables["results"][0] if r["kind"] in ("main", "pauses", "trace") and r["exit_code"] != 0],
