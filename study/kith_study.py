@@ -371,8 +371,19 @@ def main(argv):
     commands_path = os.path.join(out_dir, "commands.txt")
     examples = {}
 
+    # The kinds with no finished run when this invocation began: every run of theirs is
+    # this build's (a kind whose runs were all set aside to be redone no longer lists
+    # the build that made the old ones).
+    def finished_any(kind):
+        d = os.path.join(out_dir, "runs", kind)
+        return os.path.isdir(d) and any(name.endswith(".rc") for name in os.listdir(d))
+    started_empty = {kind for kind in run_commits if not finished_any(kind)}
+
     def record_commits(kinds, commit):
         for kind in sorted(kinds):
+            if kind in started_empty:
+                run_commits[kind] = []
+                started_empty.discard(kind)
             commits = run_commits.setdefault(kind, [])
             if commit not in commits:
                 commits.append(commit)

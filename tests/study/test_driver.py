@@ -181,6 +181,12 @@ class Resume(Base):
             report = f.read()
         self.assertIn("**The runs come from more than one build**", report)
         self.assertIn(f"0ld0ld: main; {now}: main, minheap", report)
+        # Every main run set aside and run again: only this build ran them now.
+        shutil.rmtree(main)
+        p = study("--resume", f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(state_path) as f:
+            self.assertEqual(json.load(f)["run_commits"], {"minheap": [now], "main": [now]})
         # A damaged ledger is dropped (the runs are still there), not a traceback.
         for damage in (5, {"main": "x"}, {"main": [3, None]}):
             with self.subTest(damage=damage):
