@@ -57,6 +57,15 @@ class Progress:
             sys.stderr.flush()
 
 
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+def unblock_stop_signals():
+    """In a run's child, before exec: the mask it inherits holds the stop signals
+    (execute blocks them while it starts a run); the run must receive them."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
     """Runs `runs`, `jobs` at a time, those that are not timed first (in order, so
     probes and instrumented runs share the cores while nothing is timed); a timing run
@@ -100,17 +109,25 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
                         os.remove(os.path.join(out_dir, r.path(ext)))
                     except FileNotFoundError:
                         pass
-                if r.kind == "contrived":
-                    logf = open(os.path.join(out_dir, r.path("json")), "w")
-                    errf = open(os.path.join(out_dir, r.path("log")), "w")
-                else:
-                    logf = open(os.path.join(out_dir, r.path("log")), "w")
-                    errf = subprocess.STDOUT
-                proc = subprocess.Popen(r.argv(kith), cwd=out_dir, stdout=logf, stderr=errf,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
-                if errf is not subprocess.STDOUT:
-                    errf.close()
-                running.append((r, proc, time.monotonic(), logf))
+                # A stop signal held off until the child is in `running`: arriving between
+                # the fork and the append, it left a child nobody killed, running on after
+                # the study exited (seen under load in test_driver's Signals test).
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+                try:
+                    if r.kind == "contrived":
+                        logf = open(os.path.join(out_dir, r.path("json")), "w")
+                        errf = open(os.path.join(out_dir, r.path("log")), "w")
+                    else:
+                        logf = open(os.path.join(out_dir, r.path("log")), "w")
+                        errf = subprocess.STDOUT
+                    proc = subprocess.Popen(r.argv(kith), cwd=out_dir, stdout=logf, stderr=errf,
+                                            stdin=subprocess.DEVNULL, start_new_session=True,
+                                            preexec_fn=unblock_stop_signals)
+                    if errf is not subprocess.STDOUT:
+                        errf.close()
+                    running.append((r, proc, time.monotonic(), logf))
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
             label = ""
             if running:
                 last = running[-1][0]

@@ -12,7 +12,9 @@ workloads' wall times 20% faster or slower on alternate repeats (from the run id
 --stats-file), never inside +-3%; FAKE_KITH_SPANS=FILE appends "begin|end KIND TIME" of every
 run, with 50 ms between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR;
 FAKE_KITH_RUNLOG=FILE appends "PID ARGS" of every `run` as it starts and FAKE_KITH_SLEEP=S makes
-each `run` take S seconds more, to see which runs ran and which processes outlive a signal."""
+each `run` take S seconds more, to see which runs ran and which processes outlive a signal;
+FAKE_KITH_SIGBLK=FILE appends the signal mask each `run` starts with (/proc/self/status's
+SigBlk, hex), to see that the driver hands its runs no blocked signal."""
 
 import json
 import os
@@ -69,6 +71,10 @@ def run(args):
     if runlog:
         with open(runlog, "a") as f:
             f.write(f"{os.getpid()} {' '.join(args)}\n")
+    sigblk = os.environ.get("FAKE_KITH_SIGBLK")
+    if sigblk:
+        with open("/proc/self/status") as status, open(sigblk, "a") as f:
+            f.write(next(line.split()[1] for line in status if line.startswith("SigBlk:")) + "\n")
     time.sleep(float(os.environ.get("FAKE_KITH_SLEEP", "0")))
     spans = os.environ.get("FAKE_KITH_SPANS")
     if spans:

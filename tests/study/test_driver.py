@@ -262,6 +262,19 @@ class Merge(Base):
 
 
 class Signals(Base):
+    def test_runs_start_with_no_signal_blocked(self):
+        # The driver holds the stop signals off while it starts a run (runner.py); the run
+        # itself must still receive them.
+        masks = os.path.join(self.tmp, "sigblk")
+        p = study(f"--suite={FAKE_SUITE}", *SMALL, f"--out={self.out}",
+                  env=dict(os.environ, FAKE_KITH_SIGBLK=masks))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(masks) as f:
+            seen = [int(line, 16) for line in f]
+        self.assertGreater(len(seen), 10)
+        stop = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1)) | (1 << (signal.SIGHUP - 1))
+        self.assertEqual([m & stop for m in seen], [0] * len(seen))
+
     def test_term_and_hup_kill_children_and_resume_redoes_nothing(self):
         for sig in (signal.SIGTERM, signal.SIGHUP):
             with self.subTest(signal=sig.name):
