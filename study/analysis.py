@@ -11,7 +11,7 @@ from . import demographics
 from . import stats
 from . import steps
 from .plan import Run, load_stats, run_files
-from .common import num, write_csv
+from .common import kind_commit, num, write_csv
 
 META_COLUMNS = ["run_id", "kind", "workload", "argset", "args", "policy", "collector", "pacing", "heap_size",
                 "multiple", "repeat", "exit_code"]
@@ -223,7 +223,7 @@ def satisfied_tables(a):
                     continue  # no run, or the policy does not say how it met requests (malloc)
                 row.update({"workload": name, "collector": col, "policy": p, "heap_size": rs[0]["heap_size"],
                             "recycling": recycling.get((name, col), False), "gc_parameters": gc_parameters(rs[0]),
-                            "commit": kind_commit(study, "main")})
+                            "commit": kind_commit(study.config, "main")})
                 sat.append(row)
     cols = (["workload", "collector", "policy", "pacing", "heap_size", "runs", "requests"] + OUTCOMES +
             [f"{o}_pct" for o in OUTCOMES] + ["retried", "counts_identical", "recycling", "gc_parameters", "commit"])
@@ -405,13 +405,6 @@ def gc_parameters(row):
     return " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in items)
 
 
-def kind_commit(study, kind):
-    """The commit(s) whose kith ran the study's runs of `kind` (study.json's run_commits),
-    or the study's one commit when none is recorded."""
-    commits = (study.config.get("run_commits") or {}).get(kind) or []
-    return ", ".join(commits) if commits else study.config.get("commit", "")
-
-
 def config_runs(rows, argset, kind, workload, policy, collector, multiple=None):
     return sorted((r for r in rows if r["kind"] == kind and r["argset"] == argset and r["workload"] == workload
                    and r["policy"] == policy and r["collector"] == collector
@@ -464,7 +457,7 @@ def speedup_rows(study, rows, workloads, policies, collectors):
                        "gc_cycles_policy": int_or_none(num(first_ok(runs), "gc.cycles")) if xs else None,
                        "gc_cycles_list": int_or_none(num(first_ok(base_runs), "gc.cycles")) if base else None,
                        "gc_parameters": gc_parameters(runs[0]) if runs else "", "note": "",
-                       "commit": kind_commit(study, "main")}
+                       "commit": kind_commit(study.config, "main")}
                 notes = []
                 if not base:
                     notes.append(f"list did not run: {base_why}")
@@ -584,7 +577,7 @@ def tradeoff_rows(study, rows, workloads, policies, collectors):
                            "gc_ms_mean": mean_of(ok, "gc.pause_ms.total"),
                            "gc_cycles": int_or_none(num(ok[0], "gc.cycles")) if ok else None,
                            "note": why if status != "ok" else "", "gc_parameters": gc_parameters(runs[0]),
-                           "commit": kind_commit(study, "tradeoff")}
+                           "commit": kind_commit(study.config, "tradeoff")}
                     sat = satisfied_row(ok)
                     if sat:
                         row.update({f"{o}_pct": sat[f"{o}_pct"] for o in OUTCOMES})

@@ -32,6 +32,14 @@ DEFAULT_TARGET_CI = 0.03  # the 95% interval's half-width, as a fraction of the 
 
 # --- small helpers ----------------------------------------------------------------------
 
+def kind_commit(config, kind):
+    """The commit(s) whose kith ran the study's runs of `kind` (study.json's run_commits,
+    kept across --resume and --merge), or the study's one commit when none is recorded
+    ("" if that is unknown too)."""
+    commits = (config.get("run_commits") or {}).get(kind) or []
+    return ", ".join(commits) if commits else config.get("commit", "")
+
+
 def parse_size(text):
     """'64M' -> 67108864 (binary units, as kith's --heap-size)."""
     m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)B?\s*", str(text), re.I)

@@ -341,7 +341,7 @@ def main(argv):
     config["commit"] = (version["commit"] or "unknown") + ("-dirty" if version["dirty"] else "")
     # Which commits ran each kind of run: a study continued with --resume after a change
     # (or given runs by --merge) holds runs of more than one build, and its report says
-    # which (report.run_commit). Kept from the previous state when continuing.
+    # which (common.kind_commit). Kept from the previous state when continuing.
     run_commits = previous.get("run_commits", {}) if continuing else {}
     run_commits = {kind: [x for x in commits if isinstance(x, str)]
                    for kind, commits in (run_commits.items() if isinstance(run_commits, dict) else [])
@@ -394,7 +394,6 @@ def main(argv):
             for r in runs:
                 line = r.shell_command(kith)
                 f.write(line + "\n")
-                examples.setdefault(r.kind, line)
 
     if a.plan:
         runs = study.plan(out_dir)

@@ -12,7 +12,7 @@ from . import alloc_cost
 from . import demographics
 from . import stats
 from . import steps
-from .common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, warn
+from .common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, kind_commit, warn
 
 FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
     ("Workloads (the paper's Figure 7)", []),
@@ -450,19 +450,9 @@ def speedup_section(L, c, tables):
     params = sorted({(r["collector"], r["gc_parameters"]) for r in sp if r.get("gc_parameters")})
     if params:
         L.append("Collector parameters of these runs (from each run's JSON `gc.parameters`): " +
-                 "; ".join(f"{col}: `{p}`" for col, p in params) + f"; kith commit `{run_commit(c, ['main'])}`.")
+                 "; ".join(f"{col}: `{p}`" for col, p in params) +
+                 f"; kith commit `{kind_commit(c, 'main') or '?'}`.")
         L.append("")
-
-
-def run_commit(c, kinds):
-    """The commit(s) whose kith ran the runs of `kinds` (study.json's run_commits, kept
-    across --resume and --merge), or the study's one commit when none is recorded."""
-    commits = []
-    for kind in kinds:
-        for x in (c.get("run_commits") or {}).get(kind, []):
-            if x not in commits:
-                commits.append(x)
-    return ", ".join(commits) if commits else c.get("commit", "?")
 
 
 def commits_by_kind(c):
@@ -509,7 +499,7 @@ def satisfied_section(L, c, tables):
     params = sorted({(r["collector"], r["gc_parameters"]) for r in sat if r.get("gc_parameters")})
     if params:
         L.append("Collector parameters of these counts: " + "; ".join(f"{col}: `{p}`" for col, p in params) +
-                 f"; kith commit `{run_commit(c, ['main'])}`.")
+                 f"; kith commit `{kind_commit(c, 'main') or '?'}`.")
         L.append("")
     tr, _ = tables.get("tradeoff", ([], []))
     buddy = [r for r in tr if r["policy"] in ("knuth", "estranged") and r.get("immediate_pct") is not None]
