@@ -127,14 +127,38 @@ class LeaBinsHeap : public Super {
     return mallocSearching(size);
   }
 
+  // The common carve of a small request in one pass: what malloc (victim case),
+  // CoalesceHeap's carve and the free of the rest that hands it over as the next
+  // victim do together, with the same tags, steps and victim, without taking the
+  // victim out and filing its rest back. nullptr, changing nothing, when malloc would
+  // not take the victim or the rest would be too small to split off: then malloc.
+  static constexpr std::size_t kFastPathSteps = 2;  // the victim looked at; its rest handed over
+  void* mallocFastPath(std::size_t size) {
+    if (size > kExactMaxRequest) return nullptr;
+    const std::size_t need = Super::blockBytesFor(size);
+    const unsigned bin = binOf(need);
+    void* block = victim_;
+    const std::size_t bytes = victimBytes_;
+    if ((nonEmpty_ & (std::uint64_t{1} << bin)) || block == nullptr || bytes < need + Super::kMinBlockBytes ||
+        (victimIsTop_ && (nonEmpty_ >> (bin + 1)) != 0))
+      return nullptr;
+    assert(victimRest_ == nullptr);  // no hand-over is pending between calls
+    steps_ += kFastPathSteps;
+    bytes_ -= need;
+    victimBytes_ = bytes - need;
+    victim_ = Super::carveFree(block, bytes, need);
+    return block;
+  }
+
   // The rest of a block just taken from the victim (the common carve) becomes the
   // next victim inline; every other free out of line (fileFreed).
   void free(void* block) {
     if (block == victimRest_ && victim_ == nullptr) {
       assert(!victimMerged_);  // a hand-over is taken by the free that follows it
+      assert(victimRestBytes_ == Super::blockBytes(block) && victimRestIsTop_ == (Super::blockAfter(block) == nullptr));
       victimRest_ = nullptr;
       ++steps_;
-      adoptVictim(block);
+      adoptVictim(block, victimRestBytes_, victimRestIsTop_);
       return;
     }
     fileFreed(block);
@@ -145,7 +169,7 @@ class LeaBinsHeap : public Super {
       ++steps_;
       victim_ = nullptr;
       victimMerged_ = true;
-      bytes_ -= victimUsable_;
+      bytes_ -= Super::usableBytes(victimBytes_);
       return;
     }
     unlink(binOf(Super::blockBytes(block)), block);
@@ -163,7 +187,7 @@ class LeaBinsHeap : public Super {
   // The largest request malloc can serve now: the bigger of the victim and the
   // biggest block of the highest non-empty bin (its trie's rightmost path).
   std::size_t largestFreeBlock() const {
-    std::size_t largest = victim_ ? victimUsable_ : 0;
+    std::size_t largest = victim_ ? Super::usableBytes(victimBytes_) : 0;
     if (nonEmpty_ == 0) return largest;
     unsigned top = static_cast<unsigned>(std::bit_width(nonEmpty_)) - 1;
     void* block = top < kExactBinCount ? exact_[top].head() : trie(top).largest();
@@ -182,7 +206,7 @@ class LeaBinsHeap : public Super {
   // whether it is non-empty, and each of its blocks belongs in it by size.
   std::string checkFreeStructure() const {
     if (victim_ != nullptr && !Super::isFree(victim_)) return "the victim is not a free block";
-    if (victim_ != nullptr && (victimBytes_ != Super::blockBytes(victim_) || victimUsable_ != Super::getSize(victim_)))
+    if (victim_ != nullptr && victimBytes_ != Super::blockBytes(victim_))
       return "the victim's recorded size disagrees with its header";
     if (victim_ != nullptr && victimIsTop_ != (Super::blockAfter(victim_) == nullptr))
       return "the victim's top flag disagrees with what lies after it";
@@ -248,7 +272,8 @@ class LeaBinsHeap : public Super {
       }
       unsigned next = static_cast<unsigned>(std::countr_zero(larger));
       void* block = take(next, next < kExactBinCount ? exact_[next].head() : trie(next).smallest(steps_));
-      if (Super::blockBytes(block) - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
+      if (const std::size_t rest = Super::blockBytes(block) - need; rest >= Super::kMinBlockBytes)
+        expectRest(static_cast<std::byte*>(block) + need, rest, Super::blockAfter(block) == nullptr);
       return block;
     }
     // Medium and large: best fit in its trie, else the smallest of a bigger bin;
@@ -272,22 +297,38 @@ class LeaBinsHeap : public Super {
   // Files a freed block, or makes it the victim when it succeeds one (see free).
   [[gnu::noinline]] void fileFreed(void* block) {
     if (block == victimRest_ || victimMerged_) {  // the victim's successor
+      const bool rest = block == victimRest_;
       victimRest_ = nullptr;
       victimMerged_ = false;
       ++steps_;
       if (victim_ != nullptr) file(victim_, victimBytes_);  // its header may be cold: size from here
-      adoptVictim(block);
+      if (rest) {
+        adoptVictim(block, victimRestBytes_, victimRestIsTop_);
+      } else {
+        const std::size_t bytes = Super::blockBytes(block);
+        adoptVictim(block, bytes, Super::blockAfter(block) == nullptr);
+      }
     } else {
       file(block, Super::blockBytes(block));
       bytes_ += Super::getSize(block);
     }
   }
-  void adoptVictim(void* block) {
+  // Makes `block` (of `bytes` bytes, ending its chunk if `isTop`) the victim. The
+  // caller knows its size: read back from the header just written, it would be
+  // reloaded after every store that may alias it.
+  void adoptVictim(void* block, std::size_t bytes, bool isTop) {
+    const std::size_t usable = Super::usableBytes(bytes);
     victim_ = block;
-    victimBytes_ = Super::blockBytes(block);
-    victimUsable_ = Super::getSize(block);
-    victimIsTop_ = Super::blockAfter(block) == nullptr;
-    bytes_ += victimUsable_;
+    victimBytes_ = bytes;
+    victimIsTop_ = isTop;
+    bytes_ += usable;
+  }
+  // The caller will split off `rest` (of `bytes` bytes) and file it back: it
+  // becomes the next victim, with the size and top flag known now.
+  void expectRest(void* rest, std::size_t bytes, bool isTop) {
+    victimRest_ = rest;
+    victimRestBytes_ = bytes;
+    victimRestIsTop_ = isTop;
   }
 
   // Files a free block of `bytes` bytes in its bin (bytes_ is the caller's).
@@ -307,9 +348,10 @@ class LeaBinsHeap : public Super {
   // rest it files back becomes the next victim.
   void* takeVictim(std::size_t need) {
     void* block = victim_;
+    const std::size_t rest = victimBytes_ - need;
     victim_ = nullptr;
-    bytes_ -= victimUsable_;
-    if (victimBytes_ - need >= Super::kMinBlockBytes) victimRest_ = static_cast<std::byte*>(block) + need;
+    bytes_ -= Super::usableBytes(victimBytes_);
+    if (rest >= Super::kMinBlockBytes) expectRest(static_cast<std::byte*>(block) + need, rest, victimIsTop_);
     return block;
   }
 
@@ -341,9 +383,11 @@ class LeaBinsHeap : public Super {
   // one block in address order at one step each instead of a trie removal and
   // insertion each. It is free, so it coalesces like any other free block.
   void* victim_ = nullptr;
-  std::size_t victimBytes_ = 0, victimUsable_ = 0;  // its size, kept here: its header may be cold
+  std::size_t victimBytes_ = 0;  // its size, kept here: its header may be cold
   bool victimIsTop_ = false;                        // it ends its chunk (the arena's untouched rest)
   void* victimRest_ = nullptr;  // the rest malloc's caller will file back: the next victim
+  std::size_t victimRestBytes_ = 0;  // its size and top flag (expectRest)
+  bool victimRestIsTop_ = false;
   bool victimMerged_ = false;   // the victim was coalesced away: the merged block succeeds it
   std::uint64_t nonEmpty_ = 0;
   std::size_t bytes_ = 0;

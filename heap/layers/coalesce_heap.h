@@ -82,6 +82,18 @@ class CoalesceHeap : public Super {
     return block;
   }
 
+  // The structure's own one-pass carve of the common request, when it has one
+  // (LeaBinsHeap's victim): malloc's result and outcome (split), or nullptr,
+  // changing nothing, when the request is not that case (then malloc).
+  // kFastPathSteps: the steps it takes (Super's), always the same.
+  void* mallocFastPath(std::size_t size)
+    requires requires(Super s) { s.mallocFastPath(size); }
+  {
+    void* block = Super::mallocFastPath(size);
+    if (block != nullptr) outcome_ = Outcome::split;
+    return block;
+  }
+
   void free(void* ptr) {
     if (ptr == nullptr) return;
     assert(!Super::isFree(ptr) && "double free");

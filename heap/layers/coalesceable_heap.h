@@ -61,6 +61,7 @@ concept CoalescingRepresentation = HeapLayer<R> && requires(const R r, void* p, 
   { R::getSize(p) } -> std::same_as<std::size_t>;
   { R::blockBytes(p) } -> std::same_as<std::size_t>;
   { R::blockBytesFor(n) } -> std::same_as<std::size_t>;
+  { R::usableBytes(n) } -> std::same_as<std::size_t>;
   { R::isFree(p) } -> std::same_as<bool>;
   { R::markFree(p) } -> std::same_as<void>;
   { R::markInUse(p) } -> std::same_as<void>;
@@ -140,7 +141,9 @@ class CoalesceableHeap : public Super {
 
   // Usable bytes of a block: its size less the size word (the prevSize word of the
   // next block is usable while this one is in use).
-  static std::size_t getSize(void* ptr) { return blockBytes(ptr) - kFooterBytes; }
+  static std::size_t getSize(void* ptr) { return usableBytes(blockBytes(ptr)); }
+  // getSize of a block of `blockBytes` bytes.
+  static constexpr std::size_t usableBytes(std::size_t blockBytes) { return blockBytes - kFooterBytes; }
   static std::size_t blockBytes(void* ptr) { return sizeWord(headerOf(ptr)) & ~kFlagMask; }
   static bool isFree(void* ptr) { return (sizeWord(headerOf(ptr)) & kFree) != 0; }
 
@@ -211,6 +214,21 @@ class CoalesceableHeap : public Super {
     return h + keep + kHeaderBytes;
   }
 
+  // carve of a free block of `bytes` bytes whose rest is big enough to split off
+  // (bytes - keep >= kMinBlockBytes), for a caller that knows both sizes: the first
+  // `keep` bytes go into use and the rest, returned, stays free. The block above
+  // already records a free neighbour; only its size changes.
+  static void* carveFree(void* ptr, std::size_t bytes, std::size_t keep) {
+    std::byte* h = headerOf(ptr);
+    const std::size_t word = sizeWord(h);
+    assert((word & kFree) && (word & ~kFlagMask) == bytes && keep % kAlignment == 0 && bytes - keep >= kMinBlockBytes);
+    const std::size_t restBytes = bytes - keep;
+    sizeWord(h) = keep | (word & kPreviousFree);
+    sizeWord(h + keep) = restBytes | kFree;  // its block below, ptr, is in use
+    prevSizeWord(h + bytes) = restBytes;
+    assert(sizeWord(h + bytes) & kPreviousFree);
+    return h + keep + kHeaderBytes;
+  }
   // Joins `right`, which must lie just above `left`, into `left` and returns it.
   // The result keeps left's flags; the block above is told its new neighbour.
   static void* merge(void* left, void* right) {

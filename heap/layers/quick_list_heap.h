@@ -81,8 +81,9 @@ class QuickListHeap : public Super {
         mallocSteps_ = 1;
         return block;
       }
+      return mallocFromSuper(listRequestSize(c), 1);  // the class's full size; one list looked at
     }
-    return mallocFromSuper(size);
+    return mallocFromSuper(size, 0);
   }
 
   void free(void* ptr) {
@@ -227,13 +228,20 @@ class QuickListHeap : public Super {
   }
 
   // The paths through Super, out of line: inlined, their calls would make every
-  // quick-list hit save and restore registers.
-  [[gnu::noinline]] void* mallocFromSuper(std::size_t size) {
-    std::size_t list = 0;
-    if (size <= MaxSmall) {
-      list = 1;  // the empty list looked at
-      size = listRequestSize(listFor(size));
+  // quick-list hit save and restore registers. Super's fast path first, when it has
+  // one (mallocFastPath: no calls, so no registers saved); the rest further out.
+  // `list` is the steps malloc took (1: an empty quick list looked at).
+  [[gnu::noinline]] void* mallocFromSuper(std::size_t size, std::size_t list) {
+    if constexpr (requires(Super s) { s.mallocFastPath(size); }) {
+      if (void* block = Super::mallocFastPath(size)) {
+        outcome_ = Super::lastOutcome();
+        mallocSteps_ = list + Super::kFastPathSteps;
+        return block;
+      }
     }
+    return mallocThroughSuper(size, list);
+  }
+  [[gnu::noinline]] void* mallocThroughSuper(std::size_t size, std::size_t list) {
     std::size_t before = superSteps();
     ownSteps_ = list;
     if (size >= ConsolidateAt) consolidate();
