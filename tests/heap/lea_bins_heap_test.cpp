@@ -281,6 +281,63 @@ TEST(LeaBinsHeap, EveryCallWithinItsStepBoundFragmenting) {
   expectEveryCallWithinBounds(SizeMix::fragmenting, 6, 8 << 20);
 }
 
+// mallocFastPath is malloc's victim carve in one pass: two heaps given the same
+// calls, one trying the fast path before every malloc, hand out the same offsets
+// with the same steps and outcomes, and keep the same victim, free bytes and bins.
+void expectFastPathIsMallocsCarve(SizeMix mix, std::uint64_t seed) {
+  const std::size_t arena = 8 << 20;
+  Bins fast(arena), plain(arena);
+  auto offset = [](const Bins& h, const void* p) {
+    return p ? static_cast<const std::byte*>(p) - h.arenaBase() : std::ptrdiff_t{-1};
+  };
+  std::vector<WorkloadStep> steps = makeWorkload(mix, seed, 60'000, 2000);
+  std::vector<void*> fastSlots(2000), plainSlots(2000);
+  std::size_t taken = 0, i = 0;
+  for (const WorkloadStep& s : steps) {
+    if (s.size) {
+      std::size_t fastSteps = stepsOf(fast, [&] {
+        fastSlots[s.slot] = fast.mallocFastPath(s.size);
+        if (fastSlots[s.slot] != nullptr) ++taken; else fastSlots[s.slot] = fast.malloc(s.size);
+      });
+      std::size_t plainSteps = stepsOf(plain, [&] { plainSlots[s.slot] = plain.malloc(s.size); });
+      ASSERT_EQ(offset(fast, fastSlots[s.slot]), offset(plain, plainSlots[s.slot])) << i;
+      ASSERT_EQ(fastSteps, plainSteps) << i;
+      ASSERT_EQ(fast.lastOutcome(), plain.lastOutcome()) << i;
+    } else {
+      fast.free(fastSlots[s.slot]);
+      plain.free(plainSlots[s.slot]);
+    }
+    ASSERT_EQ(offset(fast, fast.victim()), offset(plain, plain.victim())) << i;
+    ASSERT_EQ(fast.freeBytes(), plain.freeBytes()) << i;
+    ASSERT_EQ(fast.nonEmptyBins(), plain.nonEmptyBins()) << i;
+    if (++i % 5000 == 0) ASSERT_EQ(fast.checkInvariants(), "") << i;
+  }
+  EXPECT_EQ(fast.checkInvariants(), "");
+  EXPECT_GT(taken, 1000u);  // the fast path did serve (a test of it, not of malloc alone)
+}
+
+TEST(LeaBinsHeap, FastPathIsMallocsCarveJvmLike) { expectFastPathIsMallocsCarve(SizeMix::jvmLike, 11); }
+TEST(LeaBinsHeap, FastPathIsMallocsCarveFragmenting) { expectFastPathIsMallocsCarve(SizeMix::fragmenting, 12); }
+
+TEST(LeaBinsHeap, FastPathDeclinesWhatItDoesNotCarve) {
+  Bins h(1 << 20);
+  EXPECT_EQ(h.mallocFastPath(16), nullptr);  // no victim yet: the arena block is in the large bin
+  void* a = h.malloc(100);
+  ASSERT_NE(h.victim(), nullptr);
+  EXPECT_EQ(h.mallocFastPath(Layer::kExactMaxRequest + 1), nullptr);  // not a small request
+  void* b = h.mallocFastPath(40);
+  EXPECT_EQ(b, static_cast<std::byte*>(a) + 112);  // the victim's first 48 bytes
+  EXPECT_EQ(h.lastOutcome(), Outcome::split);
+  EXPECT_EQ(h.victim(), static_cast<std::byte*>(b) + 48);
+  h.malloc(40);
+  h.free(b);  // between two busy blocks: it goes to its exact bin, which malloc takes first
+  ASSERT_EQ(h.binBlockCount(Layer::binOf(48)), 1u);
+  std::size_t before = h.stepCount();
+  EXPECT_EQ(h.mallocFastPath(40), nullptr);
+  EXPECT_EQ(h.stepCount(), before);  // declining changes nothing
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
 // Adversarial for the trie: every size of the widest medium bin free at once, each
 // several times, then requests for each size in turn, and frees that coalesce
 // neighbours out of the middle of the trie.
