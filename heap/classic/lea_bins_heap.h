@@ -127,21 +127,26 @@ class LeaBinsHeap : public Super {
     return mallocSearching(size);
   }
 
-  // The common carve of a small request in one pass: what malloc (victim case),
+  // The common carve in one pass: what malloc (when it takes the victim),
   // CoalesceHeap's carve and the free of the rest that hands it over as the next
   // victim do together, with the same tags, steps and victim, without taking the
-  // victim out and filing its rest back. nullptr, changing nothing, when malloc would
-  // not take the victim or the rest would be too small to split off: then malloc.
+  // victim out and filing its rest back. malloc takes the victim for a small request
+  // when its exact bin is empty (and, for the top, every bigger bin too), and for a
+  // medium or large one when its bin and every bigger one are empty (nothing there
+  // could fit more closely). nullptr, changing nothing, in every other case and when
+  // the rest would be too small to split off: then malloc.
   static constexpr std::size_t kFastPathSteps = 2;  // the victim looked at; its rest handed over
   void* mallocFastPath(std::size_t size) {
-    if (size > kExactMaxRequest) return nullptr;
+    if (size > kLargestBlockBytes - kAlignment) return nullptr;  // then blockBytesFor(size) <= kLargestBlockBytes
     const std::size_t need = Super::blockBytesFor(size);
     const unsigned bin = binOf(need);
+    const bool otherBlockFirst = size <= kExactMaxRequest
+                                     ? (nonEmpty_ & (std::uint64_t{1} << bin)) ||
+                                           (victimIsTop_ && (nonEmpty_ >> (bin + 1)) != 0)
+                                     : (nonEmpty_ >> bin) != 0;
     void* block = victim_;
     const std::size_t bytes = victimBytes_;
-    if ((nonEmpty_ & (std::uint64_t{1} << bin)) || block == nullptr || bytes < need + Super::kMinBlockBytes ||
-        (victimIsTop_ && (nonEmpty_ >> (bin + 1)) != 0))
-      return nullptr;
+    if (otherBlockFirst || block == nullptr || bytes < need + Super::kMinBlockBytes) return nullptr;
     assert(victimRest_ == nullptr);  // no hand-over is pending between calls
     steps_ += kFastPathSteps;
     bytes_ -= need;

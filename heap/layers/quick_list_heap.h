@@ -229,11 +229,12 @@ class QuickListHeap : public Super {
 
   // The paths through Super, out of line: inlined, their calls would make every
   // quick-list hit save and restore registers. Super's fast path first, when it has
-  // one (mallocFastPath: no calls, so no registers saved); the rest further out.
+  // one (mallocFastPath: no calls, so no registers saved) and the request does not
+  // consolidate first; the rest further out.
   // `list` is the steps malloc took (1: an empty quick list looked at).
   [[gnu::noinline]] void* mallocFromSuper(std::size_t size, std::size_t list) {
     if constexpr (requires(Super s) { s.mallocFastPath(size); }) {
-      if (void* block = Super::mallocFastPath(size)) {
+      if (void* block = size < ConsolidateAt ? Super::mallocFastPath(size) : nullptr) {
         outcome_ = Super::lastOutcome();
         mallocSteps_ = list + Super::kFastPathSteps;
         return block;

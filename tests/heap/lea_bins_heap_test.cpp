@@ -292,12 +292,17 @@ void expectFastPathIsMallocsCarve(SizeMix mix, std::uint64_t seed) {
   };
   std::vector<WorkloadStep> steps = makeWorkload(mix, seed, 60'000, 2000);
   std::vector<void*> fastSlots(2000), plainSlots(2000);
-  std::size_t taken = 0, i = 0;
+  std::size_t taken = 0, takenMedium = 0, i = 0;
   for (const WorkloadStep& s : steps) {
     if (s.size) {
       std::size_t fastSteps = stepsOf(fast, [&] {
         fastSlots[s.slot] = fast.mallocFastPath(s.size);
-        if (fastSlots[s.slot] != nullptr) ++taken; else fastSlots[s.slot] = fast.malloc(s.size);
+        if (fastSlots[s.slot] != nullptr) {
+          ++taken;
+          takenMedium += s.size > Layer::kExactMaxRequest;
+        } else {
+          fastSlots[s.slot] = fast.malloc(s.size);
+        }
       });
       std::size_t plainSteps = stepsOf(plain, [&] { plainSlots[s.slot] = plain.malloc(s.size); });
       ASSERT_EQ(offset(fast, fastSlots[s.slot]), offset(plain, plainSlots[s.slot])) << i;
@@ -314,6 +319,7 @@ void expectFastPathIsMallocsCarve(SizeMix mix, std::uint64_t seed) {
   }
   EXPECT_EQ(fast.checkInvariants(), "");
   EXPECT_GT(taken, 1000u);  // the fast path did serve (a test of it, not of malloc alone)
+  EXPECT_GT(takenMedium, 0u);  // medium requests too
 }
 
 TEST(LeaBinsHeap, FastPathIsMallocsCarveJvmLike) { expectFastPathIsMallocsCarve(SizeMix::jvmLike, 11); }
@@ -324,7 +330,7 @@ TEST(LeaBinsHeap, FastPathDeclinesWhatItDoesNotCarve) {
   EXPECT_EQ(h.mallocFastPath(16), nullptr);  // no victim yet: the arena block is in the large bin
   void* a = h.malloc(100);
   ASSERT_NE(h.victim(), nullptr);
-  EXPECT_EQ(h.mallocFastPath(Layer::kExactMaxRequest + 1), nullptr);  // not a small request
+  EXPECT_EQ(h.mallocFastPath(1u << 20), nullptr);  // bigger than the victim
   void* b = h.mallocFastPath(40);
   EXPECT_EQ(b, static_cast<std::byte*>(a) + 112);  // the victim's first 48 bytes
   EXPECT_EQ(h.lastOutcome(), Outcome::split);
