@@ -137,22 +137,16 @@ class LeaBinsHeap : public Super {
   // the rest would be too small to split off: then malloc.
   static constexpr std::size_t kFastPathSteps = 2;  // the victim looked at; its rest handed over
   void* mallocFastPath(std::size_t size) {
+    if (size <= kExactMaxRequest) {
+      const std::size_t need = Super::blockBytesFor(size);
+      const unsigned bin = binOf(need);
+      if ((nonEmpty_ & (std::uint64_t{1} << bin)) || (victimIsTop_ && (nonEmpty_ >> (bin + 1)) != 0)) return nullptr;
+      return carveVictim(need);
+    }
     if (size > kLargestBlockBytes - kAlignment) return nullptr;  // then blockBytesFor(size) <= kLargestBlockBytes
     const std::size_t need = Super::blockBytesFor(size);
-    const unsigned bin = binOf(need);
-    const bool otherBlockFirst = size <= kExactMaxRequest
-                                     ? (nonEmpty_ & (std::uint64_t{1} << bin)) ||
-                                           (victimIsTop_ && (nonEmpty_ >> (bin + 1)) != 0)
-                                     : (nonEmpty_ >> bin) != 0;
-    void* block = victim_;
-    const std::size_t bytes = victimBytes_;
-    if (otherBlockFirst || block == nullptr || bytes < need + Super::kMinBlockBytes) return nullptr;
-    assert(victimRest_ == nullptr);  // no hand-over is pending between calls
-    steps_ += kFastPathSteps;
-    bytes_ -= need;
-    victimBytes_ = bytes - need;
-    victim_ = Super::carveFree(block, bytes, need);
-    return block;
+    if ((nonEmpty_ >> binOf(need)) != 0) return nullptr;
+    return carveVictim(need);
   }
 
   // The rest of a block just taken from the victim (the common carve) becomes the
@@ -297,6 +291,20 @@ class LeaBinsHeap : public Super {
     if (best == nullptr) return Super::malloc(size);
     unlink(from, best);
     return best;
+  }
+
+  // mallocFastPath once malloc would take the victim: its first `need` bytes, the
+  // rest the next victim; nullptr when there is none or the rest would be too small.
+  void* carveVictim(std::size_t need) {
+    void* block = victim_;
+    const std::size_t bytes = victimBytes_;
+    if (block == nullptr || bytes < need + Super::kMinBlockBytes) return nullptr;
+    assert(victimRest_ == nullptr);  // no hand-over is pending between calls
+    steps_ += kFastPathSteps;
+    victimBytes_ = bytes - need;
+    victim_ = Super::carveFree(block, bytes, need);
+    bytes_ -= need;  // apart from steps_: the two beside each other get vectorized, at more instructions
+    return block;
   }
 
   // Files a freed block, or makes it the victim when it succeeds one (see free).

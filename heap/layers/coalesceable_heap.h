@@ -216,14 +216,15 @@ class CoalesceableHeap : public Super {
 
   // carve of a free block of `bytes` bytes whose rest is big enough to split off
   // (bytes - keep >= kMinBlockBytes), for a caller that knows both sizes: the first
-  // `keep` bytes go into use and the rest, returned, stays free. The block above
-  // already records a free neighbour; only its size changes.
+  // `keep` bytes go into use and the rest, returned, stays free. Nothing is read: a
+  // free block has no free block below it (coalescing joins them), so its
+  // kPreviousFree bit is clear, and the block above already records a free
+  // neighbour; only its size changes.
   static void* carveFree(void* ptr, std::size_t bytes, std::size_t keep) {
     std::byte* h = headerOf(ptr);
-    const std::size_t word = sizeWord(h);
-    assert((word & kFree) && (word & ~kFlagMask) == bytes && keep % kAlignment == 0 && bytes - keep >= kMinBlockBytes);
+    assert(sizeWord(h) == (bytes | kFree) && keep % kAlignment == 0 && bytes - keep >= kMinBlockBytes);
     const std::size_t restBytes = bytes - keep;
-    sizeWord(h) = keep | (word & kPreviousFree);
+    sizeWord(h) = keep;
     sizeWord(h + keep) = restBytes | kFree;  // its block below, ptr, is in use
     prevSizeWord(h + bytes) = restBytes;
     assert(sizeWord(h + bytes) & kPreviousFree);

@@ -81,9 +81,9 @@ class QuickListHeap : public Super {
         mallocSteps_ = 1;
         return block;
       }
-      return mallocFromSuper(listRequestSize(c), 1);  // the class's full size; one list looked at
+      return mallocOnListMiss(c);
     }
-    return mallocFromSuper(size, 0);
+    return mallocAboveLists(size);
   }
 
   void free(void* ptr) {
@@ -231,8 +231,15 @@ class QuickListHeap : public Super {
   // quick-list hit save and restore registers. Super's fast path first, when it has
   // one (mallocFastPath: no calls, so no registers saved) and the request does not
   // consolidate first; the rest further out.
-  // `list` is the steps malloc took (1: an empty quick list looked at).
-  [[gnu::noinline]] void* mallocFromSuper(std::size_t size, std::size_t list) {
+  // A request whose list `c` was empty gets a block of the class's full size from
+  // Super (one step: the list looked at); the compiler knows that size is small.
+  [[gnu::noinline]] void* mallocOnListMiss(unsigned c) {
+    if (c >= kListCount) __builtin_unreachable();
+    return mallocFromSuper(listRequestSize(c), 1);
+  }
+  [[gnu::noinline]] void* mallocAboveLists(std::size_t size) { return mallocFromSuper(size, 0); }
+  // `list` is the steps malloc took.
+  [[gnu::always_inline]] void* mallocFromSuper(std::size_t size, std::size_t list) {
     if constexpr (requires(Super s) { s.mallocFastPath(size); }) {
       if (void* block = size < ConsolidateAt ? Super::mallocFastPath(size) : nullptr) {
         outcome_ = Super::lastOutcome();
