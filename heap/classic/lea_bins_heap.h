@@ -119,7 +119,7 @@ class LeaBinsHeap : public Super {
       const std::size_t need = Super::blockBytesFor(size);
       const unsigned bin = binOf(need);
       if (nonEmpty_ & (std::uint64_t{1} << bin)) return take(bin, exact_[bin].head());
-      if (victim_ != nullptr && victimBytes_ >= need && (!victimIsTop_ || (nonEmpty_ >> (bin + 1)) == 0)) {
+      if (victim_ != nullptr && victimBytes_ >= need && (!victimIsTop() || (nonEmpty_ >> (bin + 1)) == 0)) {
         ++steps_;  // the victim looked at
         return takeVictim(need);
       }
@@ -140,7 +140,9 @@ class LeaBinsHeap : public Super {
     if (size <= kExactMaxRequest) {
       const std::size_t need = Super::blockBytesFor(size);
       const unsigned bin = binOf(need);
-      if ((nonEmpty_ & (std::uint64_t{1} << bin)) || (victimIsTop_ && (nonEmpty_ >> (bin + 1)) != 0)) return nullptr;
+      // Its exact bin, and when the victim is the top every bigger bin too, must be empty.
+      const std::uint64_t ownBin = std::uint64_t{1} << bin;
+      if (nonEmpty_ & (ownBin | (victimTopMask_ & -ownBin))) return nullptr;
       return carveVictim(need);
     }
     if (size > kLargestBlockBytes - kAlignment) return nullptr;  // then blockBytesFor(size) <= kLargestBlockBytes
@@ -207,7 +209,7 @@ class LeaBinsHeap : public Super {
     if (victim_ != nullptr && !Super::isFree(victim_)) return "the victim is not a free block";
     if (victim_ != nullptr && victimBytes_ != Super::blockBytes(victim_))
       return "the victim's recorded size disagrees with its header";
-    if (victim_ != nullptr && victimIsTop_ != (Super::blockAfter(victim_) == nullptr))
+    if (victim_ != nullptr && victimIsTop() != (Super::blockAfter(victim_) == nullptr))
       return "the victim's top flag disagrees with what lies after it";
     if (victimRest_ != nullptr || victimMerged_) return "a victim hand-over left pending";
     for (unsigned b = 0; b < kBinCount; ++b) {
@@ -264,7 +266,7 @@ class LeaBinsHeap : public Super {
       // The victim first, unless it is the arena's last block (the "top"): that one
       // only when no bigger free block is left, so holes are reused before fresh
       // memory and the heap stays compact.
-      if (victim_ != nullptr && !victimIsTop_ && (++steps_, victimBytes_ >= need)) return takeVictim(need);
+      if (victim_ != nullptr && !victimIsTop() && (++steps_, victimBytes_ >= need)) return takeVictim(need);
       if (larger == 0) {
         if (victim_ != nullptr && (++steps_, victimBytes_ >= need)) return takeVictim(need);
         return Super::malloc(size);
@@ -333,7 +335,7 @@ class LeaBinsHeap : public Super {
     const std::size_t usable = Super::usableBytes(bytes);
     victim_ = block;
     victimBytes_ = bytes;
-    victimIsTop_ = isTop;
+    victimTopMask_ = isTop ? ~std::uint64_t{0} : 0;
     bytes_ += usable;
   }
   // The caller will split off `rest` (of `bytes` bytes) and file it back: it
@@ -364,7 +366,7 @@ class LeaBinsHeap : public Super {
     const std::size_t rest = victimBytes_ - need;
     victim_ = nullptr;
     bytes_ -= Super::usableBytes(victimBytes_);
-    if (rest >= Super::kMinBlockBytes) expectRest(static_cast<std::byte*>(block) + need, rest, victimIsTop_);
+    if (rest >= Super::kMinBlockBytes) expectRest(static_cast<std::byte*>(block) + need, rest, victimIsTop());
     return block;
   }
 
@@ -397,7 +399,10 @@ class LeaBinsHeap : public Super {
   // insertion each. It is free, so it coalesces like any other free block.
   void* victim_ = nullptr;
   std::size_t victimBytes_ = 0;  // its size, kept here: its header may be cold
-  bool victimIsTop_ = false;                        // it ends its chunk (the arena's untouched rest)
+  // All ones when the victim ends its chunk (the arena's untouched rest, the "top"),
+  // else 0: with the top, every bin above a small request's must be empty too.
+  std::uint64_t victimTopMask_ = 0;
+  bool victimIsTop() const { return victimTopMask_ != 0; }
   void* victimRest_ = nullptr;  // the rest malloc's caller will file back: the next victim
   std::size_t victimRestBytes_ = 0;  // its size and top flag (expectRest)
   bool victimRestIsTop_ = false;

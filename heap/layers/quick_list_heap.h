@@ -69,7 +69,7 @@ class QuickListHeap : public Super {
   static constexpr unsigned listFor(std::size_t request) {
     return request <= kAlignment ? 0 : static_cast<unsigned>((request - 1) / kAlignment);
   }
-  static constexpr std::size_t listRequestSize(unsigned list) { return (list + 1) * kAlignment; }
+  static constexpr std::size_t listRequestSize(unsigned list) { return (std::size_t{list} + 1) * kAlignment; }
 
   void* malloc(std::size_t size) {
     if (size <= MaxSmall) {
