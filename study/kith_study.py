@@ -67,6 +67,7 @@ from .common import (DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES, D
 from .merge import merge  # noqa: E402
 from .plan import Run, Study, run_files  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
+from . import run_commits as provenance  # noqa: E402
 from .runner import Progress, execute  # noqa: E402
 from .suite import quick_subset, read_suite  # noqa: E402
 
@@ -339,13 +340,15 @@ def main(argv):
     version = version_info(kith, a.kith_build)
     # The commit beside every count in the CSVs (the counts change when the collector does).
     config["commit"] = (version["commit"] or "unknown") + ("-dirty" if version["dirty"] else "")
-    # Which commits ran each kind of run: a study continued with --resume after a change
-    # (or given runs by --merge) holds runs of more than one build, and its report says
-    # which (common.kind_commit). Kept from the previous state when continuing.
-    run_commits = previous.get("run_commits", {}) if continuing else {}
-    run_commits = {kind: [x for x in commits if isinstance(x, str)]
-                   for kind, commits in (run_commits.items() if isinstance(run_commits, dict) else [])
-                   if isinstance(kind, str) and isinstance(commits, list)}
+    # Which commits ran each kind of run (run_commits.py): read from the runs' .commit
+    # files. Runs from before those files count as their kind's commits in the per-kind
+    # ledger kept then: a study.json without "unrecorded_run_commits" is one of that time,
+    # whose run_commits is that ledger.
+    legacy = {}
+    if continuing:
+        legacy = provenance.legacy_ledger(previous.get("unrecorded_run_commits",
+                                                       previous.get("run_commits", {})))
+    run_commits = provenance.scan(out_dir, legacy) if continuing else {}
     config["run_commits"] = run_commits
     all_workloads, fallback = read_suite(config["suite"])
     workloads = select_workloads(all_workloads, a.workloads, a.quick)
@@ -364,29 +367,17 @@ def main(argv):
     def save_state():
         with open(state_path + ".tmp", "w") as f:
             json.dump({"options": options, "config": config, "invocations": invocations, "load_start": load_start,
-                       "fallback_row": fallback, "run_commits": run_commits}, f, indent=1)
+                       "fallback_row": fallback, "run_commits": run_commits,
+                       "unrecorded_run_commits": legacy}, f, indent=1)
         os.replace(state_path + ".tmp", state_path)
 
     save_state()
     commands_path = os.path.join(out_dir, "commands.txt")
     examples = {}
 
-    # The kinds with no finished run when this invocation began: every run of theirs is
-    # this build's (a kind whose runs were all set aside to be redone no longer lists
-    # the build that made the old ones).
-    def finished_any(kind):
-        d = os.path.join(out_dir, "runs", kind)
-        return os.path.isdir(d) and any(name.endswith(".rc") for name in os.listdir(d))
-    started_empty = {kind for kind in run_commits if not finished_any(kind)}
-
-    def record_commits(kinds, commit):
-        for kind in sorted(kinds):
-            if kind in started_empty:
-                run_commits[kind] = []
-                started_empty.discard(kind)
-            commits = run_commits.setdefault(kind, [])
-            if commit not in commits:
-                commits.append(commit)
+    def record_commits():
+        run_commits.clear()
+        run_commits.update(provenance.scan(out_dir, legacy))
         save_state()
 
     def record_commands(runs):
@@ -411,7 +402,7 @@ def main(argv):
     refused = False
     if a.merge:
         outcome = merge(a.merge, out_dir, config)
-        record_commits(outcome.kinds, "merged, commit not recorded")
+        record_commits()
         warn(outcome.summary())
         refused = bool(outcome.refused)
     else:
@@ -425,14 +416,16 @@ def main(argv):
             if not runs:
                 break
             record_commands(runs)
-            record_commits({r.kind for r in runs}, config["commit"])
             extra = study.estimate_remaining(runs)
             if not progress.enabled:
                 kinds = {}
                 for r in runs:
                     kinds[r.kind] = kinds.get(r.kind, 0) + 1
                 warn("running " + ", ".join(f"{n} {k}" for k, n in kinds.items()) + f" ({jobs} at a time)")
-            failures += execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log)
+            try:
+                failures += execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, config["commit"])
+            finally:
+                record_commits()  # also when stopped: the finished runs are kept
 
     # Examples of each kind for the report (from commands.txt when resuming or merging):
     # the last command of each kind, so a kind run again after a change (--resume) shows

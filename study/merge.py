@@ -7,7 +7,8 @@ analysis reads (the statistics' keys for kith runs; an object for the others). A
 that is already finished in the study's directory with different files is refused and
 the finished one kept; one with the same files is already there. Runs of workloads,
 policies, collectors, sizes or kinds the study does not have are skipped. Each run's
-files are copied with its .rc last, so a run counts as done only once complete."""
+files are copied with its .rc last, so a run counts as done only once complete; its
+.commit (the build that ran it) comes along, or says it was not recorded."""
 
 import filecmp
 import json
@@ -15,6 +16,7 @@ import os
 import shutil
 
 from . import alloc_cost
+from . import run_commits
 from . import demographics
 from .plan import Run
 
@@ -139,6 +141,9 @@ def merge(dirs, out_dir, config):
                 os.makedirs(dest, exist_ok=True)
                 for ext in EXTENSIONS:
                     src = os.path.join(root, f"{run.id}.{ext}")
+                    if ext == "rc":  # the build that ran it, just before the .rc (run_commits.py)
+                        run_commits.write(os.path.join(dest, run.id), run_commits.read(os.path.join(root, run.id))
+                                          or run_commits.MERGED)
                     if os.path.exists(src):
                         shutil.copyfile(src, os.path.join(dest, f"{run.id}.{ext}"))
                 outcome.merged += 1

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+from . import run_commits
 from .common import TIMEOUT_EXIT, format_duration, warn
 
 class Progress:
@@ -66,11 +67,12 @@ def unblock_stop_signals():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
-def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
+def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit):
     """Runs `runs`, `jobs` at a time, those that are not timed first (in order, so
     probes and instrumented runs share the cores while nothing is timed); a timing run
     never runs beside more than timing_jobs - 1 others (default 1: alone), a pause run
-    beside none. Each run's exit code goes to its .rc file last."""
+    beside none. Each run's build (`commit`) goes to its .commit file, and then its exit
+    code to its .rc file, last."""
     pending = sorted(runs, key=lambda r: r.timing)
     running = []  # (run, process, start, log file)
     failures = []
@@ -91,6 +93,7 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
         r, proc, start, logf = item
         logf.close()
         seconds = time.monotonic() - start
+        run_commits.write(os.path.join(out_dir, "runs", r.kind, r.id), commit)
         with open(os.path.join(out_dir, r.path("rc")), "w") as f:
             f.write(f"{rc}\n")
         progress.finished(r, seconds)
@@ -104,7 +107,7 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log):
         while pending or running:
             while pending and can_start(pending[0]):
                 r = pending.pop(0)
-                for ext in ("json", "pauses", "log"):
+                for ext in ("json", "pauses", "log", run_commits.EXTENSION):
                     try:
                         os.remove(os.path.join(out_dir, r.path(ext)))
                     except FileNotFoundError:

@@ -162,44 +162,71 @@ class Resume(Base):
             state = json.load(f)
         now = state["config"]["commit"]
         self.assertEqual(state["run_commits"], {"minheap": [now], "main": [now]})
-        with open(os.path.join(self.out, "report.md")) as f:
-            self.assertNotIn("more than one build", f.read(), "one build ran every run")
-        # As if an older build had run the main runs, and one of them is run again now.
-        state["run_commits"]["main"] = ["0ld0ld"]
-        with open(state_path, "w") as f:
-            json.dump(state, f)
         main = os.path.join(self.out, "runs", "main")
         for name in os.listdir(main):
             if name.endswith(".rc"):
-                os.remove(os.path.join(main, name))
-                break
+                with open(os.path.join(main, name[:-3] + ".commit")) as f:
+                    self.assertEqual(f.read(), now + "\n", "each run names its build")
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertNotIn("more than one build", f.read(), "one build ran every run")
+
+        def set_main_commits(text):
+            for name in os.listdir(main):
+                if name.endswith(".commit"):
+                    with open(os.path.join(main, name), "w") as f:
+                        f.write(text)
+
+        # As if an older build had run the main runs, and one of them is run again now.
+        set_main_commits("0123abc\n")
+        names = sorted(n for n in os.listdir(main) if n.endswith(".rc"))
+        os.remove(os.path.join(main, names[0]))
         p = study("--resume", f"--out={self.out}")
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(state_path) as f:
-            self.assertEqual(json.load(f)["run_commits"], {"minheap": [now], "main": ["0ld0ld", now]})
+            self.assertEqual(json.load(f)["run_commits"], {"minheap": [now], "main": ["0123abc", now]})
         with open(os.path.join(self.out, "report.md")) as f:
             report = f.read()
         self.assertIn("**The runs come from more than one build**", report)
-        self.assertIn(f"0ld0ld: main; {now}: main, minheap", report)
+        self.assertIn(f"0123abc: main; {now}: main, minheap", report)
         # Every main run set aside and run again: only this build ran them now.
+        set_main_commits("0123abc\n")
         shutil.rmtree(main)
         p = study("--resume", f"--out={self.out}")
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(state_path) as f:
             self.assertEqual(json.load(f)["run_commits"], {"minheap": [now], "main": [now]})
-        # A damaged ledger is dropped (the runs are still there), not a traceback.
+        # A study from before the .commit files: its runs count as its per-kind ledger said.
+        with open(state_path) as f:
+            state = json.load(f)
+        del state["unrecorded_run_commits"]
+        state["run_commits"] = {"main": ["0123abc", "fedcba9"], "minheap": ["<b>x</b>"]}
+        with open(state_path, "w") as f:
+            json.dump(state, f)
+        for d in (main, os.path.join(self.out, "runs", "minheap")):
+            for name in os.listdir(d):
+                if name.endswith(".commit"):
+                    os.remove(os.path.join(d, name))
+        os.remove(os.path.join(main, names[0]))  # one redone by this build
+        p = study("--resume", f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(state_path) as f:
+            state = json.load(f)
+        self.assertEqual(state["run_commits"], {"main": ["0123abc", "fedcba9", now],
+                                                "minheap": ["commit not recorded"]})
+        # A damaged .commit or ledger reads as not recorded (the runs are still there), not a traceback.
+        set_main_commits("<script>\n")
         for damage in (5, {"main": "x"}, {"main": [3, None]}):
             with self.subTest(damage=damage):
                 with open(state_path) as f:
                     state = json.load(f)
-                state["run_commits"] = damage
+                state["unrecorded_run_commits"] = damage
                 with open(state_path, "w") as f:
                     json.dump(state, f)
                 p = study("--resume", f"--out={self.out}")
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertNotIn("Traceback", p.stderr)
                 with open(state_path) as f:
-                    self.assertIn(json.load(f)["run_commits"], ({}, {"main": []}))
+                    self.assertEqual(json.load(f)["run_commits"]["main"], ["commit not recorded"])
 
 
 class Merge(Base):
@@ -259,6 +286,24 @@ class Merge(Base):
         p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("kith study: merged 1 runs\n", p.stderr)
+
+    def test_a_merged_run_keeps_its_build_or_says_it_was_not_recorded(self):
+        runs = [self.main_runs[0].replace("__r0", f"__r{i}") for i in (1, 2, 3)]
+        for run_id, commit in zip(runs, ("abcdef1", "not a commit\n\x00", None)):
+            self.put(run_id, self.existing(self.main_runs[0]))
+            if commit is not None:
+                with open(os.path.join(self.incoming, run_id + ".commit"), "w") as f:
+                    f.write(commit)
+        p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        said = []
+        for run_id in runs:
+            with open(os.path.join(self.out, "runs", "main", run_id + ".commit")) as f:
+                said.append(f.read().strip())
+        self.assertEqual(said, ["abcdef1", "commit not recorded", "merged, commit not recorded"])
+        with open(os.path.join(self.out, "study.json")) as f:
+            main = json.load(f)["run_commits"]["main"]
+        self.assertEqual(sorted(main[1:]), sorted(["abcdef1", "commit not recorded", "merged, commit not recorded"]))
 
 
 class Signals(Base):
