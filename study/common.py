@@ -4,6 +4,7 @@ import csv
 import math
 import os
 import re
+import stat
 import sys
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,6 +32,29 @@ DEFAULT_TARGET_CI = 0.03  # the 95% interval's half-width, as a fraction of the 
 
 
 # --- small helpers ----------------------------------------------------------------------
+
+def open_regular(path, **kwargs):
+    """open(path) for reading a file that must be a regular one: a named pipe, device or
+    directory in its place (a hostile merge directory, a tampered study) is an OSError,
+    not a read that blocks forever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a pipe does not wait for a writer
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def is_regular(path):
+    """Whether path is a regular file (following a symbolic link), without opening it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
 
 def kind_commit(config, kind):
     """The commit(s) whose kith ran the study's runs of `kind` (study.json's run_commits,

@@ -17,6 +17,7 @@ import shutil
 
 from . import alloc_cost
 from . import run_commits
+from .common import is_regular, open_regular
 from . import demographics
 from .plan import Run
 
@@ -46,8 +47,12 @@ class Outcome:
 
 def check_run(root, run):
     """Why the run's files under root are broken, or None."""
+    for ext in EXTENSIONS + (run_commits.EXTENSION,):
+        path = os.path.join(root, f"{run.id}.{ext}")
+        if os.path.lexists(path) and not is_regular(path):
+            return f"its .{ext} is not a regular file"
     try:
-        with open(os.path.join(root, f"{run.id}.rc")) as f:
+        with open_regular(os.path.join(root, f"{run.id}.rc")) as f:
             rc = int(f.read().strip())
     except (OSError, UnicodeDecodeError):
         return "its .rc cannot be read"
@@ -57,7 +62,7 @@ def check_run(root, run):
         return None  # a failed run: its exit code is the result; its JSON, if any, is not read as counts
     path = os.path.join(root, f"{run.id}.json")
     try:
-        with open(path) as f:
+        with open_regular(path) as f:
             data = json.load(f)
     except FileNotFoundError:
         return "it exited 0 but has no .json"

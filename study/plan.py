@@ -15,7 +15,8 @@ import shlex
 from . import alloc_cost
 from . import demographics
 from . import stats
-from .common import DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS
+from .common import (DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS,
+                     open_regular)
 
 class Run:
     """One process of the study. Its id names everything the results need."""
@@ -118,7 +119,7 @@ def run_files(out_dir):
         for name in os.listdir(d):
             if name.endswith(".rc"):
                 try:
-                    with open(os.path.join(d, name)) as f:
+                    with open_regular(os.path.join(d, name)) as f:
                         done[name[:-3]] = int(f.read().strip() or "-1")
                 except (OSError, ValueError):
                     pass
@@ -128,7 +129,7 @@ def run_files(out_dir):
 def load_stats(out_dir, run):
     path = os.path.join(out_dir, run.path("json"))
     try:
-        with open(path) as f:
+        with open_regular(path) as f:
             return json.load(f)
     except (OSError, ValueError):
         return None

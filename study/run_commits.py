@@ -13,6 +13,8 @@ ledger the study kept then (study.json's unrecorded_run_commits)."""
 import os
 import re
 
+from .common import open_regular
+
 EXTENSION = "commit"
 MERGED = "merged, commit not recorded"
 NOT_RECORDED = "commit not recorded"
@@ -31,7 +33,7 @@ def read(run_path_without_ext):
     """The run's recorded commit; None when it has no .commit; NOT_RECORDED when the
     file cannot be read or says something else than a commit."""
     try:
-        with open(f"{run_path_without_ext}.{EXTENSION}", errors="replace") as f:
+        with open_regular(f"{run_path_without_ext}.{EXTENSION}", errors="replace") as f:
             text = f.read(200).strip()
     except FileNotFoundError:
         return None

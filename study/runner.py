@@ -107,7 +107,7 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
         while pending or running:
             while pending and can_start(pending[0]):
                 r = pending.pop(0)
-                for ext in ("json", "pauses", "log", run_commits.EXTENSION):
+                for ext in ("json", "pauses", "log", run_commits.EXTENSION, "rc"):  # an unreadable .rc too
                     try:
                         os.remove(os.path.join(out_dir, r.path(ext)))
                     except FileNotFoundError:

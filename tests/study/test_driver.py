@@ -24,9 +24,9 @@ SMALL = ["--experiments=minheap,main", "--policies=list,tlsf", "--collectors=occ
          "--no-figures", "--jobs=2"]
 
 
-def study(*args, env=None):
+def study(*args, env=None, timeout=300):
     return subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", *args], capture_output=True, text=True,
-                          env=env, timeout=300)
+                          env=env, timeout=timeout)
 
 
 def finished_runs(out):
@@ -286,6 +286,36 @@ class Merge(Base):
         p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("kith study: merged 1 runs\n", p.stderr)
+
+    def test_named_pipes_are_refused_not_waited_on(self):
+        # A hostile directory: a pipe where a run's file should be would block a reader forever.
+        good = self.existing(self.main_runs[0])
+        for i, ext in enumerate(("rc", "json", "commit", "log"), start=1):
+            run_id = self.main_runs[0].replace("__r0", f"__r{i}")
+            self.put(run_id, good)
+            path = os.path.join(self.incoming, f"{run_id}.{ext}")
+            if os.path.exists(path):
+                os.remove(path)
+            os.mkfifo(path)
+        p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures",
+                  timeout=60)
+        self.assertEqual(p.returncode, 65, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        for ext in ("rc", "json", "commit", "log"):
+            self.assertIn(f"its .{ext} is not a regular file", p.stderr)
+        # In the study's own directory, an unreadable .rc is a run not yet done, and a pipe
+        # for a .commit reads as not recorded: --resume neither hangs nor fails.
+        main = os.path.join(self.out, "runs", "main")
+        os.remove(os.path.join(main, self.main_runs[0] + ".rc"))
+        os.mkfifo(os.path.join(main, self.main_runs[0] + ".rc"))
+        os.remove(os.path.join(main, self.main_runs[1] + ".commit"))
+        os.mkfifo(os.path.join(main, self.main_runs[1] + ".commit"))
+        p = study("--resume", f"--out={self.out}", "--no-figures", timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(main, self.main_runs[0] + ".rc")) as f:
+            self.assertEqual(f.read(), "0\n", "the run was done again")
+        with open(os.path.join(self.out, "study.json")) as f:
+            self.assertIn("commit not recorded", json.load(f)["run_commits"]["main"])
 
     def test_a_merged_run_keeps_its_build_or_says_it_was_not_recorded(self):
         runs = [self.main_runs[0].replace("__r0", f"__r{i}") for i in (1, 2, 3)]
