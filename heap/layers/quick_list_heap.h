@@ -28,7 +28,9 @@
 // Each list is a FreelistHeap<NullHeap> (a miss answers nullptr, and the block
 // then comes from Super at the class's full size). Requirements on Super: getSize
 // (a freed block's list is chosen by its size) and lastOutcome (reported for the
-// requests Super serves; a quick-list hit is `immediate`).
+// requests Super serves; a quick-list hit is `immediate`). When Super has a
+// mallocFastPath (its common case alone, or nullptr; kFastPathSteps steps), a miss
+// tries it before Super's malloc (lea: the bins' victim carved in one pass).
 // Metadata: list heads, a block count and a byte total in this object; links in the
 // cached blocks.
 #pragma once
