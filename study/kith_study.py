@@ -62,8 +62,8 @@ if not __package__:  # run by path, as `kith study` does: load this folder as th
 from .analysis import split_out_of_memory, write_results  # noqa: E402
 from .common import (DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES, DEFAULT_TARGET_CI,  # noqa: E402
                      EXIT_CANNOT_CREATE, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
-                     KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
-                     read_csv, usage_error, warn)
+                     KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, StudyError, open_regular,
+                     parse_size, read_csv, usage_error, warn)
 from .merge import merge  # noqa: E402
 from .plan import Run, Study, run_files  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
@@ -326,7 +326,7 @@ def main(argv):
     previous = {}
     if os.path.exists(state_path):
         try:
-            with open(state_path) as f:
+            with open_regular(state_path) as f:
                 previous = json.load(f)
             if not isinstance(previous, dict) or not isinstance(previous.get("options", {}), dict):
                 raise ValueError("not a study's state")

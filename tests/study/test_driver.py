@@ -152,6 +152,10 @@ class Resume(Base):
                     with open(os.path.join(self.out, "study.json")) as f:
                         self.assertEqual(f.read(), damage, "study.json kept as it was")
                     self.assertEqual(finished_runs(self.out), runs, "the runs kept")
+        # A named pipe in its place is refused too, not waited on.
+        os.remove(os.path.join(self.out, "study.json"))
+        os.mkfifo(os.path.join(self.out, "study.json"))
+        self.assertError(study("--resume", f"--out={self.out}", timeout=60), 65, "not a regular file")
 
 
     def test_a_resume_after_a_change_says_which_build_ran_which_runs(self):
