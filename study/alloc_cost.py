@@ -33,6 +33,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost runs): load the package
@@ -175,14 +176,27 @@ REPLAYED = re.compile(r"replayed (\d+) events on \S+ in \S+ s \([^)]*\): (\d+) a
                       r"(\d+) frees")
 
 
+VALGRIND_LINE = re.compile(r"(==|--)\d+(==|--)")
+
+
+class ReplayFailed(RuntimeError):
+    """The replay under callgrind exited with `code` (kith's own exit code)."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
 def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="valgrind"):
     """Replays `trace` on `policy` under callgrind; returns the cost record (see the module
-    docstring) or raises RuntimeError with a one-line reason."""
+    docstring) or raises RuntimeError (ReplayFailed when the replay exited non-zero) with
+    a one-line reason."""
     if not shutil.which(valgrind):
         raise FileNotFoundError("valgrind is not installed (Debian package valgrind; scripts/setup installs it)")
     keep = callgrind_out is not None
-    if not keep:
-        callgrind_out = f"{trace}.{policy}.{os.getpid()}.callgrind"
+    if not keep:  # in the temporary directory, not beside the trace (whose directory may not be ours)
+        fd, callgrind_out = tempfile.mkstemp(prefix=f"alloc_cost.{policy}.", suffix=".callgrind")
+        os.close(fd)
     cmd = [valgrind, "--tool=callgrind", "--cache-sim=yes", *CACHES, f"--callgrind-out-file={callgrind_out}",
            kith, "replay", "--bare", f"--heap={policy}"] + ([f"--heap-size={heap_size}"] if heap_size else []) + [trace]
     start = time.monotonic()
@@ -197,8 +211,12 @@ def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="v
             if "ASan runtime" in p.stderr or "AddressSanitizer" in p.stderr:
                 raise RuntimeError(f"valgrind cannot run {kith}: it is a sanitizer build; measure with a release "
                                    "build (build/release/cli/kith)")
-            tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
-            raise RuntimeError(f"replay on {policy} under callgrind exited {p.returncode}: {tail}")
+            # kith's own message, not valgrind's lines (which start "==PID==" or "--PID--").
+            own = [line for line in p.stderr.strip().splitlines() if line.strip() and not VALGRIND_LINE.match(line)]
+            if p.returncode == 0:
+                raise RuntimeError(f"replay on {policy} under callgrind printed no summary line")
+            raise ReplayFailed(f"replay on {policy} under callgrind exited {p.returncode}: "
+                               f"{own[0] if own else 'no message'}", p.returncode)
         parsed = parse_callgrind(callgrind_out)
     finally:
         if not keep and os.path.exists(callgrind_out):
@@ -226,6 +244,9 @@ def main(argv):
     except FileNotFoundError as e:
         print(f"alloc_cost: {e}", file=sys.stderr)
         return EX_UNAVAILABLE
+    except ReplayFailed as e:
+        print(f"alloc_cost: {e}", file=sys.stderr)
+        return e.code
     except (RuntimeError, OSError) as e:
         print(f"alloc_cost: {e}", file=sys.stderr)
         return 70
