@@ -148,6 +148,19 @@ def cell(after, before):
     return f"{fmt(before, 3)} → {fmt(after, 3)}"
 
 
+def workload_label(w, rows):
+    """The workload's name, and how few frees its trace has when they are under 1% of its
+    allocations: its per-request cells add that handful of frees to the mean malloc (read
+    ir_per_malloc there), or measure malloc alone when there are none."""
+    r = next((r for r in rows if r["workload"] == w), {})
+    frees, allocations = int(number(r.get("frees")) or 0), number(r.get("allocations")) or 0
+    if frees == 0:
+        return f"{w} (no frees)"
+    if frees * 100 < allocations:
+        return f"{w} ({frees} free{'' if frees == 1 else 's'})"
+    return w
+
+
 def table(rows, before, policies, key="ir_per_request"):
     """Markdown: one row per workload, a cell per policy; then geometric means and ratios."""
     by = {(r["workload"], r["policy"]): number(r.get(key)) for r in rows}
@@ -155,7 +168,7 @@ def table(rows, before, policies, key="ir_per_request"):
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
     lines = ["| workload | " + " | ".join(policies) + " |", "|---|" + "---:|" * len(policies)]
     for w in workloads:
-        lines.append(f"| {w} | " + " | ".join(cell(by.get((w, p)), was.get((w, p)) if before else None)
+        lines.append(f"| {workload_label(w, rows)} | " + " | ".join(cell(by.get((w, p)), was.get((w, p)) if before else None)
                                               for p in policies) + " |")
     # Means over the workloads that free (a trace without frees measures malloc alone).
     freeing = [w for w in workloads if any(r["workload"] == w and number(r.get("frees")) for r in rows)]

@@ -51,6 +51,16 @@ if not failures:
     check(any(line.startswith("| **÷ mimalloc**") for line in lines) is False, "no ratio row without mimalloc")
     check(any("→" in line for line in second.stdout.splitlines()), "--before shows before → after")
 
+# A trace with a handful of frees, or none, says so in its row: its per-request cell is
+# mostly the mean malloc plus those few frees (perimeter frees one block).
+sys.path.insert(0, os.path.dirname(SCRIPT))
+import allocator_yardstick  # noqa: E402
+synthetic = [{"workload": w, "policy": "list", "ir_per_request": "10", "frees": f, "allocations": "1000"}
+             for w, f in (("one", "1"), ("seven", "7"), ("none", "0"), ("many", "500"))]
+text = allocator_yardstick.table(synthetic, [], ["list"])
+for row in ("| one (1 free) |", "| seven (7 frees) |", "| none (no frees) |", "| many |"):
+    check(row in text, f"row {row!r} in:\n{text}")
+
 # Hostile input: one line, CLI.md's code, nothing measured.
 cases = [(["--jobs=0"], 64), (["--wall=x"], 64), (["--policies=list,list"], 64), (["--policies=nope"], 64),
          (["--workloads=nope"], 64), (["--replay-heap=lots"], 64), (["--nonsense"], 64),
