@@ -33,7 +33,6 @@ class Outcome:
         self.present = 0  # already in the study's directory, identical
         self.skipped = {}  # reason: count (runs the study does not have)
         self.refused = []  # (path, reason): a broken run, or one that conflicts with a finished run
-        self.kinds = set()  # the kinds of the runs merged
 
     def summary(self):
         text = f"merged {self.merged} runs"
@@ -144,13 +143,12 @@ def merge(dirs, out_dir, config):
                                                        "(kept that one)"))
                     continue
                 os.makedirs(dest, exist_ok=True)
+                # The build that ran it first, so that it is there before the .rc (run_commits.py).
+                run_commits.write(os.path.join(dest, run.id),
+                                  run_commits.read(os.path.join(root, run.id)) or run_commits.MERGED)
                 for ext in EXTENSIONS:
                     src = os.path.join(root, f"{run.id}.{ext}")
-                    if ext == "rc":  # the build that ran it, just before the .rc (run_commits.py)
-                        run_commits.write(os.path.join(dest, run.id), run_commits.read(os.path.join(root, run.id))
-                                          or run_commits.MERGED)
                     if os.path.exists(src):
                         shutil.copyfile(src, os.path.join(dest, f"{run.id}.{ext}"))
                 outcome.merged += 1
-                outcome.kinds.add(run.kind)
     return outcome

@@ -14,6 +14,7 @@ import os
 import re
 
 from .common import open_regular
+from .plan import run_files
 
 EXTENSION = "commit"
 MERGED = "merged, commit not recorded"
@@ -52,20 +53,14 @@ def legacy_ledger(value):
 
 
 def scan(out_dir, legacy):
-    """{kind: [commit, ...]} over the finished runs (those with a .rc) under
-    out_dir/runs, the commit that ran most runs of a kind first. A run without a
-    .commit counts as its kind's commits in `legacy`, or NOT_RECORDED."""
+    """{kind: [commit, ...]} over the finished runs (plan.run_files) under out_dir/runs,
+    the commit that ran most runs of a kind first. A run without a .commit counts as its
+    kind's commits in `legacy`, or NOT_RECORDED."""
     counts = {}
-    runs_dir = os.path.join(out_dir, "runs")
-    for kind in sorted(os.listdir(runs_dir)) if os.path.isdir(runs_dir) else []:
-        d = os.path.join(runs_dir, kind)
-        if not os.path.isdir(d):
-            continue
-        for name in sorted(os.listdir(d)):
-            if not name.endswith(".rc"):
-                continue
-            commit = read(os.path.join(d, name[:-3]))
-            for c in ([commit] if commit else legacy.get(kind) or [NOT_RECORDED]):
-                kind_counts = counts.setdefault(kind, {})
-                kind_counts[c] = kind_counts.get(c, 0) + 1
+    for run_id in sorted(run_files(out_dir)):
+        kind = run_id.split("__", 1)[0]
+        commit = read(os.path.join(out_dir, "runs", kind, run_id))
+        kind_counts = counts.setdefault(kind, {})
+        for c in ([commit] if commit else legacy.get(kind) or [NOT_RECORDED]):
+            kind_counts[c] = kind_counts.get(c, 0) + 1
     return {kind: sorted(c, key=lambda x: (-c[x], x)) for kind, c in counts.items()}
