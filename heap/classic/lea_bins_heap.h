@@ -78,7 +78,7 @@ class LeaBinsHeap : public Super {
 
   // The bin of a block of `blockBytes` bytes (a multiple of 16, at least 32).
   static constexpr unsigned binOf(std::size_t blockBytes) {
-    if (blockBytes <= kExactMaxBytes) return static_cast<unsigned>(blockBytes / kAlignment) - 2;
+    if (blockBytes <= kExactMaxBytes) return static_cast<unsigned>((blockBytes - 2 * kAlignment) / kAlignment);
     if (blockBytes >= kLargeBytes) return kLargeBin;
     unsigned log = static_cast<unsigned>(std::bit_width(blockBytes)) - 1;  // 9..16
     return kExactBinCount + (log - 9) * 4 + static_cast<unsigned>((blockBytes >> (log - 2)) & 3);
@@ -141,8 +141,7 @@ class LeaBinsHeap : public Super {
       const std::size_t need = Super::blockBytesFor(size);
       const unsigned bin = binOf(need);
       // Its exact bin, and when the victim is the top every bigger bin too, must be empty.
-      const std::uint64_t ownBin = std::uint64_t{1} << bin;
-      if (nonEmpty_ & (ownBin | (victimTopMask_ & -ownBin))) return nullptr;
+      if ((nonEmpty_ >> bin) & victimBinsMask_) return nullptr;
       return carveVictim(need);
     }
     if (size > kLargestBlockBytes - kAlignment) return nullptr;  // then blockBytesFor(size) <= kLargestBlockBytes
@@ -335,7 +334,7 @@ class LeaBinsHeap : public Super {
     const std::size_t usable = Super::usableBytes(bytes);
     victim_ = block;
     victimBytes_ = bytes;
-    victimTopMask_ = isTop ? ~std::uint64_t{0} : 0;
+    victimBinsMask_ = isTop ? ~std::uint64_t{0} : 1;
     bytes_ += usable;
   }
   // The caller will split off `rest` (of `bytes` bytes) and file it back: it
@@ -399,10 +398,11 @@ class LeaBinsHeap : public Super {
   // insertion each. It is free, so it coalesces like any other free block.
   void* victim_ = nullptr;
   std::size_t victimBytes_ = 0;  // its size, kept here: its header may be cold
-  // All ones when the victim ends its chunk (the arena's untouched rest, the "top"),
-  // else 0: with the top, every bin above a small request's must be empty too.
-  std::uint64_t victimTopMask_ = 0;
-  bool victimIsTop() const { return victimTopMask_ != 0; }
+  // The bins, from a small request's own up (nonEmpty_ shifted down to it), that must
+  // all be empty for the victim to serve it: its own alone (1), or all of them when
+  // the victim ends its chunk (the arena's untouched rest, the "top").
+  std::uint64_t victimBinsMask_ = 1;
+  bool victimIsTop() const { return victimBinsMask_ != 1; }
   void* victimRest_ = nullptr;  // the rest malloc's caller will file back: the next victim
   std::size_t victimRestBytes_ = 0;  // its size and top flag (expectRest)
   bool victimRestIsTop_ = false;

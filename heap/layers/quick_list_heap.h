@@ -37,6 +37,7 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "heap/layers/freelist_heap.h"
@@ -71,16 +72,17 @@ class QuickListHeap : public Super {
   static constexpr unsigned listFor(std::size_t request) {
     return request <= kAlignment ? 0 : static_cast<unsigned>((request - 1) / kAlignment);
   }
-  static constexpr std::size_t listRequestSize(unsigned list) { return (std::size_t{list} + 1) * kAlignment; }
+  static constexpr std::size_t listRequestSize(std::size_t list) { return list * kAlignment + kAlignment; }
 
+  // Requests of 1 to MaxSmall bytes test once (size - 1 wraps 0 above it); 0 is
+  // served as 1, out of line.
   void* malloc(std::size_t size) {
-    if (size <= MaxSmall) {
-      unsigned c = listFor(size);
+    if (size - 1 < MaxSmall) {
+      const std::size_t c = (size - 1) / kAlignment;
       if (void* block = lists_[c].malloc(0)) {
         --cached_;
         cachedBytes_ -= Super::getSize(block);
-        outcome_ = Outcome::immediate;
-        mallocSteps_ = 1;
+        lastMalloc_ = {1, Outcome::immediate};
         return block;
       }
       return mallocOnListMiss(c);
@@ -123,7 +125,7 @@ class QuickListHeap : public Super {
 
   // Steps of the last malloc and of the last free (0 until Super counts steps:
   // then they include Super's), and their bounds.
-  std::size_t lastSteps() const { return mallocSteps_; }
+  std::size_t lastSteps() const { return lastMalloc_.steps; }
   std::size_t lastFreeSteps() const { return freeSteps_; }
   static constexpr std::size_t maxMallocSteps()
     requires CountsSteps<Super>
@@ -136,7 +138,7 @@ class QuickListHeap : public Super {
     return Super::kMaxFreeSteps > 1 ? Super::kMaxFreeSteps : 1;
   }
 
-  Outcome lastOutcome() const { return outcome_; }
+  Outcome lastOutcome() const { return lastMalloc_.outcome; }
   std::size_t cachedBlocks() const { return cached_; }
   // Walks the list: for tests and reports, not the allocator's own paths.
   std::size_t cachedBlocks(unsigned list) const {
@@ -235,28 +237,31 @@ class QuickListHeap : public Super {
   // consolidate first; the rest further out.
   // A request whose list `c` was empty gets a block of the class's full size from
   // Super (one step: the list looked at); the compiler knows that size is small.
-  [[gnu::noinline]] void* mallocOnListMiss(unsigned c) {
+  [[gnu::noinline]] void* mallocOnListMiss(std::size_t c) {
     if (c >= kListCount) __builtin_unreachable();
     return mallocFromSuper(listRequestSize(c), 1);
   }
-  [[gnu::noinline]] void* mallocAboveLists(std::size_t size) { return mallocFromSuper(size, 0); }
+  [[gnu::noinline]] void* mallocAboveLists(std::size_t size) {
+    if (size == 0) return malloc(1);  // list 0's (listFor)
+    return mallocFromSuper(size, 0);
+  }
   // `list` is the steps malloc took.
   [[gnu::always_inline]] void* mallocFromSuper(std::size_t size, std::size_t list) {
     if constexpr (requires(Super s) { s.mallocFastPath(size); }) {
       if (void* block = size < ConsolidateAt ? Super::mallocFastPath(size) : nullptr) {
-        outcome_ = Super::lastOutcome();
-        mallocSteps_ = list + Super::kFastPathSteps;
+        lastMalloc_ = {list + Super::kFastPathSteps, Super::lastOutcome()};
         return block;
       }
     }
     return mallocThroughSuper(size, list);
   }
   [[gnu::noinline]] void* mallocThroughSuper(std::size_t size, std::size_t list) {
+    if constexpr (CountsSteps<Super>) static_assert(maxMallocSteps() < (1u << 26), "MallocRecord::steps holds any malloc's");
     std::size_t before = superSteps();
     ownSteps_ = list;
     if (size >= ConsolidateAt) consolidate();
     void* block = fromSuper(size);
-    mallocSteps_ = ownSteps_ + (superSteps() - before);
+    lastMalloc_.steps = static_cast<std::uint32_t>(ownSteps_ + (superSteps() - before));
     return block;
   }
 
@@ -269,15 +274,22 @@ class QuickListHeap : public Super {
   void* fromSuper(std::size_t size) {
     void* block = Super::malloc(size);
     if (block == nullptr && consolidate()) block = Super::malloc(size);
-    outcome_ = block ? Super::lastOutcome() : Outcome::failed;
+    lastMalloc_.outcome = block ? Super::lastOutcome() : Outcome::failed;
     return block;
   }
 
   FreelistHeap<NullHeap> lists_[kListCount];
   std::size_t cached_ = 0;  // blocks on all lists
   std::size_t cachedBytes_ = 0;
-  Outcome outcome_ = Outcome::immediate;
-  std::size_t ownSteps_ = 0, mallocSteps_ = 0, freeSteps_ = 0;
+  // The last malloc's steps and outcome in one 32-bit word, so that a path that knows
+  // both writes them in one store. Its steps fit: maxMallocSteps() is checked below 2^26.
+  struct MallocRecord {
+    constexpr MallocRecord(std::size_t s, Outcome o) : steps(static_cast<std::uint32_t>(s)), outcome(o) {}
+    std::uint32_t steps : 26;
+    Outcome outcome : 6;
+  };
+  MallocRecord lastMalloc_{0, Outcome::immediate};
+  std::size_t ownSteps_ = 0, freeSteps_ = 0;
 };
 
 }  // namespace kith::heap

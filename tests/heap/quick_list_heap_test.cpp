@@ -71,6 +71,25 @@ TEST(QuickListHeap, EachListHoldsOneBlockSize) {
   EXPECT_TRUE(p == blocks[6] || p == blocks[7]);
 }
 
+// malloc(0) is list 0's request, as malloc(1) is: a hit takes list 0's head in one
+// step, and a miss gets the class's block with the same steps as malloc(1)'s.
+TEST(QuickListHeap, ZeroBytesIsTheFirstListsRequest) {
+  Quick h(1 << 16), one(1 << 16);
+  void* a = h.malloc(0);
+  void* b = one.malloc(1);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(h.lastSteps(), one.lastSteps());
+  EXPECT_EQ(h.lastOutcome(), one.lastOutcome());
+  EXPECT_EQ(Quick::getSize(a), Quick::getSize(b));
+  h.free(a);
+  EXPECT_EQ(h.cachedBlocks(0), 1u);
+  EXPECT_EQ(h.malloc(0), a);
+  EXPECT_EQ(h.lastSteps(), 1u);
+  EXPECT_EQ(h.lastOutcome(), Outcome::immediate);
+  EXPECT_EQ(h.cachedBlocks(), 0u);
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
 TEST(QuickListHeap, LargerBlocksGoStraightToTheCoalescingHeap) {
   Quick h(1 << 16);
   void* a = h.malloc(100);
