@@ -68,17 +68,16 @@ class QuickListHeap : public Super {
 
   static constexpr unsigned kListCount = MaxSmall / kAlignment;
   static constexpr std::size_t kCapacity = Capacity;  // blocks cached, all lists together
-  // List c serves requests of (16c, 16c + 16] bytes (list 0 also 0..16).
-  static constexpr unsigned listFor(std::size_t request) {
-    return request <= kAlignment ? 0 : static_cast<unsigned>((request - 1) / kAlignment);
-  }
+  // List c serves requests of (16c, 16c + 16] bytes, 1 <= request <= MaxSmall (malloc
+  // serves 0 as 1).
+  static constexpr std::size_t listFor(std::size_t request) { return (request - 1) / kAlignment; }
   static constexpr std::size_t listRequestSize(std::size_t list) { return list * kAlignment + kAlignment; }
 
   // Requests of 1 to MaxSmall bytes test once (size - 1 wraps 0 above it); 0 is
   // served as 1, out of line.
   void* malloc(std::size_t size) {
     if (size - 1 < MaxSmall) {
-      const std::size_t c = (size - 1) / kAlignment;
+      const std::size_t c = listFor(size);
       if (void* block = lists_[c].malloc(0)) {
         --cached_;
         cachedBytes_ -= Super::getSize(block);
@@ -242,7 +241,7 @@ class QuickListHeap : public Super {
     return mallocFromSuper(listRequestSize(c), 1);
   }
   [[gnu::noinline]] void* mallocAboveLists(std::size_t size) {
-    if (size == 0) return malloc(1);  // list 0's (listFor)
+    if (size == 0) return malloc(1);  // list 0's
     return mallocFromSuper(size, 0);
   }
   // `list` is the steps malloc took.

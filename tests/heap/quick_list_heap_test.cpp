@@ -28,7 +28,7 @@ static_assert(!CountsSteps<CoalesceHeap<UnstructuredListHeap<CoalesceableHeap<Fi
 
 TEST(QuickListHeap, ListsAreSixteenBytesApart) {
   EXPECT_EQ(Quick::kListCount, 4u);
-  EXPECT_EQ(Quick::listFor(0), 0u);
+  EXPECT_EQ(Quick::listFor(1), 0u);
   EXPECT_EQ(Quick::listFor(16), 0u);
   EXPECT_EQ(Quick::listFor(17), 1u);
   EXPECT_EQ(Quick::listFor(48), 2u);
