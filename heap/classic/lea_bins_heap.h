@@ -119,7 +119,7 @@ class LeaBinsHeap : public Super {
       const std::size_t need = Super::blockBytesFor(size);
       const unsigned bin = binOf(need);
       if (nonEmpty_ & (std::uint64_t{1} << bin)) return take(bin, exact_[bin].head());
-      if (victim_ != nullptr && victimBytes_ >= need && (!victimIsTop() || (nonEmpty_ >> (bin + 1)) == 0)) {
+      if (victim_ != nullptr && victimBytes_ >= need && victimMayServe(bin)) {
         ++steps_;  // the victim looked at
         return takeVictim(need);
       }
@@ -140,8 +140,7 @@ class LeaBinsHeap : public Super {
     if (size <= kExactMaxRequest) {
       const std::size_t need = Super::blockBytesFor(size);
       const unsigned bin = binOf(need);
-      // Its exact bin, and when the victim is the top every bigger bin too, must be empty.
-      if ((nonEmpty_ >> bin) & victimBinsMask_) return nullptr;
+      if (!victimMayServe(bin)) return nullptr;
       return carveVictim(need);
     }
     if (size > kLargestBlockBytes - kAlignment) return nullptr;  // then blockBytesFor(size) <= kLargestBlockBytes
@@ -403,6 +402,9 @@ class LeaBinsHeap : public Super {
   // the victim ends its chunk (the arena's untouched rest, the "top").
   std::uint64_t victimBinsMask_ = 1;
   bool victimIsTop() const { return victimBinsMask_ != 1; }
+  // The victim's rule for a small request of exact bin `bin`: that bin, and when the
+  // victim is the top every bigger bin too, must be empty (one shift and mask).
+  bool victimMayServe(unsigned bin) const { return ((nonEmpty_ >> bin) & victimBinsMask_) == 0; }
   void* victimRest_ = nullptr;  // the rest malloc's caller will file back: the next victim
   std::size_t victimRestBytes_ = 0;  // its size and top flag (expectRest)
   bool victimRestIsTop_ = false;

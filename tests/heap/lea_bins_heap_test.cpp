@@ -315,7 +315,9 @@ void expectFastPathIsMallocsCarve(SizeMix mix, std::uint64_t seed) {
     ASSERT_EQ(offset(fast, fast.victim()), offset(plain, plain.victim())) << i;
     ASSERT_EQ(fast.freeBytes(), plain.freeBytes()) << i;
     ASSERT_EQ(fast.nonEmptyBins(), plain.nonEmptyBins()) << i;
-    if (++i % 5000 == 0) ASSERT_EQ(fast.checkInvariants(), "") << i;
+    if (++i % 5000 == 0) {
+      ASSERT_EQ(fast.checkInvariants(), "") << i;
+    }
   }
   EXPECT_EQ(fast.checkInvariants(), "");
   EXPECT_GT(taken, 1000u);  // the fast path did serve (a test of it, not of malloc alone)
