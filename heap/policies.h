@@ -93,7 +93,9 @@ using VeloxPartition = HashPartition<KBit<kVeloxShift>, ListPartition<Size, Matc
 // Medius = R_SK-bit ∘ R_size: address bits 12..23 (a page, modulo 16 MiB), no sparse layer.
 using MediusPartition = HashPartition<SKBit<12, 12>, ListPartition<Size, Match>, MatchLastFirst>;
 // Defero = R_segregated-size ∘ R_K-bit: per size class, its pages in key order
-// (the tree), the hint's page first, else next fit from the page last used.
+// (the tree), the hint's page first, else next fit from the page last used. Its
+// per-class page maps span the arena (2.2 GiB of a 16 GiB heap): reserved, resident
+// only where used (allo_zero_table.h).
 using DeferoPartition = HashPartition<SegregatedSize, OrderedPartition<Page, ChunkList, MatchNext>, Match>;
 }  // namespace allotheque
 using VeloxPolicy = allotheque::AllothequeHeap<allotheque::VeloxPartition, allotheque::ExactSizes, FixedArena>;

@@ -23,6 +23,7 @@ namespace kith::heap::allotheque {
 
 class ChunkList {
  public:
+  static constexpr bool kZeroIsEmpty = true;  // no head, no count (allo_zero_table.h)
   ChunkList() = default;
   explicit ChunkList(const Context&) {}
   void* allocate(const Request&, Context&) {
@@ -62,6 +63,7 @@ class ChunkList {
 
 class ChunkDList {
  public:
+  static constexpr bool kZeroIsEmpty = true;
   ChunkDList() = default;
   explicit ChunkDList(const Context&) {}
   void* allocate(const Request&, Context&) {

@@ -3,7 +3,10 @@
 // on the class key (A::classes() bounds the keys: K-bit and SK-bit classes of the
 // arena, segregated size classes), each bucket a Nested partition — recursion
 // R_A ∘ R_Nested. The bucket array is side memory, as Velox's 2^K-pointer table:
-// classes x sizeof(Nested) bytes.
+// classes x sizeof(Nested) bytes, reserved and filled as buckets are first used
+// (allo_zero_table.h) when a Nested of zero bytes is empty, as the lists are; so
+// Defero's per-page buckets of a 16 GiB arena cost what the program touches, not
+// 2.2 GiB at start-up. Other Nested (a partition of tables) are built one by one.
 //
 // Sparse = true adds the TR's sparse layer: a bitmap of the non-empty buckets, so
 // first/next skip 64 empty buckets per word instead of visiting each (Velox: a
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "heap/allotheque/allo_predicates.h"
+#include "heap/allotheque/allo_zero_table.h"
 
 namespace kith::heap::allotheque {
 
@@ -32,9 +36,7 @@ class HashPartition {
   using Cursor = std::size_t;
   static constexpr Cursor kNone = ~std::size_t{0};
 
-  explicit HashPartition(const Context& c)
-      : buckets_(A::classes(c), Nested(c)), bits_(Sparse ? (buckets_.size() + 63) / 64 : 0, 0) {
-  }
+  explicit HashPartition(const Context& c) : buckets_(makeBuckets(c)), bits_(Sparse ? (buckets_.size() + 63) / 64 : 0) {}
 
   void* allocate(const Request& r, Context& c) { return Pred::select(*this, A::target(r, c), r, c); }
   void deallocate(void* chunk, const Request& r, Context& c) {
@@ -85,6 +87,26 @@ class HashPartition {
   }
 
  private:
+  template <class N>
+  struct BucketsOf {
+    using type = std::vector<N>;
+  };
+  template <ZeroIsEmpty N>
+  struct BucketsOf<N> {
+    using type = ZeroTable<N>;
+  };
+  using Buckets = typename BucketsOf<Nested>::type;
+  static Buckets makeBuckets(const Context& c) {
+    if constexpr (ZeroIsEmpty<Nested>) {
+      return Buckets(A::classes(c));
+    } else {
+      Buckets b;
+      b.reserve(A::classes(c));
+      for (std::size_t k = 0; k < A::classes(c); ++k) b.emplace_back(c);
+      return b;
+    }
+  }
+
   bool nonEmpty(std::size_t k) const { return Sparse ? marked(k) : !buckets_[k].empty(); }
   bool marked(std::size_t k) const { return (bits_[k >> 6] >> (k & 63)) & 1; }
   void mark(std::size_t k, bool on) {
@@ -111,8 +133,8 @@ class HashPartition {
     }
   }
 
-  std::vector<Nested> buckets_;
-  std::vector<std::uint64_t> bits_;  // the sparse layer: one bit per non-empty bucket
+  Buckets buckets_;
+  ZeroTable<std::uint64_t> bits_;  // the sparse layer: one bit per non-empty bucket
   std::size_t count_ = 0;
   std::size_t last_ = kNone;
 };

@@ -28,6 +28,7 @@ class ListPartition {
   };
 
  public:
+  static constexpr bool kZeroIsEmpty = true;  // no class listed (allo_zero_table.h)
   using Cursor = Node**;  // the link that points at the class's node
 
   ListPartition() = default;

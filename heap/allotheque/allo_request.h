@@ -7,12 +7,14 @@
 // (implicit attributes are computed relative to it, so class numbers start at 0)
 // and the per-page size table that stores the one explicit attribute, size, once
 // per page rather than once per chunk (TR footnote 3: "once ... for all chunks in
-// the bucket as in the segregated approaches").
+// the bucket as in the segregated approaches"). The table is reserved, not filled
+// (allo_zero_table.h): a page's entry costs memory once the page is handed out.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+
+#include "heap/allotheque/allo_zero_table.h"
 
 namespace kith::heap::allotheque {
 
@@ -30,7 +32,7 @@ struct Request {
 class Context {
  public:
   Context(std::byte* base, std::size_t bytes)
-      : base_(base), bytes_(bytes), sizes_(bytes >> kPageShift, 0) {}
+      : base_(base), bytes_(bytes), sizes_(bytes >> kPageShift) {}
   std::byte* base() const { return base_; }
   std::size_t bytes() const { return bytes_; }
   std::size_t pages() const { return sizes_.size(); }
@@ -48,7 +50,7 @@ class Context {
  private:
   std::byte* base_;
   std::size_t bytes_;
-  std::vector<std::uint32_t> sizes_;
+  ZeroTable<std::uint32_t> sizes_;
 };
 
 }  // namespace kith::heap::allotheque
