@@ -60,7 +60,15 @@ struct FunctionState {
   int tryDepth = 0;
   int stackDepth = 1;  // slot 0: the callee or `this`
   ScratchVector<int> loopStarts;  // code offsets nothing fuses across (fuseInstructions' labels)
+  unsigned limitsReported = 0;    // a bit per Limit whose error this function has given
 };
+
+// The limits whose error would repeat at every later declaration once passed (a
+// local, a constant, a jump...): each is reported once per function, or once per
+// program for the program-wide ones (names, globals, the heap for constants).
+enum class Limit : unsigned { jump, loopBody, constants, propertyAccesses, functions, locals, upvalues,
+                              names, globals, constantsMemory };
+constexpr bool isProgramWide(Limit l) { return l >= Limit::names; }
 
 struct ClassState {
   ClassState* enclosing;
@@ -100,6 +108,7 @@ class Compiler {
     CompileResult result;
     result.errors = std::move(errors_);
     result.errorPositions = std::move(errorPositions_);
+    result.errorsNotShown = errorsNotShown_;
     if (result.errors.empty()) result.script = proto;
     return result;
   }
@@ -174,10 +183,16 @@ class Compiler {
   // --- errors ------------------------------------------------------------------------
   // One error line, with its position for the source excerpt; the same error at the
   // same place again (two unclosed blocks both ending at end of file) is not repeated.
+  // Past kMaxErrorsShown an error is only counted (CompileResult::errorsNotShown).
   void addError(int line, int column, const std::string& message) {
     std::string text = std::string(file_) + ":" + std::to_string(line) + ":" + std::to_string(column) +
                        ": error: " + message;
-    if (!errors_.empty() && errors_.back() == text) return;
+    if (text == lastError_) return;
+    lastError_ = text;
+    if (errors_.size() == kMaxErrorsShown) {
+      ++errorsNotShown_;
+      return;
+    }
     errors_.push_back(std::move(text));
     errorPositions_.push_back({line, column});
   }
@@ -194,6 +209,17 @@ class Compiler {
     addError(token.line, token.column, message);
   }
   void semanticError(const std::string& message) { semanticError(previous_, message); }
+  // The error of a limit passed in function `f` (see Limit), the first time only.
+  void limitError(FunctionState& f, Limit limit, const Token& at, const std::string& message) {
+    FunctionState* owner = &f;
+    if (isProgramWide(limit))
+      while (owner->enclosing) owner = owner->enclosing;
+    const unsigned bit = 1u << static_cast<unsigned>(limit);
+    if (panic_ || (owner->limitsReported & bit)) return;
+    owner->limitsReported |= bit;
+    errorAt(at, message);
+  }
+  void limitError(Limit limit, const std::string& message) { limitError(*fn_, limit, previous_, message); }
   void errorAtCurrent(const std::string& message) {
     std::string text = message;
     text += ", found ";
@@ -267,7 +293,7 @@ class Compiler {
   // Points the forward jump whose offset is at `at` to the end of the code.
   void patchJump(int at) {
     std::size_t jump = proto()->code.size() - static_cast<std::size_t>(at) - 2;
-    if (jump > 0xffff) error("too much code to jump over");
+    if (jump > 0xffff) limitError(Limit::jump, "too much code to jump over");
     proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
     proto()->code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((jump >> 8) & 0xff);
   }
@@ -281,7 +307,7 @@ class Compiler {
   // The backward offset after a loop instruction's opcode: from past its operand to `start`.
   void emitLoopOffset(int start) {
     std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
-    if (offset > 0xffff) error("loop body too large");
+    if (offset > 0xffff) limitError(Limit::loopBody, "loop body too large");
     emitU16(static_cast<int>(offset));
   }
   int makeConstant(Value v) {
@@ -293,7 +319,7 @@ class Compiler {
       if (same) return static_cast<int>(i);
     }
     if (constants.size() > 0xffff) {
-      error("too many constants in one function");
+      limitError(Limit::constants, "too many constants in one function");
       return 0;
     }
     constants.push_back(v);
@@ -306,7 +332,7 @@ class Compiler {
       if (vm_.isKind(constants[i], ObjectKind::string) && vm_.stringView(constants[i]) == text)
         return static_cast<int>(i);
     if (constants.size() > 0xffff) {
-      error("too many constants in one function");
+      limitError(Limit::constants, "too many constants in one function");
       return 0;
     }
     try {
@@ -317,7 +343,7 @@ class Compiler {
       vm_.rootConstant(s);
     } catch (const KithThrow&) {
       vm_.clearException();
-      error("out of memory while compiling: the heap is too small for the program's constants");
+      limitError(Limit::constantsMemory, "out of memory while compiling: the heap is too small for the program's constants");
       constants.push_back(Value::nil());
     }
     return static_cast<int>(constants.size() - 1);
@@ -325,7 +351,7 @@ class Compiler {
   int newCache() {
     auto& caches = proto()->caches;
     if (caches.size() > 0xffff) {
-      error("too many property accesses in one function");
+      limitError(Limit::propertyAccesses, "too many property accesses in one function");
       return 0;
     }
     caches.emplace_back();
@@ -333,7 +359,7 @@ class Compiler {
   }
   int symbolFor(std::string_view name) {
     int s = vm_.symbol(name);
-    if (s > 0xffff) error("too many distinct names in the program");
+    if (s > 0xffff) limitError(Limit::names, "too many distinct names in the program");
     return s;
   }
 
@@ -396,7 +422,7 @@ class Compiler {
     FunctionProto* compiled = endFunction();
     FunctionProto* parent = proto();
     parent->functions.push_back(compiled);
-    if (parent->functions.size() > 0xffff) error("too many functions in one function");
+    if (parent->functions.size() > 0xffff) limitError(Limit::functions, "too many functions in one function");
     emitOpU16(Op::CLOSURE, static_cast<int>(parent->functions.size() - 1));
     for (const UpvalueRef& u : upvalues) {
       emitByte(u.isLocal ? 1 : 0);
@@ -431,7 +457,7 @@ class Compiler {
       }
     }
     if (fn_->locals.size() >= kMaxLocals) {
-      errorAt(name, "too many local variables in one function (256 at most)");
+      limitError(*fn_, Limit::locals, name, "too many local variables in one function (256 at most)");
       return;
     }
     fn_->locals.push_back(Local{name.text, -1, false});
@@ -447,7 +473,7 @@ class Compiler {
   }
   int globalIndex(std::string_view name) {
     int slot = vm_.globalSlot(name);
-    if (slot > 0xffff) error("too many global variables");
+    if (slot > 0xffff) limitError(Limit::globals, "too many global variables");
     return slot;
   }
 
@@ -465,7 +491,7 @@ class Compiler {
     for (std::size_t i = 0; i < f->upvalues.size(); ++i)
       if (f->upvalues[i].index == index && f->upvalues[i].isLocal == isLocal) return static_cast<int>(i);
     if (f->upvalues.size() >= kMaxUpvalues) {
-      errorAt(at, "too many captured variables in one function");
+      limitError(*f, Limit::upvalues, at, "too many captured variables in one function");
       return 0;
     }
     f->upvalues.push_back(UpvalueRef{index, isLocal});
@@ -955,7 +981,7 @@ class Compiler {
       int at = start + j;
       code[static_cast<std::size_t>(at - 1)] = static_cast<std::uint8_t>(Op::LOOP);
       std::size_t offset = static_cast<std::size_t>(at + 2 - bodyStart);
-      if (offset > 0xffff) error("loop body too large");
+      if (offset > 0xffff) limitError(Limit::loopBody, "loop body too large");
       code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(offset & 0xff);
       code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((offset >> 8) & 0xff);
     }
@@ -976,7 +1002,7 @@ class Compiler {
     fn_->locals.push_back(Local{" array", fn_->scopeDepth, false});
     emitOpU16(Op::SMALL_INT, 0);
     fn_->locals.push_back(Local{" index", fn_->scopeDepth, false});
-    if (fn_->locals.size() > kMaxLocals) error("too many local variables in one function (256 at most)");
+    if (fn_->locals.size() > kMaxLocals) limitError(Limit::locals, "too many local variables in one function (256 at most)");
     consume(TokenType::rightParen, "expected ')' after the for-in clause");
     int arraySlot = static_cast<int>(fn_->locals.size()) - 2;
     int start = loopTarget();
@@ -1429,8 +1455,10 @@ class Compiler {
   bool panic_ = false;
   int nesting_ = 0;    // syntactic levels open (kMaxNesting)
   int recursion_ = 0;  // recursive parse calls open (kMaxRecursion)
-  std::vector<std::string> errors_;
+  std::vector<std::string> errors_;             // the first kMaxErrorsShown
   std::vector<SourcePosition> errorPositions_;  // where each of errors_ is
+  std::size_t errorsNotShown_ = 0;              // errors found past them
+  std::string lastError_;                       // the last error found, shown or not
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;
   std::string_view calleeName_;            // see nameCallee (a token's text: the source outlives it)
@@ -1450,7 +1478,9 @@ CompileResult compile(VM& vm, std::string_view source, std::string_view fileName
     Compiler compiler(vm, source, fileName, *scratch);
     result = compiler.compileScript();
   }
-  for (const SourcePosition& at : result.errorPositions) result.excerpts.push_back(sourceExcerpt(source, at));
+  result.fileName = std::string(fileName);
+  SourceLines lines(source);
+  for (const SourcePosition& at : result.errorPositions) result.excerpts.push_back(lines.excerpt(at));
   result.scratch = scratch->stats();
   return result;  // a region's chunks go back to the system here, all at once
 }

@@ -21,20 +21,31 @@ namespace kith::vm {
 class VM;
 struct FunctionProto;
 
+// The errors a compilation reports, as Clang's -ferror-limit: a file with an error on
+// each of 100,000 lines gives the first ones and a count of the rest, not 10 MB of
+// stderr. The compiler still reads to the end, so the count is of every error found.
+inline constexpr std::size_t kMaxErrorsShown = 20;
+
 struct CompileResult {
   FunctionProto* script = nullptr;  // nullptr when there were errors
-  std::vector<std::string> errors;  // "FILE:LINE:COL: error: MESSAGE", in source order
+  std::vector<std::string> errors;  // "FILE:LINE:COL: error: MESSAGE", in source order; the first kMaxErrorsShown
   std::vector<SourcePosition> errorPositions;      // where each error is
-  std::vector<std::vector<std::string>> excerpts;  // each error's source lines (sourceExcerpt)
+  std::vector<std::vector<std::string>> excerpts;  // each error's source lines (SourceLines::excerpt)
+  std::size_t errorsNotShown = 0;   // errors found after the first kMaxErrorsShown
+  std::string fileName;             // the FILE of the error lines
   ScratchStats scratch;             // the bytes the scratch heap held
 
-  // What stderr shows: each error line followed by its excerpt's lines.
+  // What stderr shows: each error line followed by its excerpt's lines, then, past
+  // the limit, "FILE: N more errors not shown (the first 20 are)".
   std::vector<std::string> reportLines() const {
     std::vector<std::string> lines;
     for (std::size_t i = 0; i < errors.size(); ++i) {
       lines.push_back(errors[i]);
       if (i < excerpts.size()) lines.insert(lines.end(), excerpts[i].begin(), excerpts[i].end());
     }
+    if (errorsNotShown > 0)
+      lines.push_back(fileName + ": " + std::to_string(errorsNotShown) + " more error" + (errorsNotShown == 1 ? "" : "s") +
+                      " not shown (the first " + std::to_string(kMaxErrorsShown) + " are)");
     return lines;
   }
 };

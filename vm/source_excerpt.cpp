@@ -24,16 +24,28 @@ bool validUtf8(std::string_view text) {
 
 }  // namespace
 
-std::vector<std::string> sourceExcerpt(std::string_view source, SourcePosition at) {
-  if (at.line < 1 || at.column < 1) return {};
-  std::size_t start = 0;
-  for (int line = 1; line < at.line; ++line) {
-    std::size_t newline = source.find('\n', start);
-    if (newline == std::string_view::npos) return {};
-    start = newline + 1;
+std::optional<std::string_view> SourceLines::line(int number) {
+  const auto index = static_cast<std::size_t>(number - 1);
+  while (starts_.size() <= index + 1 && scanned_ < source_.size()) {
+    std::size_t newline = source_.find('\n', scanned_);
+    scanned_ = newline == std::string_view::npos ? source_.size() : newline + 1;
+    if (newline != std::string_view::npos) starts_.push_back(scanned_);
   }
-  std::size_t end = std::min(source.find('\n', start), source.size());
-  std::string_view text = source.substr(start, end - start);
+  if (index >= starts_.size()) return std::nullopt;
+  std::size_t start = starts_[index];
+  std::size_t end = index + 1 < starts_.size() ? starts_[index + 1] - 1 : source_.size();
+  return source_.substr(start, end - start);
+}
+
+std::vector<std::string> sourceExcerpt(std::string_view source, SourcePosition at) {
+  return SourceLines(source).excerpt(at);
+}
+
+std::vector<std::string> SourceLines::excerpt(SourcePosition at) {
+  if (at.line < 1 || at.column < 1) return {};
+  std::optional<std::string_view> found = line(at.line);
+  if (!found) return {};
+  std::string_view text = *found;
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
   if (text.find_first_not_of(" \t") == std::string_view::npos) return {};
   std::size_t caret = std::min(static_cast<std::size_t>(at.column - 1), text.size());

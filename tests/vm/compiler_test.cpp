@@ -381,6 +381,48 @@ TEST_F(CompilerTest, LimitsAreErrorsNotCrashes) {
   EXPECT_NE(e.front().find("too much code to jump over"), std::string::npos);
 }
 
+// Past a limit, each later declaration would repeat its error: 300 locals give one
+// error, not 44 (100,000 once gave 99,745); the next function reports its own.
+TEST_F(CompilerTest, ALimitPassedIsReportedOncePerFunction) {
+  std::string locals;
+  for (int i = 0; i < 300; ++i) locals += " let v" + std::to_string(i) + " = 0;";
+  std::string source = "fn f() {" + locals + " } fn g() {" + locals + " }";
+  auto e = errorsOf(source);
+  ASSERT_EQ(e.size(), 2u);
+  // Slot 0 is the callee's: v255 is the 256th.
+  EXPECT_EQ(e[0], "t.kith:1:" + std::to_string(source.find("v255") + 1) +
+                      ": error: too many local variables in one function (256 at most)");
+  EXPECT_NE(e[1].find("too many local variables"), std::string::npos);
+  // Once reported, the limit hides no other error: a later statement's mistake shows.
+  e = errorsOf("fn f() {" + locals + " let w = ; }");
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_NE(e[1].find("expected an expression, found ';'"), std::string::npos);
+}
+
+// As Clang's -ferror-limit: the first kMaxErrorsShown errors, with their excerpts,
+// and a count of the rest, which the compiler still finds to the end of the file.
+TEST_F(CompilerTest, ErrorsPastTheLimitAreCountedNotShown) {
+  std::string source;
+  for (int i = 0; i < 1000; ++i) source += "let = ;\n";
+  CompileResult r = compile(t_.vm(), source, "t.kith");
+  EXPECT_EQ(r.script, nullptr);
+  ASSERT_EQ(r.errors.size(), kMaxErrorsShown);
+  EXPECT_EQ(r.excerpts.size(), kMaxErrorsShown);
+  EXPECT_EQ(r.errors.back(), "t.kith:20:5: error: expected a variable name after 'let', found '='");
+  EXPECT_EQ(r.errorsNotShown, 980u);
+  std::vector<std::string> report = r.reportLines();
+  EXPECT_EQ(report.size(), 3 * kMaxErrorsShown + 1);
+  EXPECT_EQ(report.back(), "t.kith: 980 more errors not shown (the first 20 are)");
+
+  source = "";
+  for (std::size_t i = 0; i <= kMaxErrorsShown; ++i) source += "let = ;\n";
+  r = compile(t_.vm(), source, "t.kith");
+  EXPECT_EQ(r.errorsNotShown, 1u);
+  EXPECT_EQ(r.reportLines().back(), "t.kith: 1 more error not shown (the first 20 are)");
+  r = compile(t_.vm(), "let = ;", "t.kith");
+  EXPECT_EQ(r.reportLines().size(), 3u);  // under the limit: no count line
+}
+
 TEST_F(CompilerTest, RecoversAndReportsEveryError) {
   auto errors = errorsOf("let a = ;\nlet b = 1\nlet c = 2;\nprint(this);\n");
   ASSERT_EQ(errors.size(), 3u);
