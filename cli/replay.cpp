@@ -15,6 +15,7 @@
 #include "cli/byte_size.h"
 #include "cli/exit_codes.h"
 #include "cli/json_writer.h"
+#include "cli/output_conflicts.h"
 #include "cli/output_file.h"
 #include "cli/statistics_request.h"
 #include "cli/trace_command.h"
@@ -240,6 +241,7 @@ const std::vector<OptionSpec>& replayOptionSpecs() {
 int replayCommand(const std::vector<std::string_view>& args) {
   Options o;
   if (auto exit = parseOptions(args, o)) return *exit;
+  if (auto exit = refuseSharedOutputs({{"--stats-file", o.statistics.file}}, {{"the trace", o.trace}})) return *exit;
 
   std::string openError;
   TraceFile file = openTrace(o.trace, openError);
@@ -247,7 +249,9 @@ int replayCommand(const std::vector<std::string_view>& args) {
     std::fprintf(stderr, "kith: %s\n", openError.c_str());
     return kExitNoInput;
   }
-  OutputFile statisticsFile;  // created before the replay: a wrong path costs no replay
+  // Readied before the replay, so a wrong path costs no replay; put in place only
+  // when written whole (a malformed trace leaves an earlier file as it was).
+  OutputFile statisticsFile;
   if (!openStatisticsFile(o.statistics, statisticsFile)) return kExitCantCreate;
 
   std::unique_ptr<heap::Heap> heap;

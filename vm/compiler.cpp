@@ -100,6 +100,7 @@ class Compiler {
     CompileResult result;
     result.errors = std::move(errors_);
     result.errorPositions = std::move(errorPositions_);
+    result.outOfMemory = outOfMemory_;
     if (result.errors.empty()) result.script = proto;
     return result;
   }
@@ -317,6 +318,7 @@ class Compiler {
       vm_.rootConstant(s);
     } catch (const KithThrow&) {
       vm_.clearException();
+      outOfMemory_ = true;
       error("out of memory while compiling: the heap is too small for the program's constants");
       constants.push_back(Value::nil());
     }
@@ -1431,6 +1433,7 @@ class Compiler {
   int recursion_ = 0;  // recursive parse calls open (kMaxRecursion)
   std::vector<std::string> errors_;
   std::vector<SourcePosition> errorPositions_;  // where each of errors_ is
+  bool outOfMemory_ = false;                     // CompileResult::outOfMemory
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;
   std::string_view calleeName_;            // see nameCallee (a token's text: the source outlives it)

@@ -27,6 +27,9 @@ struct CompileResult {
   std::vector<SourcePosition> errorPositions;      // where each error is
   std::vector<std::vector<std::string>> excerpts;  // each error's source lines (sourceExcerpt)
   ScratchStats scratch;             // the bytes the scratch heap held
+  // Among the errors, "out of memory while compiling": the heap could not hold a
+  // constant. A runtime failure, not the source's (kith run exits 70 for it, not 65).
+  bool outOfMemory = false;
 
   // What stderr shows: each error line followed by its excerpt's lines.
   std::vector<std::string> reportLines() const {
