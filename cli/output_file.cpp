@@ -103,16 +103,14 @@ bool OutputFile::failed(int error) {
 
 int OutputFile::openTemporary(const std::string& target, mode_t mode) {
   std::string temporary = temporaryTemplate(target);
-  int fd = ::mkstemp(temporary.data());
+  int fd = createTemporaryFile(temporary);
   if (fd < 0) return errno;
   ::fchmod(fd, mode);  // mkstemp's is 0600; the file keeps the mode it had, or gets a new file's
-  rememberTemporaryFile(temporary);
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     int error = errno;
     ::close(fd);
-    ::unlink(temporary.c_str());
-    forgetTemporaryFile(temporary);
+    removeTemporaryFile(temporary);
     return error;
   }
   temporary_ = temporary;
@@ -161,8 +159,8 @@ bool OutputFile::close() {
   inPlace_ = false;
   if (!temporary_.empty()) {
     if (!error && ::rename(temporary_.c_str(), target_.c_str()) != 0) error = errno;
-    if (error) ::unlink(temporary_.c_str());  // PATH keeps what it held
-    forgetTemporaryFile(temporary_);
+    if (error) removeTemporaryFile(temporary_);  // PATH keeps what it held
+    else forgetTemporaryFile(temporary_);
     temporary_.clear();
   }
   if (error) reportFailure(name_, error);
@@ -175,8 +173,7 @@ void OutputFile::discard() {
   file_ = nullptr;
   inPlace_ = false;
   if (temporary_.empty()) return;
-  ::unlink(temporary_.c_str());
-  forgetTemporaryFile(temporary_);
+  removeTemporaryFile(temporary_);
   temporary_.clear();
 }
 

@@ -203,10 +203,7 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
         if (p.name == o.policy)
           return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
     } else if (a.starts_with("--heap-size=")) {
-      auto size = parseByteSize(a.substr(12));
-      if (!size || *size < (16u << 10))
-        return usageError("--heap-size wants a size of at least 16K, like 64M; got '" + value("--heap-size=") + "'");
-      o.heapSize = *size;
+      if (auto exit = readSizeOption("--heap-size", a.substr(12), kMinimumHeapSize, o.heapSize)) return exit;
     } else if (auto taken = readStatisticsOption(a, o.statistics)) {
       if (*taken != kExitOk) return taken;
     } else if (a == "--bare") {
@@ -231,9 +228,9 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
 const std::vector<OptionSpec>& replayOptionSpecs() {
   using enum OptionArgument;
   static const std::vector<OptionSpec> specs = {
-      {"--heap", required},         {"--heap-size", required},    {"--pretouch", none},
-      {"--stats", optional},        {"--stats-file", required},   {"--stats-timers", required},
-      {"--bare", none},             {"--stop-on-failure", none},
+      {"--heap", required},      {"--heap-size", required, OptionValue::size}, {"--pretouch", none},
+      {"--stats", optional},     {"--stats-file", required},                 {"--stats-timers", required},
+      {"--bare", none},          {"--stop-on-failure", none},
   };
   return specs;
 }

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 
@@ -46,18 +47,37 @@ void installHandlers() {
   }
 }
 
-}  // namespace
-
-bool rememberTemporaryFile(const std::string& path) {
-  if (path.size() >= PATH_MAX) return false;
-  installHandlers();
+// In the first free slot; a file with none (more than kSlots at once: a command
+// writes at most four outputs) is only removed by its OutputFile.
+void remember(const std::string& path) {
+  if (path.size() >= PATH_MAX) return;
   for (int i = 0; i < kSlots; ++i) {
     if (inUse[i]) continue;
     std::memcpy(paths[i], path.c_str(), path.size() + 1);
     inUse[i] = 1;
-    return true;
+    return;
   }
-  return false;
+}
+
+}  // namespace
+
+int createTemporaryFile(std::string& pattern) {
+  installHandlers();
+  sigset_t fatal, previous;
+  sigemptyset(&fatal);
+  for (int signal : kFatalSignals) sigaddset(&fatal, signal);
+  ::sigprocmask(SIG_BLOCK, &fatal, &previous);
+  int fd = ::mkstemp(pattern.data());
+  int error = errno;
+  if (fd >= 0) remember(pattern);
+  ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+  errno = error;
+  return fd;
+}
+
+void removeTemporaryFile(const std::string& path) {
+  ::unlink(path.c_str());
+  forgetTemporaryFile(path);
 }
 
 void forgetTemporaryFile(const std::string& path) {

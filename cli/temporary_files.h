@@ -9,10 +9,16 @@
 
 namespace kith::cli {
 
-// Remembers `path` until forgetTemporaryFile; false when there is no room (a
-// handful at once: a command writes at most four outputs). The first call installs
-// the handlers, for the signals whose action is still the default.
-bool rememberTemporaryFile(const std::string& path);
+// Creates a file from `pattern` (ending in XXXXXX, replaced by mkstemp in place),
+// exclusively, and remembers it — with the signals blocked in between, so no signal
+// finds it created and not yet remembered. The descriptor, or -1 with errno set.
+// The first call installs the handlers, for the signals whose action is the default.
+int createTemporaryFile(std::string& pattern);
+
+// Removes the file and forgets it.
+void removeTemporaryFile(const std::string& path);
+
+// Forgets the file, which is no longer temporary (renamed into place).
 void forgetTemporaryFile(const std::string& path);
 
 }  // namespace kith::cli
