@@ -168,7 +168,7 @@ class RunOutputs {
   // False after the message at the first that cannot be written.
   bool open() {
     for (std::size_t i = 0; i < named_.size(); ++i)
-      if (!named_[i].path.empty() && !file(i).open(named_[i].path)) return false;
+      if (!named_[i].path.empty() && !files_[i]->open(named_[i].path)) return false;
     return true;
   }
 
@@ -187,7 +187,7 @@ class RunOutputs {
     bool none = true;
     for (std::size_t i = 0; i < named_.size(); ++i) {
       if (!withheld_[i]) continue;
-      file(i).discard();
+      files_[i]->discard();
       std::fprintf(stderr, "kith: %s: not written: the script imports it as a module\n", named_[i].path.c_str());
       none = false;
     }
@@ -196,16 +196,12 @@ class RunOutputs {
 
   // A run refused before its script ran (a compile error): no output is written.
   void discard() {
-    for (std::size_t i = 0; i < named_.size(); ++i) file(i).discard();
+    for (OutputFile* file : files_) file->discard();
   }
 
  private:
-  OutputFile& file(std::size_t i) {
-    OutputFile* files[] = {&statistics, &pauses, &fragmentation, &trace};  // named_'s order
-    return *files[i];
-  }
-
   std::vector<NamedOutput> named_;
+  OutputFile* files_[4] = {&statistics, &pauses, &fragmentation, &trace};  // named_'s order
   bool withheld_[4] = {};
 };
 

@@ -324,6 +324,9 @@ case("cli.own.malformed_trace_keeps_an_earlier_file", f"replay --stats-file=prev
 case("cli.own.compile_error_keeps_an_earlier_file", "run --stats-file=prev.json --trace=new.trace bad.kith", exit=65,
      given={"{tmp}/bad.kith": "let = 1;\n", "{tmp}/prev.json": EARLIER},
      files={"{tmp}/prev.json": EARLIER_KEPT, "{tmp}/new.trace": None}, stderr=r"^bad.kith:1:5: error: ")
+case("cli.own.unmappable_heap_keeps_an_earlier_file", "run --stats-file=prev.json --heap-size=16000000T s.kith",
+     exit=64, given={**GIVEN_SCRIPT, "{tmp}/prev.json": EARLIER}, files={"{tmp}/prev.json": EARLIER_KEPT},
+     stderr=r"^kith: --heap-size: cannot reserve a heap of [0-9]+ bytes: the system refused the mapping")
 # A run that fails as it runs (exit 70) still writes its outputs: the statistics of a failed run.
 case("cli.own.runtime_error_writes_the_outputs", "run --stats-file=prev.json fails.kith", exit=70,
      given={"{tmp}/fails.kith": "print(nil + 1);\n", "{tmp}/prev.json": EARLIER},
