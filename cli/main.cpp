@@ -152,8 +152,8 @@ constexpr const char* kRunOptionsHelp =
     "  --trace=PATH        record every allocation and free to PATH, for kith replay;\n"
     "                      binary (compact, fast) unless PATH ends in .txt; - is\n"
     "                      standard output (mixed with what the script prints)\n"
-    "  --trace-format=F    binary or text, whatever PATH ends in (kith trace dump\n"
-    "                      prints a binary trace as text)\n"
+    "  --trace-format=F    --trace's format, binary or text, whatever PATH ends in\n"
+    "                      (kith trace dump prints a binary trace as text)\n"
     "  --compiler-heap=H   experiment knob: the heap of the compiler's scratch data:\n"
     "                      zone (default; a region freed when compilation ends),\n"
     "                      reap, lea or malloc (each piece freed when done); also\n"
@@ -188,13 +188,15 @@ constexpr const char* kReplayOptionsHelp =
 constexpr const char* kConventionsHelp =
     "Every option that takes a value takes it as --opt=value or --opt value (--stats\n"
     "and --gc-stress take theirs only after '='); -- ends the options.\n"
-    "Every PATH an option names is created before the run starts; - is standard output.\n"
+    "Every PATH an option names is checked before the run starts; - is standard output.\n"
+    "A PATH that is an input or another option's is refused; a file is replaced only\n"
+    "when its output is complete, so a refused or failed check leaves it as it was.\n"
     "SIZE is bytes or a number with K, M, G or T (binary units), e.g. 512K, 16M, 1G.\n"
     "Exit codes: 0 ok, 64 usage, 65 compile error, 66 unreadable script,\n"
-    "70 uncaught runtime error (or System.exit's code), 73 an output (a PATH above,\n"
-    "standard output) cannot be created or written. replay and trace dump:\n"
-    "65 malformed trace (the message names its line N or byte offset N), 66 missing\n"
-    "or unreadable trace; replay --stop-on-failure: 70 when it stopped.\n";
+    "70 uncaught runtime error or out of memory (or System.exit's code), 73 an\n"
+    "output (a PATH above, standard output) cannot be created or written. replay and\n"
+    "trace dump: 65 malformed trace (the message names its line N or byte offset N),\n"
+    "66 missing or unreadable trace; replay --stop-on-failure: 70 when it stopped.\n";
 
 // A short usage for bare `kith`: the full help is long, and a mistyped command line
 // should show what to type next.
@@ -268,17 +270,17 @@ int listPolicies() {
 }
 
 const std::vector<OptionSpec>& benchContrivedSpecs() {
-  static const std::vector<OptionSpec> specs = {{"--json", OptionArgument::none},
-                                                {"--heap-size", OptionArgument::required},
-                                                {"--repetitions", OptionArgument::required},
-                                                {"--fill", OptionArgument::required}};
+  using enum OptionArgument;
+  using enum kith::cli::OptionValue;
+  static const std::vector<OptionSpec> specs = {
+      {"--json", none}, {"--heap-size", required, size}, {"--repetitions", required, integer}, {"--fill", required, real}};
   return specs;
 }
 
 const std::vector<OptionSpec>& benchDefragSpecs() {
-  static const std::vector<OptionSpec> specs = {{"--json", OptionArgument::none},
-                                                {"--policy", OptionArgument::required},
-                                                {"--seeds", OptionArgument::required}};
+  using enum OptionArgument;
+  static const std::vector<OptionSpec> specs = {
+      {"--json", none}, {"--policy", required}, {"--seeds", required, kith::cli::OptionValue::integer}};
   return specs;
 }
 
@@ -304,11 +306,8 @@ int benchContrived(const std::vector<std::string_view>& args) {
     if (a == "--json") {
       json = true;
     } else if (a.starts_with("--heap-size=")) {
-      auto size = kith::cli::parseByteSize(a.substr(12));
-      if (!size || *size < (1u << 20))
-        return usageError("--heap-size wants a size of at least 1M, like 64M; got '" +
-                          std::string(a.substr(12)) + "'");
-      heapBytes = *size;
+      if (auto exit = kith::cli::readSizeOption("--heap-size", a.substr(12), std::size_t{1} << 20, heapBytes))
+        return *exit;
     } else if (a.starts_with("--repetitions=")) {
       if (auto exit = kith::cli::readIntegerOption("--repetitions", a.substr(14), 1, 1000, repetitions)) return *exit;
     } else if (a.starts_with("--fill=")) {
@@ -364,10 +363,22 @@ int benchDefrag(const std::vector<std::string_view>& args) {
   return kExitOk;
 }
 
+// `kith --versio`: a first word near --version (nearer than to any option of the run
+// it would imply) is a misspelled --version, not an unknown option of run. The
+// parser suggests --help wherever a command reads its options.
+std::optional<int> misspelledVersion(std::string_view word) {
+  if (!word.starts_with("--") || word.find('=') != std::string_view::npos) return std::nullopt;
+  std::vector<std::string_view> names = {"--version", "--help"};
+  for (const OptionSpec& spec : kith::cli::runOptionSpecs()) names.push_back(spec.name);
+  if (kith::cli::nearestName(word, names) != "--version") return std::nullopt;
+  return usageError("unknown option '" + std::string(word) + "'", "did you mean '--version'?");
+}
+
 // `kith WORD ...` where WORD names no command: a script to run (an option of run,
 // `-`, a .kith name or any existing path), else a misspelled command.
 int runImplied(const std::vector<std::string_view>& args) {
   std::string_view word = args[0];
+  if (auto exit = misspelledVersion(word)) return *exit;
   struct stat status;
   if (word.starts_with("-") || word.ends_with(".kith") || ::stat(std::string(word).c_str(), &status) == 0) {
     if (asksForHelp(kith::cli::runOptionSpecs(), args, OperandPlacement::endsOptions))

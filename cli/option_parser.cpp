@@ -1,5 +1,7 @@
 #include "cli/option_parser.h"
 
+#include "cli/byte_size.h"
+#include "cli/option_value.h"
 #include "cli/suggestion.h"
 #include "cli/usage_error.h"
 
@@ -21,6 +23,8 @@ std::optional<CommandLineError> unknownOption(std::string_view command, const st
                                               std::string_view word, std::string_view name) {
   std::vector<std::string_view> names;
   for (const OptionSpec& spec : specs) names.push_back(spec.name);
+  // Every command takes --help; a word with a value means some other option.
+  if (word.find('=') == std::string_view::npos) names.push_back("--help");
   std::optional<std::string> nearest = nearestName(name, names);
   // The whole word corrected, value and all, so it can be copied back.
   std::string hint = nearest ? "did you mean '" + *nearest + std::string(word.substr(name.size())) + "'?"
@@ -28,11 +32,28 @@ std::optional<CommandLineError> unknownOption(std::string_view command, const st
   return CommandLineError{"unknown option for '" + std::string(command) + "': " + std::string(word), hint};
 }
 
+// Whether two values of an option mean the same (OptionValue).
+bool sameValue(OptionValue kind, const std::optional<std::string>& a, const std::optional<std::string>& b) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  auto same = [&](auto parse) {
+    auto x = parse(*a), y = parse(*b);
+    return x && y && *x == *y;
+  };
+  switch (kind) {
+    case OptionValue::text: return false;
+    case OptionValue::size: return same(parseByteSize);
+    case OptionValue::integer: return same(parseInteger);
+    case OptionValue::real: return same(parseReal);
+  }
+  return false;
+}
+
 // Records one option; an error when the same option came before with another value.
-std::optional<CommandLineError> record(GivenOption given, CommandLine& out) {
+std::optional<CommandLineError> record(const OptionSpec& spec, GivenOption given, CommandLine& out) {
   for (const GivenOption& earlier : out.options) {
     if (earlier.name != given.name) continue;
-    if (earlier.value == given.value) return std::nullopt;
+    if (sameValue(spec.value, earlier.value, given.value)) return std::nullopt;
     return CommandLineError{"conflicting options: " + earlier.spelling() + " and " + given.spelling() +
                                 " (give " + std::string(given.name) + " once)",
                             ""};
@@ -81,7 +102,7 @@ std::optional<CommandLineError> parseCommandLine(std::string_view command, const
     }
     if (spec->argument == OptionArgument::required && given.value->empty())
       return CommandLineError{std::string(name) + " needs a value; got an empty one", ""};
-    if (auto error = record(std::move(given), out)) return error;
+    if (auto error = record(*spec, std::move(given), out)) return error;
   }
   return std::nullopt;
 }

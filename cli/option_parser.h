@@ -19,9 +19,16 @@ enum class OptionArgument {
              // so `--stats json` is --stats followed by the operand json
 };
 
+// What an option's value is, so that the same option given twice is compared by
+// value: --heap-size=16K and --heap-size=16384 are one size, --gc-threshold=0.5 and
+// =.50 one fraction. A value that does not parse is compared as text (and refused
+// by the command when it reads it).
+enum class OptionValue { text, size, integer, real };
+
 struct OptionSpec {
   std::string_view name;  // with its dashes: "--heap"
   OptionArgument argument = OptionArgument::none;
+  OptionValue value = OptionValue::text;
 };
 
 struct GivenOption {

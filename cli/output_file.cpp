@@ -1,11 +1,16 @@
 #include "cli/output_file.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "cli/exit_codes.h"
+#include "cli/temporary_files.h"
 
 namespace kith::cli {
 
@@ -38,13 +43,34 @@ int flushError(std::FILE* file, int knownError) {
   return reason ? reason : -1;
 }
 
-}  // namespace
-
-OutputFile::~OutputFile() {
-  if (file_ && file_ != stdout) std::fclose(file_);
+// The mode a file created now gets: what fopen's would (0666 less the umask).
+mode_t newFileMode() {
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
 }
 
+// The file PATH names: a symbolic link's target is replaced, never the link.
+std::string followLinks(const std::string& path) {
+  char buffer[PATH_MAX];
+  return ::realpath(path.c_str(), buffer) ? std::string(buffer) : path;
+}
+
+// `.NAME.kith-XXXXXX` beside `target`, for mkstemp; the name's part is cut short
+// so that the temporary name stays within a file name's 255 bytes.
+std::string temporaryTemplate(const std::string& target) {
+  std::size_t slash = target.rfind('/');
+  std::string directory = slash == std::string::npos ? "" : target.substr(0, slash + 1);
+  std::string name = target.substr(slash == std::string::npos ? 0 : slash + 1);
+  return directory + "." + name.substr(0, 200) + ".kith-XXXXXX";
+}
+
+}  // namespace
+
+OutputFile::~OutputFile() { discard(); }
+
 bool OutputFile::open(const std::string& path) {
+  discard();
   writeError_ = 0;
   if (path == "-") {
     file_ = stdout;
@@ -52,6 +78,60 @@ bool OutputFile::open(const std::string& path) {
     return true;
   }
   name_ = path;
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    // A symbolic link to nothing: the file it names is created, as before any link.
+    struct stat link {};
+    if (errno == ENOENT && ::lstat(path.c_str(), &link) == 0) return openDirectly(path);
+    int error = openTemporary(path, newFileMode());  // mkstemp says why (a missing directory)
+    return error == 0 || failed(error);
+  }
+  if (!S_ISREG(info.st_mode)) return openDirectly(path);  // a device, FIFO or directory
+  if (::access(path.c_str(), W_OK) != 0) return failed(errno);  // a read-only file stays as it is
+  std::string target = followLinks(path);
+  int error = openTemporary(target, info.st_mode & 0777);
+  // A writable file in a directory that takes no new file is written over where it
+  // is, as before temporary files, and cut to length at close().
+  if (error == EACCES || error == EPERM) error = openInPlace(target);
+  return error == 0 || failed(error);
+}
+
+bool OutputFile::failed(int error) {
+  reportFailure(name_, error);
+  return false;
+}
+
+int OutputFile::openTemporary(const std::string& target, mode_t mode) {
+  std::string temporary = temporaryTemplate(target);
+  int fd = createTemporaryFile(temporary);
+  if (fd < 0) return errno;
+  ::fchmod(fd, mode);  // mkstemp's is 0600; the file keeps the mode it had, or gets a new file's
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    int error = errno;
+    ::close(fd);
+    removeTemporaryFile(temporary);
+    return error;
+  }
+  temporary_ = temporary;
+  target_ = target;
+  return 0;
+}
+
+int OutputFile::openInPlace(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);  // not truncated: that waits for close()
+  if (fd < 0) return errno;
+  file_ = ::fdopen(fd, "wb");
+  if (!file_) {
+    int error = errno;
+    ::close(fd);
+    return error;
+  }
+  inPlace_ = true;
+  return 0;
+}
+
+bool OutputFile::openDirectly(const std::string& path) {
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) reportFailure(name_, errno ? errno : -1);
   return file_ != nullptr;
@@ -68,6 +148,7 @@ bool OutputFile::write(std::string_view text) {
 bool OutputFile::close() {
   if (!file_) return true;
   int error = flushError(file_, writeError_);
+  if (!error && inPlace_ && ::ftruncate(::fileno(file_), std::ftell(file_)) != 0) error = errno;
   if (file_ != stdout) {
     errno = 0;
     if (std::fclose(file_) != 0 && !error) error = errno ? errno : -1;
@@ -75,8 +156,25 @@ bool OutputFile::close() {
     std::clearerr(stdout);  // reported here: the check of standard output at exit stays quiet
   }
   file_ = nullptr;
+  inPlace_ = false;
+  if (!temporary_.empty()) {
+    if (!error && ::rename(temporary_.c_str(), target_.c_str()) != 0) error = errno;
+    if (error) removeTemporaryFile(temporary_);  // PATH keeps what it held
+    else forgetTemporaryFile(temporary_);
+    temporary_.clear();
+  }
   if (error) reportFailure(name_, error);
   return !error;
+}
+
+void OutputFile::discard() {
+  if (!file_) return;
+  if (file_ != stdout) std::fclose(file_);
+  file_ = nullptr;
+  inPlace_ = false;
+  if (temporary_.empty()) return;
+  removeTemporaryFile(temporary_);
+  temporary_.clear();
 }
 
 bool flushStandardOutput() {

@@ -15,6 +15,7 @@
 #include "cli/byte_size.h"
 #include "cli/exit_codes.h"
 #include "cli/json_writer.h"
+#include "cli/output_conflicts.h"
 #include "cli/output_file.h"
 #include "cli/statistics_request.h"
 #include "cli/trace_command.h"
@@ -202,10 +203,7 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
         if (p.name == o.policy)
           return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
     } else if (a.starts_with("--heap-size=")) {
-      auto size = parseByteSize(a.substr(12));
-      if (!size || *size < (16u << 10))
-        return usageError("--heap-size wants a size of at least 16K, like 64M; got '" + value("--heap-size=") + "'");
-      o.heapSize = *size;
+      if (auto exit = readSizeOption("--heap-size", a.substr(12), kMinimumHeapSize, o.heapSize)) return exit;
     } else if (auto taken = readStatisticsOption(a, o.statistics)) {
       if (*taken != kExitOk) return taken;
     } else if (a == "--bare") {
@@ -230,9 +228,9 @@ std::optional<int> parseOptions(const std::vector<std::string_view>& args, Optio
 const std::vector<OptionSpec>& replayOptionSpecs() {
   using enum OptionArgument;
   static const std::vector<OptionSpec> specs = {
-      {"--heap", required},         {"--heap-size", required},    {"--pretouch", none},
-      {"--stats", optional},        {"--stats-file", required},   {"--stats-timers", required},
-      {"--bare", none},             {"--stop-on-failure", none},
+      {"--heap", required},      {"--heap-size", required, OptionValue::size}, {"--pretouch", none},
+      {"--stats", optional},     {"--stats-file", required},                 {"--stats-timers", required},
+      {"--bare", none},          {"--stop-on-failure", none},
   };
   return specs;
 }
@@ -240,6 +238,7 @@ const std::vector<OptionSpec>& replayOptionSpecs() {
 int replayCommand(const std::vector<std::string_view>& args) {
   Options o;
   if (auto exit = parseOptions(args, o)) return *exit;
+  if (auto exit = refuseSharedOutputs({{"--stats-file", o.statistics.file}}, {{"the trace", o.trace}})) return *exit;
 
   std::string openError;
   TraceFile file = openTrace(o.trace, openError);
@@ -247,7 +246,9 @@ int replayCommand(const std::vector<std::string_view>& args) {
     std::fprintf(stderr, "kith: %s\n", openError.c_str());
     return kExitNoInput;
   }
-  OutputFile statisticsFile;  // created before the replay: a wrong path costs no replay
+  // Readied before the replay, so a wrong path costs no replay; put in place only
+  // when written whole (a malformed trace leaves an earlier file as it was).
+  OutputFile statisticsFile;
   if (!openStatisticsFile(o.statistics, statisticsFile)) return kExitCantCreate;
 
   std::unique_ptr<heap::Heap> heap;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,7 +43,9 @@ CollectorParts buildCollector(const RunOptions& options, heap::Heap& heap, std::
                               gc::FragmentationLog* fragmentation, NoteAtExit& ignoredOptionsNote);
 
 // Null after the message when the VM stack for --max-depth cannot be reserved.
-std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm::Collector& collector);
+// `importRefusal`: VMOptions::importRefusal (run's outputs are no modules).
+std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm::Collector& collector,
+                                std::function<std::string(const std::string& path)> importRefusal = {});
 
 // The pending exception's message and stack trace on stderr (stdout flushed first).
 void reportUncaught(vm::VM& vm);

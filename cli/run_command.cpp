@@ -10,6 +10,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/heap_own_collector.h"
+#include "cli/output_conflicts.h"
 #include "cli/output_file.h"
 #include "cli/run_assembly.h"
 #include "cli/run_report.h"
@@ -125,8 +126,10 @@ CollectorParts buildCollector(const RunOptions& options, heap::Heap& heap, Clock
   return {std::make_unique<vm::NoCollector>("none"), nullptr};
 }
 
-std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm::Collector& collector) {
+std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm::Collector& collector,
+                                std::function<std::string(const std::string& path)> importRefusal) {
   vm::VMOptions vmOptions{options.maxDepth, options.args, options.heapSize};
+  vmOptions.importRefusal = std::move(importRefusal);
   vmOptions.checkFreedObjects = options.checkFreed || options.gcStress;
   vmOptions.moveObjects = options.moveObjects;
   vmOptions.gcOverheadLimit = options.gcStress ? 0 : options.gcOverheadLimit;
@@ -142,17 +145,64 @@ std::unique_ptr<vm::VM> buildVm(const RunOptions& options, heap::Heap& heap, vm:
 
 namespace {
 
-// The files the options name, created before the run (CLI.md), so a path that
-// cannot be written costs no run; "-" is standard output.
-struct RunOutputs {
+// The files the options name: checked against each other and the script, then
+// readied before the run (CLI.md), so a path that cannot be written costs no run;
+// "-" is standard output. Nothing reaches a PATH before its output is closed
+// (cli/output_file.h), and an output whose file the script tries to import is
+// never written (it would replace the module).
+class RunOutputs {
+ public:
   OutputFile statistics, pauses, fragmentation, trace;
 
-  // False after the message at the first that cannot be created.
-  bool open(const RunOptions& options) {
-    auto openNamed = [](OutputFile& file, const std::string& path) { return path.empty() || file.open(path); };
-    return openStatisticsFile(options.statistics, statistics) && openNamed(pauses, options.gcPausesFile) &&
-           openNamed(fragmentation, options.fragFile) && openNamed(trace, options.tracePath);
+  explicit RunOutputs(const RunOptions& options)
+      : named_{{"--stats-file", options.statistics.file},
+               {"--gc-pauses-file", options.gcPausesFile},
+               {"--frag-file", options.fragFile},
+               {"--trace", options.tracePath}} {}
+
+  // The usage error's exit code when two outputs are one file or one is the script.
+  std::optional<int> refuseShared(const std::string& script) const {
+    return refuseSharedOutputs(named_, {{"the script", script}});
   }
+
+  // False after the message at the first that cannot be written.
+  bool open() {
+    for (std::size_t i = 0; i < named_.size(); ++i)
+      if (!named_[i].path.empty() && !files_[i]->open(named_[i].path)) return false;
+    return true;
+  }
+
+  // VMOptions::importRefusal: a module that is one of these files is not imported,
+  // and that output is not written.
+  std::string refuseImport(const std::string& path) {
+    const NamedOutput* output = outputThatIs(path, named_);
+    if (!output) return "";
+    withheld_[output - named_.data()] = true;
+    return "it is the output file of " + std::string(output->option);
+  }
+
+  // After the run, before the outputs are closed: each output refused as a module is
+  // discarded with the message `kith: PATH: not written: ...`; false if there was one.
+  bool discardImported() {
+    bool none = true;
+    for (std::size_t i = 0; i < named_.size(); ++i) {
+      if (!withheld_[i]) continue;
+      files_[i]->discard();
+      std::fprintf(stderr, "kith: %s: not written: the script imports it as a module\n", named_[i].path.c_str());
+      none = false;
+    }
+    return none;
+  }
+
+  // A run refused before its script ran (a compile error): no output is written.
+  void discard() {
+    for (OutputFile* file : files_) file->discard();
+  }
+
+ private:
+  std::vector<NamedOutput> named_;
+  OutputFile* files_[4] = {&statistics, &pauses, &fragmentation, &trace};  // named_'s order
+  bool withheld_[4] = {};
 };
 
 // --trace: every allocation and free the VM makes, recorded to its output.
@@ -164,14 +214,12 @@ class TraceRecording {
     vm.space().setTraceWriter(writer_.get());
   }
 
-  // The binary end marker, then everything to the file; false after the message if that failed.
-  bool finish(OutputFile& file, vm::VM& vm) {
-    if (writer_) {
-      vm.space().setTraceWriter(nullptr);
-      writer_->finish();
-      writer_.reset();
-    }
-    return file.close();
+  // The binary end marker, written to the output's stream (closed after).
+  void finish(vm::VM& vm) {
+    if (!writer_) return;
+    vm.space().setTraceWriter(nullptr);
+    writer_->finish();
+    writer_.reset();
   }
 
  private:
@@ -212,10 +260,15 @@ void reportCompilerScratch(vm::CompilerHeap heap, const vm::ScratchStats& s, dou
                s.meanBytes, s.chunkBytes);
 }
 
+// Compile errors: 65, the source's fault; the heap too small for the program's
+// constants is running out of memory, 70, as at run time (CLI.md).
+int compileErrorExit(bool outOfMemory) { return outOfMemory ? kExitSoftware : kExitDataError; }
+
 // Installs the built-ins, compiles and runs the script: LANGUAGE.md's exit code for
-// how it ended. `programStart` is set when set-up is done (vm.wall_s starts there).
+// how it ended. `programStart` is set when set-up is done (vm.wall_s starts there);
+// `refused` when the script did not compile, so nothing of it ran.
 int runProgram(vm::VM& vm, const std::string& source, const std::string& path, const RunOptions& options,
-               std::optional<Clock::time_point>& programStart) {
+               std::optional<Clock::time_point>& programStart, bool& refused) {
   try {
     stdlib::installBuiltins(vm);
     programStart = Clock::now();
@@ -224,7 +277,8 @@ int runProgram(vm::VM& vm, const std::string& source, const std::string& path, c
       reportCompilerScratch(options.compilerHeap, compiled.scratch, secondsBetween(*programStart, Clock::now()));
     if (!compiled.script) {
       reportCompileErrors(compiled.reportLines());
-      return kExitDataError;
+      refused = !compiled.outOfMemory;
+      return compileErrorExit(compiled.outOfMemory);
     }
     if (options.compileOnly) return kExitOk;
     try {
@@ -235,7 +289,7 @@ int runProgram(vm::VM& vm, const std::string& source, const std::string& path, c
     } catch (const vm::ImportCompileError& e) {
       std::fflush(stdout);
       reportCompileErrors(e.report);
-      return kExitDataError;
+      return compileErrorExit(e.outOfMemory);
     }
   } catch (const vm::KithThrow&) {
     // Only the built-ins' setup can get here: the heap cannot hold the prelude.
@@ -274,10 +328,11 @@ int runCommand(const std::vector<std::string_view>& args) {
 int runScript(const RunOptions& options) {
   const auto start = Clock::now();
   vm::reserveNativeStack();
+  RunOutputs outputs(options);
+  if (auto refused = outputs.refuseShared(options.script)) return *refused;
   std::optional<std::string> source = readScript(options.script);
   if (!source) return kExitNoInput;
-  RunOutputs outputs;
-  if (!outputs.open(options)) return kExitCantCreate;
+  if (!outputs.open()) return kExitCantCreate;
   // The arena's reservation and pretouch are timed apart from the program (vm.arena_s).
   const auto arenaStart = Clock::now();
   // --frag-file samples bytes_allocated after every collection.
@@ -292,18 +347,25 @@ int runScript(const RunOptions& options) {
     fragmentation = std::make_unique<gc::FragmentationLog>(outputs.fragmentation.stream(), *heap, options.heapSize);
   CollectorParts gc = buildCollector(options, *heap, start, fragmentation.get(), ignoredOptionsNote);
   vm::Collector& collector = *gc.collector;
-  std::unique_ptr<vm::VM> vm = buildVm(options, *heap, collector);
+  std::unique_ptr<vm::VM> vm =
+      buildVm(options, *heap, collector, [&outputs](const std::string& path) { return outputs.refuseImport(path); });
   if (!vm) return kExitSoftware;
   TraceRecording trace;
   trace.start(outputs.trace, options.traceFormat, *vm);
 
   std::optional<Clock::time_point> programStart;
-  int exitCode = runProgram(*vm, *source, scriptName(options.script), options, programStart);
+  bool refused = false;
+  int exitCode = runProgram(*vm, *source, scriptName(options.script), options, programStart, refused);
   std::fflush(stdout);
   const auto programEnd = Clock::now();
   if (!programStart) programStart = programEnd;  // the built-ins' set-up failed
 
-  noteOutputWritten(trace.finish(outputs.trace, *vm), exitCode);
+  trace.finish(*vm);
+  // A compile error: as for a run refused before it started, no file is written
+  // (what goes to stderr still does).
+  if (refused) outputs.discard();
+  noteOutputWritten(outputs.discardImported(), exitCode);
+  noteOutputWritten(outputs.trace.close(), exitCode);
   noteOutputWritten(outputs.fragmentation.close(), exitCode);
   noteOutputWritten(writePauseFile(outputs.pauses, gc.pauses, collector.name(), start), exitCode);
   if (options.statistics.wanted()) {

@@ -47,15 +47,32 @@ bool RunOptions::collectorOptionsGiven() const {
 
 const std::vector<OptionSpec>& runOptionSpecs() {
   using enum OptionArgument;
+  using enum OptionValue;
   static const std::vector<OptionSpec> specs = {
-      {"--heap", required},           {"--heap-size", required},     {"--gc", required},
-      {"--gc-threshold", required},   {"--gc-step", required},       {"--gc-pacing", required},
-      {"--gc-pauses-file", required}, {"--frag-file", required},     {"--gc-overhead-limit", required},
-      {"--gc-log", none},             {"--gc-stress", optional},     {"--pretouch", none},
-      {"--check-freed", none},        {"--fail-alloc", required},    {"--fail-alloc-every", required},
-      {"--max-depth", required},      {"--stats", optional},         {"--stats-file", required},
-      {"--stats-timers", required},   {"--trace", required},         {"--trace-format", required},
-      {"--compiler-heap", required},  {"--compile-only", none},      {"--compiler-stats", none},
+      {"--heap", required},
+      {"--heap-size", required, size},
+      {"--gc", required},
+      {"--gc-threshold", required, real},
+      {"--gc-step", required, integer},
+      {"--gc-pacing", required},
+      {"--gc-pauses-file", required},
+      {"--frag-file", required},
+      {"--gc-overhead-limit", required, real},
+      {"--gc-log", none},
+      {"--gc-stress", optional},
+      {"--pretouch", none},
+      {"--check-freed", none},
+      {"--fail-alloc", required, integer},
+      {"--fail-alloc-every", required, integer},
+      {"--max-depth", required, integer},
+      {"--stats", optional},
+      {"--stats-file", required},
+      {"--stats-timers", required},
+      {"--trace", required},
+      {"--trace-format", required},
+      {"--compiler-heap", required},
+      {"--compile-only", none},
+      {"--compiler-stats", none},
   };
   return specs;
 }
@@ -80,10 +97,7 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
       return usageError("unknown heap policy '" + options.heapPolicy + "'; valid: " + heap::policyNames(),
                         policySuggestion(options.heapPolicy));
   } else if (a.starts_with("--heap-size=")) {
-    auto size = parseByteSize(a.substr(12));
-    if (!size) return usageError("--heap-size wants a size like 512K, 64M, 2G or 1T; got '" + value("--heap-size=") + "'");
-    if (*size < (16u << 10)) return usageError("--heap-size must be at least 16K; got '" + value("--heap-size=") + "'");
-    options.heapSize = *size;
+    return readSizeOption("--heap-size", a.substr(12), kMinimumHeapSize, options.heapSize);
   } else if (a.starts_with("--gc=")) {
     std::optional<CollectorChoice> collector = collectorNamed(a.substr(5));
     if (!collector) return usageError("unknown collector '" + value("--gc=") + "'; valid: occasional, continuous, none",
@@ -162,12 +176,20 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
 
 std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options,
                                    std::string_view command) {
+  // A stand-in for the script is an operand whatever comes before it: `kith repl
+  // --heap-size` is an option without its value, not a size named "<repl>".
+  bool standIn = !args.empty() && args.back() == kNoScriptStandIn;
   CommandLine line;
-  if (auto exit = readCommandLine(command, runOptionSpecs(), args, OperandPlacement::endsOptions, line)) return exit;
+  if (auto exit = readCommandLine(command, runOptionSpecs(), {args.begin(), args.end() - standIn},
+                                  OperandPlacement::endsOptions, line))
+    return exit;
+  if (standIn) line.operands.push_back(args.back());
   if (line.help) return usageError("--help comes first: kith run --help");  // the kith command prints it
   std::optional<heap::TraceFormat> traceFormat;  // else by --trace's extension
   for (const GivenOption& given : line.options)
     if (auto exit = readRunOption(given.spelling(), options, traceFormat)) return exit;
+  if (traceFormat && options.tracePath.empty())
+    return usageError("--trace-format is the format of --trace's file; it needs --trace=PATH too");
   if (line.operands.empty()) return usageError("'run' needs a script: kith run [OPTIONS] FILE.kith [ARGS...]");
   options.traceFormat = traceFormat.value_or(heap::traceFormatForPath(options.tracePath));
   options.script = std::string(line.operands[0]);

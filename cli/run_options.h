@@ -25,6 +25,9 @@ std::optional<CollectorChoice> collectorNamed(std::string_view name);
 std::string_view collectorName(CollectorChoice collector);
 std::string_view pacingName(gc::GcPacing pacing);
 
+// The smallest --heap-size run, repl and replay take.
+inline constexpr std::size_t kMinimumHeapSize = std::size_t{16} << 10;
+
 struct RunOptions {
   std::string heapPolicy = "estranged";  // a policy heap::isPolicy names, never a replay baseline
   std::size_t heapSize = std::size_t{64} << 20;
@@ -77,6 +80,10 @@ int compilerHeapError(std::string_view name);
 
 // The options `kith run` takes (and `kith FILE` with the run implied).
 const std::vector<OptionSpec>& runOptionSpecs();
+
+// What `kith repl`, which reads run's options but runs no script, passes last in
+// place of the script's name (cli/repl.cpp): always the script, never an option's value.
+inline constexpr std::string_view kNoScriptStandIn = "<repl>";
 
 // Reads `run`'s options up to the script name (`-`: standard input); the words
 // after it are the script's. nullopt when `options` is complete, else the usage error's exit code.

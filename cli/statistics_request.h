@@ -40,8 +40,8 @@ bool scriptMayReadHeapStatistics(std::string_view source);
 // recorded in `request`; kExitUsage (after the message) when its value is wrong.
 std::optional<int> readStatisticsOption(std::string_view option, StatisticsRequest& request);
 
-// Creates the --stats-file before the run (CLI.md: a wrong path costs no run); false
-// after the message when it cannot be. Nothing to do without a --stats-file.
+// Readies the --stats-file before the run (CLI.md: a wrong path costs no run); false
+// after the message when it cannot be written. Nothing to do without a --stats-file.
 bool openStatisticsFile(const StatisticsRequest& request, OutputFile& file);
 
 // The table or the JSON on stderr, and the JSON to `file` (opened by

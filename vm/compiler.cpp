@@ -109,6 +109,7 @@ class Compiler {
     result.errors = std::move(errors_);
     result.errorPositions = std::move(errorPositions_);
     result.errorsNotShown = errorsNotShown_;
+    result.outOfMemory = outOfMemory_;
     if (result.errors.empty()) result.script = proto;
     return result;
   }
@@ -343,6 +344,7 @@ class Compiler {
       vm_.rootConstant(s);
     } catch (const KithThrow&) {
       vm_.clearException();
+      outOfMemory_ = true;
       limitError(Limit::constantsMemory, "out of memory while compiling: the heap is too small for the program's constants");
       constants.push_back(Value::nil());
     }
@@ -1459,6 +1461,7 @@ class Compiler {
   std::vector<SourcePosition> errorPositions_;  // where each of errors_ is
   std::size_t errorsNotShown_ = 0;              // errors found past them
   std::string lastError_;                       // the last error found, shown or not
+  bool outOfMemory_ = false;                    // CompileResult::outOfMemory
   FunctionState* fn_ = nullptr;
   ClassState* class_ = nullptr;
   std::string_view calleeName_;            // see nameCallee (a token's text: the source outlives it)

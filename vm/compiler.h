@@ -34,6 +34,9 @@ struct CompileResult {
   std::size_t errorsNotShown = 0;   // errors found after the first kMaxErrorsShown
   std::string fileName;             // the FILE of the error lines
   ScratchStats scratch;             // the bytes the scratch heap held
+  // Among the errors, "out of memory while compiling": the heap could not hold a
+  // constant. A runtime failure, not the source's (kith run exits 70 for it, not 65).
+  bool outOfMemory = false;
 
   // What stderr shows: each error line followed by its excerpt's lines, then, past
   // the limit, "FILE: N more errors not shown (the first 20 are)".

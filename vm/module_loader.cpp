@@ -45,13 +45,14 @@ FunctionProto* ModuleLoader::load(VM& vm, const std::string& path, const std::st
   // What is not a regular file is refused before resolving: /dev/stdin resolves to a
   // pipe or terminal whose name is no file at all.
   else if (isRegularSourceFile(located, error)) resolvedPath(located, resolved, error);
+  if (error.empty() && refusal_) error = refusal_(located);
   if (!error.empty()) vm.throwError("cannot import '" + path + "': " + error);
   if (imported_.count(resolved)) return nullptr;
   std::optional<std::string> source = readSourceFile(located, error);
   if (!source) vm.throwError("cannot import '" + path + "': " + error);
   imported_.insert(resolved);  // before its code runs: an import cycle ends here
   CompileResult compiled = compile(vm, *source, located);
-  if (!compiled.script) throw ImportCompileError{compiled.reportLines()};
+  if (!compiled.script) throw ImportCompileError{compiled.reportLines(), compiled.outOfMemory};
   return compiled.script;
 }
 

@@ -4,6 +4,7 @@
 // function of no arguments, so its frames appear in stack traces).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -17,6 +18,7 @@ struct FunctionProto;
 // for the main script. Unwinds the interpreter like ExitRequest.
 struct ImportCompileError {
   std::vector<std::string> report;  // CompileResult::reportLines: errors with their excerpts
+  bool outOfMemory = false;         // CompileResult::outOfMemory
 };
 
 class ModuleLoader {
@@ -27,10 +29,14 @@ class ModuleLoader {
   // its compiled top-level code, or nullptr when that file was imported already (or
   // is being imported: a cycle). A missing or unreadable file throws the runtime
   // error "cannot import 'PATH': REASON"; compile errors throw ImportCompileError.
+  // A file `refusal` gives a reason for is not imported: the runtime error
+  // "cannot import 'PATH': REASON" (VMOptions::importRefusal).
   FunctionProto* load(VM& vm, const std::string& path, const std::string& importerFile);
+  void setRefusal(std::function<std::string(const std::string& path)> refusal) { refusal_ = std::move(refusal); }
 
  private:
   std::unordered_set<std::string> imported_;  // resolved (real) paths
+  std::function<std::string(const std::string& path)> refusal_;
 };
 
 }  // namespace kith::vm

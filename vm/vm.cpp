@@ -88,6 +88,7 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   initSymbol_ = symbol("init");
   lengthSymbol_ = symbol("length");
   if (options.stepLimit) stepLimit_ = options.stepLimit;
+  modules_.setRefusal(std::move(options.importRefusal));
 }
 
 VM::~VM() {

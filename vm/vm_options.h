@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct VMOptions {
   // counts as 50 instructions against it (ObjectSpace::kStepsPerAllocation), each
   // frame of a captured stack trace as one (VM::spendSteps). 0: no limit.
   std::uint64_t stepLimit = 0;
+  // Asked with an imported file's path before the file is read: why it must not be
+  // imported, or empty to import it. `kith run` refuses a module that is one of the
+  // run's own output files, which would replace it when the run ends. Unset: none refused.
+  std::function<std::string(const std::string& path)> importRefusal = {};
 };
 
 }  // namespace kith::vm

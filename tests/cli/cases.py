@@ -21,8 +21,9 @@ case("cli.help_replay", "--help", stdout=(
     r"kith replay \[OPTIONS\] TRACE.*kith trace dump TRACE.*--trace=PATH.*--trace-format=F.*options of replay:"
     r".*--heap=POLICY.*--heap-size=SIZE.*--pretouch.*--stats-file=PATH.*--stop-on-failure.*65 malformed trace.*66 missing"))
 case("cli.help_outputs", "--help", stdout=(
-    r"Every PATH an option names is created before the run starts; - is standard output\..*"
-    r"73 an output \(a PATH above,\nstandard output\) cannot be created or written"))
+    r"Every PATH an option names is checked before the run starts; - is standard output\.\n"
+    r"A PATH that is an input or another option's is refused; a file is replaced only\n.*"
+    r"73 an\s+output \(a PATH above,\s+standard output\) cannot be created or written"))
 # --version names the commit (git describe at build time), or says it is unknown outside git.
 case("cli.version", "--version", stdout=r"^kith [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{7,}(-dirty)?|commit unknown)\)\n$")
 case("cli.policies", "policies", stderr=POLICY_NOTES, stdout=(
@@ -262,3 +263,95 @@ case("cli.repl_in_help", "--help", stdout=r"kith repl \[OPTIONS\]")
 # repl reads run's options, and names itself in their errors.
 case("cli.repl_unknown_option", "repl --hep=knuth", exit=64,
      stderr=r"^kith: unknown option for 'repl': --hep=knuth\ndid you mean '--heap=knuth'\?\n$")
+
+# --- A user's files (docs/RELIABILITY.md): no output replaces an input or another
+# output, and a refused run touches no file. Each row gives the files it must not destroy.
+SCRIPT, SCRIPT_KEPT = 'print("hi");\n', r'^print\("hi"\);\n$'
+EARLIER, EARLIER_KEPT = '{"earlier": true}\n', r'^\{"earlier": true\}\n$'
+TRACE_TEXT, TRACE_KEPT = "# kith-trace 1\nA 0 0 24\nF 1 0\n", r"^# kith-trace 1\nA 0 0 24\nF 1 0\n$"
+GIVEN_SCRIPT = {"{tmp}/s.kith": SCRIPT}
+# An output that is the script, by another spelling of the same file: refused before the run.
+for option in ("--trace", "--stats-file", "--gc-pauses-file", "--frag-file"):
+    name = option[2:].replace("-", "_")
+    case(f"cli.own.{name}_is_the_script", f"run {option}=s.kith {{tmp}}/s.kith", exit=64, given=GIVEN_SCRIPT,
+         files={"{tmp}/s.kith": SCRIPT_KEPT}, stderr=(
+             rf"^kith: {option}=s.kith is the script '[^']*/s.kith': the output would replace it\n"
+             rf"\(give {option} another path\)\n$"))
+case("cli.own.compile_only_stats_file_is_the_script", "run --compile-only --stats-file=./s.kith s.kith", exit=64,
+     given=GIVEN_SCRIPT, files={"{tmp}/s.kith": SCRIPT_KEPT},
+     stderr=r"^kith: --stats-file=./s.kith is the script 's.kith': the output would replace it\n")
+case("cli.own.stats_file_is_the_script_on_stdin", "run --stats-file=s.kith -", stdin="{tmp}/s.kith", exit=64,
+     given=GIVEN_SCRIPT, files={"{tmp}/s.kith": SCRIPT_KEPT},
+     stderr=r"^kith: --stats-file=s.kith is the script on standard input: the output would replace it\n")
+case("cli.own.replay_stats_file_is_the_trace", "replay --stats-file=t.txt {tmp}/t.txt", exit=64,
+     given={"{tmp}/t.txt": TRACE_TEXT}, files={"{tmp}/t.txt": TRACE_KEPT},
+     stderr=r"^kith: --stats-file=t.txt is the trace '[^']*/t.txt': the output would replace it\n")
+# A module that is an output: not imported (a runtime error where the import is), and the
+# output not written, so the module is as it was — the trace, written as the script ran, too.
+MODULES = {"{tmp}/main.kith": 'import "mods/m2.kith";\nprint(m2);\n', "{tmp}/mods/m2.kith": "let m2 = 2;\n"}
+for option in ("--stats-file", "--trace"):
+    case(f"cli.own.{option[2:].replace('-', '_')}_is_a_module", f"run {option}=mods/m2.kith main.kith", exit=70,
+         given=MODULES, files={"{tmp}/mods/m2.kith": r"^let m2 = 2;\n$"}, stderr=(
+             rf"^error: cannot import 'mods/m2.kith': it is the output file of {option}\n"
+             r"  at <script> \([^\n]*main.kith:1\)\n"
+             r"kith: mods/m2.kith: not written: the script imports it as a module\n$"))
+# Two outputs on one path: refused before the run, by identity or by the normalized path.
+case("cli.own.two_outputs_one_new_path", "run --trace=same.out --stats-file=same.out s.kith", exit=64,
+     given=GIVEN_SCRIPT, files={"{tmp}/same.out": None}, stderr=(
+         r"^kith: --stats-file=same.out and --trace=same.out are the same file\n"
+         r"\(give each output a path of its own\)\n$"))
+case("cli.own.two_outputs_one_file", "run --gc-pauses-file=p.out --frag-file=./p.out s.kith", exit=64,
+     given={**GIVEN_SCRIPT, "{tmp}/p.out": EARLIER}, files={"{tmp}/p.out": EARLIER_KEPT},
+     stderr=r"^kith: --gc-pauses-file=p.out and --frag-file=./p.out are the same file\n")
+case("cli.own.two_outputs_one_path_through_dotdot", "run --stats-file=d/../x.json --frag-file=x.json s.kith",
+     exit=64, given={**GIVEN_SCRIPT, "{tmp}/d/": ""}, files={"{tmp}/x.json": None},
+     stderr=r"^kith: --stats-file=d/../x.json and --frag-file=x.json are the same file\n")
+case("cli.own.two_outputs_standard_output", "run --trace=- --stats-file=- s.kith", exit=64, given=GIVEN_SCRIPT,
+     stderr=r"^kith: --stats-file=- and --trace=- both write standard output\n")
+# What replaces nothing may be shared.
+case("cli.own.two_outputs_dev_null", "run --trace=/dev/null --stats-file=/dev/null s.kith", given=GIVEN_SCRIPT,
+     stdout=r"^hi\n$")
+# A refused run touches no file: an earlier output stays whole when a later one cannot be
+# written, the trace is malformed, or the script does not compile.
+case("cli.own.unwritable_output_keeps_an_earlier_file", "run --stats-file=prev.json --trace=missing/x s.kith",
+     exit=73, given={**GIVEN_SCRIPT, "{tmp}/prev.json": EARLIER}, files={"{tmp}/prev.json": EARLIER_KEPT},
+     stderr=r"^kith: missing/x: No such file or directory\n$")
+case("cli.own.directory_output_keeps_an_earlier_file", "run --stats-file=prev.json --gc-pauses-file=adir s.kith",
+     exit=73, given={**GIVEN_SCRIPT, "{tmp}/prev.json": EARLIER, "{tmp}/adir/": ""},
+     files={"{tmp}/prev.json": EARLIER_KEPT}, stderr=r"^kith: adir: Is a directory\n$")
+case("cli.own.malformed_trace_keeps_an_earlier_file", f"replay --stats-file=prev.json {FIXTURES}/cut_short.trace",
+     exit=65, given={"{tmp}/prev.json": EARLIER}, files={"{tmp}/prev.json": EARLIER_KEPT}, stderr=CUT_SHORT)
+case("cli.own.compile_error_keeps_an_earlier_file", "run --stats-file=prev.json --trace=new.trace bad.kith", exit=65,
+     given={"{tmp}/bad.kith": "let = 1;\n", "{tmp}/prev.json": EARLIER},
+     files={"{tmp}/prev.json": EARLIER_KEPT, "{tmp}/new.trace": None}, stderr=r"^bad.kith:1:5: error: ")
+case("cli.own.unmappable_heap_keeps_an_earlier_file", "run --stats-file=prev.json --heap-size=16000000T s.kith",
+     exit=64, given={**GIVEN_SCRIPT, "{tmp}/prev.json": EARLIER}, files={"{tmp}/prev.json": EARLIER_KEPT},
+     stderr=r"^kith: --heap-size: cannot reserve a heap of [0-9]+ bytes: the system refused the mapping")
+# A run that fails as it runs (exit 70) still writes its outputs: the statistics of a failed run.
+case("cli.own.runtime_error_writes_the_outputs", "run --stats-file=prev.json fails.kith", exit=70,
+     given={"{tmp}/fails.kith": "print(nil + 1);\n", "{tmp}/prev.json": EARLIER},
+     files={"{tmp}/prev.json": r'^\{"policy": "estranged", '}, stderr=r"^error: unsupported operand types")
+
+# Options (issue 40): an option without its value says so in the REPL too; --version and
+# --help are suggested for their near misses; a size says why it is refused, and two
+# spellings of one size are one value; --trace-format needs --trace.
+for option in ("--heap-size", "--heap", "--gc", "--max-depth"):
+    case(f"cli.own.repl_{option[2:].replace('-', '_')}_needs_a_value", f"repl {option}", exit=64, absent="<repl>",
+         stderr=rf"^kith: {option} needs a value: {option}=VALUE or {option} VALUE\n\(see kith --help\)\n$")
+for word, hint in (("--versio", "--version"), ("--verison", "--version"), ("--hepl", "--help"),
+                   ("run --hepl", "--help")):
+    case(f"cli.own.suggest_{word.replace(' ', '_').replace('-', '')}", word, exit=64,
+         stderr=rf"^kith: unknown option[^\n]*{word.split()[-1]}'?\ndid you mean '{hint}'\?\n$")
+for command, minimum in (("run", "16K"), ("replay", "16K"), ("bench contrived", "1M")):
+    name = command.replace(" ", "_")
+    operand = {"run": " x.kith", "replay": " x.trace"}.get(command, "")
+    case(f"cli.own.{name}_heap_size_too_large", f"{command} --heap-size=99999999999T{operand}", exit=64,
+         stderr=r"^kith: --heap-size is too large: '99999999999T' is more than 2\^64 - 1 bytes\n")
+    case(f"cli.own.{name}_heap_size_zero", f"{command} --heap-size=0{operand}", exit=64,
+         stderr=rf"^kith: --heap-size must be at least {minimum}; got '0'\n")
+case("cli.own.one_size_two_spellings", f"run --heap-size=16K --heap-size=16384 --gc-threshold=0.5 --gc-threshold=.50 {FIB} 5",
+     stdout=FIB_5)
+case("cli.own.replay_one_size_two_spellings", f"replay --heap=tlsf --heap-size=1M --heap-size 1024K {FIXTURES}/small.txt",
+     stdout="^" + SMALL_REPLAYED.format("tlsf") + "$")
+case("cli.own.trace_format_needs_a_trace", f"run --trace-format=text {FIB} 5", exit=64,
+     stderr=r"^kith: --trace-format is the format of --trace's file; it needs --trace=PATH too\n")

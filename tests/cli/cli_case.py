@@ -4,7 +4,7 @@ A table (tests/cli/cases.py, tests/vm/cli_cases.py) is a Python file that calls
 case() once per row; run_case.py loads it and runs one row as one CTest test.
 
     case(NAME, ARGV, exit=0, stdout=EMPTY, stderr=EMPTY, output=None,
-         stdin=None, files=None, absent=None)
+         stdin=None, files=None, absent=None, given=None)
 
 ARGV is kith's arguments as shell words (shlex), with {source} for the project's
 source directory and {tmp} for a fresh directory of the case's own. stdin names a
@@ -18,8 +18,11 @@ PASS_REGULAR_EXPRESSION was: '.' also matches a newline, and anchor with '^' and
   written there, ANY leaves the stream unchecked.
 - output: instead of stdout and stderr, both streams as one, in the order written:
   for the cases about that order (a script's output, then its error).
-- files: {PATH: PATTERN} for the files the command writes.
+- files: {PATH: PATTERN} for the files the command writes (or leaves as they were);
+  a PATTERN of None: nothing may be at PATH.
 - absent: a pattern that must match in neither stream.
+- given: {PATH: TEXT}, files made before the command runs (their folders too; a
+  PATH ending in '/' is an empty folder), e.g. an earlier output it must not destroy.
 """
 from __future__ import annotations
 
@@ -39,15 +42,16 @@ class Case:
     stderr: str | None
     output: str | None
     stdin: str | None
-    files: dict[str, str]
+    files: dict[str, str | None]
     absent: str | None
+    given: dict[str, str]
 
 
 CASES: list[Case] = []
 
 
 def case(name, argv, *, exit=0, stdout=EMPTY, stderr=EMPTY, output=None, stdin=None,
-         files=None, absent=None):
+         files=None, absent=None, given=None):
     """Adds one row to the table being loaded."""
     if output is not None:
         if (stdout, stderr) != (EMPTY, EMPTY):
@@ -55,7 +59,7 @@ def case(name, argv, *, exit=0, stdout=EMPTY, stderr=EMPTY, output=None, stdin=N
         stdout = stderr = ANY
     if any(c.name == name for c in CASES):
         raise ValueError(f"{name}: a second case of this name")
-    row = Case(name, argv, exit, stdout, stderr, output, stdin, dict(files or {}), absent)
+    row = Case(name, argv, exit, stdout, stderr, output, stdin, dict(files or {}), absent, dict(given or {}))
     for pattern in [stdout, stderr, output, absent, *row.files.values()]:
         if pattern is not None:
             compile_pattern(pattern)  # a malformed pattern fails when the table is loaded

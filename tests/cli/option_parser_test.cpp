@@ -83,6 +83,30 @@ TEST(OptionParser, TheSameOptionWithAnotherValueIsAConflictNamingBoth) {
   EXPECT_EQ(p.line.options.size(), 1u);
 }
 
+TEST(OptionParser, ValuesAreComparedAsWhatTheyMean) {
+  const std::vector<OptionSpec> specs = {{"--heap-size", OptionArgument::required, OptionValue::size},
+                                         {"--seeds", OptionArgument::required, OptionValue::integer},
+                                         {"--fill", OptionArgument::required, OptionValue::real},
+                                         {"--heap", OptionArgument::required}};
+  auto conflicts = [&](std::vector<std::string_view> args) {
+    CommandLine line;
+    return parseCommandLine("bench", specs, args, OperandPlacement::anywhere, line).has_value();
+  };
+  EXPECT_FALSE(conflicts({"--heap-size=16K", "--heap-size", "16384"}));
+  EXPECT_FALSE(conflicts({"--seeds=5", "--seeds=05"}));
+  EXPECT_FALSE(conflicts({"--fill=0.5", "--fill=.50"}));
+  EXPECT_TRUE(conflicts({"--heap-size=16K", "--heap-size=32K"}));
+  EXPECT_TRUE(conflicts({"--heap-size=16K", "--heap-size=16Q"}));  // a value that is no size: as text
+  EXPECT_TRUE(conflicts({"--heap=knuth", "--heap=Knuth"}));        // a name: as text
+}
+
+TEST(OptionParser, HelpIsSuggestedForAWordWithoutAValue) {
+  Parsed p = parse({"--hepl"});
+  ASSERT_TRUE(p.error);
+  EXPECT_EQ(p.error->hint, "did you mean '--help'?");
+  EXPECT_EQ(parse({"--hepl=knuth"}).error->hint, "did you mean '--heap=knuth'?");  // --help takes no value
+}
+
 TEST(OptionParser, MissingEmptyAndUnwantedValuesAreErrors) {
   EXPECT_EQ(parse({"--heap"}).error->message, "--heap needs a value: --heap=VALUE or --heap VALUE");
   EXPECT_EQ(parse({"--heap="}).error->message, "--heap needs a value; got an empty one");

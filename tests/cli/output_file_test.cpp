@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace kith::cli {
 namespace {
@@ -53,11 +55,73 @@ TEST_F(OutputFileTest, WritesAndClosesAFile) {
   EXPECT_TRUE(out.close());  // a second close does nothing
 }
 
-TEST_F(OutputFileTest, OpeningCreatesTheFileBeforeAnythingIsWritten) {
+// The names in the test's directory, for what a temporary file left behind.
+std::vector<std::string> namesIn(const std::filesystem::path& directory) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void writeFile(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+TEST_F(OutputFileTest, NothingIsAtThePathUntilTheOutputIsClosed) {
   const std::filesystem::path path = directory_ / "created.json";
   OutputFile out;
   ASSERT_TRUE(out.open(path.string()));
-  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  ASSERT_EQ(namesIn(directory_).size(), 1u);  // the temporary file beside it
+  EXPECT_TRUE(namesIn(directory_)[0].starts_with(".created.json.kith-")) << namesIn(directory_)[0];
+  out.write("{}\n");
+  EXPECT_TRUE(out.close());
+  EXPECT_EQ(readAll(path), "{}\n");
+  EXPECT_EQ(namesIn(directory_), std::vector<std::string>{"created.json"});
+}
+
+TEST_F(OutputFileTest, AnEarlierFileIsReplacedOnlyWhenTheOutputIsClosed) {
+  const std::filesystem::path path = directory_ / "stats.json";
+  writeFile(path, "earlier\n");
+  OutputFile out;
+  ASSERT_TRUE(out.open(path.string()));
+  EXPECT_EQ(readAll(path), "earlier\n");  // not emptied
+  out.write("later\n");
+  EXPECT_EQ(readAll(path), "earlier\n");
+  EXPECT_TRUE(out.close());
+  EXPECT_EQ(readAll(path), "later\n");
+}
+
+TEST_F(OutputFileTest, ADiscardedOrDestroyedOutputLeavesThePathAsItWas) {
+  const std::filesystem::path kept = directory_ / "kept.json", never = directory_ / "never.json";
+  writeFile(kept, "earlier\n");
+  {
+    OutputFile discarded, destroyed;
+    ASSERT_TRUE(discarded.open(kept.string()));
+    ASSERT_TRUE(destroyed.open(never.string()));
+    discarded.write("half");
+    destroyed.write("half");
+    discarded.discard();
+    EXPECT_FALSE(discarded.isOpen());
+    EXPECT_TRUE(discarded.close());  // nothing left to close
+  }
+  EXPECT_EQ(readAll(kept), "earlier\n");
+  EXPECT_EQ(namesIn(directory_), std::vector<std::string>{"kept.json"});  // no temporary file left
+}
+
+TEST_F(OutputFileTest, TheFileKeepsItsModeAndASymbolicLinkStaysALink) {
+  const std::filesystem::path target = directory_ / "target.json", link = directory_ / "link.json";
+  writeFile(target, "earlier\n");
+  std::filesystem::permissions(target, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                                           std::filesystem::perms::group_read);
+  std::filesystem::create_symlink("target.json", link);
+  OutputFile out;
+  ASSERT_TRUE(out.open(link.string()));
+  out.write("later\n");
+  EXPECT_TRUE(out.close());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(readAll(target), "later\n");
+  EXPECT_EQ(std::filesystem::status(target).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                std::filesystem::perms::group_read);
 }
 
 TEST_F(OutputFileTest, AnUncreatablePathIsReportedWithTheSystemsReason) {

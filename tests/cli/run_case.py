@@ -28,8 +28,19 @@ def load(table):
     return {c.name: c for c in cli_case.CASES}
 
 
+def make_given(row, where):
+    """The files and folders the row gives before its command runs."""
+    for path, text in row.given.items():
+        path = path.format(**where)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if not path.endswith("/"):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+
+
 def run(row, kith, where):
     """Runs the row's command in {tmp}; returns (argv, exit code, stdout, stderr or None if merged)."""
+    make_given(row, where)
     argv = [os.path.abspath(kith)] + [word.format(**where) for word in shlex.split(row.argv)]
     merged = row.output is not None
     with open(row.stdin.format(**where), "rb") if row.stdin else open(os.devnull, "rb") as stdin:
@@ -71,6 +82,10 @@ def misses(row, code, out, err, where):
         if pattern is not None:
             found.append(mismatch(what, pattern, text))
     for path, pattern in row.files.items():
+        if pattern is None:
+            if os.path.lexists(path.format(**where)):
+                found.append(f"file {path} exists; nothing may be there")
+            continue
         text = read_file(path.format(**where))
         if isinstance(text, OSError):
             found.append(f"file {path}: cannot read it: {text.strerror}")

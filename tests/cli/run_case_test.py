@@ -102,6 +102,18 @@ class RunCaseTest(unittest.TestCase):
         self.assert_fails(r'case("t", "\"\" \"\" 0", files={"{tmp}/f.txt": ""})',
                           "FAIL: file {tmp}/f.txt: cannot read it")
 
+    def test_given_files_are_made_before_the_command_runs(self):
+        self.assert_passes(r'case("t", "- \"\" 0", stdin="{tmp}/in/a.txt", stdout="^given$", '
+                           r'given={"{tmp}/in/a.txt": "given"})')
+        # A folder: the command can write a file in it.
+        self.assert_passes(r'case("t", "\"\" \"\" 0 {tmp}/d/f.txt hi", given={"{tmp}/d/": ""}, '
+                           r'files={"{tmp}/d/f.txt": "^hi$"})')
+
+    def test_a_file_that_must_not_exist(self):
+        self.assert_passes(r'case("t", "\"\" \"\" 0", files={"{tmp}/f.txt": None})')
+        self.assert_fails(r'case("t", "\"\" \"\" 0 {tmp}/f.txt written", files={"{tmp}/f.txt": None})',
+                          "FAIL: file {tmp}/f.txt exists; nothing may be there")
+
     def test_every_miss_is_reported_not_only_the_first(self):
         self.assert_fails(r'case("t", "a b 1", stdout="x", stderr="y")', "exit code 1", "stdout does not", "stderr does not")
 

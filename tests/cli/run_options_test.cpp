@@ -110,10 +110,42 @@ TEST(RunOptions, EveryListedOptionIsTaken) {
       ASSERT_NE(v, values.end()) << spec.name << " needs a sample value here";
       args.push_back(v->second);
     }
+    if (spec.name == "--trace-format") args.push_back("--trace=t");  // the format of that file
     args.push_back("a.kith");
     RunOptions o;
     EXPECT_EQ(parse(args, o), std::nullopt) << spec.name;
   }
+}
+
+TEST(RunOptions, TraceFormatWithoutATraceIsAUsageError) {
+  RunOptions o;
+  EXPECT_EQ(parse({"--trace-format=text", "a.kith"}, o), kExitUsage);
+  RunOptions given;
+  EXPECT_EQ(parse({"--trace-format=text", "--trace=t.bin", "a.kith"}, given), std::nullopt);
+  EXPECT_EQ(given.traceFormat, heap::TraceFormat::text);  // over the extension
+}
+
+TEST(RunOptions, TheSameSizeInTwoSpellingsIsOneValue) {
+  RunOptions o;
+  EXPECT_EQ(parse({"--heap-size=16K", "--heap-size=16384", "--gc-threshold=0.5", "--gc-threshold=.50", "a.kith"}, o),
+            std::nullopt);
+  EXPECT_EQ(o.heapSize, std::size_t{16} << 10);
+  RunOptions conflicting;
+  EXPECT_EQ(parse({"--heap-size=16K", "--heap-size=32K", "a.kith"}, conflicting), kExitUsage);
+}
+
+// The REPL's stand-in for a script is never an option's value: an option without
+// its value is that mistake, not a value "<repl>".
+TEST(RunOptions, TheStandInForAScriptIsNeverAValue) {
+  testing::internal::CaptureStderr();
+  RunOptions o;
+  EXPECT_EQ(parseRunOptions({"--heap-size", kNoScriptStandIn}, o, "repl"), kExitUsage);
+  std::string message = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(message.substr(0, message.find('\n')), "kith: --heap-size needs a value: --heap-size=VALUE or --heap-size VALUE");
+  RunOptions given;
+  EXPECT_EQ(parse({"--heap-size", "1M", kNoScriptStandIn}, given), std::nullopt);
+  EXPECT_EQ(given.script, kNoScriptStandIn);
+  EXPECT_EQ(given.heapSize, std::size_t{1} << 20);
 }
 
 TEST(RunOptions, MisspelledNamesSuggestTheNearest) {
