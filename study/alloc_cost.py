@@ -39,6 +39,7 @@ import time
 if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost runs): load the package
     import by_path  # noqa: F401
     __package__ = "study"
+from . import run_json  # noqa: E402
 from . import stats  # noqa: E402
 from .common import PYTHON, SOURCE_DIR, fmt, number, read_csv, write_csv  # noqa: E402
 
@@ -292,11 +293,10 @@ def net_costs(own, base):
 
 
 def load_json(out_dir, run):
-    try:
-        with open(os.path.join(out_dir, run.path("json"))) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+    """The replay's JSON, or None when there is none or its numbers cannot be counted
+    (run_json.py; the analysis names such a run)."""
+    data, why = run_json.read(os.path.join(out_dir, run.path("json")), run.kind)
+    return data if why is None else None
 
 
 ALLOC_COST_COLUMNS = ["workload", "collector", "policy", "allocations", "frees", "ir_per_malloc", "ir_per_free",

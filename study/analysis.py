@@ -8,6 +8,7 @@ import os
 
 from . import alloc_cost
 from . import demographics
+from . import run_json
 from . import stats
 from . import steps
 from .plan import Run, load_stats, run_files
@@ -17,12 +18,26 @@ META_COLUMNS = ["run_id", "kind", "workload", "argset", "args", "policy", "colle
                 "multiple", "repeat", "exit_code"]
 
 
-def collect_rows(study, out_dir):
+def refused_runs(out_dir, done):
+    """{run id: why} of the finished runs that exited 0 but whose JSON cannot be counted
+    (run_json.py: e.g. a wall time of NaN, merged before --merge checked numbers, or
+    edited since). They are left out of every table, and the driver names them."""
+    refused = {}
+    for run_id, rc in done.items():
+        r = Run.parse(run_id)
+        if r and rc == 0:
+            why = run_json.read(os.path.join(out_dir, r.path("json")), r.kind)[1]
+            if why:
+                refused[run_id] = why
+    return refused
+
+
+def collect_rows(study, out_dir, refused):
     rows, contrived = [], []
     done = run_files(out_dir)
     for run_id in sorted(done):
         r = Run.parse(run_id)
-        if not r:
+        if not r or run_id in refused:
             continue
         rc = done[run_id]
         if r.kind in ("cost", "replay"):
@@ -660,7 +675,10 @@ def timing_target(rows, argset, config):
 
 
 def write_results(study, out_dir):
-    rows, contrived = collect_rows(study, out_dir)
+    """Writes every table; returns {name: (rows, columns)}, and "refused": {run id: why}
+    (refused_runs)."""
+    refused = refused_runs(out_dir, run_files(out_dir))
+    rows, contrived = collect_rows(study, out_dir, refused)
     stat_cols = set()
     for r in rows:
         stat_cols.update(k for k in r if k not in META_COLUMNS)
@@ -678,6 +696,7 @@ def write_results(study, out_dir):
     tables.update(demographics.write_demographics(study, out_dir, rows))  # lifetimes, alloc rate, fragmentation
     tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
     tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
+    tables["refused"] = refused
     return tables
 
 

@@ -29,6 +29,9 @@ TIMED_KINDS = {"contrived", "main", "tradeoff", "replay"}
 TIMERS_OFF_KINDS = {"main", "tradeoff", "pauses"}  # count, but read no clock per malloc/free
 DEFAULT_MAX_REPEAT = 15
 DEFAULT_TARGET_CI = 0.03  # the 95% interval's half-width, as a fraction of the mean
+MIN_HEAP = 16 << 10  # `kith run --heap-size=` wants at least 16K (cli/run_options.cpp)
+HEAP_CAP = 4 << 30  # the largest heap any run of the study is given (the minimum-heap search stops there)
+CONTRIVED_MIN = 1 << 20  # `kith bench contrived --heap-size=` wants at least 1M (cli/main.cpp)
 
 
 # --- small helpers ----------------------------------------------------------------------
@@ -65,11 +68,11 @@ def kind_commit(config, kind):
 
 
 def parse_size(text):
-    """'64M' -> 67108864 (binary units, as kith's --heap-size)."""
-    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)B?\s*", str(text), re.I)
+    """'64M' -> 67108864 (binary units, as kith's --heap-size, which takes T too)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)B?\s*", str(text), re.I)
     if not m:
         raise ValueError(f"not a size: {text!r} (like 512K, 64M, 1G)")
-    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2).upper()]
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}[m.group(2).upper()]
 
 
 def format_size(n):
@@ -149,12 +152,14 @@ EXIT_USAGE, EXIT_MALFORMED, EXIT_MISSING, EXIT_CANNOT_CREATE = 64, 65, 66, 73
 
 
 class StudyError(Exception):
-    """An error the driver reports as one line `kith study: MESSAGE` and exits with code."""
+    """An error the driver reports as one line `kith study: MESSAGE` and exits with code;
+    a hint ("did you mean 'list'?", suggestion.py) is a second line."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, hint=""):
         super().__init__(message)
         self.code = code
+        self.hint = hint
 
 
-def usage_error(message):
-    return StudyError(EXIT_USAGE, message)
+def usage_error(message, hint=""):
+    return StudyError(EXIT_USAGE, message, hint)

@@ -36,9 +36,12 @@ pass --stats-timers=off (counts, no clock read per malloc and free); the untimed
 --jobs. A run is done when its .rc file
 (the exit code) exists; --resume keeps what is done, --plan prints what can run now as
 shell commands, --merge folds run files made elsewhere into DIR (merge.py: checked, never
-replacing a finished run). Bad input is one line `kith study: ...` and ../shared/CLI.md's
-exit code: 64 a bad option, 65 a malformed suite (suite.py) or study.json or a refused
-merged run, 66 a missing suite or --merge directory, 73 an --out that cannot be written.
+replacing a finished run). A study writes only into a new or empty --out or a study's
+own, and deletes only its own runs there (study_dir.py). Bad input is one line
+`kith study: ...` and ../shared/CLI.md's exit code: 64 a bad option, 65 a malformed suite
+(suite.py) or study.json (state.py), a refused merged run or a run in the study whose
+numbers cannot be counted (run_json.py), 66 a missing suite or --merge directory,
+73 an --out that cannot be written or is some other directory than a study's.
 SIGTERM and SIGHUP stop a study as SIGINT does (runner.py kills the running children,
 finished runs stay), exiting 128 + the signal.
 Then (analysis.py): results.csv/json (one row per run), summary.csv and one CSV per
@@ -50,7 +53,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -60,15 +62,19 @@ if not __package__:  # run by path, as `kith study` does: load this folder as th
     import by_path  # noqa: F401
     __package__ = "study"
 from .analysis import split_out_of_memory, write_results  # noqa: E402
-from .common import (DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES, DEFAULT_TARGET_CI,  # noqa: E402
-                     EXIT_CANNOT_CREATE, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
-                     KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, SOURCE_DIR, StudyError, open_regular,
+from .common import (CONTRIVED_MIN, DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES,  # noqa: E402
+                     DEFAULT_TARGET_CI, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
+                     HEAP_CAP, KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, StudyError, format_size,
                      parse_size, read_csv, usage_error, warn)
 from .merge import merge  # noqa: E402
 from .plan import Run, Study, run_files  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
 from . import run_commits as provenance  # noqa: E402
 from .runner import Progress, execute  # noqa: E402
+from . import state as study_state  # noqa: E402
+from .state import fill_options  # noqa: E402
+from . import study_dir  # noqa: E402
+from .suggestion import did_you_mean, nearest_name  # noqa: E402
 from .suite import quick_subset, read_suite  # noqa: E402
 
 
@@ -77,9 +83,20 @@ from .suite import quick_subset, read_suite  # noqa: E402
 class Parser(argparse.ArgumentParser):
     """argparse whose usage errors are CLI.md's: one line and a hint, exit 64 (not 2)."""
 
-    def error(self, message):
-        print(f"kith study: {message}\nkith study: see `kith study --help`", file=sys.stderr)
+    def error(self, message, hint=""):
+        print(f"kith study: {message}\nkith study: {hint or 'see `kith study --help`'}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+
+    def parse_args(self, args=None, namespace=None):
+        a, unknown = self.parse_known_args(args, namespace)
+        if unknown:  # as the C++ command line: the nearest option, with the value given
+            name, sep, value = unknown[0].partition("=")
+            options = [s for action in self._actions if action.help != argparse.SUPPRESS
+                       for s in action.option_strings]
+            nearest = nearest_name(name, options) if name.startswith("--") else None
+            self.error(f"unrecognized arguments: {' '.join(unknown)}",
+                       f"did you mean '{nearest}{sep}{value}'?" if nearest else "")
+        return a
 
 
 def parse_args(argv):
@@ -111,7 +128,9 @@ def parse_args(argv):
     ap.add_argument("--timing-jobs", type=int, default=None,
                     help="processes at a time while a timed run (main, tradeoff, contrived, replay) runs "
                          "(default 1: timed runs run alone; the others use --jobs)")
-    ap.add_argument("--out", default="build/study", help="results directory (default build/study)")
+    ap.add_argument("--out", default="build/study",
+                    help="results directory (default build/study): a new or empty one, or a study's own (a fresh "
+                         "study there replaces its runs and outputs, nothing else)")
     ap.add_argument("--quick", action="store_true", default=None,
                     help=f"small arguments, 1 repeat, {QUICK_WORKLOADS} workloads, heap multiples "
                          f"{','.join(f'{x:g}' for x in QUICK_MULTIPLES)}, contrived up to 16M: a few minutes")
@@ -141,36 +160,19 @@ def parse_args(argv):
     ap.add_argument("--heap-multiples", default=None,
                     help=f"trade-off heap sizes, multiples of the minimum heap "
                          f"(default {','.join(f'{x:g}' for x in FULL_MULTIPLES)})")
-    ap.add_argument("--tradeoff-repeat", type=int, default=None, help="repeats of the trade-off runs (default 1)")
+    ap.add_argument("--tradeoff-repeat", type=int, default=None,
+                    help="repeats of the trade-off runs (default 1, at least 1)")
     ap.add_argument("--contrived-sizes", default=None,
-                    help=f"heap sizes of the worst-case request (default {','.join(FULL_CONTRIVED)})")
+                    help=f"heap sizes of the worst-case request, 1M to 4G (default {','.join(FULL_CONTRIVED)})")
     ap.add_argument("--timeout", type=int, default=None, help="seconds before a run is killed (default 3600)")
-    ap.add_argument("--no-figures", action="store_true", help="write the CSVs and report without figures")
-    return ap.parse_args(argv)
-
-
-# The options that shape a study: --resume, --merge and --plan take those not given from the
-# directory's study.json, so they continue the study that is there; then these defaults.
-STUDY_OPTIONS = {"workloads": "all", "policies": None, "collectors": None, "repeat": None, "max_repeat": None,
-                 "target_ci": None, "jobs": None,
-                 "timing_jobs": None, "quick": False, "sizes": None, "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"),
-                 "experiments": ",".join(KINDS), "main_heap": "2", "pause_policy": None,
-                 "min_heap_collector": None, "min_heap_precision": 0.02, "probes_per_round": 1,
-                 "heap_multiples": None, "tradeoff_repeat": None, "contrived_sizes": None, "timeout": 3600}
-
-
-def fill_options(a, previous):
-    """Options not given: from the previous study (when continuing one), else the defaults."""
-    before = previous.get("options", {}) if (a.resume or a.merge or a.plan) else {}
-    given = {}
-    for name, default in STUDY_OPTIONS.items():
-        if getattr(a, name) is None:
-            setattr(a, name, before.get(name, default))
-        given[name] = getattr(a, name)
-    if a.suite:
-        a.suite = os.path.abspath(a.suite)
-        given["suite"] = a.suite
-    return given
+    ap.add_argument("--no-figures", action="store_true", default=None,
+                    help="write the CSVs and report without figures (--resume, --merge and --plan keep it)")
+    ap.add_argument("--figures", dest="no_figures", action="store_false", default=None,
+                    help="draw the figures (the default; undoes the --no-figures a study was started with)")
+    a = ap.parse_args(argv)
+    if a.out == "":
+        raise usage_error("--out wants a directory; got ''")
+    return a
 
 
 def kith_policies(kith):
@@ -196,18 +198,39 @@ def name_list(option, text, valid=None):
         raise usage_error(f"--{option} wants comma-separated names; got '{text}'")
     for x in names:
         if valid is not None and x not in valid:
-            raise usage_error(f"--{option}: unknown name '{x}'; valid: {', '.join(valid)}")
+            raise usage_error(f"--{option}: unknown name '{x}'; valid: {', '.join(valid)}", did_you_mean(x, valid))
         if names.count(x) > 1:
             raise usage_error(f"--{option}: '{x}' given twice")
     return names
 
 
 def number_list(option, text, convert, what):
+    """A comma-separated --option value of numbers (convert: text to number, or
+    ValueError), none twice, however written."""
+    names = name_list(option, text)
     try:
-        values = [convert(x) for x in name_list(option, text)]
+        values = [convert(x) for x in names]
     except ValueError:
         raise usage_error(f"--{option} wants comma-separated {what}; got '{text}'")
+    for v in values:
+        same = [x for x, w in zip(names, values) if w == v]
+        if len(same) > 1:
+            raise usage_error(f"--{option}: one value given twice ({', '.join(same)})")
     return values
+
+
+def contrived_sizes(text):
+    """--contrived-sizes: heaps `kith bench contrived` takes (at least 1M) that the study
+    gives a run (at most HEAP_CAP); checked here, not by every run failing with 64."""
+    sizes = number_list("contrived-sizes", text, parse_size, "sizes like 1M,4M")
+    for x, size in zip(name_list("contrived-sizes", text), sizes):
+        if size < CONTRIVED_MIN:
+            raise usage_error(f"--contrived-sizes: '{x}' is too small; `kith bench contrived` wants at least "
+                              f"{format_size(CONTRIVED_MIN)}")
+        if size > HEAP_CAP:
+            raise usage_error(f"--contrived-sizes: '{x}' is too large; the study's heaps are at most "
+                              f"{format_size(HEAP_CAP)}")
+    return sizes
 
 
 def build_config(a, kith):
@@ -238,8 +261,8 @@ def build_config(a, kith):
         raise usage_error(f"--timeout wants at least 1 second; got {a.timeout}")
     if a.probes_per_round < 1:
         raise usage_error(f"--probes-per-round wants at least 1; got {a.probes_per_round}")
-    if a.tradeoff_repeat is not None and a.tradeoff_repeat < 0:
-        raise usage_error(f"--tradeoff-repeat wants 0 or more; got {a.tradeoff_repeat}")
+    if a.tradeoff_repeat is not None and a.tradeoff_repeat < 1:
+        raise usage_error(f"--tradeoff-repeat wants at least 1; got {a.tradeoff_repeat}")
     if a.pause_policy is not None and a.pause_policy not in policies:
         raise usage_error(f"--pause-policy: '{a.pause_policy}' is not one of the study's policies: "
                           f"{', '.join(policies)}")
@@ -251,7 +274,7 @@ def build_config(a, kith):
                  if a.heap_multiples is not None else (QUICK_MULTIPLES if a.quick else FULL_MULTIPLES))
     if any(not 0 < m < float("inf") for m in multiples):
         raise usage_error(f"--heap-multiples wants positive multiples like 1.5,3; got '{a.heap_multiples}'")
-    sizes = (number_list("contrived-sizes", a.contrived_sizes, parse_size, "sizes like 1M,4M")
+    sizes = (contrived_sizes(a.contrived_sizes)
              if a.contrived_sizes is not None else [parse_size(s) for s in (QUICK_CONTRIVED if a.quick
                                                                            else FULL_CONTRIVED)])
     if a.main_heap != "suite":
@@ -270,7 +293,7 @@ def build_config(a, kith):
         "pause_policy": a.pause_policy or ("estranged" if "estranged" in policies else policies[0]), "pause_repeat": 1,
         "minheap_collector": mh_col, "precision": a.min_heap_precision, "probes": a.probes_per_round,
         "multiples": multiples, "tradeoff_repeat": a.tradeoff_repeat if a.tradeoff_repeat is not None else 1,
-        "contrived_sizes": sizes, "contrived_repeat": repeat, "timeout": a.timeout, "heap_cap": 4 << 30,
+        "contrived_sizes": sizes, "contrived_repeat": repeat, "timeout": a.timeout, "heap_cap": HEAP_CAP,
         "probe_timeout_min": 5 if a.quick else 30, "probe_timeout_factor": 20, "suite": os.path.abspath(a.suite),
         "workloads": a.workloads, "main_heap": a.main_heap,
     }
@@ -283,21 +306,45 @@ def select_workloads(all_workloads, spec, quick):
     chosen = []
     for name in spec.split(","):
         if name not in by:
-            raise usage_error(f"unknown workload '{name}'; the suite has: {', '.join(by)}")
+            raise usage_error(f"unknown workload '{name}'; the suite has: {', '.join(by)}", did_you_mean(name, by))
         chosen.append(by[name])
     return chosen
 
 
-def make_out_dir(out_dir):
-    """--out exists and takes files, or StudyError 73 (before anything runs)."""
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-        probe = os.path.join(out_dir, f".kith-study-probe-{os.getpid()}")
-        with open(probe, "w"):
-            pass
-        os.remove(probe)
-    except OSError as e:
-        raise StudyError(EXIT_CANNOT_CREATE, f"{out_dir}: {e.strerror or e}")
+def check_merge_dirs(dirs):
+    """Every --merge DIR is a directory (StudyError 66)."""
+    for d in dirs:
+        if not os.path.lexists(d):
+            raise StudyError(EXIT_MISSING, f"--merge: {d}: no such directory")
+        if not os.path.isdir(d):
+            raise StudyError(EXIT_MISSING, f"--merge: {d}: not a directory (--merge wants directories of run files)")
+
+
+def previous_state(a, out_dir, continuing):
+    """The state of the study in out_dir ({} when there is none), once it is clear that
+    this command may write there (study_dir.py): a study continues (--resume, --merge,
+    --plan) only from a study's study.json (StudyError 65, or 66 for --resume of no
+    directory); a new one starts only in a new or empty directory, or afresh in a
+    study's own (StudyError 73)."""
+    study_dir.check_is_directory(out_dir)
+    state_path = os.path.join(out_dir, "study.json")
+    if os.path.lexists(state_path):
+        try:
+            return study_state.read(state_path)
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            if continuing:  # never continue some other study than the one there
+                raise StudyError(EXIT_MALFORMED, f"{state_path}: damaged ({e}); cannot continue the study in "
+                                                 f"{out_dir} (set it aside, or start afresh in a new directory)")
+            raise study_dir.refuse(out_dir, f"its study.json is not a study's: {e}")
+    if a.resume:
+        if not os.path.isdir(out_dir):
+            raise StudyError(EXIT_MISSING, f"--resume: {out_dir}: no such directory")
+        raise StudyError(EXIT_MALFORMED, f"--resume: {out_dir} holds no study to resume (no study.json)")
+    study_dir.require_empty(out_dir, "no study.json")
+    return {}
+
+
+REFUSED_LISTED = 10  # runs named one a line when the analysis refuses some
 
 
 def on_signal(signum, frame):
@@ -317,25 +364,11 @@ def main(argv):
     a = parse_args(argv)
     kith = os.path.abspath(a.kith)
     out_dir = os.path.abspath(a.out)
-    continuing = a.resume or a.merge or a.plan
-    for d in a.merge or []:
-        if not os.path.isdir(d):
-            raise StudyError(EXIT_MISSING, f"--merge: {d}: no such directory")
-    make_out_dir(out_dir)
+    continuing = bool(a.resume or a.merge or a.plan)
+    check_merge_dirs(a.merge or [])
+    previous = previous_state(a, out_dir, continuing)
     state_path = os.path.join(out_dir, "study.json")
-    previous = {}
-    if os.path.exists(state_path):
-        try:
-            with open_regular(state_path) as f:
-                previous = json.load(f)
-            if not isinstance(previous, dict) or not isinstance(previous.get("options", {}), dict):
-                raise ValueError("not a study's state")
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            if continuing:  # never continue some other study than the one there
-                raise StudyError(EXIT_MALFORMED, f"{state_path}: damaged ({e}); cannot continue the study in "
-                                                 f"{out_dir} (start afresh without --resume, --plan or --merge)")
-            previous = {}
-    options = fill_options(a, previous)
+    options = fill_options(a, previous, continuing)
     config = build_config(a, kith)
     version = version_info(kith, a.kith_build)
     # The commit beside every count in the CSVs (the counts change when the collector does).
@@ -352,17 +385,18 @@ def main(argv):
     config["run_commits"] = run_commits
     all_workloads, fallback = read_suite(config["suite"])
     workloads = select_workloads(all_workloads, a.workloads, a.quick)
+    study_dir.make(out_dir)  # every option checked: now the directory
     config["workload_names"] = [w.name for w in workloads]
     study = Study(config, workloads, kith)
     invocation = "kith study " + " ".join(shlex.quote(x) for x in argv if not x.startswith(("--kith=",
                                                                                              "--kith-build=")))
-    invocations = previous.get("invocations", []) if (a.resume or a.merge or a.plan) else []
+    invocations = previous.get("invocations", []) if continuing else []
     invocations.append(invocation)
     load_start = previous.get("load_start") if (a.resume or a.merge) and previous.get("load_start") else \
         " ".join(f"{x:.2f}" for x in os.getloadavg())
 
-    if not (a.resume or a.merge or a.plan) and os.path.isdir(os.path.join(out_dir, "runs")):
-        shutil.rmtree(os.path.join(out_dir, "runs"))  # a fresh study (--resume keeps them)
+    if not continuing:
+        study_dir.remove_old_runs(out_dir)  # a fresh study in a study's directory (--resume keeps them)
 
     def save_state():
         with open(state_path + ".tmp", "w") as f:
@@ -461,8 +495,17 @@ def main(argv):
     if did_not_fit:
         warn(f"{len(did_not_fit)} runs ran out of memory on a heap below their policy's own minimum "
              "(expected; listed in report.md)")
+    bad_runs = tables["refused"]
+    for run_id in sorted(bad_runs)[:REFUSED_LISTED]:
+        warn(f"refused {os.path.join(out_dir, Run.parse(run_id).path('json'))[:-len('.json')]}: {bad_runs[run_id]}; "
+             "left out of the results (delete its .rc and --resume to run it again)")
+    if len(bad_runs) > REFUSED_LISTED:
+        warn(f"and {len(bad_runs) - REFUSED_LISTED} more runs refused so")
     if refused:
         warn("some runs were refused (see above); the rest are merged")
+        return EXIT_MALFORMED
+    if bad_runs:
+        warn(f"{len(bad_runs)} runs in {out_dir} were refused (see above); the results leave them out")
         return EXIT_MALFORMED
     if failed_runs:
         warn(f"{len(failed_runs)} runs did not exit 0 (listed in report.md)")
@@ -479,7 +522,7 @@ def entry():
     try:
         sys.exit(main(sys.argv[1:]))
     except StudyError as e:
-        print(f"kith study: {e}", file=sys.stderr)
+        print(f"kith study: {e}" + (f"\nkith study: {e.hint}" if e.hint else ""), file=sys.stderr)
         sys.exit(e.code)
     except Stopped as e:
         sys.exit(128 + e.signum)

@@ -3,7 +3,8 @@ a cluster) into the study's directory, and never loses or silently changes a res
 
 Every run found under DIR (by its .rc file) is checked before it is copied: its .rc must
 hold an integer exit code and, for a run that exited 0, its JSON must be what the
-analysis reads (the statistics' keys for kith runs; an object for the others). A run
+analysis reads (run_json.py: the statistics' keys for kith runs, an object for the
+others; every number finite and of its kind). A run
 that is already finished in the study's directory with different files is refused and
 the finished one kept; one with the same files is already there. Runs of workloads,
 policies, collectors, sizes or kinds the study does not have are skipped. Each run's
@@ -11,7 +12,6 @@ files are copied with its .rc last, so a run counts as done only once complete; 
 .commit (the build that ran it) comes along, or says it was not recorded."""
 
 import filecmp
-import json
 import os
 import shutil
 
@@ -19,12 +19,10 @@ from . import alloc_cost
 from . import run_commits
 from .common import is_regular, open_regular
 from . import demographics
+from . import run_json
 from .plan import Run
 
 EXTENSIONS = ("json", "log", "pauses", "frag", "trace", "lifetimes.json", "rc")  # .rc last
-# The keys the analysis reads from a kith run's statistics JSON (../shared/CLI.md).
-STATS_KEYS = (("heap", "allocations"), ("heap", "satisfied"), ("gc", "cycles"), ("vm", "wall_s"))
-STATS_KINDS = {"main", "tradeoff", "trace", "pauses", "minheap", "demog"}
 
 
 class Outcome:
@@ -59,23 +57,7 @@ def check_run(root, run):
         return "its .rc is not an integer exit code"
     if rc != 0:
         return None  # a failed run: its exit code is the result; its JSON, if any, is not read as counts
-    path = os.path.join(root, f"{run.id}.json")
-    try:
-        with open_regular(path) as f:
-            data = json.load(f)
-    except FileNotFoundError:
-        return "it exited 0 but has no .json"
-    except (OSError, UnicodeDecodeError, ValueError):
-        return "its .json is not JSON"
-    if not isinstance(data, dict):
-        return "its .json is not a JSON object"
-    if run.kind in STATS_KINDS:
-        for section, key in STATS_KEYS:
-            if not isinstance(data.get(section), dict) or key not in data[section]:
-                return f"its .json has no {section}.{key}"
-    if run.kind == "contrived" and "n" not in data:
-        return "its .json has no n (not `kith bench contrived --json`)"
-    return None
+    return run_json.read(os.path.join(root, f"{run.id}.json"), run.kind)[1]
 
 
 def not_in_study(run, config):

@@ -7,13 +7,13 @@ Study.plan() looks at what is done and returns what can run now: the worst-case 
 runs and the minimum-heap probes at once, a workload's main, pause and trade-off runs
 once its minimum heap is known (their heap sizes are multiples of it)."""
 
-import json
 import math
 import os
 import shlex
 
 from . import alloc_cost
 from . import demographics
+from . import run_json
 from . import stats
 from .common import (DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS,
                      open_regular)
@@ -127,12 +127,10 @@ def run_files(out_dir):
 
 
 def load_stats(out_dir, run):
-    path = os.path.join(out_dir, run.path("json"))
-    try:
-        with open_regular(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+    """The run's JSON, or None when there is none or its numbers cannot be counted
+    (run_json.py; the analysis names such a run when it exited 0)."""
+    data, why = run_json.read(os.path.join(out_dir, run.path("json")), run.kind)
+    return data if why is None else None
 
 
 # --- the plan ---------------------------------------------------------------------------

@@ -5,8 +5,10 @@ runs, so rows others append are picked up, and checked whole before any run."""
 import os
 import shlex
 
-from .common import (EXIT_MALFORMED, EXIT_MISSING, QUICK_WORKLOADS, SOURCE_DIR, StudyError, parse_size,
-                     safe_name)
+from .common import (EXIT_MALFORMED, EXIT_MISSING, HEAP_CAP, MIN_HEAP, QUICK_WORKLOADS, SOURCE_DIR, StudyError,
+                     format_size, open_regular, parse_size, safe_name)
+
+MAX_BYTES = 1 << 20  # a suite is a few kilobytes; more is not a suite (and /dev/zero never ends)
 
 class Workload:
     def __init__(self, row, base_dirs):
@@ -50,17 +52,7 @@ def read_suite(path):
     False): the second value said a built-in row was used; there is no such fallback."""
     suite_dir = os.path.dirname(os.path.abspath(path))
     bases = [suite_dir, os.path.dirname(suite_dir), SOURCE_DIR]
-    try:
-        with open(path, newline="") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise StudyError(EXIT_MISSING, f"{path}: no such suite file")
-    except IsADirectoryError:
-        raise StudyError(EXIT_MISSING, f"{path}: is a directory, not a suite file")
-    except UnicodeDecodeError:
-        raise StudyError(EXIT_MALFORMED, f"{path}: not a text file (a suite is tab-separated text)")
-    except OSError as e:
-        raise StudyError(EXIT_MISSING, f"{path}: cannot read: {e.strerror or e}")
+    text = read_text(path)
 
     def bad(number, what):
         return StudyError(EXIT_MALFORMED, f"{path}:{number}: {what}")
@@ -91,9 +83,12 @@ def read_suite(path):
         heap_size = row.get("heap_size") or "-"
         if heap_size != "-":
             try:
-                parse_size(heap_size)
+                size = parse_size(heap_size)
             except ValueError:
                 raise bad(number, f"heap_size '{heap_size}' is not a size (like 512K, 64M, 1G) or -")
+            if not MIN_HEAP <= size <= HEAP_CAP:
+                raise bad(number, f"heap_size '{heap_size}' is outside {format_size(MIN_HEAP)} (kith's "
+                                  f"smallest heap) to {format_size(HEAP_CAP)} (the study's largest)")
         w = Workload(row, bases)
         if not os.path.isfile(w.script):
             raise bad(number, f"script '{row['script']}' does not exist (relative to "
@@ -105,6 +100,28 @@ def read_suite(path):
     if not out:
         raise StudyError(EXIT_MALFORMED, f"{path}: has no workloads, only a header")
     return out, False
+
+
+def read_text(path):
+    """The suite file's text. It must be a regular file (a named pipe would block, a
+    device like /dev/zero never end: StudyError 66) of at most MAX_BYTES of UTF-8 (else 65)."""
+    try:
+        with open_regular(path, newline="") as f:
+            text = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise StudyError(EXIT_MISSING, f"{path}: no such suite file")
+    except UnicodeDecodeError:
+        raise StudyError(EXIT_MALFORMED, f"{path}: not a text file (a suite is tab-separated text)")
+    except OSError as e:
+        if os.path.isdir(path):
+            raise StudyError(EXIT_MISSING, f"{path}: is a directory, not a suite file")
+        if e.errno is None:  # open_regular's refusal of a pipe or device
+            raise StudyError(EXIT_MISSING, f"{path}: not a regular file (a suite is a tab-separated text file)")
+        raise StudyError(EXIT_MISSING, f"{path}: cannot read: {e.strerror or e}")
+    if len(text) > MAX_BYTES:
+        raise StudyError(EXIT_MALFORMED, f"{path}: larger than {format_size(MAX_BYTES)}; not a suite "
+                                         "(a suite is a few kilobytes of tab-separated text)")
+    return text
 
 
 def quick_subset(workloads, count=QUICK_WORKLOADS):

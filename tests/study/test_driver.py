@@ -7,6 +7,7 @@ Run: /usr/bin/python3 -m unittest test_driver (CTest: study.driver)."""
 
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -24,9 +25,15 @@ SMALL = ["--experiments=minheap,main", "--policies=list,tlsf", "--collectors=occ
          "--no-figures", "--jobs=2"]
 
 
-def study(*args, env=None, timeout=300):
+def study(*args, env=None, timeout=300, cwd=None, preexec_fn=None):
     return subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+                          env=env, timeout=timeout, cwd=cwd, preexec_fn=preexec_fn)
+
+
+def limit_memory():
+    """In a child: at most 2 GB of address space, so a driver that reads without end fails
+    instead of the machine."""
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
 
 def finished_runs(out):
@@ -75,6 +82,24 @@ class Suite(Base):
     def test_directory_suite(self):
         self.assertError(study(f"--suite={self.tmp}", "--plan", f"--out={self.out}"), 66, "directory")
 
+    def test_device_pipe_and_huge_suite_are_refused_not_read(self):
+        # /dev/zero never ends (read whole, 24 GB resident before the kernel killed the
+        # study); a pipe with no writer blocks. The address-space limit stops a reader
+        # that reads anyway, as a MemoryError rather than the machine's memory.
+        fifo = os.path.join(self.tmp, "fifo.tsv")
+        os.mkfifo(fifo)
+        for suite in ("/dev/zero", fifo):
+            with self.subTest(suite=suite):
+                self.assertError(study(f"--suite={suite}", "--plan", f"--out={self.out}", timeout=60,
+                                       preexec_fn=limit_memory), 66, suite, "not a regular file")
+        path = self.write("huge.tsv", "name\tscript\n" + "#" * (2 << 20) + "\n")
+        self.assertError(study(f"--suite={path}", "--plan", f"--out={self.out}"), 65, "huge.tsv", "larger than")
+        self.assertFalse(os.path.exists(self.out), "nothing created")
+
+    def test_heap_size_outside_what_runs(self):
+        self.check("name\tscript\theap_size\nalpha\talpha.kith\t8K\n", 65, "suite.tsv:2:", "8K", "16K")
+        self.check("name\tscript\theap_size\nalpha\talpha.kith\t1T\n", 65, "suite.tsv:2:", "1T", "4G")
+
     def test_passwd_suite(self):
         self.assertError(study("--suite=/etc/passwd", "--plan", f"--out={self.out}"), 65, "/etc/passwd:1:")
 
@@ -115,13 +140,38 @@ class Usage(Base):
              "--policies=list,list", "--policies=nope", "--collectors=", "--repeat=0", "--repeat=3 --max-repeat=2",
              "--target-ci=0", "--target-ci=1", "--workloads=alpha,alpha", "--workloads=", "--workloads=gamma",
              "--experiments=main,main", "--contrived-sizes=big", "--timing-jobs=0", "--no-such-option",
-             "--jobs=two", "--sizes=huge"]
+             "--jobs=two", "--sizes=huge", "--tradeoff-repeat=0", "--tradeoff-repeat=-1",
+             "--contrived-sizes=0", "--contrived-sizes=15K", "--contrived-sizes=512K", "--contrived-sizes=1T",
+             "--contrived-sizes=5G", "--contrived-sizes=1M,1024K", "--heap-multiples=1.5,1.50",
+             "--probes-per-round=0", "--max-repeat=0", "--min-heap-precision=nan", "--target-ci=nan",
+             "--heap-multiples=nan", "--main-heap=nan", "--main-heap=0.5"]
 
     def test_each_is_one_line_64(self):
         for case in self.CASES:
             with self.subTest(case=case):
                 p = study(f"--suite={FAKE_SUITE}", *case.split(), "--plan", f"--out={self.out}")
                 self.assertError(p, 64)
+                self.assertFalse(os.path.exists(self.out), "nothing created")
+
+    def test_messages_say_what_is_wrong(self):
+        for case, words in (("--contrived-sizes=1T", ["'1T'", "too large", "4G"]),
+                            ("--contrived-sizes=15K", ["'15K'", "too small", "1M"]),
+                            ("--tradeoff-repeat=0", ["at least 1"])):
+            with self.subTest(case=case):
+                self.assertError(study(f"--suite={FAKE_SUITE}", case, "--plan", f"--out={self.out}"), 64, *words)
+        self.assertError(study(f"--suite={FAKE_SUITE}", "--plan", "--out="), 64, "--out")
+
+    def test_a_misspelled_name_gets_the_nearest(self):
+        for case, hint in (("--policies=list,lsit", "did you mean 'list'?"), ("--collectors=occasinal",
+                           "did you mean 'occasional'?"), ("--experiments=mian", "did you mean 'main'?"),
+                           ("--workloads=alpah", "did you mean 'alpha'?"),
+                           ("--polices=list", "did you mean '--policies=list'?")):
+            with self.subTest(case=case):
+                p = study(f"--suite={FAKE_SUITE}", case, "--plan", f"--out={self.out}")
+                self.assertError(p, 64)
+                self.assertEqual(p.stderr.splitlines()[1], f"kith study: {hint}")
+        p = study(f"--suite={FAKE_SUITE}", "--policies=zzzzzz", "--plan", f"--out={self.out}")
+        self.assertNotIn("did you mean", p.stderr, "nothing near: no guess")
 
 
 class NotAKith(Base):
@@ -253,7 +303,45 @@ class Merge(Base):
             return json.load(f)
 
     def test_missing_directory(self):
-        self.assertError(study("--merge", os.path.join(self.tmp, "nope"), f"--out={self.out}"), 66, "nope")
+        self.assertError(study("--merge", os.path.join(self.tmp, "nope"), f"--out={self.out}"), 66, "nope",
+                         "no such directory")
+
+    def test_a_file_is_not_a_directory(self):
+        path = os.path.join(self.tmp, "a-file")
+        with open(path, "w") as f:
+            f.write("x\n")
+        self.assertError(study("--merge", path, f"--out={self.out}"), 66, "a-file", "not a directory")
+
+    def test_numbers_not_finite_or_not_of_their_kind_are_refused(self):
+        good = self.existing(self.main_runs[0])
+        bad = {"vm.wall_s": [float("nan"), float("inf"), "fast", -1.0, None, True],
+               "heap.allocations": [1.5, -3, "1000", False], "gc.cycles": [float("inf")],
+               "heap.satisfied.immediate": [2.5], "heap.alloc_ns.mean": ["quick"], "gc.pause_ms.total": [1e309]}
+        texts = {}
+        n = 0
+        for key, values in bad.items():
+            for value in values:
+                n += 1
+                data = json.loads(json.dumps(good))
+                *path, last = key.split(".")
+                d = data
+                for part in path:
+                    d = d[part]
+                d[last] = value
+                run_id = self.main_runs[0].replace("__r0", f"__r{n}")
+                text = json.dumps(data)  # NaN and Infinity as Python writes them
+                texts[run_id] = text.replace("Infinity", "1e309") if key == "gc.pause_ms.total" else text
+                self.put(run_id, texts[run_id])
+        p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
+        self.assertEqual(p.returncode, 65, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertIn(f"merged 0 runs; skipped {n}:", p.stderr)
+        self.assertEqual(p.stderr.count(" refused " + self.incoming), n, p.stderr)
+        for words in ("vm.wall_s = NaN, not a finite number", "vm.wall_s = Infinity", 'vm.wall_s = "fast", not a time',
+                      "heap.allocations = 1.5, not a count", 'heap.alloc_ns.mean = "quick", not a number',
+                      "gc.pause_ms.total = Infinity"):
+            self.assertIn(words, p.stderr)
+        self.assertEqual(set(finished_runs(self.out)) & set(texts), set(), "none merged")
 
     def test_refuses_broken_and_conflicting_runs_and_skips_foreign_ones(self):
         kept = self.main_runs[0]
@@ -338,6 +426,36 @@ class Merge(Base):
         with open(os.path.join(self.out, "study.json")) as f:
             main = json.load(f)["run_commits"]["main"]
         self.assertEqual(sorted(main[1:]), sorted(["abcdef1", "commit not recorded", "merged, commit not recorded"]))
+
+
+class BadRunInTheStudy(Base):
+    def test_a_bad_run_already_in_runs_is_refused_by_name_not_a_traceback(self):
+        # As a merge before its numbers were checked left it: every --resume failed in
+        # statistics.stdev.
+        p = study(f"--suite={FAKE_SUITE}", *SMALL, "--repeat=2", f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        main = os.path.join(self.out, "runs", "main")
+        runs = sorted(n[:-5] for n in os.listdir(main) if n.endswith(".json"))
+        for run_id, wall in zip(runs, ("NaN", "1e309", '"fast"')):
+            path = os.path.join(main, run_id + ".json")
+            with open(path) as f:
+                data = json.load(f)
+            data["vm"]["wall_s"] = 0.0
+            with open(path, "w") as f:
+                f.write(json.dumps(data).replace('"wall_s": 0.0', f'"wall_s": {wall}'))
+        for _ in range(2):  # and the next --resume alike
+            p = study("--resume", f"--out={self.out}")
+            self.assertEqual(p.returncode, 65, p.stderr)
+            self.assertNotIn("Traceback", p.stderr)
+            for run_id, why in zip(runs, ("NaN, not a finite number", "Infinity, not a finite number",
+                                          '"fast", not a time')):
+                self.assertIn(f"refused {os.path.join(main, run_id)}: its .json has vm.wall_s = {why}", p.stderr)
+            self.assertIn("3 runs in", p.stderr)
+            with open(os.path.join(self.out, "results.csv")) as f:
+                results = f.read()
+            for run_id in runs[:3]:
+                self.assertNotIn(run_id, results, "left out of the results")
+            self.assertIn(runs[3], results)
 
 
 class Signals(Base):
