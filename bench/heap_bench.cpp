@@ -14,10 +14,12 @@
 //                        policy against the allocator it models, on the same
 //                        sequence — lea against glibc malloc (dlmalloc's
 //                        descendant), kingsley against a hand-written Kingsley
-//                        (heap_bench_reference.h). time_per_pair is the mean ns per
-//                        malloc+free, untimed calls; a second, timed pass gives
-//                        malloc_p99_ns, malloc_max_ns, free_max_ns; pairs is the
-//                        sequence's mallocs. SEQUENCE is
+//                        (KingsleyBsdHeap, heap/classic/kingsley_bsd_heap.h),
+//                        and beside them kingsley_coalescing (§8: Kingsley
+//                        plus splitting and coalescing). time_per_pair is the
+//                        mean ns per malloc+free, untimed calls; a second, timed
+//                        pass gives malloc_p99_ns, malloc_max_ns, free_max_ns;
+//                        pairs is the sequence's mallocs. SEQUENCE is
 //                        jvm_like, fragmenting, storage, or a recorded trace:
 //   --replay=NAME=PATH   (repeatable, before the benchmark flags) adds the trace
 //                        at PATH (`kith run --trace=PATH ...`, heap/trace/trace.h) as
@@ -39,7 +41,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bench/heap_bench_reference.h"
+#include "heap/classic/kingsley_bsd_heap.h"
 #include "heap/layers/fixed_arena.h"
 #include "heap/heap.h"
 #include "heap/statistics/latency_histogram.h"
@@ -359,7 +361,8 @@ int main(int argc, char** argv) {
     add.template operator()<kith::heap::LeaPolicy>("lea");
     add.template operator()<kith::heap::MallocPolicy>("glibc");
     add.template operator()<kith::heap::KingsleyPolicy>("kingsley");
-    add.template operator()<kith::bench::KingsleyReference>("kingsley_reference");
+    add.template operator()<kith::heap::KingsleyBsdHeap>("kingsley_reference");
+    add.template operator()<kith::heap::KingsleyCoalescingPolicy>("kingsley_coalescing");
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
