@@ -94,8 +94,8 @@ TEST(KingsleyCoalescingPolicy, CoalescingReusesMemoryKingsleyLeavesInOtherClasse
   const std::size_t without = highWaterMark(kingsley, steps, 2000);
   const std::size_t with = highWaterMark(coalescing, steps, 2000);
   EXPECT_EQ(without, 2000u * (80 + 144 + 272 + 528 + 1040));  // every class's blocks, headers included
-  // The largest phase's blocks after the chunk record, the last one's usable bytes
-  // reaching 8 into the end sentinel.
+  // The largest phase's blocks after the chunk record; the last one's usable bytes
+  // reach 8 into the next block (its previous-size word, free while this is in use).
   EXPECT_EQ(with, 16 + 2000u * 816 + 8);
   EXPECT_EQ(coalescing.checkInvariants(), "");
 }
