@@ -14,10 +14,14 @@
 //                        policy against the allocator it models, on the same
 //                        sequence — lea against glibc malloc (dlmalloc's
 //                        descendant), kingsley against a hand-written Kingsley
-//                        (heap_bench_reference.h). time_per_pair is the mean ns per
-//                        malloc+free, untimed calls; a second, timed pass gives
-//                        malloc_p99_ns, malloc_max_ns, free_max_ns; pairs is the
-//                        sequence's mallocs. SEQUENCE is
+//                        (KingsleyBsdHeap, heap/classic/kingsley_bsd_heap.h),
+//                        and beside them kingsley_coalescing (§8: Kingsley
+//                        plus splitting and coalescing). time_per_pair is the
+//                        mean ns per malloc+free, untimed calls; a second, timed
+//                        pass gives malloc_p99_ns, malloc_max_ns, free_max_ns;
+//                        pairs is the sequence's mallocs; high_water_bytes (not
+//                        for glibc) the highest arena offset a block reached on
+//                        a fresh heap, the paper's memory consumption. SEQUENCE is
 //                        jvm_like, fragmenting, storage, or a recorded trace:
 //   --replay=NAME=PATH   (repeatable, before the benchmark flags) adds the trace
 //                        at PATH (`kith run --trace=PATH ...`, heap/trace/trace.h) as
@@ -39,7 +43,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bench/heap_bench_reference.h"
+#include "heap/classic/kingsley_bsd_heap.h"
 #include "heap/layers/fixed_arena.h"
 #include "heap/heap.h"
 #include "heap/statistics/latency_histogram.h"
@@ -224,6 +228,28 @@ bool replayTimed(Heap& heap, const Sequence& q, std::vector<void*>& slots, kith:
   return true;
 }
 
+// The paper's memory consumption (Table 6): the highest arena offset any block
+// reached, over one replay of the sequence on a fresh heap of an allocator with an
+// arena (what an sbrk-based allocator would have taken from the system).
+template <class Allocator>
+std::size_t highWaterBytes(const Sequence& q) {
+  auto heap = std::make_unique<Allocator>(q.heapBytes);
+  std::vector<void*> slots(q.slots);
+  std::size_t mark = 0;
+  for (const WorkloadStep& s : q.steps) {
+    if (s.size == 0) {
+      heap->free(slots[s.slot]);
+      continue;
+    }
+    void* p = heap->malloc(s.size);
+    if (p == nullptr) return 0;
+    slots[s.slot] = p;
+    const auto offset = static_cast<std::size_t>(static_cast<std::byte*>(p) - heap->arenaBase());
+    mark = std::max(mark, offset + heap->getSize(p));
+  }
+  return mark;
+}
+
 // The allocators of the paper's comparison, composed and original.
 template <class Allocator>
 void composition(benchmark::State& state, const Sequence* q) {
@@ -240,6 +266,8 @@ void composition(benchmark::State& state, const Sequence* q) {
   state.counters["malloc_p99_ns"] = mallocs.valueAtQuantile(0.99);
   state.counters["malloc_max_ns"] = static_cast<double>(mallocs.max());
   state.counters["free_max_ns"] = static_cast<double>(frees.max());
+  if constexpr (requires(Allocator& a) { a.arenaBase(); })
+    state.counters["high_water_bytes"] = static_cast<double>(highWaterBytes<Allocator>(*q));
 }
 
 template <class Policy>
@@ -359,7 +387,8 @@ int main(int argc, char** argv) {
     add.template operator()<kith::heap::LeaPolicy>("lea");
     add.template operator()<kith::heap::MallocPolicy>("glibc");
     add.template operator()<kith::heap::KingsleyPolicy>("kingsley");
-    add.template operator()<kith::bench::KingsleyReference>("kingsley_reference");
+    add.template operator()<kith::heap::KingsleyBsdHeap>("kingsley_reference");
+    add.template operator()<kith::heap::KingsleyCoalescingPolicy>("kingsley_coalescing");
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

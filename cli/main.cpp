@@ -252,6 +252,7 @@ int startWithoutArguments() {
 
 // The heap policies `kith run` takes first (tests/cli reads those lines), then the
 // collectors. The replay baseline `nothing` is not one: `kith replay --help` names it.
+// Notes on stderr: the policies this build left out, and the hand-written references.
 int listPolicies() {
   for (const auto* list : {&kith::heap::policyList(), &kith::heap::baselineList()})
     for (const auto& p : *list)
@@ -266,6 +267,12 @@ int listPolicies() {
   for (const auto& p : kith::heap::leftOutPolicyList())
     std::fprintf(stderr, "kith: note: %.*s is not in this build: %.*s\n", static_cast<int>(p.name.size()),
                  p.name.data(), static_cast<int>(p.description.size()), p.description.data());
+  // --heap takes the references, but they are not studied policies: noted here, the
+  // loops over the lines above (the script suite, the study) leave them out.
+  for (const auto& p : kith::heap::referenceList())
+    std::fprintf(stderr, "kith: note: %.*s is a reference, not a studied policy: %.*s\n",
+                 static_cast<int>(p.name.size()), p.name.data(), static_cast<int>(p.description.size()),
+                 p.description.data());
   return kExitOk;
 }
 

@@ -29,7 +29,8 @@ std::string_view pacingName(gc::GcPacing pacing) { return pacing == gc::GcPacing
 
 std::string policySuggestion(std::string_view word, bool withReplayBaselines) {
   std::vector<std::string_view> names;
-  for (const auto* list : {&heap::policyList(), &heap::baselineList(), &heap::replayBaselineList()}) {
+  for (const auto* list :
+       {&heap::policyList(), &heap::baselineList(), &heap::referenceList(), &heap::replayBaselineList()}) {
     if (list == &heap::replayBaselineList() && !withReplayBaselines) continue;
     for (const heap::PolicyInfo& p : *list) names.push_back(p.name);
   }

@@ -79,6 +79,12 @@ const std::vector<PolicyInfo>& policyList();
 // because explicit-free harnesses and the VM's collectors do not apply to them.
 // makeHeap, isPolicy and policyNames accept them too.
 const std::vector<PolicyInfo>& baselineList();
+// Hand-written originals a composition is measured against (`kingsley-bsd`, the
+// BSD Kingsley that `kingsley` models), apart from policyList so that the VM's
+// collector tests and the script suite do not run over them; `kith policies` notes
+// them. makeHeap, isPolicy and policyNames accept them too (kith replay, the
+// preloaded malloc).
+const std::vector<PolicyInfo>& referenceList();
 // Policies this build left out because their library was missing at build time
 // (jemalloc, mimalloc); the description says which package. `kith policies` notes them.
 const std::vector<PolicyInfo>& leftOutPolicyList();

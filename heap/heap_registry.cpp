@@ -89,41 +89,36 @@ class PolicyHeap final : public Heap {
   StatsHeap<Policy> heap_;
 };
 
+// The names and descriptions one of policies.h's registries (forEachPolicy, ...) visits.
+template <class ForEach>
+std::vector<PolicyInfo> listed(ForEach forEach) {
+  std::vector<PolicyInfo> v;
+  forEach([&]<class P>(std::string_view n, std::string_view d) {
+    v.push_back({n, d});
+    return false;
+  });
+  return v;
+}
+
 }  // namespace
 
 const std::vector<PolicyInfo>& policyList() {
-  static const std::vector<PolicyInfo> list = [] {
-    std::vector<PolicyInfo> v;
-    forEachPolicy([&]<class P>(std::string_view n, std::string_view d) {
-      v.push_back({n, d});
-      return false;
-    });
-    return v;
-  }();
+  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachPolicy(fn); });
   return list;
 }
 
 const std::vector<PolicyInfo>& baselineList() {
-  static const std::vector<PolicyInfo> list = [] {
-    std::vector<PolicyInfo> v;
-    forEachBaseline([&]<class P>(std::string_view n, std::string_view d) {
-      v.push_back({n, d});
-      return false;
-    });
-    return v;
-  }();
+  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachBaseline(fn); });
   return list;
 }
 
 const std::vector<PolicyInfo>& replayBaselineList() {
-  static const std::vector<PolicyInfo> list = [] {
-    std::vector<PolicyInfo> v;
-    forEachReplayBaseline([&]<class P>(std::string_view n, std::string_view d) {
-      v.push_back({n, d});
-      return false;
-    });
-    return v;
-  }();
+  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachReplayBaseline(fn); });
+  return list;
+}
+
+const std::vector<PolicyInfo>& referenceList() {
+  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachReference(fn); });
   return list;
 }
 
@@ -146,7 +141,7 @@ const std::vector<PolicyInfo>& leftOutPolicyList() {
 }
 
 bool isPolicy(std::string_view name) {
-  for (const auto* list : {&policyList(), &baselineList()})
+  for (const auto* list : {&policyList(), &baselineList(), &referenceList()})
     for (const auto& p : *list)
       if (p.name == name) return true;
   return false;
@@ -154,7 +149,7 @@ bool isPolicy(std::string_view name) {
 
 std::string policyNames() {
   std::string out;
-  for (const auto* list : {&policyList(), &baselineList()})
+  for (const auto* list : {&policyList(), &baselineList(), &referenceList()})
     for (const auto& p : *list) {
       if (!out.empty()) out += ", ";
       out += p.name;
@@ -169,7 +164,7 @@ std::unique_ptr<Heap> makeHeap(std::string_view name, std::size_t heapBytes, Sta
     made = std::make_unique<PolicyHeap<P>>(n, heapBytes, mode);
     return true;
   };
-  forEachPolicy(make) || forEachBaseline(make) || forEachReplayBaseline(make);
+  forEachPolicy(make) || forEachBaseline(make) || forEachReference(make) || forEachReplayBaseline(make);
   return made;
 }
 

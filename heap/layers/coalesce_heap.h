@@ -16,6 +16,7 @@
 //   malloc(n)   unlink and return a free block with getSize >= n; when none fits,
 //               return Super's fresh chunk (CoalesceableHeap::malloc) or nullptr
 //   free(p)     file free block p (already marked free)
+//   fileSplitRest(p)  optional: file the rest of the block malloc just split (else free)
 //   remove(p)   unlink free block p, which the structure holds (a neighbour being merged)
 //   forEachFreeBlock(fn), checkFreeStructure(), freeBytes()   for checkInvariants
 // and the block primitives of CoalescingRepresentation, inherited from below.
@@ -74,7 +75,7 @@ class CoalesceHeap : public Super {
     }
     // The rest needs no coalescing: the block was free, so its neighbours are not.
     if (void* rest = Super::carve(block, size)) {
-      Super::free(rest);
+      fileSplitRest(rest);
       outcome_ = Outcome::split;
     } else {
       outcome_ = Outcome::immediate;
@@ -164,6 +165,13 @@ class CoalesceHeap : public Super {
   }
 
  private:
+  // The rest of a split back into the structure: through its fileSplitRest where it
+  // has one (it counts the filing as the malloc's step), else its free.
+  void fileSplitRest(void* rest) {
+    if constexpr (requires { Super::fileSplitRest(rest); }) Super::fileSplitRest(rest);
+    else Super::free(rest);
+  }
+
   std::string where(const void* block) const {
     if constexpr (requires(const Super s) { s.arenaBase(); }) {
       return "block at arena offset " +

@@ -9,8 +9,11 @@ BINARY_TREES = f"{EXAMPLES}/binary_trees.kith"
 
 # Bad usage: one line "kith: WHAT IS WRONG" on stderr, at most a hint line after it, exit 64.
 USAGE_ERROR = r"^kith: [^\n]+\n([^\n]+\n)?$"
-# A policy whose library this build lacks (jemalloc, mimalloc) is a note on stderr.
-POLICY_NOTES = r"^(kith: note: (jemalloc|mimalloc) is not in this build: [^\n]+\n)*$"
+# A policy whose library this build lacks (jemalloc, mimalloc) is a note on stderr, and so is
+# the hand-written Kingsley that `kingsley` is measured against (a reference, not a studied policy).
+POLICY_NOTES = (r"^(kith: note: (jemalloc|mimalloc) is not in this build: [^\n]+\n)*"
+                r"kith: note: kingsley-bsd is a reference, not a studied policy: the hand-written Kingsley "
+                r"allocator \(BSD 4\.2 malloc\)[^\n]*\n$")
 MISSING_TRACE = r"^kith: cannot read trace '/nonexistent/run.trace': No such file or directory\n$"
 DOUBLE_FREE = r"^kith: [^\n]*double_free.txt: line 4: free of object 0, which is not live \(freed twice\?\)\n$"
 CUT_SHORT = r"^kith: [^\n]*cut_short.trace: offset 12: the trace ends without its end marker \(cut short\?\)\n$"
@@ -27,7 +30,7 @@ case("cli.help_outputs", "--help", stdout=(
 # --version names the commit (git describe at build time), or says it is unknown outside git.
 case("cli.version", "--version", stdout=r"^kith [0-9]+\.[0-9]+\.[0-9]+ \(([0-9a-f]{7,}(-dirty)?|commit unknown)\)\n$")
 case("cli.policies", "policies", stderr=POLICY_NOTES, stdout=(
-    r"^list .*\nknuth .*\nestranged .*\ntlsf .*\nkingsley .*\nlea .*\nvelox .*\nmedius .*\ndefero .*\n"
+    r"^list .*\nknuth .*\nestranged .*\ntlsf .*\nkingsley .*\nkingsley-coalescing .*\nlea .*\nvelox .*\nmedius .*\ndefero .*\n"
     r"malloc [^\n]*\n(jemalloc [^\n]*\n)?(mimalloc [^\n]*\n)?boehm "))
 case("cli.policies_notes", "policies", stdout=ANY, stderr=POLICY_NOTES)
 
@@ -81,6 +84,15 @@ case("cli.replay_small", f"replay --heap=tlsf {FIXTURES}/small.txt", stdout="^" 
 # --pretouch, as for run: the same replay on a heap populated up front.
 case("cli.replay_pretouch", f"replay --pretouch --heap=kingsley --heap-size=1M {FIXTURES}/small.txt",
      stdout="^" + SMALL_REPLAYED.format("kingsley") + "$")
+# Heap Layers §6.1 and §8 on a trace: the hand-written Kingsley (a reference) and Kingsley
+# with coalescing, which splits every request from a bigger block and counts its steps.
+case("cli.replay_kingsley_bsd", f"replay --heap=kingsley-bsd --heap-size=1M {FIXTURES}/small.txt",
+     stdout="^" + SMALL_REPLAYED.format("kingsley-bsd") + "$")
+case("cli.replay_kingsley_coalescing", f"replay --heap=kingsley-coalescing --heap-size=1M --stats=json {FIXTURES}/small.txt",
+     stdout="^" + SMALL_REPLAYED.format("kingsley-coalescing") + "$", stderr=(
+         r'^\{"policy": "kingsley-coalescing", .*"size_histogram": \{"24": 1, "56": 1, "4104": 1\},'
+         r'.*"satisfied": \{"immediate": 0, "split": 3, "glue": 0, "defrag": 0, "failed": 0\},'
+         r'.*"steps": \{"malloc": \{"count": 3, "mean": 3, "max": 3, .*"free": \{"count": 2, "mean": 1.5, "max": 2, '))
 case("cli.replay_stdin", "replay --heap=knuth -", stdin=f"{FIXTURES}/small.txt",
      stdout="^" + SMALL_REPLAYED.format("knuth") + "$")
 # --stats=json: CLI.md's heap block and a replay block, no gc or vm block.

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "gc_test_support.h"
+#include "tests/heap/policy_test_name.h"
 
 namespace kith::gc::testing {
 namespace {
@@ -392,7 +393,7 @@ std::vector<std::string> policyNames() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, EveryPolicy, ::testing::ValuesIn(policyNames()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& info) { return heap::testing::policyTestName(info.param); });
 
 }  // namespace
 }  // namespace kith::gc::testing

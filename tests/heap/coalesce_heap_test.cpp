@@ -96,6 +96,32 @@ TEST(CoalesceHeap, MallocSplitsTheFoundBlockAndFilesTheRest) {
   EXPECT_EQ(h.checkInvariants(), "");
 }
 
+// A structure that tells the rest of a split from a free (fileSplitRest, as
+// SegregatedListHeap counts it among the malloc's steps) gets the rest that way.
+template <class Super>
+class RestRecordingStore : public RecordingStore<Super> {
+ public:
+  using RecordingStore<Super>::RecordingStore;
+  void fileSplitRest(void* rest) {
+    this->blocks_.push_back(rest);
+    this->log.push_back("rest " + this->describe(rest));
+  }
+};
+
+TEST(CoalesceHeap, TheRestOfASplitGoesToFileSplitRestWhereTheStructureHasIt) {
+  CoalesceHeap<RestRecordingStore<CoalesceableHeap<FixedArena>>> h(kArena);
+  h.log.clear();
+  void* a = h.malloc(40);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(h.lastOutcome(), Outcome::split);
+  EXPECT_EQ(h.log, (std::vector<std::string>{"take 32:" + std::to_string(kWhole),
+                                             "rest 80:" + std::to_string(kWhole - 48)}));
+  h.log.clear();
+  h.free(a);  // a free is still a free: merged with the rest, filed whole
+  EXPECT_EQ(h.log, (std::vector<std::string>{"-80:" + std::to_string(kWhole - 48), "+32:" + std::to_string(kWhole)}));
+  EXPECT_EQ(h.checkInvariants(), "");
+}
+
 TEST(CoalesceHeap, ABlockThatFitsWithoutARemainderIsImmediate) {
   Heap h(kArena);
   void* a = h.malloc(40);

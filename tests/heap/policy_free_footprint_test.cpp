@@ -44,7 +44,7 @@ INSTANTIATE_TEST_SUITE_P(Buddies, BuddyFootprint, testing::Values("knuth", "estr
 
 // Policies whose free touches only the block and its neighbours' tags name no table.
 TEST(FreeFootprint, OtherPoliciesNameNoSideTable) {
-  for (const char* name : {"list", "tlsf", "lea", "kingsley"}) {
+  for (const char* name : {"list", "tlsf", "lea", "kingsley", "kingsley-coalescing", "kingsley-bsd"}) {
     auto heap = makeHeap(name, kArenaBytes, StatisticsMode::counts);
     EXPECT_EQ(heap->freeFootprint().sideTable, nullptr) << name;
   }

@@ -93,12 +93,16 @@ TEST(FreeSpacePolicies, CensusEqualsFreeBytes) {
   expectCensusMatchesFreeBytes<TlsfPolicy>("tlsf");
   expectCensusMatchesFreeBytes<LeaPolicy>("lea");
   expectCensusMatchesFreeBytes<KingsleyPolicy>("kingsley");
+  expectCensusMatchesFreeBytes<KingsleyCoalescingPolicy>("kingsley-coalescing");
+  expectCensusMatchesFreeBytes<KingsleyBsdPolicy>("kingsley-bsd");
 }
 
-// Through the type-erased Heap: the free-list policies enumerate; every census
+// Through the type-erased Heap, the references too: the free-list policies enumerate; every census
 // keeps free + in use within the heap and the largest block within the free bytes.
 TEST(FreeSpacePolicies, InvariantsThroughHeap) {
-  for (const PolicyInfo& info : policyList()) {
+  std::vector<PolicyInfo> policies = policyList();
+  policies.insert(policies.end(), referenceList().begin(), referenceList().end());
+  for (const PolicyInfo& info : policies) {
     std::string name(info.name);
     auto heap = makeHeap(name, kArenaBytes, StatisticsMode::counts);
     ASSERT_NE(heap, nullptr);
@@ -116,7 +120,8 @@ TEST(FreeSpacePolicies, InvariantsThroughHeap) {
     }
     std::optional<FreeSpace> s = heap->freeSpace();
     bool keepsFreeLists = name == "list" || name == "knuth" || name == "estranged" || name == "tlsf" ||
-                          name == "lea" || name == "kingsley";
+                          name == "lea" || name == "kingsley" || name == "kingsley-coalescing" ||
+                          name == "kingsley-bsd";
     if (keepsFreeLists) {
       ASSERT_TRUE(s && s->byClass) << name;
     }

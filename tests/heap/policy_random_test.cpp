@@ -1,11 +1,13 @@
-// Every registered policy, through the same type-erased entry point the VM uses,
-// against the shadow model: 1,000,000 random operations each, with the policy's
-// own invariant checker run along the way. Seeds are fixed and printed on failure.
+// Every registered policy, and the hand-written references (kingsley-bsd), through
+// the same type-erased entry point the VM uses, against the shadow model: 1,000,000
+// random operations each, with the policy's own invariant checker run along the
+// way. Seeds are fixed and printed on failure.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "heap/heap.h"
+#include "tests/heap/policy_test_name.h"
 #include "tests/heap/shadow_model.h"
 
 namespace kith::heap {
@@ -16,12 +18,14 @@ constexpr std::size_t kArenaBytes = 32u << 20;
 class PolicyRandom : public ::testing::TestWithParam<std::string> {};
 
 std::string policyTestName(const ::testing::TestParamInfo<std::string>& info) {
-  return info.param;
+  return testing::policyTestName(info.param);
 }
 
+// The studied policies and the hand-written references they are measured against.
 std::vector<std::string> allPolicies() {
   std::vector<std::string> names;
-  for (const auto& p : policyList()) names.emplace_back(p.name);
+  for (const auto* list : {&policyList(), &referenceList()})
+    for (const auto& p : *list) names.emplace_back(p.name);
   return names;
 }
 

@@ -38,6 +38,28 @@ TEST(PolicyStepsReport, ListReportsMallocStepsOnly) {
       << json;
 }
 
+TEST(PolicyStepsReport, KingsleyCoalescingReportsMallocAndFreeSteps) {
+  auto heap = makeHeap("kingsley-coalescing", 1 << 16);
+  ASSERT_NE(heap, nullptr);
+  void* a = heap->malloc(32);  // 3: the search, the arena block unlinked, its rest filed
+  void* b = heap->malloc(32);  // 3
+  heap->free(a);               // 1: no free neighbour
+  heap->free(b);               // 3: a below, the arena's rest above
+  std::string json = heapStatisticsJson(heap->statistics());
+  EXPECT_TRUE(has(json, "\"steps\": {\"malloc\": {\"count\": 2, \"mean\": 3, \"max\": 3, \"histogram\": {\"3\": 2}}")) << json;
+  EXPECT_TRUE(has(json, "\"free\": {\"count\": 2, \"mean\": 2, \"max\": 3, \"histogram\": {\"1\": 1, \"3\": 1}}"))
+      << json;
+}
+
+// The hand-written Kingsley counts nothing, as the original did not.
+TEST(PolicyStepsReport, KingsleyBsdHasNoSteps) {
+  auto heap = makeHeap("kingsley-bsd", 1 << 16);
+  ASSERT_NE(heap, nullptr);
+  heap->free(heap->malloc(32));
+  std::string json = heapStatisticsJson(heap->statistics());
+  EXPECT_FALSE(has(json, "\"steps\"")) << json;
+}
+
 TEST(PolicyStepsReport, TheSystemAllocatorHasNoSteps) {
   auto heap = makeHeap("malloc", 1 << 16);
   heap->free(heap->malloc(32));

@@ -15,6 +15,7 @@
 #include "heap/heap.h"
 #include "heap/trace/trace.h"
 #include "heap/workload.h"
+#include "tests/heap/policy_test_name.h"
 
 namespace kith::cli {
 namespace {
@@ -209,7 +210,7 @@ TEST_P(ReplayOnEveryPolicy, StopOnFailureStopsAtTheFailingEvent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Replay, ReplayOnEveryPolicy, ::testing::ValuesIn(policies()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& info) { return heap::testing::policyTestName(info.param); });
 
 // A buddy heap defragments to meet a request only the relocator makes possible;
 // the replayer's table follows every moved block, so the later frees of the moved
