@@ -66,6 +66,7 @@ def estranged_malloc_step_bound(k, top):
 ESTRANGED_FREE_STEP_BOUND = 2  # heap/buddy/estranged_buddy_heap.h freeStepBound
 TLSF_MALLOC_STEPS, TLSF_FREE_STEPS = 5, 3  # heap/classic/tlsf_heap.h kMaxMallocSteps, kMaxFreeSteps
 KINGSLEY_MALLOC_STEPS, KINGSLEY_FREE_STEPS = 2, 1  # heap/layers/strict_seg_heap.h kMaxMallocSteps, kMaxFreeSteps
+KINGSLEY_COALESCING_STEPS = 3  # heap/layers/segregated_list_heap.h kMaxMallocSteps = kMaxFreeSteps
 
 
 def lea_bins_bounds():
@@ -106,6 +107,8 @@ def step_bounds(policy, heap_size):
         return TLSF_MALLOC_STEPS, TLSF_FREE_STEPS, None, ""
     if policy == "kingsley":
         return KINGSLEY_MALLOC_STEPS, KINGSLEY_FREE_STEPS, None, "free steps are not counted"
+    if policy == "kingsley-coalescing":
+        return KINGSLEY_COALESCING_STEPS, KINGSLEY_COALESCING_STEPS, None, ""
     if policy == "lea":
         malloc, free = lea_bounds()
         return malloc, free, None, ("malloc includes one consolidation of the quick lists "

@@ -49,6 +49,7 @@ class Bounds(unittest.TestCase):
     def test_constant_bounds(self):
         self.assertEqual(steps.step_bounds("tlsf", 1 << 20)[:2], (5, 3))       # tlsf_heap.h:86-87
         self.assertEqual(steps.step_bounds("kingsley", 1 << 20)[:2], (2, 1))   # strict_seg_heap.h:46-47
+        self.assertEqual(steps.step_bounds("kingsley-coalescing", 1 << 20)[:2], (3, 3))  # segregated_list_heap.h:61-62
         # lea_bins_heap.h:98-104 with size_trie.h:55-57 (P = 45); tests/heap/lea_bins_heap_test.cpp:37
         self.assertEqual(steps.lea_bins_bounds(), (226, 136))
         # quick_list_heap.h maxMallocSteps with LeaPolicy's 2^18 cached blocks (policies.h);
