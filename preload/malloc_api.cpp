@@ -2,11 +2,14 @@
 // manual lists what a replacement malloc must provide, on the process heap
 // (process_heap.h). Only these names leave the library (exports.map).
 //
+// Also _exit and _Exit, so a process that ends with them writes its statistics.
+//
 // C++'s operator new and delete in every form (sized, aligned, nothrow) need
 // nothing here: libstdc++'s call malloc, aligned_alloc and free, which resolve to
 // these. What the functions check is what the C library's do: alignments that are
 // not powers of two are EINVAL; sizes that overflow are ENOMEM.
 #include <errno.h>
+#include <sys/syscall.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -33,6 +36,14 @@ void* alignedOrEinval(std::size_t alignment, std::size_t size) {
     return nullptr;
   }
   return heapAligned(alignment, size);
+}
+
+// A process that ends with _exit runs no destructor; shells do (dash ends every
+// run with it), and so do children after fork. So _exit and _Exit write the
+// statistics and the trace first, then end the process as the C library's do.
+[[noreturn]] void endProcess(int status) {
+  heapAtExit();
+  for (;;) ::syscall(SYS_exit_group, status);
 }
 
 [[gnu::constructor]] void atLoad() { heapAtLoad(); }
@@ -82,3 +93,6 @@ KITH_EXPORT void* pvalloc(std::size_t size) noexcept {
 }
 
 KITH_EXPORT std::size_t malloc_usable_size(void* p) noexcept { return heapUsableSize(p); }
+
+KITH_EXPORT void _exit(int status) noexcept { endProcess(status); }
+KITH_EXPORT void _Exit(int status) noexcept { endProcess(status); }

@@ -83,6 +83,10 @@ struct Process {
   std::unique_ptr<AlignedBlocks> aligned;
   std::unique_ptr<RequestTrace> trace;   // --trace
   ProcessCounts counts;
+  // The process this memory is: set at start and in a fork's child. A child of
+  // vfork shares its parent's memory without being told (no fork handlers run), so
+  // its pid differs, and it must not write (or mark written) the parent's report.
+  long ownerPid = 0;
   bool reportedOutOfMemory = false;
   bool exited = false;
 };
@@ -213,6 +217,7 @@ Process* build() {
     p->checked->setErrorHandler(&misuseHandler<CheckedHeap>, p->checked.get());
   }
   p->aligned = std::make_unique<AlignedBlocks>(s.check);
+  p->ownerPid = ::getpid();
   if (!s.tracePath.empty()) p->trace = std::make_unique<RequestTrace>(s.tracePath, s.rootPid);
   return p;
 }
@@ -301,7 +306,9 @@ void childAfterFork() {
   // The forking thread is the child's only one; a lock re-made is one nobody holds.
   ::pthread_mutex_init(&heapLock, nullptr);
   holder.store(0, std::memory_order_relaxed);
-  if (process && process->trace) process->trace->restartInChild();
+  if (!process) return;
+  process->ownerPid = ::getpid();
+  if (process->trace) process->trace->restartInChild();
 }
 
 bool outputsRequested() {
@@ -446,7 +453,7 @@ void heapAtExit() {
   if (!process && !outputsRequested()) return;  // no request, nothing to write: no heap built
   if (!start()) return;
   Process& p = *process;
-  if (p.exited) return;
+  if (p.exited || p.ownerPid != ::getpid()) return;
   p.exited = true;
   if (p.checked) p.checked->checkAll();  // a write past the end of a block never freed
   if (p.trace) p.trace->finish();

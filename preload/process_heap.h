@@ -38,8 +38,9 @@ std::size_t heapUsableSize(void* p);
 
 // From the library's constructor: the fork handlers, and KITH_ROOT_PID for children.
 void heapAtLoad();
-// From the library's destructor: --check's last look at every live block, the
-// trace's end, the statistics. The heap goes on serving afterwards.
+// From the library's destructor, and from _exit (malloc_api.cpp): --check's last
+// look at every live block, the trace's end, the statistics, once per process. The
+// heap goes on serving afterwards.
 void heapAtExit();
 
 }  // namespace kith::preload
