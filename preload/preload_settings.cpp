@@ -7,7 +7,7 @@
 #include <limits>
 #include <string_view>
 
-#include "heap/heap.h"
+#include "preload/policy_choice.h"
 #include "preload/preload_environment.h"
 
 namespace kith::preload {
@@ -16,22 +16,6 @@ namespace {
 const char* variable(const char* name) {
   const char* value = std::getenv(name);
   return value && *value ? value : nullptr;
-}
-
-// Why `name` cannot be a program's malloc, or nullopt when it can.
-std::optional<std::string> policyProblem(std::string_view name) {
-  for (const auto& p : heap::baselineList())
-    if (p.name == name)
-      return "it collects garbage itself and never takes the program's free(): a baseline for kith run only";
-  if (heap::isReplayBaseline(name))
-    return "it is the replay baseline (kith replay only): its blocks are addresses with no memory behind them";
-  for (const auto& p : heap::leftOutPolicyList())
-    if (p.name == name) return "it is not in this build: " + std::string(p.description);
-  for (const auto& p : heap::policyList())
-    if (p.name == name) return std::nullopt;
-  std::string names;
-  for (const auto& p : heap::policyList()) names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return "no such policy; the policies are " + names;
 }
 
 }  // namespace
@@ -62,7 +46,7 @@ std::optional<std::size_t> parseHeapSize(const char* text) {
 std::optional<std::string> readSettings(PreloadSettings& out) {
   out.policy = kDefaultPolicy;
   if (const char* policy = variable(kHeapVariable)) out.policy = policy;
-  if (auto problem = policyProblem(out.policy))
+  if (auto problem = programMallocProblem(out.policy))
     return std::string(kHeapVariable) + "=" + out.policy + ": " + *problem;
 
   out.heapBytes = kDefaultHeapBytes;

@@ -31,6 +31,7 @@
 // the `malloc` policy's, and where a block nobody here made is handed back.
 extern "C" {
 void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t count, std::size_t size);
 void __libc_free(void* p);
 void* __libc_realloc(void* p, std::size_t size);
 void* __libc_memalign(std::size_t alignment, std::size_t size);
@@ -117,9 +118,8 @@ class Held {
 // --- the library's own heap -----------------------------------------------------
 alignas(OwnHeap) unsigned char ownStorage[sizeof(OwnHeap)];
 OwnHeap* own = nullptr;
-// Its arena, for telling its blocks without the lock.
-std::atomic<const std::byte*> ownBase{nullptr};
-std::size_t ownSize = 0;
+// Set once it exists, for telling its blocks without the lock.
+std::atomic<bool> ownMade{false};
 
 OwnHeap& ownHeap() {
   if (!own) {
@@ -127,26 +127,27 @@ OwnHeap& ownHeap() {
       own = new (ownStorage) OwnHeap;
     } catch (const std::bad_alloc&) {
       writeStderrLine("kith: cannot reserve the %zu bytes libkith_malloc.so keeps for its own requests",
-                      OwnHeap::kBytes);
+                      OwnHeap::kSmallBytes + OwnHeap::kLargeBytes);
       ::_exit(70);
     }
-    ownSize = own->size();
-    ownBase.store(own->base(), std::memory_order_release);
+    ownMade.store(true, std::memory_order_release);
   }
   return *own;
 }
 
-bool ownBlock(const void* p) {
-  const std::byte* base = ownBase.load(std::memory_order_acquire);
-  auto* b = static_cast<const std::byte*>(p);
-  return base && b >= base && b < base + ownSize;
-}
+bool ownBlock(const void* p) { return ownMade.load(std::memory_order_acquire) && own->contains(p); }
 
 // The requests of a thread that holds the lock (recursing()).
 bool cLibraryServes() { return inPolicy && policyIsCLibrary; }
 
 void* ownMalloc(std::size_t size) {
   void* p = cLibraryServes() ? __libc_malloc(size) : ownHeap().malloc(size);
+  if (!p) errno = ENOMEM;
+  return p;
+}
+
+void* ownCalloc(std::size_t size) {
+  void* p = cLibraryServes() ? __libc_calloc(1, size) : ownHeap().zeroed(size);
   if (!p) errno = ENOMEM;
   return p;
 }
@@ -355,6 +356,7 @@ void* heapCalloc(std::size_t count, std::size_t size) {
     errno = ENOMEM;
     return nullptr;
   }
+  if (recursing()) return ownCalloc(total);
   void* q = heapMalloc(total);
   if (q) std::memset(q, 0, total);  // a policy's blocks are reused: never assume zero
   return q;
