@@ -10,7 +10,8 @@
 // before it to learn it is not an aligned one, and whatever the program stored
 // there (its own data at the end of the block before) could read as a header.
 // With the table, an address is an aligned block's only if the table holds it, and
-// a live aligned address lies strictly inside its block, so it can never be the
+// a live aligned address lies strictly inside its block (a request of 0 bytes is
+// made as 1, so the address is never the block's end), so it can never be the
 // start of another live block. A program that never asks for alignment above 16
 // pays one test of an empty table per free.
 //

@@ -122,7 +122,8 @@ class OwnHeap {
   // `alignment` is a power of two above 16.
   void* memalign(std::size_t alignment, std::size_t size) {
     std::size_t total;
-    if (__builtin_add_overflow(size, alignment - heap::kAlignment, &total)) return nullptr;
+    // At least one byte after the aligned address (process_heap.cpp's heapAligned).
+    if (__builtin_add_overflow(size ? size : 1, alignment - heap::kAlignment, &total)) return nullptr;
     void* block = tlsf_.malloc(total);
     if (!block) return nullptr;
     void* p = reinterpret_cast<void*>(heap::alignUp(reinterpret_cast<std::uintptr_t>(block), alignment));

@@ -405,8 +405,11 @@ void* heapRealloc(void* q, std::size_t size) {
 void* heapAligned(std::size_t alignment, std::size_t size) {
   if (alignment <= heap::kAlignment) return heapMalloc(size);
   if (recursing()) return ownMemalign(alignment, size);
-  std::size_t total;  // room for the first aligned address in a 16-byte aligned block
-  if (__builtin_add_overflow(size, alignment - heap::kAlignment, &total)) {
+  // Room for the first aligned address in a 16-byte aligned block, and at least one
+  // byte after it: an aligned address at the block's very end could be the start of
+  // the next block, which the side table would then take for this one.
+  std::size_t total;
+  if (__builtin_add_overflow(size ? size : 1, alignment - heap::kAlignment, &total)) {
     errno = ENOMEM;
     return nullptr;
   }
