@@ -79,7 +79,11 @@ class OwnHeap {
   // Throws std::bad_alloc when the system will not map them.
   OwnHeap() : tlsf_(kSmallBytes), large_(kLargeBytes) {}
 
-  bool contains(const void* p) const { return tlsf_.arenaContains(p) || large_.contains(p); }
+  // Its two areas, for telling its blocks (process_heap.cpp keeps them as ranges).
+  const std::byte* smallBase() const { return tlsf_.arenaBase(); }
+  std::size_t smallSize() const { return tlsf_.arenaSize(); }
+  const std::byte* largeBase() const { return large_.base(); }
+  std::size_t largeSize() const { return large_.size(); }
 
   void* malloc(std::size_t size) {
     if (size >= kLargeRequest)

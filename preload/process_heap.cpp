@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sys/single_threaded.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -45,6 +46,10 @@ namespace {
 // held is the library's own (OwnHeap). Read and written only by the lock's holder.
 bool inPolicy = false;
 bool policyIsCLibrary = false;  // KITH_HEAP=malloc
+// KITH_HEAP=malloc with nothing to count, record or check: every request goes
+// straight to glibc, so the comparison runs on glibc itself, not on glibc behind
+// this library's lock and layers.
+std::atomic<bool> passThrough{false};
 
 class PolicyCall {
  public:
@@ -99,27 +104,58 @@ pthread_mutex_t heapLock = PTHREAD_MUTEX_INITIALIZER;
 // then (the library's own) is the C library's. pthread_t 0 is no thread.
 std::atomic<pthread_t> holder{0};
 
-bool recursing() { return holder.load(std::memory_order_relaxed) == ::pthread_self(); }
+// pthread_self() without the call: on x86-64 glibc's thread descriptor is what the
+// thread pointer (%fs) points at.
+pthread_t self() {
+#if defined(__x86_64__)
+  return reinterpret_cast<pthread_t>(__builtin_thread_pointer());
+#else
+  return ::pthread_self();
+#endif
+}
 
+bool recursing() { return holder.load(std::memory_order_relaxed) == self(); }
+
+// While the process has one thread (glibc's __libc_single_threaded, cleared for
+// good when a second thread is made), nothing can race it for the heap: the
+// holder is marked without the mutex, whose two atomic read-modify-writes were
+// most of a request's overhead in a single-threaded program. No code of this
+// library or of a policy makes a thread inside a request, so the process cannot
+// gain one between a Held's start and end.
 class Held {
  public:
-  Held() {
-    ::pthread_mutex_lock(&heapLock);
-    holder.store(::pthread_self(), std::memory_order_relaxed);
+  Held() : locked_(!__libc_single_threaded) {
+    if (locked_) ::pthread_mutex_lock(&heapLock);
+    holder.store(self(), std::memory_order_relaxed);
   }
   ~Held() {
     holder.store(0, std::memory_order_relaxed);
-    ::pthread_mutex_unlock(&heapLock);
+    if (locked_) ::pthread_mutex_unlock(&heapLock);
   }
   Held(const Held&) = delete;
   Held& operator=(const Held&) = delete;
+
+ private:
+  bool locked_;
 };
 
 // --- the library's own heap -----------------------------------------------------
 alignas(OwnHeap) unsigned char ownStorage[sizeof(OwnHeap)];
 OwnHeap* own = nullptr;
-// Set once it exists, for telling its blocks without the lock.
-std::atomic<bool> ownMade{false};
+// An address range, for telling whose a block is without the lock: set once,
+// under it; zero bytes (no address inside) until then.
+struct Range {
+  std::atomic<std::uintptr_t> start{0}, bytes{0};
+  bool holds(const void* p) const {
+    return reinterpret_cast<std::uintptr_t>(p) - start.load(std::memory_order_relaxed) <
+           bytes.load(std::memory_order_relaxed);
+  }
+  void set(const std::byte* base, std::size_t size) {
+    start.store(reinterpret_cast<std::uintptr_t>(base), std::memory_order_relaxed);
+    bytes.store(size, std::memory_order_release);
+  }
+};
+Range ownSmall, ownLarge;
 
 OwnHeap& ownHeap() {
   if (!own) {
@@ -130,12 +166,13 @@ OwnHeap& ownHeap() {
                       OwnHeap::kSmallBytes + OwnHeap::kLargeBytes);
       ::_exit(70);
     }
-    ownMade.store(true, std::memory_order_release);
+    ownSmall.set(own->smallBase(), own->smallSize());
+    ownLarge.set(own->largeBase(), own->largeSize());
   }
   return *own;
 }
 
-bool ownBlock(const void* p) { return ownMade.load(std::memory_order_acquire) && own->contains(p); }
+bool ownBlock(const void* p) { return ownSmall.holds(p) || ownLarge.holds(p); }
 
 // The requests of a thread that holds the lock (recursing()).
 bool cLibraryServes() { return inPolicy && policyIsCLibrary; }
@@ -164,6 +201,8 @@ std::atomic<bool> serving{false};
 // The policy's arena; null for the policies without one (malloc, jemalloc, mimalloc).
 const std::byte* arenaBase = nullptr;
 std::size_t arenaSize = 0;
+// The same as a range: the one comparison most frees, reallocs and size queries make.
+Range arena;
 std::size_t (*glibcUsableSize)(void*) = nullptr;
 
 std::size_t cLibraryUsableSize(void* p) {
@@ -178,9 +217,7 @@ std::size_t cLibraryUsableSize(void* p) {
 // have made (or none did: glibc's free then says so).
 bool policyBlock(const void* p) {
   if (!serving.load(std::memory_order_acquire)) return false;
-  if (!arenaBase) return true;
-  auto* b = static_cast<const std::byte*>(p);
-  return b >= arenaBase && b < arenaBase + arenaSize;
+  return !arenaBase || arena.holds(p);
 }
 
 [[noreturn]] void refuse(int code, const char* what) {
@@ -225,18 +262,23 @@ Process* build() {
 
 // Starts the heap at the first request; false while the C library has not set up
 // the environment the policy is read from (the library's own heap serves until then).
-bool start() {
-  if (process) return true;
+[[gnu::noinline]] bool startNow() {
   if (!environ) return false;
   cLibraryUsableSize(nullptr);  // resolved now, before the policy (malloc's getSize) needs it
   Process* p = build();
   policyIsCLibrary = p->settings.policy == "malloc";
+  const PreloadSettings& s = p->settings;
+  passThrough.store(policyIsCLibrary && !s.keepsStatistics() && s.tracePath.empty() && !s.check,
+                    std::memory_order_relaxed);
   arenaBase = p->policy->arenaBase();
   arenaSize = p->policy->arenaSize();
+  if (arenaBase) arena.set(arenaBase, arenaSize);
   process = p;
   serving.store(true, std::memory_order_release);
   return true;
 }
+
+bool start() { return process || startNow(); }
 
 // --- requests, with the lock held and the heap started ------------------------
 void outOfMemory(std::size_t size) {
@@ -322,8 +364,94 @@ bool outputsRequested() {
 
 }  // namespace
 
+// Each entry point takes the common case first, in a few instructions: a request
+// of the program's, a block in the policy's arena. Everything else (glibc's
+// `malloc` policy passed through, the library's own requests, the blocks of a
+// policy without an arena, NULL, a size of 0) is in the out-of-line functions
+// after them, so the common case does not pay their registers and branches.
+
+namespace {
+
+[[gnu::noinline]] void* mallocBesideThePolicy(std::size_t size) { return ownMalloc(size); }
+
+[[gnu::noinline]] void freeBesideTheArena(void* q) {
+  if (!q) return;
+  if (ownBlock(q)) {
+    if (recursing()) {
+      ownHeap().free(q);
+    } else {
+      Held held;
+      ownHeap().free(q);
+    }
+  } else if (passThrough.load(std::memory_order_relaxed) || recursing() || !policyBlock(q)) {
+    __libc_free(q);  // the `malloc` policy's own, or none of this library's
+  } else {
+    Held held;  // a block of a policy without an arena
+    release(q);
+  }
+}
+
+// With the lock held: the program's block `q` resized.
+void* resize(void* q, std::size_t size) {
+  Process& p = *process;
+  std::size_t room = usable(q);
+  // In place when the block holds the new size. DebugHeap's blocks are exactly the
+  // size asked for, with the canary right after it: under --check every resize moves.
+  if (p.checked ? size == room : size <= room) {
+    ++p.counts.reallocsInPlace;
+    return q;
+  }
+  void* moved = handOut(obtain(size), size);
+  if (moved) {
+    std::memcpy(moved, q, std::min(room, size));
+    release(q);
+    ++p.counts.reallocsMoved;
+  }
+  return moved;
+}
+
+[[gnu::noinline]] void* reallocBesideTheArena(void* q, std::size_t size) {
+  if (!q) return heapMalloc(size);
+  if (size == 0) {  // as glibc: the block is freed and the result is NULL
+    heapFree(q);
+    return nullptr;
+  }
+  void* moved;
+  if (ownBlock(q)) {
+    if (recursing()) {
+      moved = ownHeap().realloc(q, size);
+    } else {
+      Held held;
+      moved = ownHeap().realloc(q, size);
+    }
+  } else if (passThrough.load(std::memory_order_relaxed) || recursing() || !policyBlock(q)) {
+    return __libc_realloc(q, size);
+  } else {
+    Held held;  // a block of a policy without an arena
+    moved = resize(q, size);
+  }
+  if (!moved) errno = ENOMEM;
+  return moved;
+}
+
+[[gnu::noinline]] std::size_t usableSizeBesideTheArena(void* q) {
+  if (!q) return 0;
+  if (ownBlock(q)) {
+    if (recursing()) return ownHeap().usableSize(q);
+    Held held;
+    return ownHeap().usableSize(q);
+  }
+  if (passThrough.load(std::memory_order_relaxed) || recursing() || !policyBlock(q))
+    return cLibraryUsableSize(q);
+  Held held;
+  return usable(q);
+}
+
+}  // namespace
+
 void* heapMalloc(std::size_t size) {
-  if (recursing()) return ownMalloc(size);
+  if (passThrough.load(std::memory_order_relaxed)) [[unlikely]] return __libc_malloc(size);
+  if (recursing()) [[unlikely]] return mallocBesideThePolicy(size);
   void* q;
   {
     Held held;
@@ -334,20 +462,13 @@ void* heapMalloc(std::size_t size) {
 }
 
 void heapFree(void* q) {
-  if (!q) return;
-  if (ownBlock(q)) {
-    if (recursing()) {
-      ownHeap().free(q);
-    } else {
-      Held held;
-      ownHeap().free(q);
-    }
-  } else if (recursing() || !policyBlock(q)) {
-    __libc_free(q);  // the `malloc` policy's own, or none of this library's
-  } else {
+  if (arena.holds(q)) [[likely]] {
     Held held;
     release(q);
+    return;
   }
+  if (passThrough.load(std::memory_order_relaxed) && !ownBlock(q)) return __libc_free(q);
+  freeBesideTheArena(q);
 }
 
 void* heapCalloc(std::size_t count, std::size_t size) {
@@ -356,6 +477,7 @@ void* heapCalloc(std::size_t count, std::size_t size) {
     errno = ENOMEM;
     return nullptr;
   }
+  if (passThrough.load(std::memory_order_relaxed)) return __libc_calloc(count, size);
   if (recursing()) return ownCalloc(total);
   void* q = heapMalloc(total);
   if (q) std::memset(q, 0, total);  // a policy's blocks are reused: never assume zero
@@ -363,40 +485,12 @@ void* heapCalloc(std::size_t count, std::size_t size) {
 }
 
 void* heapRealloc(void* q, std::size_t size) {
-  if (!q) return heapMalloc(size);
-  if (size == 0) {  // as glibc: the block is freed and the result is NULL
-    heapFree(q);
-    return nullptr;
-  }
-  if (ownBlock(q)) {
-    void* moved;
-    if (recursing()) {
-      moved = ownHeap().realloc(q, size);
-    } else {
-      Held held;
-      moved = ownHeap().realloc(q, size);
-    }
-    if (!moved) errno = ENOMEM;
-    return moved;
-  }
-  if (recursing() || !policyBlock(q)) return __libc_realloc(q, size);
+  if (!arena.holds(q) || size == 0) [[unlikely]]
+    return reallocBesideTheArena(q, size);
   void* moved;
   {
     Held held;
-    Process& p = *process;
-    std::size_t room = usable(q);
-    // In place when the block holds the new size. DebugHeap's blocks are exactly the
-    // size asked for, with the canary right after it: under --check every resize moves.
-    if (p.checked ? size == room : size <= room) {
-      ++p.counts.reallocsInPlace;
-      return q;
-    }
-    moved = handOut(obtain(size), size);
-    if (moved) {
-      std::memcpy(moved, q, std::min(room, size));
-      release(q);
-      ++p.counts.reallocsMoved;
-    }
+    moved = resize(q, size);
   }
   if (!moved) errno = ENOMEM;  // the old block stays the program's, unchanged
   return moved;
@@ -404,6 +498,7 @@ void* heapRealloc(void* q, std::size_t size) {
 
 void* heapAligned(std::size_t alignment, std::size_t size) {
   if (alignment <= heap::kAlignment) return heapMalloc(size);
+  if (passThrough.load(std::memory_order_relaxed)) return __libc_memalign(alignment, size);
   if (recursing()) return ownMemalign(alignment, size);
   // Room for the first aligned address in a 16-byte aligned block, and at least one
   // byte after it: an aligned address at the block's very end could be the start of
@@ -433,13 +528,8 @@ void* heapAligned(std::size_t alignment, std::size_t size) {
 }
 
 std::size_t heapUsableSize(void* q) {
-  if (!q) return 0;
-  if (ownBlock(q)) {
-    if (recursing()) return ownHeap().usableSize(q);
-    Held held;
-    return ownHeap().usableSize(q);
-  }
-  if (recursing() || !policyBlock(q)) return cLibraryUsableSize(q);
+  if (!arena.holds(q)) [[unlikely]]
+    return usableSizeBesideTheArena(q);
   Held held;
   return usable(q);
 }

@@ -76,3 +76,9 @@ case("exec.trace_text", "exec --heap=tlsf --trace={tmp}/t.txt -- sh -c 'exit 0'"
      files={"{tmp}/t.txt": r"^# kith-trace 1\n(A [0-9]+ [0-9]+ [0-9]+\n|F [0-9]+ [0-9]+\n)+"})
 case("exec.by_hand_refused_policy", "exec -- env KITH_HEAP=boehm sh -c 'echo unreached'", exit=64,
      stderr=r"^kith: KITH_HEAP=boehm: it collects garbage itself")
+# --heap=malloc with nothing to count, record or check is glibc alone: nothing preloaded
+# (braces doubled: the row is a format string for {tmp} and {source}).
+case("exec.malloc_bare", "exec --heap=malloc -- sh -c 'echo ${{LD_PRELOAD:-nothing preloaded}}'",
+     stdout=r"^nothing preloaded\n$")
+case("exec.malloc_counted", "exec --heap=malloc --stats-file={tmp}/s.json -- sh -c 'echo $LD_PRELOAD'",
+     stdout=r"^/[^ ]*/libkith_malloc\.so\n$", files={"{tmp}/s.json": r'"policy": "malloc"'})
