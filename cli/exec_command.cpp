@@ -174,9 +174,14 @@ void setOrUnset(const char* name, const std::string& value) {
 
 // In the child, before exec: the library and the options, for COMMAND and every
 // process it starts (and nothing left over from an outer kith exec).
+// --heap=malloc with nothing to count, record or check is glibc itself: nothing is
+// preloaded, so the comparison pays not even the library's loading.
 void setEnvironment(const ExecOptions& o, const std::string& library) {
-  const char* preload = std::getenv("LD_PRELOAD");
-  setOrUnset("LD_PRELOAD", preload && *preload ? library + ":" + preload : library);
+  bool bare = o.policy == "malloc" && o.stats.empty() && o.statsFile.empty() && o.trace.empty() && !o.check;
+  std::string preload = std::getenv("LD_PRELOAD") ? std::getenv("LD_PRELOAD") : "";
+  // Once is enough (kith exec under kith exec): the loader would map it once anyway.
+  bool listed = (":" + preload + ":").find(":" + library + ":") != std::string::npos;
+  if (!bare && !listed) setOrUnset("LD_PRELOAD", preload.empty() ? library : library + ":" + preload);
   setOrUnset(kHeapVariable, o.policy);
   setOrUnset(kHeapSizeVariable, std::to_string(o.heapBytes));
   setOrUnset(kStatsVariable, o.stats);
