@@ -18,6 +18,8 @@ CHECK is one of
                       every statistics file one JSON object, every trace replayable
   replay_matches POLICY  a real program's trace replayed on its own policy makes
                       the same requests: every count of the heap block is the same
+  library_lookup      kith finds libkith_malloc.so where installed (bin/kith,
+                      lib/kith/), and without it says where it looked (69)
 DIR of --programs holds the test programs of tests/exec (misuse, ...).
 Prints "ok" and exits 0, or names what differed and exits 1.
 """
@@ -26,6 +28,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -129,6 +132,26 @@ def per_process(args):
     return 0
 
 
+def library_lookup(args):
+    library = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.kith))), "preload", "libkith_malloc.so")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "bin"))
+        kith = os.path.join(tmp, "bin", "kith")
+        shutil.copy(args.kith, kith)
+        r = run([kith, "exec", "--", "true"])
+        want = (rf"kith: exec: cannot find libkith_malloc.so \(looked for {re.escape(tmp)}/bin/../preload/libkith_malloc.so, "
+                rf"{re.escape(tmp)}/bin/../lib[^/]*/kith/libkith_malloc.so\)\n")
+        if r.returncode != 69 or not re.fullmatch(want, r.stderr):
+            return fail(f"without the library: exit {r.returncode} (want 69), stderr {r.stderr!r}")
+        installed = re.search(r"bin/\.\./(lib[^/]*)/kith", r.stderr).group(1)
+        os.makedirs(os.path.join(tmp, installed, "kith"))
+        shutil.copy(library, os.path.join(tmp, installed, "kith", "libkith_malloc.so"))
+        r = run([kith, "exec", "--heap=tlsf", "--", "sh", "-c", "echo $LD_PRELOAD"])
+        if r.returncode != 0 or r.stdout != os.path.join(tmp, installed, "kith", "libkith_malloc.so") + "\n":
+            return fail(f"installed: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
+    return 0
+
+
 COUNTS = ("allocations", "frees", "bytes_requested", "bytes_allocated", "peak_bytes_in_use",
           "failed_allocations", "satisfied")
 
@@ -157,7 +180,7 @@ def replay_matches(args):
 
 
 CHECKS = {"same_output": same_output, "misuse": misuse, "output_first": output_first,
-          "per_process": per_process, "replay_matches": replay_matches}
+          "per_process": per_process, "replay_matches": replay_matches, "library_lookup": library_lookup}
 
 
 def main():
