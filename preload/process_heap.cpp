@@ -81,7 +81,7 @@ class ErasedHeap {
 };
 using CheckedHeap = heap::DebugHeap<ErasedHeap>;
 
-// Everything the heap holds once started; in the C library's memory.
+// Everything the heap holds once started; in the library's own heap (OwnHeap).
 struct Process {
   PreloadSettings settings;
   std::unique_ptr<heap::Heap> policy;
@@ -101,7 +101,7 @@ struct Process {
 // Constant-initialised, so usable before any constructor runs.
 pthread_mutex_t heapLock = PTHREAD_MUTEX_INITIALIZER;
 // The thread holding heapLock while it runs this file's code; any request it makes
-// then (the library's own) is the C library's. pthread_t 0 is no thread.
+// then is the library's own (OwnHeap). pthread_t 0 is no thread.
 std::atomic<pthread_t> holder{0};
 
 // pthread_self() without the call: on x86-64 glibc's thread descriptor is what the
@@ -177,7 +177,7 @@ bool ownBlock(const void* p) { return ownSmall.holds(p) || ownLarge.holds(p); }
 // The requests of a thread that holds the lock (recursing()).
 bool cLibraryServes() { return inPolicy && policyIsCLibrary; }
 
-void* ownMalloc(std::size_t size) {
+[[gnu::noinline]] void* ownMalloc(std::size_t size) {
   void* p = cLibraryServes() ? __libc_malloc(size) : ownHeap().malloc(size);
   if (!p) errno = ENOMEM;
   return p;
@@ -206,7 +206,8 @@ Range arena;
 std::size_t (*glibcUsableSize)(void*) = nullptr;
 
 std::size_t cLibraryUsableSize(void* p) {
-  // dlsym may allocate; only ever called with the lock held or recursing, so that is glibc's.
+  // Resolved when the heap starts, with the lock held: dlsym's own requests are then
+  // the library's (OwnHeap), and it is known before any block of the policy's exists.
   if (!glibcUsableSize)
     glibcUsableSize = reinterpret_cast<std::size_t (*)(void*)>(::dlsym(RTLD_NEXT, "malloc_usable_size"));
   return glibcUsableSize ? glibcUsableSize(p) : 0;
@@ -372,8 +373,6 @@ bool outputsRequested() {
 
 namespace {
 
-[[gnu::noinline]] void* mallocBesideThePolicy(std::size_t size) { return ownMalloc(size); }
-
 [[gnu::noinline]] void freeBesideTheArena(void* q) {
   if (!q) return;
   if (ownBlock(q)) {
@@ -451,7 +450,7 @@ void* resize(void* q, std::size_t size) {
 
 void* heapMalloc(std::size_t size) {
   if (passThrough.load(std::memory_order_relaxed)) [[unlikely]] return __libc_malloc(size);
-  if (recursing()) [[unlikely]] return mallocBesideThePolicy(size);
+  if (recursing()) [[unlikely]] return ownMalloc(size);
   void* q;
   {
     Held held;
