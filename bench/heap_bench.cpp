@@ -14,7 +14,7 @@
 //                        policy against the allocator it models, on the same
 //                        sequence — lea against glibc malloc (dlmalloc's
 //                        descendant), kingsley against a hand-written Kingsley
-//                        (heap_bench_reference.h). time_per_pair is the mean ns per
+//                        (heap/classic/kingsley_reference.h). time_per_pair is the mean ns per
 //                        malloc+free, untimed calls; a second, timed pass gives
 //                        malloc_p99_ns, malloc_max_ns, free_max_ns; pairs is the
 //                        sequence's mallocs. SEQUENCE is
@@ -39,7 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bench/heap_bench_reference.h"
+#include "heap/classic/kingsley_reference.h"
 #include "heap/layers/fixed_arena.h"
 #include "heap/heap.h"
 #include "heap/statistics/latency_histogram.h"
@@ -359,7 +359,7 @@ int main(int argc, char** argv) {
     add.template operator()<kith::heap::LeaPolicy>("lea");
     add.template operator()<kith::heap::MallocPolicy>("glibc");
     add.template operator()<kith::heap::KingsleyPolicy>("kingsley");
-    add.template operator()<kith::bench::KingsleyReference>("kingsley_reference");
+    add.template operator()<kith::heap::KingsleyReference>("kingsley_reference");
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

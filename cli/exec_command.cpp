@@ -1,6 +1,7 @@
 #include "cli/exec_command.h"
 
 #include <limits.h>
+#include <sys/sysinfo.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,17 +10,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 
 #include "cli/byte_size.h"
 #include "cli/exit_codes.h"
 #include "cli/output_file.h"
-#include "cli/run_assembly.h"
-#include "cli/run_options.h"
+#include "cli/suggestion.h"
 #include "cli/usage_error.h"
 #include "preload/policy_choice.h"
 #include "preload/preload_environment.h"
+#include "preload/reference_heap.h"
 
 #ifndef KITH_INSTALL_LIBDIR
 #define KITH_INSTALL_LIBDIR "lib"
@@ -31,7 +33,8 @@ const char* const kExecOptionsHelp =
     "options of exec (each process COMMAND starts inherits them):\n"
     "  --heap=POLICY       the policy every process uses as its malloc (default\n"
     "                      estranged): any of kith policies but boehm; malloc is\n"
-    "                      glibc's own allocator (for comparison)\n"
+    "                      glibc's own allocator, kingsley_reference the hand-written\n"
+    "                      Kingsley kingsley is measured against (for comparison)\n"
     "  --heap-size=SIZE    the arena each process reserves (default 1G, at least 16K);\n"
     "                      reserved, not populated: a process's memory is what it\n"
     "                      touches. A request it cannot meet is NULL with ENOMEM\n"
@@ -86,10 +89,18 @@ std::optional<int> readSize(std::string_view value, ExecOptions& o) {
 // policy's side tables): said once, before COMMAND runs, rather than by every
 // process it starts. Building it here costs a mapping, not its memory.
 std::optional<int> checkHeap(const ExecOptions& o) {
-  RunOptions run;
-  run.heapPolicy = o.policy;
-  run.heapSize = o.heapBytes;
-  if (!buildHeap(run, heap::StatisticsMode::none)) return kExitUsage;
+  try {
+    makeProgramHeap(o.policy, o.heapBytes, heap::StatisticsMode::none);
+  } catch (const std::bad_alloc&) {
+    struct sysinfo info {};
+    double memory = ::sysinfo(&info) == 0 ? static_cast<double>(info.totalram) * info.mem_unit / 1073741824.0 : 0;
+    char machine[64];
+    std::snprintf(machine, sizeof machine, "%.1f GiB", memory);
+    return usageError("--heap-size: cannot reserve a heap of " + std::to_string(o.heapBytes) +
+                      " bytes: the system refused the mapping (this machine has " + machine +
+                      " of memory; each process reserves its heap whole and populates it as used); "
+                      "try a smaller --heap-size");
+  }
   return std::nullopt;
 }
 
@@ -109,6 +120,14 @@ std::optional<int> createOutput(const char* option, const std::string& path, std
   }
   out = resolved;
   return std::nullopt;
+}
+
+// "did you mean ...?" over every name --heap knows, the refused ones too.
+std::string policySuggestion(std::string_view word) {
+  std::vector<std::string_view> names{kReferenceKingsley};
+  for (const auto* list : {&heap::policyList(), &heap::baselineList(), &heap::replayBaselineList()})
+    for (const heap::PolicyInfo& p : *list) names.push_back(p.name);
+  return didYouMean(word, names);
 }
 
 std::optional<int> readOptions(const std::vector<std::string_view>& args, ExecOptions& o) {

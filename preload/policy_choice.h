@@ -1,6 +1,7 @@
 // Which policies can be a program's malloc: those `kith policies` lists that serve
-// explicit frees. `boehm` collects garbage itself and never takes a free; the
-// replay baseline `nothing` hands out addresses with no memory behind them.
+// explicit frees, and the hand-written reference Kingsley (reference_heap.h).
+// `boehm` collects garbage itself and never takes a free; the replay baseline
+// `nothing` hands out addresses with no memory behind them.
 // `kith exec` (cli/exec_command.cpp) and the library (preload_settings.cpp) both
 // refuse the others with this reason.
 #pragma once
@@ -10,6 +11,7 @@
 #include <string_view>
 
 #include "heap/heap.h"
+#include "preload/reference_heap.h"
 
 namespace kith::preload {
 
@@ -23,11 +25,12 @@ inline std::optional<std::string> programMallocProblem(std::string_view name) {
     return "it is the replay baseline (kith replay only): its blocks are addresses with no memory behind them";
   for (const auto& p : heap::leftOutPolicyList())
     if (p.name == name) return "it is not in this build: " + std::string(p.description);
+  if (name == kReferenceKingsley) return std::nullopt;
   for (const auto& p : heap::policyList())
     if (p.name == name) return std::nullopt;
   std::string names;
   for (const auto& p : heap::policyList()) names += (names.empty() ? "" : ", ") + std::string(p.name);
-  return "no such policy; the policies a program can use are " + names;
+  return "no such policy; the policies a program can use are " + names + ", " + std::string(kReferenceKingsley);
 }
 
 }  // namespace kith::preload

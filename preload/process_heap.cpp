@@ -25,6 +25,7 @@
 #include "preload/own_heap.h"
 #include "preload/preload_environment.h"
 #include "preload/preload_settings.h"
+#include "preload/reference_heap.h"
 #include "preload/request_trace.h"
 #include "preload/stderr_line.h"
 
@@ -245,7 +246,7 @@ Process* build() {
   const PreloadSettings& s = p->settings;
   auto mode = s.keepsStatistics() ? heap::StatisticsMode::countsAndTimes : heap::StatisticsMode::none;
   try {
-    p->policy = heap::makeHeap(s.policy, s.heapBytes, mode);
+    p->policy = makeProgramHeap(s.policy, s.heapBytes, mode);
   } catch (const std::bad_alloc&) {
     cannotReserve(s);
   } catch (const heap::LibraryUnavailable& e) {
