@@ -1,7 +1,7 @@
 // The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
 // `disasm`, cli/run_command.h), the heap side (`policies`, `bench contrived`,
 // `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h),
-// `study` (cli/study_command.h) and `repl` (cli/repl.h).
+// `study` (cli/study_command.h), `repl` (cli/repl.h) and `exec` (cli/exec_command.h).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +15,7 @@
 #include "cli/byte_size.h"
 #include "cli/contrived_bench.h"
 #include "cli/defrag_bench.h"
+#include "cli/exec_command.h"
 #include "cli/exit_codes.h"
 #include "cli/option_parser.h"
 #include "cli/option_value.h"
@@ -69,6 +70,9 @@ constexpr const char* kCommandsHelp =
     "                                the age at death of every freed object, in bytes\n"
     "                                allocated since its birth, as a histogram (8 buckets\n"
     "                                per power of two), and the objects live at the end\n"
+    "  kith exec [OPTIONS] -- COMMAND [ARGS...]\n"
+    "                                run any program with a policy as its malloc, and\n"
+    "                                every process it starts (options of exec, below)\n"
     "  kith policies                 list the heap policies, then the collectors, one line each\n"
     "  kith bench contrived [--json] [--heap-size=SIZE] [--repetitions=N] [--fill=F]\n"
     "                                the paper's Figure 8 worst-case request experiment\n"
@@ -202,10 +206,10 @@ constexpr const char* kConventionsHelp =
 // should show what to type next.
 constexpr const char* kShortUsage =
     "usage: kith [OPTIONS] FILE [ARGS...]   run a script (FILE - reads standard input)\n"
-    "       kith COMMAND [OPTIONS] ...      run, repl, disasm, replay, trace, study, policies, bench\n"
+    "       kith COMMAND [OPTIONS] ...      run, repl, disasm, replay, trace, study, exec, policies, bench\n"
     "       kith --help                     every command and option; kith COMMAND --help: one\n";
 
-constexpr std::string_view kCommands[] = {"run", "repl", "disasm", "replay", "trace", "study", "policies", "bench", "help"};
+constexpr std::string_view kCommands[] = {"run", "repl", "disasm", "replay", "trace", "study", "exec", "policies", "bench", "help"};
 
 int printHelp(const std::string& text) {
   std::fputs(text.c_str(), stdout);
@@ -238,6 +242,7 @@ std::string commandHelp(std::string_view command) {
   std::string help = "usage:\n" + commandEntries(command);
   if (command == "run") help += std::string("\n") + kRunOptionsHelp + kConventionsHelp;
   if (command == "replay") help += std::string("\n") + kReplayOptionsHelp + kConventionsHelp;
+  if (command == "exec") help += std::string("\n") + kith::cli::kExecOptionsHelp + kConventionsHelp;
   return help;
 }
 
@@ -409,7 +414,8 @@ int dispatch(const std::vector<std::string_view>& args) {
   std::string_view command = args[0];
   const std::vector<std::string_view> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
-    std::printf("%s%s%s%s", kCommandsHelp, kRunOptionsHelp, kReplayOptionsHelp, kConventionsHelp);
+    std::printf("%s%s%s%s%s", kCommandsHelp, kRunOptionsHelp, kReplayOptionsHelp, kith::cli::kExecOptionsHelp,
+                kConventionsHelp);
     return kExitOk;
   }
   if (command == "--version") {
@@ -458,6 +464,11 @@ int dispatch(const std::vector<std::string_view>& args) {
     if (asksForHelp(kith::cli::replayOptionSpecs(), rest, OperandPlacement::anywhere))
       return printHelp(commandHelp("replay"));
     return kith::cli::replayCommand(rest);
+  }
+  if (command == "exec") {
+    if (asksForHelp(kith::cli::execOptionSpecs(), rest, OperandPlacement::endsOptions))
+      return printHelp(commandHelp("exec"));
+    return kith::cli::execCommand(rest);
   }
   if (command == "trace") {
     if (asksForHelp(kith::cli::traceOptionSpecs(), rest, OperandPlacement::anywhere))

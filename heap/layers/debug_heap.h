@@ -55,6 +55,16 @@ constexpr const char* debugHeapErrorName(DebugHeapError e) {
 using DebugHeapErrorHandler = void (*)(void* context, DebugHeapError kind,
                                        const std::string& message);
 
+// What the error being reported is about, for a handler that writes its own line
+// (libkith_malloc.so's `kith: double free of 0x... (24 bytes)`): the address the
+// call named, and the size the user asked for of the block it concerns (0 for a
+// foreign pointer, which concerns none).
+struct DebugHeapFault {
+  DebugHeapError kind = DebugHeapError::foreignPointer;
+  std::uintptr_t address = 0;
+  std::size_t size = 0;
+};
+
 template <class Super>
 class DebugHeap : public Super {
   static_assert(HeapLayer<Super>, "DebugHeap needs Super::malloc and Super::free");
@@ -93,7 +103,7 @@ class DebugHeap : public Super {
       reportBadPointer("free", ptr);
       return;  // ignored: passing it down would corrupt Super
     }
-    checkBlock(it->first, it->second, reporter());
+    checkBlock(it->first, it->second, reporter(it->first, it->second.size));
     auto* user = reinterpret_cast<unsigned char*>(it->first);
     std::memset(user, kFreedByte, it->second.size);
     freed_[it->first] = it->second;
@@ -114,7 +124,7 @@ class DebugHeap : public Super {
   std::size_t checkAll() {
     std::size_t bad = 0;
     for (const auto& [address, block] : live_)
-      bad += checkBlock(address, block, reporter()) ? 0 : 1;
+      bad += checkBlock(address, block, reporter(address, block.size)) ? 0 : 1;
     return bad;
   }
 
@@ -133,6 +143,8 @@ class DebugHeap : public Super {
   }
 
   std::size_t liveBlocks() const { return live_.size(); }
+  // The error being reported, valid while the handler runs (DebugHeapFault).
+  const DebugHeapFault& lastFault() const { return fault_; }
 
   // nullptr restores the default handler (print and abort).
   void setErrorHandler(DebugHeapErrorHandler fn, void* context) {
@@ -175,11 +187,12 @@ class DebugHeap : public Super {
            std::to_string(b.serial);
   }
 
-  void report(DebugHeapError kind, const std::string& message) {
+  void report(DebugHeapError kind, const std::string& message, std::uintptr_t address, std::size_t size) {
+    fault_ = {kind, address, size};
     handler_(handlerContext_, kind, message);
   }
-  auto reporter() {
-    return [this](DebugHeapError kind, const std::string& m) { report(kind, m); };
+  auto reporter(std::uintptr_t address, std::size_t size) {
+    return [this, address, size](DebugHeapError kind, const std::string& m) { report(kind, m, address, size); };
   }
 
   // Checks both canaries of one block; on a mismatch calls sink(kind, message)
@@ -212,10 +225,12 @@ class DebugHeap : public Super {
     if (auto f = freed_.find(address); f != freed_.end()) {
       if (op == "free")
         report(DebugHeapError::doubleFree,
-               "kith heap: double free of " + hex(address) + " (" + describe(f->second) + ")");
+               "kith heap: double free of " + hex(address) + " (" + describe(f->second) + ")", address,
+               f->second.size);
       else
-        report(DebugHeapError::useAfterFree, "kith heap: " + op + " of freed pointer " +
-                                                 hex(address) + " (" + describe(f->second) + ")");
+        report(DebugHeapError::useAfterFree,
+               "kith heap: " + op + " of freed pointer " + hex(address) + " (" + describe(f->second) + ")",
+               address, f->second.size);
       return;
     }
     // The live block whose header starts at or before ptr, if ptr lies inside it
@@ -228,13 +243,15 @@ class DebugHeap : public Super {
         auto offset = static_cast<std::ptrdiff_t>(address - owner->first);
         report(DebugHeapError::interiorPointer,
                "kith heap: " + op + " of interior pointer " + hex(address) + ", at offset " +
-                   std::to_string(offset) + " of the " + describe(owner->second, owner->first));
+                   std::to_string(offset) + " of the " + describe(owner->second, owner->first),
+               address, owner->second.size);
         return;
       }
     }
     report(DebugHeapError::foreignPointer,
            "kith heap: " + op + " of " + hex(address) +
-               ", which this heap never returned (foreign pointer)");
+               ", which this heap never returned (foreign pointer)",
+           address, 0);
   }
 
   static void relocated(void* self, void* from, void* to, std::size_t) {
@@ -259,6 +276,7 @@ class DebugHeap : public Super {
   std::unordered_map<std::uintptr_t, Block> freed_;
   std::uint64_t allocations_ = 0;
   DebugHeapErrorHandler handler_ = &defaultHandler;
+  DebugHeapFault fault_;
   void* handlerContext_ = nullptr;
   RelocateFn relocate_ = nullptr;
   void* relocateContext_ = nullptr;

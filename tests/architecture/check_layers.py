@@ -9,7 +9,8 @@ Modules and what each may include (besides itself), lowest first:
     gc     heap, vm  (not vm/vm.h: a collector sees the object space and a
                       root-enumeration callback, never the interpreter)
     stdlib heap, vm
-    cli    heap, vm, gc, stdlib
+    preload heap  (libkith_malloc.so: the policies as a program's malloc)
+    cli    heap, vm, gc, stdlib, preload  (kith exec reads preload's variable names)
     bench  heap
 Prints each include that runs the wrong way as FILE:LINE and exits 1; exits 0
 when there is none, 2 on bad usage.
@@ -23,7 +24,8 @@ ALLOWED = {
     "vm": {"heap"},
     "gc": {"heap", "vm"},
     "stdlib": {"heap", "vm"},
-    "cli": {"heap", "vm", "gc", "stdlib"},
+    "preload": {"heap"},
+    "cli": {"heap", "vm", "gc", "stdlib", "preload"},
     "bench": {"heap"},
 }
 FORBIDDEN_FILES = {"gc": {"vm/vm.h"}}

@@ -1,0 +1,281 @@
+#include "cli/exec_command.h"
+
+#include <limits.h>
+#include <sys/sysinfo.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <string>
+
+#include "cli/byte_size.h"
+#include "cli/exit_codes.h"
+#include "cli/output_file.h"
+#include "cli/suggestion.h"
+#include "cli/usage_error.h"
+#include "preload/policy_choice.h"
+#include "preload/preload_environment.h"
+
+#ifndef KITH_INSTALL_LIBDIR
+#define KITH_INSTALL_LIBDIR "lib"
+#endif
+
+namespace kith::cli {
+
+const char* const kExecOptionsHelp =
+    "options of exec (each process COMMAND starts inherits them):\n"
+    "  --heap=POLICY       the policy every process uses as its malloc (default\n"
+    "                      estranged): any of kith policies but boehm; malloc is\n"
+    "                      glibc's own allocator, kingsley-bsd the hand-written\n"
+    "                      Kingsley kingsley is measured against (for comparison)\n"
+    "  --heap-size=SIZE    the arena each process reserves (default 1G, at least 16K);\n"
+    "                      reserved, not populated: a process's memory is what it\n"
+    "                      touches. A request it cannot meet is NULL with ENOMEM\n"
+    "  --stats             each process's heap statistics as a table on stderr at exit\n"
+    "  --stats=json        ... as one JSON object (per process) on stderr\n"
+    "  --stats-file=PATH   ... as JSON in PATH (COMMAND's own), PATH.PID (every\n"
+    "                      other process)\n"
+    "  --trace=PATH        record every request in Kith's trace format (binary unless\n"
+    "                      PATH ends in .txt), PATH and PATH.PID as for --stats-file,\n"
+    "                      for kith replay --heap=P PATH (a PATH of - is refused:\n"
+    "                      standard output is COMMAND's)\n"
+    "  --check             DebugHeap in the chain: a double free, a foreign or\n"
+    "                      interior pointer, or a write past a block's end is one line\n"
+    "                      on stderr, a backtrace, and abort\n"
+    "COMMAND is found on PATH as a shell finds it. Exit status: COMMAND's; 128+N when\n"
+    "signal N ended it; 127 when it cannot be found, 126 when it cannot be run.\n"
+    "The same without kith: LD_PRELOAD=libkith_malloc.so KITH_HEAP=POLICY COMMAND\n"
+    "(docs/EXEC.md names every variable).\n"
+    "\n";
+
+namespace {
+
+using namespace kith::preload;
+
+const std::vector<OptionSpec>& specs() {
+  static const std::vector<OptionSpec> list = {
+      {"--heap", OptionArgument::required},     {"--heap-size", OptionArgument::required},
+      {"--stats", OptionArgument::optional},    {"--stats-file", OptionArgument::required},
+      {"--trace", OptionArgument::required},    {"--check", OptionArgument::none}};
+  return list;
+}
+
+struct ExecOptions {
+  std::string policy = kDefaultPolicy;
+  std::size_t heapBytes = kDefaultHeapBytes;
+  std::string stats;      // "", "table" or "json"
+  std::string statsFile;  // absolute, once created
+  std::string trace;      // absolute, once created
+  bool check = false;
+  std::vector<std::string> command;
+};
+
+std::optional<int> readSize(std::string_view value, ExecOptions& o) {
+  auto size = parseByteSize(value);
+  if (!size) return usageError("--heap-size wants a size like 512K, 64M, 2G or 1T; got '" + std::string(value) + "'");
+  if (*size < kMinHeapBytes) return usageError("--heap-size must be at least 16K; got '" + std::string(value) + "'");
+  o.heapBytes = *size;
+  return std::nullopt;
+}
+
+// The heap each process builds must be one the system maps (the arena and the
+// policy's side tables): said once, before COMMAND runs, rather than by every
+// process it starts. Building it here costs a mapping, not its memory.
+std::optional<int> checkHeap(const ExecOptions& o) {
+  try {
+    heap::makeHeap(o.policy, o.heapBytes, heap::StatisticsMode::none);
+  } catch (const std::bad_alloc&) {
+    struct sysinfo info {};
+    double memory = ::sysinfo(&info) == 0 ? static_cast<double>(info.totalram) * info.mem_unit / 1073741824.0 : 0;
+    char machine[64];
+    std::snprintf(machine, sizeof machine, "%.1f GiB", memory);
+    return usageError("--heap-size: cannot reserve a heap of " + std::to_string(o.heapBytes) +
+                      " bytes: the system refused the mapping (this machine has " + machine +
+                      " of memory; each process reserves its heap whole and populates it as used); "
+                      "try a smaller --heap-size");
+  }
+  return std::nullopt;
+}
+
+// Creates the file an option names (so a wrong path costs no run: exit 73 before
+// COMMAND starts) and keeps it as an absolute path: COMMAND's processes may change
+// directory before they write it.
+std::optional<int> createOutput(const char* option, const std::string& path, std::string& out) {
+  if (path == "-")
+    return usageError(std::string(option) + "=- would mix into COMMAND's standard output; name a file" +
+                      (std::string_view(option) == "--stats-file" ? " (or --stats=json: standard error)" : ""));
+  OutputFile file;
+  if (!file.open(path) || !file.close()) return kExitCantCreate;
+  char resolved[PATH_MAX];
+  if (!::realpath(path.c_str(), resolved)) {
+    std::fprintf(stderr, "kith: %s: %s\n", path.c_str(), std::strerror(errno));
+    return kExitCantCreate;
+  }
+  out = resolved;
+  return std::nullopt;
+}
+
+// "did you mean ...?" over every name --heap knows, the refused ones too.
+std::string policySuggestion(std::string_view word) {
+  std::vector<std::string_view> names;
+  for (const auto* list : {&heap::policyList(), &heap::referenceList(), &heap::baselineList(),
+                           &heap::replayBaselineList()})
+    for (const heap::PolicyInfo& p : *list) names.push_back(p.name);
+  return didYouMean(word, names);
+}
+
+std::optional<int> readOptions(const std::vector<std::string_view>& args, ExecOptions& o) {
+  CommandLine line;
+  if (auto exit = readCommandLine("exec", specs(), args, OperandPlacement::endsOptions, line)) return exit;
+  std::string statsFile, trace;
+  for (const GivenOption& given : line.options) {
+    const std::string value = given.value.value_or("");
+    if (given.name == "--heap") {
+      o.policy = value;
+      if (auto problem = programMallocProblem(o.policy)) {
+        if (heap::isPolicy(o.policy) || heap::isReplayBaseline(o.policy))
+          return usageError("--heap=" + o.policy + " cannot be a program's malloc: " + *problem);
+        return usageError("unknown heap policy '" + o.policy + "': " + *problem, policySuggestion(o.policy));
+      }
+    } else if (given.name == "--heap-size") {
+      if (auto exit = readSize(value, o)) return exit;
+    } else if (given.name == "--stats") {
+      if (given.value && value != "json")
+        return usageError("--stats takes =json or nothing; got '" + given.spelling() + "'");
+      o.stats = given.value ? "json" : "table";
+    } else if (given.name == "--stats-file") {
+      statsFile = value;
+    } else if (given.name == "--trace") {
+      trace = value;
+    } else if (given.name == "--check") {
+      o.check = true;
+    }
+  }
+  if (line.operands.empty())
+    return usageError("'exec' needs a command to run: kith exec [OPTIONS] -- COMMAND [ARGS...]");
+  if (auto exit = checkHeap(o)) return exit;
+  for (std::string_view word : line.operands) o.command.emplace_back(word);
+  if (!statsFile.empty())
+    if (auto exit = createOutput("--stats-file", statsFile, o.statsFile)) return exit;
+  if (!trace.empty())
+    if (auto exit = createOutput("--trace", trace, o.trace)) return exit;
+  return std::nullopt;
+}
+
+// libkith_malloc.so beside this kith: the build tree's preload/ (kith is
+// build/<preset>/cli/kith), else the installed lib/kith/ (kith in bin/).
+std::optional<std::string> findLibrary(std::string& looked) {
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return std::nullopt;
+  self[n] = '\0';
+  std::string dir(self);
+  dir.erase(dir.rfind('/'));
+  for (const std::string& candidate : {dir + "/../preload/" + kLibraryName,
+                                       dir + "/../" KITH_INSTALL_LIBDIR "/kith/" + kLibraryName}) {
+    char resolved[PATH_MAX];
+    if (::realpath(candidate.c_str(), resolved) && ::access(resolved, R_OK) == 0) return std::string(resolved);
+    looked += (looked.empty() ? "" : ", ") + candidate;
+  }
+  return std::nullopt;
+}
+
+void setOrUnset(const char* name, const std::string& value) {
+  if (value.empty()) ::unsetenv(name);
+  else ::setenv(name, value.c_str(), 1);
+}
+
+// In the child, before exec: the library and the options, for COMMAND and every
+// process it starts (and nothing left over from an outer kith exec).
+// --heap=malloc with nothing to count, record or check is glibc itself: nothing is
+// preloaded, so the comparison pays not even the library's loading.
+void setEnvironment(const ExecOptions& o, const std::string& library) {
+  bool bare = o.policy == "malloc" && o.stats.empty() && o.statsFile.empty() && o.trace.empty() && !o.check;
+  std::string preload = std::getenv("LD_PRELOAD") ? std::getenv("LD_PRELOAD") : "";
+  // Once is enough (kith exec under kith exec): the loader would map it once anyway.
+  bool listed = (":" + preload + ":").find(":" + library + ":") != std::string::npos;
+  if (!bare && !listed) setOrUnset("LD_PRELOAD", preload.empty() ? library : library + ":" + preload);
+  setOrUnset(kHeapVariable, o.policy);
+  setOrUnset(kHeapSizeVariable, std::to_string(o.heapBytes));
+  setOrUnset(kStatsVariable, o.stats);
+  setOrUnset(kStatsFileVariable, o.statsFile);
+  setOrUnset(kTraceVariable, o.trace);
+  setOrUnset(kCheckVariable, o.check ? "1" : "");
+  setOrUnset(kRootPidVariable, std::to_string(::getpid()));
+}
+
+[[noreturn]] void runCommand(const ExecOptions& o, const std::string& library) {
+  setEnvironment(o, library);
+  std::vector<char*> argv;
+  for (const std::string& word : o.command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  // As a shell reports them: not found 127, found but not runnable 126.
+  int error = errno;
+  const char* name = o.command[0].c_str();
+  if (error == ENOENT || error == ENOTDIR) {
+    std::fprintf(stderr, "kith: %s: %s\n", name,
+                 std::strchr(name, '/') ? "No such file or directory" : "command not found");
+    ::_exit(127);
+  }
+  std::fprintf(stderr, "kith: %s: %s\n", name, std::strerror(error));
+  ::_exit(126);
+}
+
+pid_t child = 0;
+// A termination request to kith is passed on to COMMAND, whose end kith reports.
+void passOn(int signal) {
+  if (child > 0) ::kill(child, signal);
+}
+
+int waitForCommand() {
+  // As a shell waiting for a command: a terminal's interrupt reaches COMMAND (same
+  // process group) and kith reports how it ended instead of dying first.
+  struct sigaction ignore {}, forward {}, oldInt {}, oldQuit {}, oldTerm {}, oldHup {};
+  ignore.sa_handler = SIG_IGN;
+  forward.sa_handler = &passOn;
+  ::sigaction(SIGINT, &ignore, &oldInt);
+  ::sigaction(SIGQUIT, &ignore, &oldQuit);
+  ::sigaction(SIGTERM, &forward, &oldTerm);
+  ::sigaction(SIGHUP, &forward, &oldHup);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &oldInt, nullptr);
+  ::sigaction(SIGQUIT, &oldQuit, nullptr);
+  ::sigaction(SIGTERM, &oldTerm, nullptr);
+  ::sigaction(SIGHUP, &oldHup, nullptr);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+const std::vector<OptionSpec>& execOptionSpecs() { return specs(); }
+
+int execCommand(const std::vector<std::string_view>& args) {
+  ExecOptions o;
+  if (auto exit = readOptions(args, o)) return *exit;
+  std::string looked;
+  auto library = findLibrary(looked);
+  if (!library) {
+    std::fprintf(stderr, "kith: exec: cannot find %s (looked for %s)\n", kLibraryName, looked.c_str());
+    return kExitUnavailable;
+  }
+  std::fflush(nullptr);  // nothing of kith's buffered output may come out twice
+  child = ::fork();
+  if (child < 0) {
+    std::fprintf(stderr, "kith: exec: cannot start a process: %s\n", std::strerror(errno));
+    return kExitOsError;
+  }
+  if (child == 0) runCommand(o, *library);
+  return waitForCommand();
+}
+
+}  // namespace kith::cli

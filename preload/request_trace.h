@@ -1,0 +1,78 @@
+// RequestTrace: a process's requests in Kith's trace format (heap/trace/trace.h),
+// so `kith replay --heap=P TRACE` feeds a real program's requests to any policy.
+// Blocks are named by the address the program holds (an aligned block's aligned
+// address); ids count from 0 in allocation order, as TraceHeap's do.
+//
+// The format has allocations, frees and failed requests, and no resize, so a
+// realloc is recorded as what the policy did: a move is the new block's allocation
+// and then the old block's free; a resize in place, which asks nothing of the
+// policy, records nothing (the trace is exact for the policy it was recorded on;
+// replayed on another, that block keeps its old size). An aligned request is
+// recorded with the size the policy was asked for (aligned_blocks.h).
+//
+// The file is opened at the first event (PATH for the root process, PATH.PID for
+// the others: output_path.h) and ended at exit. A child made by fork starts a trace
+// of its own: the parent's buffered events stay the parent's, its blocks are not
+// the child's to name (their frees are not recorded, as TraceHeap does for blocks
+// from before recording started). Not thread-safe: the heap's lock guards it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "heap/trace/trace.h"
+#include "heap/trace/trace_id_map.h"
+
+namespace kith::preload {
+
+class RequestTrace {
+ public:
+  RequestTrace(std::string path, long rootPid) : path_(std::move(path)), rootPid_(rootPid) {}
+
+  void allocated(void* p, std::size_t size) {
+    if (!ready()) return;
+    if (!p) {
+      writer_->record({heap::TraceEventKind::failed, time_++, 0, size});
+      return;
+    }
+    std::uint64_t id = nextId_++;
+    (*ids_)[p] = id;
+    writer_->record({heap::TraceEventKind::alloc, time_++, id, size});
+  }
+
+  void freed(void* p) {
+    if (!ready()) return;
+    if (auto it = ids_->find(p); it != ids_->end()) {
+      writer_->record({heap::TraceEventKind::free, time_++, it->second, 0});
+      ids_->erase(it);
+    }
+  }
+
+  // At exit: the end marker, flushed; events after it are not recorded.
+  void finish();
+  // In a child made by fork, with the heap's lock held: the next event starts a
+  // trace of the child's own.
+  void restartInChild() { restart_ = true; }
+
+ private:
+  // Whether events are being recorded, opening (or, after fork, reopening) the file.
+  bool ready() {
+    if (writer_ && !restart_) [[likely]] return true;
+    return !stopped_ && open();
+  }
+  bool open();
+  void stop(const char* why, int error);
+
+  std::string path_;
+  long rootPid_;
+  std::FILE* file_ = nullptr;
+  std::unique_ptr<heap::TraceWriter> writer_;
+  std::unique_ptr<heap::TraceIdMap> ids_;
+  std::uint64_t time_ = 0, nextId_ = 0;
+  bool restart_ = false, stopped_ = false;
+};
+
+}  // namespace kith::preload
