@@ -206,7 +206,7 @@ def heap_figures(records):
             best = h
     return {"allocations": best.get("allocations"), "frees": best.get("frees"),
             "peak_bytes_in_use": best.get("peak_bytes_in_use"),
-            "memory_consumption": best.get("memory_consumption", best.get("arena_high_water")),
+            "memory_consumption": best.get("memory_consumption_bytes"),
             "processes": len(records)}
 
 
