@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, parse_size
 
 MARKER = "native.json"
 GLIBC = "malloc"
+WITHOUT_KITH = "none"  # the program alone, no kith exec: what the library's own start and counting cost
 TRACED_ON = "lea"
 NOT_REPLAYED = {"boehm"}
 DEFAULT_REPEAT, QUICK_REPEAT = 5, 1
@@ -61,7 +63,7 @@ PAPER_MEMORY = {"cfrac": {"Kingsley": 270336, "KingsleyHeap": 280640, "KingsleyH
                              "Lea": 462848, "LeaHeap": 448808}}
 # The paper's allocators and what stands for each here. Lea's own allocator is glibc's
 # (ptmalloc descends from Doug Lea's malloc 2.7).
-PAPER_COUNTERPARTS = [("Kingsley", "kingsley-reference"), ("KingsleyHeap", "kingsley"),
+PAPER_COUNTERPARTS = [("Kingsley", "kingsley-bsd"), ("KingsleyHeap", "kingsley"),
                       ("KingsleyHeap + coal.", "kingsley-coalescing"), ("Lea", GLIBC), ("LeaHeap", "lea")]
 
 
@@ -170,6 +172,8 @@ def run_reaped(argv, env, out_path, timeout=RUN_TIMEOUT):
 
 
 def exec_argv(kith, policy, heap_bytes, program, stats_file=None, trace=None):
+    if policy == WITHOUT_KITH:
+        return list(program.command)
     argv = [kith, "exec", f"--heap={policy}", f"--heap-size={heap_bytes}"]
     if stats_file:
         argv.append(f"--stats-file={stats_file}")
@@ -204,10 +208,12 @@ def heap_figures(records):
         h = r.get("heap", {})
         if not best or h.get("allocations", 0) > best.get("allocations", 0):
             best = h
+    rss = [r.get("process", {}).get("peak_rss_bytes") for r in records]
+    rss = [x for x in rss if isinstance(x, int)]
     return {"allocations": best.get("allocations"), "frees": best.get("frees"),
             "peak_bytes_in_use": best.get("peak_bytes_in_use"),
             "memory_consumption": best.get("memory_consumption_bytes"),
-            "processes": len(records)}
+            "peak_rss_bytes": max(rss) if rss else None, "processes": len(records)}
 
 
 def prepare(programs):
@@ -241,8 +247,12 @@ def timed_runs(a, programs, policies, refs, out, log):
                 code, wall, rss, err = run_reaped(exec_argv(a.kith, policy, a.heap_bytes, p, stats_file), p.env,
                                                   stem + ".out")
                 same = code == 0 and p.masked(read_text(stem + ".out")) == refs[p.name]
+                figures = heap_figures(process_stats(stats_file)) if policy != WITHOUT_KITH else {}
+                # The processes' own peak (VmHWM at exit): wait4's also counts the pages of this
+                # Python driver, which a spawned child holds until it execs.
+                own = figures.pop("peak_rss_bytes", None)
                 row = {"program": p.name, "policy": policy, "repeat": rep, "exit_code": code, "wall_s": wall,
-                       "max_rss_kib": rss, "output_ok": int(same), **heap_figures(process_stats(stats_file))}
+                       "max_rss_kib": own // 1024 if own else None, "output_ok": int(same), **figures}
                 if not same:
                     log(f"{p.name} on {policy}: exit {code}, "
                         f"{'output differs from glibc' if code == 0 else err.strip()[:160]}")
@@ -388,7 +398,7 @@ def paper_comparison(summary):
                 if (p, a) in by and (p, b) in by and by[(p, a)][key] and by[(p, b)][key]}) if rs else (None, {})
 
     lines = []
-    k, per = mean_ratio("kingsley", "kingsley-reference", "wall_s")
+    k, per = mean_ratio("kingsley", "kingsley-bsd", "wall_s")
     if k is not None:
         detail = ", ".join(f"{p} {100 * (v - 1):+.1f}%" for p, v in per.items())
         lines.append(("KingsleyHeap against the hand-written Kingsley (time)",
@@ -412,7 +422,7 @@ def report(a, programs, policies, summary, replay_rows, cost_rows, commit):
            f"`kith exec --heap=P --heap-size={a.heap_size}`; glibc is `--heap=malloc`. "
            "Every number below is generated from the CSVs beside this file.", "",
            "## Programs", ""]
-    out += table(["program", "what", "command"], [[p.name, p.what, "`" + " ".join(p.command) + "`"] for p in programs])
+    out += table(["program", "what", "command"], [[p.name, p.what, "`" + shlex.join(p.command) + "`"] for p in programs])
     out += ["", "## Runtime normalised to glibc (mean and 95% interval, Fieller)", ""]
     progs = [p.name for p in programs]
     by = {(r["program"], r["policy"]): r for r in summary}
@@ -469,6 +479,7 @@ def run(a, log):
     policies = pick("--policies", a.policies, valid)
     if GLIBC not in policies:
         policies.insert(0, GLIBC)  # every time is normalised to glibc's
+    policies.insert(0, WITHOUT_KITH)
     build, sources = third_party_dirs(a)
     out = os.path.abspath(a.out)
     places = native_suite.places_for(build, sources, os.path.join(out, "work"))
@@ -489,7 +500,7 @@ def run(a, log):
     refs = reference(programs, out)
     rows = timed_runs(a, programs, policies, refs, out, log)
     write_csv(os.path.join(out, "native_runs.csv"), rows, list(rows[0]) if rows else [])
-    replayed = [p for p in policies if p not in NOT_REPLAYED]
+    replayed = [p for p in policies if p not in NOT_REPLAYED and p != WITHOUT_KITH]
     replay_rows, cost_rows = trace_and_replay(a, programs, replayed, out, log)
     summary = summarize(rows, names, policies)
     write_csv(os.path.join(out, "native_summary.csv"), summary, SUMMARY_COLUMNS)
