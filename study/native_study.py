@@ -1,0 +1,533 @@
+"""`kith study --native`: Kith's heaps under real programs (docs/NATIVE.md).
+
+Every program of workloads/native/suite.tsv (native_suite.py) runs on every policy through
+`kith exec` (the policy is the program's malloc), and the study answers what the Heap
+Layers paper's Figure 6 and Tables 5 and 6 asked of Kingsley and Lea, for every policy:
+
+  reference  each program once on glibc without kith: the output every run must match
+  timed      `kith exec --heap=P --stats-file=...` per program x policy x repeat, repeats
+             interleaved (repeat 0 of everything, then repeat 1, ...) and the policies in a
+             rotated order each repeat; wall time and the peak resident memory (wait4's
+             ru_maxrss), the process's statistics (peak bytes in use, the arena's high-water
+             mark: the paper's memory consumption). glibc is `--heap=malloc` (the same
+             kith exec, no Kith heap), the yardstick every time is normalised to.
+  trace      each program once under `kith exec --heap=lea --trace=...` (a program's
+             requests do not depend on its allocator, except where it hashes addresses)
+  replay     each trace replayed on each policy with --stats-file: Figure 10's satisfied
+             breakdown and the worst steps per request against the policy's proven bound
+  cost       each trace replayed under callgrind on each policy and on the `nothing`
+             baseline (alloc_cost.measure): exact instructions and simulated cache misses
+             per malloc and per free, as the main study measures Kith's own workloads
+
+Outputs in --out (default build/native-study): runs/ (every run's statistics and output),
+native_runs.csv (one row a timed run), native_summary.csv, figure6.csv, native_costs.csv,
+native_replay.csv and native_report.md. The folder must be new, empty, or an earlier native
+study (it holds native.json); nothing else is deleted or overwritten, and every table is
+written beside its place and renamed into it."""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+if not __package__:  # run by path: load this folder as the package
+    import by_path  # noqa: F401
+    __package__ = "study"
+from . import alloc_cost, native_suite, stats, steps  # noqa: E402
+from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, parse_size,  # noqa: E402
+                     usage_error, write_csv)
+
+MARKER = "native.json"
+GLIBC = "malloc"
+WITHOUT_KITH = "none"  # the program alone, no kith exec: what the library's own start and counting cost
+TRACED_ON = "lea"
+NOT_REPLAYED = {"boehm"}
+DEFAULT_REPEAT, QUICK_REPEAT = 5, 1
+DEFAULT_HEAP = "2G"
+RUN_TIMEOUT = 1800
+# The Heap Layers paper (PLDI 2001), Tables 5 and 6: runtime in seconds and memory
+# consumption in bytes of its two benchmarks that Kith runs too.
+PAPER_RUNTIME = {"cfrac": {"Kingsley": 19.02, "KingsleyHeap": 19.75, "KingsleyHeap + coal.": 25.94,
+                           "Lea": 19.09, "LeaHeap": 20.14},
+                 "espresso": {"Kingsley": 40.66, "KingsleyHeap": 40.91, "KingsleyHeap + coal.": 44.56,
+                              "Lea": 41.12, "LeaHeap": 46.33}}
+PAPER_MEMORY = {"cfrac": {"Kingsley": 270336, "KingsleyHeap": 280640, "KingsleyHeap + coal.": 271944,
+                          "Lea": 208896, "LeaHeap": 241272},
+                "espresso": {"Kingsley": 974848, "KingsleyHeap": 992032, "KingsleyHeap + coal.": 541696,
+                             "Lea": 462848, "LeaHeap": 448808}}
+# The paper's allocators and what stands for each here. Lea's own allocator is glibc's
+# (ptmalloc descends from Doug Lea's malloc 2.7).
+PAPER_COUNTERPARTS = [("Kingsley", "kingsley-bsd"), ("KingsleyHeap", "kingsley"),
+                      ("KingsleyHeap + coal.", "kingsley-coalescing"), ("Lea", GLIBC), ("LeaHeap", "lea")]
+
+
+# --- options ----------------------------------------------------------------------------
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise usage_error(message)
+
+
+def parse_args(argv):
+    ap = Parser(prog="kith study --native", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kith", required=True, help=argparse.SUPPRESS)
+    ap.add_argument("--out", default="build/native-study", help="results directory (default build/native-study)")
+    ap.add_argument("--quick", action="store_true", help="the suite's small inputs, one repeat, no callgrind")
+    ap.add_argument("--programs", default=None, help="comma-separated names from the suite (default: all)")
+    ap.add_argument("--policies", default=None, help="comma-separated policies (default: every explicit-free one)")
+    ap.add_argument("--repeat", type=int, default=None, help=f"timed repeats (default {DEFAULT_REPEAT}, quick 1)")
+    ap.add_argument("--heap-size", default=DEFAULT_HEAP, help=f"each process's arena (default {DEFAULT_HEAP})")
+    ap.add_argument("--no-costs", action="store_true", help="skip the callgrind replays")
+    ap.add_argument("--third-party", default=None,
+                    help="where cfrac and espresso were built (default: third_party/ beside kith's build)")
+    ap.add_argument("--third-party-sources", default=None,
+                    help="their sources (default: ../shared/third_party beside the source tree)")
+    a = ap.parse_args(argv)
+    if not a.out:
+        raise usage_error("--out wants a directory")
+    if a.repeat is not None and a.repeat < 1:
+        raise usage_error("--repeat wants at least 1")
+    try:
+        a.heap_bytes = parse_size(a.heap_size)
+    except ValueError:
+        raise usage_error(f"--heap-size wants a size like 512M or 2G, got '{a.heap_size}'")
+    a.repeat = a.repeat or (QUICK_REPEAT if a.quick else DEFAULT_REPEAT)
+    return a
+
+
+def exec_policies(kith):
+    """The policies `kith exec` serves, in `kith policies` order (boehm is refused there)."""
+    p = subprocess.run([kith, "policies"], capture_output=True, text=True)
+    names = [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
+    return [n for n in names if n not in NOT_REPLAYED]
+
+
+def pick(option, spec, valid):
+    if spec is None:
+        return list(valid)
+    names = [s for s in spec.split(",") if s]
+    bad = [n for n in names if n not in valid]
+    if bad or not names:
+        raise usage_error(f"{option}: '{bad[0] if bad else spec}' is not one of {', '.join(valid)}")
+    return names
+
+
+# --- the output folder ------------------------------------------------------------------
+
+def claim_out_dir(out):
+    """Creates `out`, or takes it when it is empty or an earlier native study; anything else
+    is refused (73) naming what is there, so nothing of the user's is touched."""
+    try:
+        os.makedirs(out, exist_ok=True)
+        entries = sorted(os.listdir(out))
+    except OSError as e:
+        raise StudyError(EXIT_CANNOT_CREATE, f"cannot use --out={out}: {e.strerror or e}")
+    if entries and MARKER not in entries:
+        raise StudyError(EXIT_CANNOT_CREATE, f"--out={out} holds files that are not a native study's "
+                                             f"({', '.join(entries[:3])}{', ...' if len(entries) > 3 else ''}); "
+                                             "name a new or empty directory")
+    runs = os.path.join(out, "runs")
+    if os.path.isdir(runs) and not os.path.islink(runs):
+        shutil.rmtree(runs)  # an earlier native study's own runs (the marker says so)
+    for sub in ("runs", "runs/timed", "runs/trace", "runs/replay", "runs/cost", "work"):
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+
+
+def write_text(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+# --- running ----------------------------------------------------------------------------
+
+def run_reaped(argv, env, out_path, timeout=RUN_TIMEOUT):
+    """As run_program, with the child's own rusage (os.wait4 reaps it)."""
+    with open(out_path, "wb") as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        pid = os.posix_spawnp(argv[0], argv, dict(os.environ, **env),
+                              file_actions=[(os.POSIX_SPAWN_DUP2, out.fileno(), 1),
+                                            (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
+                                            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)])
+        deadline = start + timeout
+        while True:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                break
+            if time.perf_counter() > deadline:
+                os.kill(pid, 9)
+            time.sleep(0.002)
+        wall = time.perf_counter() - start
+        err.seek(0)
+        message = err.read(4096).decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    return (128 - code if code < 0 else code), wall, usage.ru_maxrss, message
+
+
+def exec_argv(kith, policy, heap_bytes, program, stats_file=None, trace=None):
+    if policy == WITHOUT_KITH:
+        return list(program.command)
+    argv = [kith, "exec", f"--heap={policy}", f"--heap-size={heap_bytes}"]
+    if stats_file:
+        argv.append(f"--stats-file={stats_file}")
+    if trace:
+        argv.append(f"--trace={trace}")
+    return argv + ["--", *program.command]
+
+
+def read_text(path):
+    with open(path, "rb") as f:
+        return f.read().decode(errors="replace")
+
+
+def process_stats(stats_file):
+    """The statistics every process of a run wrote (STATS, STATS.PID, ...), parsed."""
+    folder, base = os.path.split(stats_file)
+    found = []
+    for name in sorted(os.listdir(folder)):
+        if name == base or (name.startswith(base + ".") and name[len(base) + 1:].isdigit()):
+            try:
+                with open(os.path.join(folder, name)) as f:
+                    found.append(json.load(f))
+            except (OSError, ValueError):
+                pass
+    return found
+
+
+def heap_figures(records):
+    """Per run, from its processes' statistics: the largest process's requests and peaks."""
+    best = {}
+    for r in records:
+        h = r.get("heap", {})
+        if not best or h.get("allocations", 0) > best.get("allocations", 0):
+            best = h
+    rss = [r.get("process", {}).get("peak_rss_bytes") for r in records]
+    rss = [x for x in rss if isinstance(x, int)]
+    return {"allocations": best.get("allocations"), "frees": best.get("frees"),
+            "peak_bytes_in_use": best.get("peak_bytes_in_use"),
+            "memory_consumption": best.get("memory_consumption_bytes"),
+            "peak_rss_bytes": max(rss) if rss else None, "processes": len(records)}
+
+
+def prepare(programs):
+    for p in programs:
+        if p.prepare:
+            r = subprocess.run(p.prepare, capture_output=True, text=True)
+            if r.returncode:
+                raise StudyError(70, f"{p.name}: preparing its input failed: {r.stderr.strip() or r.returncode}")
+
+
+def reference(programs, out):
+    """Each program once on glibc, without kith: the output every run must match."""
+    refs = {}
+    for p in programs:
+        path = os.path.join(out, "runs", f"{p.name}.reference.out")
+        code, _, _, err = run_reaped(p.command, p.env, path)
+        if code:
+            raise StudyError(70, f"{p.name} fails without kith (exit {code}): {err.strip()[:200]}")
+        refs[p.name] = p.masked(read_text(path))
+    return refs
+
+
+def timed_runs(a, programs, policies, refs, out, log):
+    rows = []
+    for rep in range(a.repeat):
+        order = policies[rep % len(policies):] + policies[:rep % len(policies)]
+        for p in programs:
+            for policy in order:
+                stem = os.path.join(out, "runs", "timed", f"{p.name}.{policy}.{rep}")
+                stats_file = stem + ".json"
+                code, wall, rss, err = run_reaped(exec_argv(a.kith, policy, a.heap_bytes, p, stats_file), p.env,
+                                                  stem + ".out")
+                same = code == 0 and p.masked(read_text(stem + ".out")) == refs[p.name]
+                figures = heap_figures(process_stats(stats_file)) if policy != WITHOUT_KITH else {}
+                # The processes' own peak (VmHWM at exit): wait4's also counts the pages of this
+                # Python driver, which a spawned child holds until it execs.
+                own = figures.pop("peak_rss_bytes", None)
+                row = {"program": p.name, "policy": policy, "repeat": rep, "exit_code": code, "wall_s": wall,
+                       "max_rss_kib": own // 1024 if own else None, "output_ok": int(same), **figures}
+                if not same:
+                    log(f"{p.name} on {policy}: exit {code}, "
+                        f"{'output differs from glibc' if code == 0 else err.strip()[:160]}")
+                rows.append(row)
+        log(f"repeat {rep + 1} of {a.repeat} done")
+    return rows
+
+
+def trace_and_replay(a, programs, policies, out, log):
+    """Each program's trace (on lea), replayed on every policy: satisfied and steps, and
+    under callgrind its exact costs."""
+    replay_rows, cost_rows = [], []
+    for p in programs:
+        trace = os.path.join(out, "runs", "trace", f"{p.name}.trace")
+        code, _, _, err = run_reaped(exec_argv(a.kith, TRACED_ON, a.heap_bytes, p, trace=trace), p.env,
+                                     trace + ".out")
+        traces = [os.path.join(out, "runs", "trace", n) for n in os.listdir(os.path.join(out, "runs", "trace"))
+                  if re.fullmatch(re.escape(p.name) + r"\.trace(\.[0-9]+)?", n)]
+        if code or not traces:
+            log(f"{p.name}: tracing on {TRACED_ON} failed (exit {code}): {err.strip()[:160]}")
+            continue
+        biggest = max(traces, key=os.path.getsize)  # gcc: cc1's, not the driver's
+        base = None
+        for policy in policies:
+            stats_file = os.path.join(out, "runs", "replay", f"{p.name}.{policy}.json")
+            r = subprocess.run([a.kith, "replay", f"--heap={policy}", f"--heap-size={a.heap_bytes}",
+                                f"--stats-file={stats_file}", biggest], capture_output=True, text=True)
+            row = {"program": p.name, "policy": policy, "trace": os.path.basename(biggest), "exit_code": r.returncode}
+            if r.returncode == 0:
+                with open(stats_file) as f:
+                    row.update(replay_figures(json.load(f), policy, a.heap_bytes))
+            replay_rows.append(row)
+            if a.no_costs or a.quick:
+                continue
+            try:
+                if base is None:
+                    base = alloc_cost.measure(a.kith, alloc_cost.BASELINE, biggest, a.heap_bytes)
+                own = alloc_cost.measure(a.kith, policy, biggest, a.heap_bytes)
+                cost_rows.append({"program": p.name, "policy": policy, **alloc_cost.net_costs(own, base)})
+            except (RuntimeError, OSError) as e:
+                log(f"{p.name} on {policy}: callgrind replay failed: {e}")
+        log(f"{p.name}: traced and replayed")
+    return replay_rows, cost_rows
+
+
+def replay_figures(record, policy, heap_bytes):
+    h = record.get("heap", {})
+    sat = h.get("satisfied", {})
+    bounds = steps.step_bounds(policy, heap_bytes)
+    row = {f"satisfied_{k}": sat.get(k) for k in ("immediate", "split", "glue", "defrag", "failed")}
+    row.update({"allocations": h.get("allocations"), "frees": h.get("frees"),
+                "peak_bytes_in_use": h.get("peak_bytes_in_use"),
+                "malloc_steps_max": h.get("steps", {}).get("malloc", {}).get("max"),
+                "free_steps_max": h.get("steps", {}).get("free", {}).get("max")})
+    row["malloc_bound"], row["free_bound"] = bounds[0], bounds[1]
+    return row
+
+
+# --- analysis ---------------------------------------------------------------------------
+
+SUMMARY_COLUMNS = ["program", "policy", "runs", "ok", "wall_s", "wall_low", "wall_high", "time_vs_glibc",
+                   "time_vs_glibc_low", "time_vs_glibc_high", "max_rss_kib", "rss_vs_glibc", "allocations",
+                   "frees", "peak_bytes_in_use", "memory_consumption", "fragmentation"]
+
+
+def summarize(rows, programs, policies):
+    """One row per program x policy: the mean wall time with its 95% interval, its ratio to
+    glibc's (Fieller), peak RSS, and the heap's figures (identical run to run but for
+    address-hashing programs: the first ok run's)."""
+    out = []
+    for prog in programs:
+        walls = {pol: [r["wall_s"] for r in rows if r["program"] == prog and r["policy"] == pol and r["output_ok"]]
+                 for pol in policies}
+        rss = {pol: [r["max_rss_kib"] for r in rows if r["program"] == prog and r["policy"] == pol
+                     and r["output_ok"]] for pol in policies}
+        base, base_rss = walls.get(GLIBC, []), rss.get(GLIBC, [])
+        for pol in policies:
+            mine = [r for r in rows if r["program"] == prog and r["policy"] == pol]
+            ok = [r for r in mine if r["output_ok"]]
+            m, lo, hi = stats.mean_ci(walls[pol])
+            q, qlo, qhi = stats.ratio_ci(walls[pol], base) if base and walls[pol] else (None, None, None)
+            first = ok[0] if ok else {}
+            mean_rss = sum(rss[pol]) / len(rss[pol]) if rss[pol] else None
+            glibc_rss = sum(base_rss) / len(base_rss) if base_rss else None
+            peak, consumed = first.get("peak_bytes_in_use"), first.get("memory_consumption")
+            out.append({"program": prog, "policy": pol, "runs": len(mine), "ok": len(ok), "wall_s": m,
+                        "wall_low": lo, "wall_high": hi, "time_vs_glibc": q, "time_vs_glibc_low": qlo,
+                        "time_vs_glibc_high": qhi, "max_rss_kib": mean_rss,
+                        "rss_vs_glibc": mean_rss / glibc_rss if mean_rss and glibc_rss else None,
+                        "allocations": first.get("allocations"), "frees": first.get("frees"),
+                        "peak_bytes_in_use": peak, "memory_consumption": consumed,
+                        "fragmentation": consumed / peak if consumed and peak else None})
+    return out
+
+
+def cell(x, digits=3):
+    return fmt(x, digits) if x is not None else "–"
+
+
+def ratio_cell(r):
+    if r.get("time_vs_glibc") is None:
+        return "–"
+    if r.get("time_vs_glibc_low") is None:
+        return f"{r['time_vs_glibc']:.3f}"
+    return f"{r['time_vs_glibc']:.3f} [{r['time_vs_glibc_low']:.3f}, {r['time_vs_glibc_high']:.3f}]"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def figure6_rows(summary):
+    """The paper's Figure 6 on Kith: for each of its allocators present here, each program's
+    runtime normalised to glibc, and memory consumption (the arena's high-water mark; peak
+    RSS for glibc, which keeps no arena of ours)."""
+    by = {(r["program"], r["policy"]): r for r in summary}
+    rows = []
+    for prog in sorted({r["program"] for r in summary}):
+        for paper_name, policy in PAPER_COUNTERPARTS:
+            r = by.get((prog, policy))
+            if not r:
+                continue
+            rows.append({"program": prog, "allocator": paper_name, "policy": policy,
+                         "time_vs_glibc": r["time_vs_glibc"], "time_vs_glibc_low": r["time_vs_glibc_low"],
+                         "time_vs_glibc_high": r["time_vs_glibc_high"], "wall_s": r["wall_s"],
+                         "memory_consumption": r["memory_consumption"], "max_rss_kib": r["max_rss_kib"],
+                         "paper_runtime_s": PAPER_RUNTIME.get(prog, {}).get(paper_name),
+                         "paper_memory_bytes": PAPER_MEMORY.get(prog, {}).get(paper_name)})
+    return rows
+
+
+def paper_comparison(summary):
+    """The paper's three claims set beside Kith's numbers, as (claim, paper, kith) lines."""
+    by = {(r["program"], r["policy"]): r for r in summary}
+    progs = sorted({r["program"] for r in summary})
+
+    def mean_ratio(a, b, key):
+        rs = [by[(p, a)][key] / by[(p, b)][key] for p in progs
+              if (p, a) in by and (p, b) in by and by[(p, a)][key] and by[(p, b)][key]]
+        return (sum(rs) / len(rs), {p: by[(p, a)][key] / by[(p, b)][key] for p in progs
+                if (p, a) in by and (p, b) in by and by[(p, a)][key] and by[(p, b)][key]}) if rs else (None, {})
+
+    lines = []
+    k, per = mean_ratio("kingsley", "kingsley-bsd", "wall_s")
+    if k is not None:
+        detail = ", ".join(f"{p} {100 * (v - 1):+.1f}%" for p, v in per.items())
+        lines.append(("KingsleyHeap against the hand-written Kingsley (time)",
+                      "+1.9% on average (cfrac +3.8%, espresso +0.6%)", f"{100 * (k - 1):+.1f}% on average ({detail})"))
+    k, per = mean_ratio("lea", GLIBC, "wall_s")
+    if k is not None:
+        detail = ", ".join(f"{p} {100 * (v - 1):+.1f}%" for p, v in per.items())
+        lines.append(("LeaHeap against Lea's allocator (time; here glibc's, which descends from it)",
+                      "+7% on average (cfrac +5.5%, espresso +12.7%)", f"{100 * (k - 1):+.1f}% on average ({detail})"))
+    k, per = mean_ratio("kingsley-coalescing", "kingsley", "memory_consumption")
+    if k is not None:
+        detail = ", ".join(f"{p} {100 * (v - 1):+.1f}%" for p, v in per.items())
+        lines.append(("Coalescing's effect on KingsleyHeap's memory consumption",
+                      "about half on average (espresso -45%, cfrac -3%)", f"{100 * (k - 1):+.1f}% on average ({detail})"))
+    return lines
+
+
+def report(a, programs, policies, summary, replay_rows, cost_rows, commit):
+    out = [f"# Kith's heaps under real programs", "",
+           f"kith {commit}; {a.repeat} interleaved repeat(s) per program and policy; "
+           f"`kith exec --heap=P --heap-size={a.heap_size}`; glibc is `--heap=malloc`. "
+           "Every number below is generated from the CSVs beside this file.", "",
+           "## Programs", ""]
+    out += table(["program", "what", "command"], [[p.name, p.what, "`" + shlex.join(p.command) + "`"] for p in programs])
+    out += ["", "## Runtime normalised to glibc (mean and 95% interval, Fieller)", ""]
+    progs = [p.name for p in programs]
+    by = {(r["program"], r["policy"]): r for r in summary}
+    out += table(["policy"] + progs, [[pol] + [ratio_cell(by.get((pr, pol), {})) for pr in progs] for pol in policies])
+    out += ["", "## Memory: the arena's high-water mark (memory consumption) and peak RSS", "",
+            "Memory consumption is the Heap Layers paper's: the most memory the policy ever handed out or touched "
+            "in its arena (glibc, jemalloc and mimalloc keep no arena of Kith's: their RSS stands in). "
+            "Fragmentation is memory consumption over the peak of bytes in use.", ""]
+    out += table(["policy"] + progs,
+                 [[pol] + [f"{cell((by.get((pr, pol)) or {}).get('memory_consumption'))} / "
+                           f"{cell((by.get((pr, pol)) or {}).get('max_rss_kib'))} KiB"
+                           for pr in progs] for pol in policies])
+    out += ["", "## The Heap Layers paper's Figure 6 and Tables 5 and 6, on Kith", ""]
+    out += table(["claim", "paper", "Kith"], [list(c) for c in paper_comparison(summary)])
+    fig = figure6_rows(summary)
+    out += [""] + table(["program", "allocator (Kith policy)", "time vs glibc", "paper's time (s)",
+                         "memory consumption (B)", "paper's (B)"],
+                        [[r["program"], f"{r['allocator']} (`{r['policy']}`)", cell(r["time_vs_glibc"]),
+                          cell(r["paper_runtime_s"]), cell(r["memory_consumption"]), cell(r["paper_memory_bytes"])]
+                         for r in fig])
+    if replay_rows:
+        out += ["", "## Requests satisfied (Figure 10) and worst steps against the bound (replays of each trace)", ""]
+        out += table(["program", "policy", "allocations", "immediate", "split", "glue", "defrag", "failed",
+                      "malloc steps max / bound", "free steps max / bound"],
+                     [[r["program"], r["policy"], cell(r.get("allocations")), cell(r.get("satisfied_immediate")),
+                       cell(r.get("satisfied_split")), cell(r.get("satisfied_glue")), cell(r.get("satisfied_defrag")),
+                       cell(r.get("satisfied_failed")),
+                       f"{cell(r.get('malloc_steps_max'))} / {cell(r.get('malloc_bound'))}",
+                       f"{cell(r.get('free_steps_max'))} / {cell(r.get('free_bound'))}"] for r in replay_rows])
+    if cost_rows:
+        out += ["", "## Exact cost per request (callgrind on the replay, minus the `nothing` baseline)", ""]
+        out += table(["program", "policy", "instructions a malloc", "a free", "D1 misses a malloc", "a free"],
+                     [[r["program"], r["policy"], cell(r.get("ir_per_malloc")), cell(r.get("ir_per_free")),
+                       cell(r.get("d1_per_malloc")), cell(r.get("d1_per_free"))] for r in cost_rows])
+    return "\n".join(out) + "\n"
+
+
+# --- the driver -------------------------------------------------------------------------
+
+def kith_commit(kith):
+    p = subprocess.run([kith, "--version"], capture_output=True, text=True)
+    m = re.search(r"\(([^)]*)\)", p.stdout)
+    return m.group(1) if m else "unknown"
+
+
+def third_party_dirs(a):
+    build = a.third_party or os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(a.kith))), "third_party")
+    sources = a.third_party_sources or os.path.join(os.path.dirname(native_suite.SOURCE_DIR), "shared", "third_party")
+    return build, sources
+
+
+def run(a, log):
+    valid = exec_policies(a.kith)
+    policies = pick("--policies", a.policies, valid)
+    if GLIBC not in policies:
+        policies.insert(0, GLIBC)  # every time is normalised to glibc's
+    policies.insert(0, WITHOUT_KITH)
+    build, sources = third_party_dirs(a)
+    out = os.path.abspath(a.out)
+    places = native_suite.places_for(build, sources, os.path.join(out, "work"))
+    suite = native_suite.load(places, a.quick)
+    programs_by = {p.name: p for p in suite}
+    names = pick("--programs", a.programs, list(programs_by))
+    missing = [n for n in ("cfrac", "espresso") if n in names and not os.access(places[n], os.X_OK)]
+    if missing:
+        raise StudyError(66, f"{places[missing[0]]} is not built (cfrac and espresso build from "
+                             f"{sources}; --programs leaves them out)")
+    programs = [programs_by[n] for n in names]
+    claim_out_dir(out)
+    commit = kith_commit(a.kith)
+    write_text(os.path.join(out, MARKER), json.dumps({"kith": a.kith, "commit": commit, "programs": names,
+                                                      "policies": policies, "repeat": a.repeat, "quick": a.quick,
+                                                      "heap_size": a.heap_bytes}, indent=1) + "\n")
+    prepare(programs)
+    refs = reference(programs, out)
+    rows = timed_runs(a, programs, policies, refs, out, log)
+    write_csv(os.path.join(out, "native_runs.csv"), rows, list(rows[0]) if rows else [])
+    replayed = [p for p in policies if p not in NOT_REPLAYED and p != WITHOUT_KITH]
+    replay_rows, cost_rows = trace_and_replay(a, programs, replayed, out, log)
+    summary = summarize(rows, names, policies)
+    write_csv(os.path.join(out, "native_summary.csv"), summary, SUMMARY_COLUMNS)
+    fig = figure6_rows(summary)
+    write_csv(os.path.join(out, "figure6.csv"), fig, list(fig[0]) if fig else ["program"])
+    write_csv(os.path.join(out, "native_replay.csv"), replay_rows,
+              sorted({k for r in replay_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
+    write_csv(os.path.join(out, "native_costs.csv"), cost_rows,
+              sorted({k for r in cost_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
+    write_text(os.path.join(out, "native_report.md"), report(a, programs, policies, summary, replay_rows,
+                                                             cost_rows, commit))
+    bad = [r for r in rows if not r["output_ok"]]
+    log(f"wrote {out}/native_report.md ({len(rows)} timed runs, {len(bad)} failed or differing from glibc)")
+    return 70 if bad else 0
+
+
+def main(argv):
+    def log(message):
+        print(f"kith study --native: {message}", file=sys.stderr, flush=True)
+    try:
+        return run(parse_args(argv), log)
+    except StudyError as e:
+        log(str(e))
+        return e.code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
