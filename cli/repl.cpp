@@ -34,12 +34,17 @@ constexpr std::string_view kNoScript = "<repl>";
 constexpr const char* kReplHelp =
     "usage: kith repl [OPTIONS]   (bare kith on a terminal starts it too)\n"
     "An interactive prompt on one heap, collector and VM for the whole session: an\n"
-    "expression prints its value, a statement prints nothing, an unclosed block continues\n"
-    "on the next line (prompt '... '), and an error leaves the session and its globals\n"
-    "as they were. `exit` or Ctrl-D ends it. Not on a terminal, it reads lines from\n"
-    "standard input without prompts. OPTIONS are run's (kith --help) that shape the heap,\n"
-    "collector and VM: --heap, --heap-size, --gc and the --gc-* options, --max-depth,\n"
-    "--check-freed, --fail-alloc; System.heapStats() shows the statistics.\n";
+    "expression prints its value, a statement prints nothing, an unclosed block or\n"
+    "comment continues on the next line (prompt '... '), and an error (a failed import\n"
+    "too) leaves the session and its globals as they were. Ctrl-C stops running code\n"
+    "(\"interrupted\", and where) or drops the unfinished input; `exit` or Ctrl-D ends\n"
+    "the session. Not on a terminal, it reads lines from standard input without prompts\n"
+    "(a line or input over 256 MiB, or a failed read: exit 66); input left unfinished at\n"
+    "the end is a compile error, and the exit status is that of the last input that\n"
+    "failed, as run would exit (65 compile error, 70 runtime error), else 0.\n"
+    "OPTIONS are run's (kith --help) that shape the heap, collector and VM: --heap,\n"
+    "--heap-size, --gc and the --gc-* options, --max-depth, --check-freed, --fail-alloc;\n"
+    "System.heapStats() shows the statistics.\n";
 
 std::optional<int> parseReplOptions(const std::vector<std::string_view>& args, RunOptions& options) {
   for (std::string_view a : args)
