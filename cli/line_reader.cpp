@@ -54,6 +54,7 @@ int keyReadError = 0;  // errno of a failed read under libedit, else 0
 // returns and readEdited() tells the three apart.
 int readKey(FILE*) {
   for (;;) {
+    if (ReplInterrupt::pressed()) return -1;  // also when it came just before the read
     unsigned char key;
     ssize_t n = ::read(STDIN_FILENO, &key, 1);
     if (n == 1) return key;
@@ -62,7 +63,6 @@ int readKey(FILE*) {
       keyReadError = errno;
       return -1;
     }
-    if (ReplInterrupt::pressed()) return -1;
   }
 }
 
@@ -84,6 +84,7 @@ LineReader::LineReader() : interactive_(isatty(STDIN_FILENO) == 1) {
 
 LineReader::Line LineReader::read(const char* prompt) {
   std::fflush(stdout);  // a script's print() output comes before the prompt
+  ReplInterrupt::Reading reading;  // Ctrl-C ends a read that waits for a key
   if (interactive_ && libedit()) return readEdited(prompt);
   if (interactive_) {  // a terminal without libedit: the prompt, and no editing
     std::fputs(prompt, stdout);

@@ -78,6 +78,7 @@ void InputScanner::addLine(std::string_view line) {
     } else if (c == '"') {  // to the closing quote, or the end of the line (the lexer's error)
       for (++i; i < line.size() && line[i] != '"'; ++i)
         if (line[i] == '\\' && (at(i + 1) == '"' || at(i + 1) == '\\')) ++i;
+      if (i >= line.size()) unterminatedString_ = true;
       ++i;
       wantsMore_ = false;
     } else if (isWordCharacter(c)) {

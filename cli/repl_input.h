@@ -36,12 +36,13 @@ bool isExitCommand(std::string_view line);
 // lexer's rules (vm/lexer.cpp) for what it skips: strings (which end at their line),
 // // comments and /* block comments */, which may span lines. An input may be
 // complete when no bracket is open, no block comment is, and its last token can end
-// a statement (not an operator, ',', '.', or a keyword that needs what follows).
+// a statement (not an operator, ',', '.', or a keyword that needs what follows), or
+// when a string ran to the end of its line (the lexer's error: no later line mends it).
 // Brackets closed in the wrong order are left to the compiler.
 class InputScanner {
  public:
   void addLine(std::string_view line);
-  bool mayBeComplete() const { return depth_ == 0 && !inBlockComment_ && !wantsMore_; }
+  bool mayBeComplete() const { return unterminatedString_ || (depth_ == 0 && !inBlockComment_ && !wantsMore_); }
   // No bracket ever closed one that was not open: then the input's own brackets
   // cannot close the parentheses valueForm puts around it.
   bool balanced() const { return depth_ == 0 && !closedUnopened_; }
@@ -54,6 +55,7 @@ class InputScanner {
   bool closedUnopened_ = false;
   bool inBlockComment_ = false;
   bool wantsMore_ = false;  // the last token cannot end a statement
+  bool unterminatedString_ = false;
 };
 
 }  // namespace kith::cli

@@ -21,15 +21,20 @@ void onInterrupt(int) {
   if (vm::VM* vm = interruptTarget.load(std::memory_order_relaxed)) vm->requestInterrupt();
 }
 
+// Our handler, restarting interrupted system calls or not.
+void catchInterrupts(bool restart, struct sigaction* previous) {
+  struct sigaction action = {};
+  action.sa_handler = onInterrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = restart ? SA_RESTART : 0;
+  sigaction(SIGINT, &action, previous);
+}
+
 }  // namespace
 
 ReplInterrupt::ReplInterrupt(vm::VM& vm) {
   interruptTarget.store(&vm);
-  struct sigaction action = {};
-  action.sa_handler = onInterrupt;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = 0;  // no SA_RESTART: a read waiting for a key returns EINTR
-  sigaction(SIGINT, &action, &previousAction);
+  catchInterrupts(/*restart=*/true, &previousAction);
 }
 
 ReplInterrupt::~ReplInterrupt() {
@@ -38,6 +43,14 @@ ReplInterrupt::~ReplInterrupt() {
 }
 
 bool ReplInterrupt::pressed() { return interruptPressed != 0; }
+
+ReplInterrupt::Reading::Reading() {
+  if (interruptTarget.load()) catchInterrupts(/*restart=*/false, nullptr);
+}
+
+ReplInterrupt::Reading::~Reading() {
+  if (interruptTarget.load()) catchInterrupts(/*restart=*/true, nullptr);
+}
 
 void ReplInterrupt::clear() {
   interruptPressed = 0;

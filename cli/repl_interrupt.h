@@ -13,9 +13,9 @@ namespace kith::cli {
 
 class ReplInterrupt {
  public:
-  // Catches SIGINT for `vm` until destroyed (then the previous action is back). The
-  // handler does not ask the system to restart an interrupted read, so a read
-  // waiting for a key returns and the reader can see pressed().
+  // Catches SIGINT for `vm` until destroyed (then the previous action is back).
+  // System calls it interrupts are restarted (a script's output is not cut short),
+  // except while a Reading lives.
   explicit ReplInterrupt(vm::VM& vm);
   ~ReplInterrupt();
   ReplInterrupt(const ReplInterrupt&) = delete;
@@ -26,6 +26,16 @@ class ReplInterrupt {
   // Forgets a Ctrl-C, and withdraws its request from the VM: called when the prompt
   // is shown, so a key pressed after the code ended stops nothing later.
   static void clear();
+
+  // While a line is read: a read waiting for a key is not restarted after Ctrl-C but
+  // returns (EINTR), so the reader sees pressed(). Nothing while no ReplInterrupt lives.
+  class Reading {
+   public:
+    Reading();
+    ~Reading();
+    Reading(const Reading&) = delete;
+    Reading& operator=(const Reading&) = delete;
+  };
 };
 
 }  // namespace kith::cli

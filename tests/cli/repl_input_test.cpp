@@ -100,7 +100,7 @@ TEST(InputScanner, ABlockCommentSpansLines) {
 
 TEST(InputScanner, AnUnterminatedStringEndsAtItsLine) {
   InputScanner scanner;
-  scanner.addLine("\"no end (");  // the lexer's error, at once: nothing to wait for
+  scanner.addLine("print(\"no end);");  // the lexer's error, at once, though '(' is open
   EXPECT_TRUE(scanner.mayBeComplete());
 }
 
