@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <optional>
 
 #include "cli/repl_interrupt.h"
@@ -111,6 +112,14 @@ LineReader::Line LineReader::readEdited(const char* prompt) {
 // Not C's getline: it has no cap (a line from /dev/zero grows until memory runs out),
 // and it reports running out of memory as the end of the input.
 LineReader::Line LineReader::readPlain() {
+  try {
+    return readPlainLine();
+  } catch (const std::bad_alloc&) {  // a line under the cap, on a machine (or ulimit) with less
+    return {Line::Kind::failed, std::strerror(ENOMEM)};
+  }
+}
+
+LineReader::Line LineReader::readPlainLine() {
   for (;;) {
     std::size_t newline = buffer_.find('\n', scanned_);
     if (newline != std::string::npos || (atEnd_ && start_ < buffer_.size())) {

@@ -36,6 +36,7 @@ class LineReader {
 
  private:
   Line readPlain();
+  Line readPlainLine();
   Line readEdited(const char* prompt);
 
   bool interactive_;

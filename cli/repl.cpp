@@ -1,8 +1,11 @@
 #include "cli/repl.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 
@@ -192,6 +195,19 @@ std::optional<Ran> takeInput(vm::VM& vm, const std::string& input, const InputSc
   return runInput(vm, compiled);
 }
 
+// Adds a line to the input, held to kMaxLineBytes as a line is; why not, if it cannot.
+std::optional<std::string> append(std::string& input, const std::string& line) {
+  if (input.size() + line.size() + 1 > kMaxLineBytes)
+    return "an input over " + std::to_string(kMaxLineBytes >> 20) + " MiB";
+  try {
+    input += line;
+    input += '\n';
+  } catch (const std::bad_alloc&) {
+    return std::strerror(ENOMEM);
+  }
+  return std::nullopt;
+}
+
 // The session's exit status when its input ends: 0 on a terminal; reading standard
 // input, the code of the last input that failed, as `kith run` exits (65 for a
 // compile error, 70 for a runtime error), or 0 when none did.
@@ -234,14 +250,12 @@ int session(vm::VM& vm, const RunOptions& options, const std::string& collectorN
       if (isExitCommand(line.text)) return leave();
       if (line.text.find_first_not_of(" \t") == std::string::npos) continue;
     }
-    input += line.text;
-    input += '\n';
-    scanner.addLine(line.text);
-    if (input.size() > kMaxLineBytes) {
+    if (std::optional<std::string> why = append(input, line.text)) {
       std::fflush(stdout);
-      std::fprintf(stderr, "kith: cannot read '%s': an input over %zu MiB\n", kStandardInputName, kMaxLineBytes >> 20);
+      std::fprintf(stderr, "kith: cannot read '%s': %s\n", kStandardInputName, why->c_str());
       return kExitNoInput;
     }
+    scanner.addLine(line.text);
     if (!scanner.mayBeComplete()) continue;
     std::optional<Ran> ran = takeInput(vm, input, scanner, /*atEnd=*/false);
     if (!ran) continue;
