@@ -11,9 +11,10 @@
 
 namespace kith::cli {
 
-// args are the words after "repl". Exit codes: 0 at `exit` or end of input (Ctrl-D),
-// the code given to System.exit, 64 for a usage error, 70 when the built-ins cannot
-// be set up.
+// args are the words after "repl". Exit codes: at `exit` or the end of the input, 0 on
+// a terminal, else the code of the last input that failed (65 compile, 70 runtime) or
+// 0; the code given to System.exit; 64 for a usage error; 66 when standard input cannot
+// be read or holds a line or input over 256 MiB; 70 when the built-ins cannot be set up.
 int replCommand(const std::vector<std::string_view>& args);
 
 }  // namespace kith::cli

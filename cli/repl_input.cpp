@@ -37,4 +37,64 @@ bool isExitCommand(std::string_view line) {
   return word == "exit" || word == "exit;";
 }
 
+namespace {
+
+bool isWordCharacter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Keywords after which a statement cannot end (`return` and `break` can).
+bool keywordWantsMore(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"and", "or", "not", "else", "in", "new", "let", "fn", "class",
+                                                "field", "import", "throw", "if", "while", "for", "try", "catch"};
+  for (std::string_view k : kWords)
+    if (word == k) return true;
+  return false;
+}
+
+}  // namespace
+
+void InputScanner::endWord(std::string_view word) { wantsMore_ = keywordWantsMore(word); }
+
+void InputScanner::addLine(std::string_view line) {
+  std::size_t i = 0;
+  auto at = [&](std::size_t k) { return k < line.size() ? line[k] : '\0'; };
+  while (i < line.size()) {
+    if (inBlockComment_) {
+      std::size_t end = line.find("*/", i);
+      if (end == std::string_view::npos) return;
+      inBlockComment_ = false;
+      i = end + 2;
+      continue;
+    }
+    char c = line[i];
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++i;
+    } else if (c == '/' && at(i + 1) == '/') {
+      return;  // the rest of the line
+    } else if (c == '/' && at(i + 1) == '*') {
+      inBlockComment_ = true;
+      i += 2;
+    } else if (c == '"') {  // to the closing quote, or the end of the line (the lexer's error)
+      for (++i; i < line.size() && line[i] != '"'; ++i)
+        if (line[i] == '\\' && (at(i + 1) == '"' || at(i + 1) == '\\')) ++i;
+      if (i >= line.size()) unterminatedString_ = true;
+      ++i;
+      wantsMore_ = false;
+    } else if (isWordCharacter(c)) {
+      std::size_t begin = i;
+      while (i < line.size() && isWordCharacter(line[i])) ++i;
+      endWord(line.substr(begin, i - begin));
+    } else {
+      if (c == '(' || c == '[' || c == '{') ++depth_;
+      if (c == ')' || c == ']' || c == '}') {
+        if (depth_ == 0) closedUnopened_ = true;
+        else --depth_;
+      }
+      wantsMore_ = !(c == ')' || c == ']' || c == '}' || c == ';');  // an operator, ',' or '.'
+      ++i;
+    }
+  }
+}
+
 }  // namespace kith::cli

@@ -30,4 +30,32 @@ bool onlyEndOfInputErrors(const std::vector<std::string>& errors);
 // Whether the line asks to end the session (`exit`, with or without ';').
 bool isExitCommand(std::string_view line);
 
+// Whether the lines typed so far can be a whole input, decided from each new line
+// alone (so reading an input is linear in its length, however many lines it has):
+// the compiler sees the input only when this says it may be complete. It follows the
+// lexer's rules (vm/lexer.cpp) for what it skips: strings (which end at their line),
+// // comments and /* block comments */, which may span lines. An input may be
+// complete when no bracket is open, no block comment is, and its last token can end
+// a statement (not an operator, ',', '.', or a keyword that needs what follows), or
+// when a string ran to the end of its line (the lexer's error: no later line mends it).
+// Brackets closed in the wrong order are left to the compiler.
+class InputScanner {
+ public:
+  void addLine(std::string_view line);
+  bool mayBeComplete() const { return unterminatedString_ || (depth_ == 0 && !inBlockComment_ && !wantsMore_); }
+  // No bracket ever closed one that was not open: then the input's own brackets
+  // cannot close the parentheses valueForm puts around it.
+  bool balanced() const { return depth_ == 0 && !closedUnopened_; }
+  void reset() { *this = InputScanner(); }
+
+ private:
+  void endWord(std::string_view word);
+
+  long depth_ = 0;  // ( [ { open, less ) ] } closed
+  bool closedUnopened_ = false;
+  bool inBlockComment_ = false;
+  bool wantsMore_ = false;  // the last token cannot end a statement
+  bool unterminatedString_ = false;
+};
+
 }  // namespace kith::cli

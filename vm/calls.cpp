@@ -275,6 +275,14 @@ Handle* VM::captureUpvalue(Value* slot, Handle* closure) {
   return h;
 }
 
+void VM::unwindTo(std::size_t frame) {
+  closeUpvalues(frames_[frame].slots);
+  while (!handlers_.empty() && handlers_.back().frameIndex >= frame) handlers_.pop_back();
+  if (modules_.running()) modules_.unwound(frames_, frame, frameCount_);
+  stackTop_ = frames_[frame].slots;
+  frameCount_ = frame;
+}
+
 void VM::closeUpvalues(Value* last) {
   while (!openUpvalues_.empty()) {
     auto* u = objectAt<UpvalueObject>(openUpvalues_.back());

@@ -1,25 +1,52 @@
 #include "vm/disassembler.h"
 
 #include <cstdio>
+#include <optional>
+#include <string_view>
 
 #include "vm/object.h"
 #include "vm/opcodes.h"
+#include "vm/utf8.h"
 #include "vm/vm.h"
 
 namespace kith::vm {
 namespace {
 
-std::string constantText(VM& vm, Value v) {
-  if (vm.isKind(v, ObjectKind::string)) {
-    std::string out = "\"";
-    for (char c : vm.stringView(v)) {
-      if (c == '\n') out += "\\n";
-      else if (c == '"') out += "\\\"";
-      else if (c == '\\') out += "\\\\";
-      else out += c;
+// Text as a Kith string literal would write it, with the control characters
+// escaped (C0, DEL and C1 as \u{...}), so a listing shows every byte and sends a
+// terminal no escape sequence; a byte that is not UTF-8 shows as \xHH.
+std::string escapedText(std::string_view text) {
+  std::string out;
+  char code[16];
+  for (std::size_t i = 0; i < text.size();) {
+    char c = text[i];
+    std::optional<Utf8Character> character = decodeUtf8(text.substr(i));
+    if (!character) {
+      std::snprintf(code, sizeof code, "\\x%02X", static_cast<unsigned char>(c));
+      out += code;
+      ++i;
+      continue;
     }
-    return out + "\"";
+    char32_t u = character->code;
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\0') out += "\\0";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\\') out += "\\\\";
+    else if (u < 0x20 || (u >= 0x7f && u < 0xa0)) {
+      std::snprintf(code, sizeof code, "\\u{%X}", static_cast<unsigned>(u));
+      out += code;
+    } else {
+      out.append(text, i, character->length);
+    }
+    i += character->length;
   }
+  return out;
+}
+
+std::string constantText(VM& vm, Value v) {
+  if (vm.isKind(v, ObjectKind::string)) return "\"" + escapedText(vm.stringView(v)) + "\"";
   return vm.toDisplayString(v);
 }
 
@@ -115,7 +142,7 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
 }
 
 std::string disassemble(VM& vm, const FunctionProto& proto) {
-  std::string out = "== " + proto.name + " (" + proto.file + ") arity " + std::to_string(proto.arity) +
+  std::string out = "== " + proto.name + " (" + escapedText(proto.file) + ") arity " + std::to_string(proto.arity) +
                     ", max stack " + std::to_string(proto.maxStack) + " ==\n";
   for (std::size_t offset = 0; offset < proto.code.size();) {
     std::size_t next;

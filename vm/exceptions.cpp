@@ -91,7 +91,25 @@ void VM::captureTrace() {
 
 // Work that is slow per instruction counts against VMOptions::stepLimit too.
 void VM::spendSteps(std::uint64_t steps) {
-  if (stepLimited_) stepLimit_ = stepLimit_ > steps ? stepLimit_ - steps : 0;
+  if (!stepLimited_) return;
+  stepBudget_ = stepBudget_ > steps ? stepBudget_ - steps : 0;
+  refreshStepsLeft();
+}
+
+void VM::clearInterrupt() noexcept {
+  interruptPending_.store(false, std::memory_order_relaxed);
+  refreshStepsLeft();
+}
+
+void VM::stepLimitReached(std::size_t unwindFrame) {
+  bool interrupted = interruptPending_.load(std::memory_order_relaxed);
+  if (interrupted) {
+    clearInterrupt();
+    captureTrace();  // where it stopped, for the report
+  }
+  if (unwindFrame != kNoUnwind) unwindTo(unwindFrame);
+  if (interrupted) throw Interrupted{};
+  throw StepLimitReached{};
 }
 
 std::vector<std::string> VM::exceptionTrace() const {

@@ -21,16 +21,20 @@ constexpr int kMaxNativeDepth = 1000;     // nested interpreter entries (C++ rec
 
 // --- running --------------------------------------------------------------------------------------------
 
-void VM::runScript(FunctionProto* script) {
+void VM::runScript(FunctionProto* script, ScriptClosure closure) {
   modules_.noteMainScript(script->file);
-  Handle* h = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject));
-  auto* c = objectAt<ClosureObject>(h);
-  c->proto = script;
-  c->upvalueCount = 0;
+  Handle* h = nullptr;
+  if (closure == ScriptClosure::allocate) {
+    h = allocateObject(builtinClass(ObjectKind::closure), sizeof(ClosureObject));
+    auto* c = objectAt<ClosureObject>(h);
+    c->proto = script;
+    c->upvalueCount = 0;
+  }
   Value* base = stackTop_;
-  push(Value::object(h));
+  push(h ? Value::object(h) : Value::nil());  // the callee's slot
   try {
-    callClosure(h, 0);
+    if (frameCount_ >= maxDepth_ || base + script->maxStack > stackLimit_) throwError("stack overflow");
+    frames_[frameCount_++] = CallFrame{h, script, script->code.data(), base};
     run(frameCount_ - 1);
   } catch (...) {
     stackTop_ = base;
@@ -94,12 +98,15 @@ Value VM::run(std::size_t entryFrame) {
 #define READ_BYTE() (*ip++)
 #define READ_U16() (ip += 2, static_cast<std::uint16_t>(ip[-2] | (ip[-1] << 8)))
 // VMOptions::stepLimit, checked where every endless run passes again and again.
-#define CHECK_STEP_LIMIT()                                     \
-  do {                                                         \
-    if (instructions_ + executed > stepLimit_) [[unlikely]] {  \
-      SYNC();                                                  \
-      throw StepLimitReached{};                                \
-    }                                                          \
+// An interrupt (requestInterrupt) lowers stepsLeft_ to 0, so this one check serves both.
+#define CHECK_STEP_LIMIT()                                                         \
+  do {                                                                             \
+    if (executed > stepsLeft_.load(std::memory_order_relaxed)) [[unlikely]] {      \
+      SYNC();                                                                      \
+      addInstructions(executed);                                                   \
+      executed = 0;                                                                \
+      stepLimitReached();                                                          \
+    }                                                                              \
   } while (0)
 // A conditional forward jump, then the next instruction. Written as a branch that
 // dispatches on each side: computed as `ip += cond ? offset : 0`, gcc emits a cmov,
@@ -674,7 +681,7 @@ Value VM::run(std::size_t entryFrame) {
         --frameCount_;
         if (frameCount_ == entryFrame) {
           stackTop_ = slots;
-          instructions_ += executed;
+          addInstructions(executed);
           return result;
         }
         sp = slots;
@@ -746,6 +753,7 @@ Value VM::run(std::size_t entryFrame) {
         sp[-1] = Value::object(closure);
         frame->ip = ip;
         callClosure(closure, 0);  // the module's frame; its RETURN leaves nil in the path's slot
+        modules_.started(frameCount_ - 1);
         LOAD_FRAME();
         sp = stackTop_;
         DISPATCH();
@@ -769,15 +777,17 @@ Value VM::run(std::size_t entryFrame) {
       }
 #endif
     } catch (const KithThrow&) {
-      instructions_ += executed;
+      addInstructions(executed);
       executed = 0;
       frame->ip = ip;  // the top frame is this invocation's: inner ones have unwound
-      if (instructions_ > stepLimit_) throw StepLimitReached{};
+      // Thrown from this handler, it would pass this invocation's catch (...) by.
+      if (instructions_ > stepBudget_ || interruptPending_.load(std::memory_order_relaxed)) stepLimitReached(entryFrame);
       if (!traceCaptured_) captureTrace();
       if (!handlers_.empty() && handlers_.back().frameIndex >= entryFrame) {
         TryHandler handler = handlers_.back();
         handlers_.pop_back();
         closeUpvalues(handler.stackTop);
+        if (modules_.running()) modules_.unwound(frames_, handler.frameIndex + 1, frameCount_);
         frameCount_ = handler.frameIndex + 1;
         sp = handler.stackTop;
         *sp++ = pendingException_;
@@ -789,12 +799,14 @@ Value VM::run(std::size_t entryFrame) {
         ip = handler.catchIp;
         continue;
       }
-      closeUpvalues(frames_[entryFrame].slots);
-      stackTop_ = frames_[entryFrame].slots;
-      frameCount_ = entryFrame;
+      unwindTo(entryFrame);
       throw;
     } catch (...) {
-      instructions_ += executed;
+      // ExitRequest, Interrupted, an import that did not compile: this invocation's
+      // frames go as a Kith exception's would, so a session that goes on (kith repl)
+      // finds the stack as it was.
+      addInstructions(executed);
+      unwindTo(entryFrame);
       throw;
     }
   }

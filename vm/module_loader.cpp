@@ -50,10 +50,28 @@ FunctionProto* ModuleLoader::load(VM& vm, const std::string& path, const std::st
   if (imported_.count(resolved)) return nullptr;
   std::optional<std::string> source = readSourceFile(located, error);
   if (!source) vm.throwError("cannot import '" + path + "': " + error);
-  imported_.insert(resolved);  // before its code runs: an import cycle ends here
+  std::size_t constantRoots = vm.constantRootCount();
   CompileResult compiled = compile(vm, *source, located);
-  if (!compiled.script) throw ImportCompileError{compiled.reportLines(), compiled.outOfMemory};
+  if (!compiled.script) {
+    vm.dropConstantRoots(constantRoots);  // the code never runs
+    throw ImportCompileError{compiled.reportLines(), compiled.outOfMemory};
+  }
+  imported_.insert(resolved);  // before its code runs: an import cycle ends here
+  running_.push_back({compiled.script, resolved, kNotStarted});
   return compiled.script;
+}
+
+void ModuleLoader::started(std::size_t frame) { running_.back().frame = frame; }
+
+void ModuleLoader::unwound(const CallFrame* frames, std::size_t from, std::size_t to) {
+  std::erase_if(running_, [&](const Running& r) {
+    if (r.frame != kNotStarted && r.frame < from) return false;  // below the unwinding: still running, or done
+    // The module's frame was live when the exception came (a finished module's slot
+    // holds another function by then, and it never runs twice), or it never started.
+    bool failed = r.frame == kNotStarted || (r.frame < to && frames[r.frame].proto == r.module);
+    if (failed) imported_.erase(r.resolved);
+    return true;
+  });
 }
 
 }  // namespace kith::vm

@@ -4,6 +4,8 @@
 // function of no arguments, so its frames appear in stack traces).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <unordered_set>
@@ -12,6 +14,7 @@
 namespace kith::vm {
 
 class VM;
+struct CallFrame;
 struct FunctionProto;
 
 // Compile errors in an imported file: the runner prints them and exits 65, as
@@ -28,15 +31,33 @@ class ModuleLoader {
   // The module `path` (as written) names, imported from a file at `importerFile`:
   // its compiled top-level code, or nullptr when that file was imported already (or
   // is being imported: a cycle). A missing or unreadable file throws the runtime
-  // error "cannot import 'PATH': REASON"; compile errors throw ImportCompileError.
+  // error "cannot import 'PATH': REASON"; compile errors throw ImportCompileError,
+  // and the file is not counted as imported (nor are its constants kept).
+  FunctionProto* load(VM& vm, const std::string& path, const std::string& importerFile);
+  // The module load() returned last now runs in frames[frame].
+  void started(std::size_t frame);
+  // Whether any module may still be running (then unwinding asks unwound()).
+  bool running() const { return !running_.empty(); }
+  // An exception dropped frames[from, to): a module whose top-level code was among
+  // them (or never started) failed, and is forgotten, so that importing it again
+  // runs it again. The globals it defined before the error stay defined.
+  void unwound(const CallFrame* frames, std::size_t from, std::size_t to);
   // A file `refusal` gives a reason for is not imported: the runtime error
   // "cannot import 'PATH': REASON" (VMOptions::importRefusal).
-  FunctionProto* load(VM& vm, const std::string& path, const std::string& importerFile);
   void setRefusal(std::function<std::string(const std::string& path)> refusal) { refusal_ = std::move(refusal); }
 
  private:
+  // A module load() returned, until an unwinding finds it finished or failed.
+  struct Running {
+    FunctionProto* module;
+    std::string resolved;
+    std::size_t frame;  // kNotStarted until started()
+  };
+  static constexpr std::size_t kNotStarted = SIZE_MAX;
+
   std::unordered_set<std::string> imported_;  // resolved (real) paths
   std::function<std::string(const std::string& path)> refusal_;
+  std::vector<Running> running_;
 };
 
 }  // namespace kith::vm

@@ -5,11 +5,13 @@
 // allocation gate is the object space's (vm/object_space.h).
 #include "vm/vm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
+#include <unordered_set>
 
 #include "vm/opcodes.h"
 
@@ -87,7 +89,10 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   toStringSymbol_ = symbol("toString");
   initSymbol_ = symbol("init");
   lengthSymbol_ = symbol("length");
-  if (options.stepLimit) stepLimit_ = options.stepLimit;
+  if (options.stepLimit) {
+    stepBudget_ = options.stepLimit;
+    refreshStepsLeft();
+  }
   modules_.setRefusal(std::move(options.importRefusal));
 }
 
@@ -167,6 +172,15 @@ void VM::defineGlobal(std::string_view name, Value value) {
 Value VM::global(std::string_view name) {
   auto it = globalSlots_.find(std::string(name));
   return it == globalSlots_.end() ? Value::undefined() : globals_[static_cast<std::size_t>(it->second)];
+}
+
+void VM::dropTopLevelConstantRoots(const FunctionProto& script, std::size_t count) {
+  std::unordered_set<const Handle*> own;  // the constants of the top-level code, not of its functions
+  for (const Value& c : script.constants)
+    if (c.isObject() || c.isBoxedInt()) own.insert(c.handle());
+  constantObjects_.erase(std::remove_if(constantObjects_.begin() + static_cast<std::ptrdiff_t>(count),
+                                        constantObjects_.end(), [&](const Value& root) { return own.count(root.handle()) != 0; }),
+                         constantObjects_.end());
 }
 
 void VM::defineNative(ClassInfo* klass, const NativeFunction* native) {

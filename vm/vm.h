@@ -4,6 +4,7 @@
 // See object.h for THE RULE about raw object addresses.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -37,6 +38,10 @@ struct ExitRequest {
 // VMOptions::stepLimit reached: unwinds everything, like ExitRequest, and no
 // `catch` in a script can stop it. Only the fuzz targets set a step limit.
 struct StepLimitReached {};
+// VM::requestInterrupt (Ctrl-C in kith repl) seen by the interpreter: unwinds
+// everything, like StepLimitReached, so no script `catch` can keep a loop from being
+// stopped. exceptionTrace() then says where the code was.
+struct Interrupted {};
 
 struct CallFrame {
   Handle* closure;
@@ -101,9 +106,23 @@ class VM final : private Mutator {
   void defineStatic(ClassInfo* klass, std::string_view name, Value value);
 
   // --- running ------------------------------------------------------------------
+  // How runScript makes the script's frame. `allocate`: with a closure object, as
+  // every call has (kith run: an allocation that traces and studies count). `none`:
+  // top-level code captures no upvalues, so its frame needs no closure; kith repl
+  // runs its input so, because an input that frees memory must run when the heap is full.
+  enum class ScriptClosure { allocate, none };
   // Runs a compiled script to the end (its file counts as imported: see ModuleLoader). Returns normally, or throws KithThrow
-  // (uncaught exception: see pendingException / exceptionTrace) or ExitRequest.
-  void runScript(FunctionProto* script);
+  // (uncaught exception: see pendingException / exceptionTrace), ExitRequest or Interrupted.
+  // Whatever it throws, the frames, stack, try handlers and open upvalues it made are gone.
+  void runScript(FunctionProto* script, ScriptClosure closure = ScriptClosure::allocate);
+  // Asks the running code to stop: the interpreter throws Interrupted at its next
+  // loop back-edge, return or throw. Only atomic stores, so a signal handler may call it.
+  void requestInterrupt() noexcept {
+    interruptPending_.store(true, std::memory_order_relaxed);
+    stepsLeft_.store(0, std::memory_order_relaxed);  // the one check the interpreter makes anyway
+  }
+  // Withdraws a request the interpreter has not seen (it came after the code ended).
+  void clearInterrupt() noexcept;
   // Calls `callee` with `argc` arguments already pushed above it (push callee,
   // then each argument) and returns the result, popping all of them. For natives
   // that call back into script code (List.forEach, str() calling toString()).
@@ -161,6 +180,13 @@ class VM final : private Mutator {
   // walking every function's constants, most of them numbers, one function at a
   // time (that walk was most of a root scan's cache misses).
   void rootConstant(Value constant) { constantObjects_.push_back(constant); }
+  // Compiled code that will never run keeps no constant alive: kith repl drops the
+  // roots of a compile it does not run (and of an import that does not compile) by
+  // the count taken before it, and after an input ran, those of its top-level code
+  // (functions it defined keep theirs). A long session so leaks no heap.
+  std::size_t constantRootCount() const { return constantObjects_.size(); }
+  void dropConstantRoots(std::size_t count) { constantObjects_.resize(count); }
+  void dropTopLevelConstantRoots(const FunctionProto& script, std::size_t count);
 
   // --- statistics ---------------------------------------------------------------
   heap::Heap& heap() { return space_->heap(); }
@@ -199,6 +225,14 @@ class VM final : private Mutator {
   // "'NAME' expects N arguments but got M": the message names what was called.
   [[noreturn]] void throwArity(std::string_view callee, int expected, int got);
   void spendSteps(std::uint64_t steps) override;  // Mutator: VMOptions::stepLimit
+  // The interpreter's step check failed: Interrupted when an interrupt was asked
+  // for, else StepLimitReached; first the frames from `unwindFrame` up are dropped,
+  // when it is given (a throw from a catch handler that would skip that unwinding).
+  static constexpr std::size_t kNoUnwind = SIZE_MAX;
+  [[noreturn]] void stepLimitReached(std::size_t unwindFrame = kNoUnwind);
+  // Drops the frames from `frame` up (an exception unwinds them): their try handlers
+  // and open upvalues, and the imports they were running (ModuleLoader::unwound).
+  void unwindTo(std::size_t frame);
 
   Collector& collector_;  // its write barrier and back-edge budget
   std::vector<std::string> args_;
@@ -252,7 +286,22 @@ class VM final : private Mutator {
   std::vector<Value> displayInProgress_;  // arrays being shown by str() (roots; cycle check)
 
   std::uint64_t instructions_ = 0;
-  std::uint64_t stepLimit_ = UINT64_MAX;  // VMOptions::stepLimit, or no limit
+  std::uint64_t stepBudget_ = UINT64_MAX;  // VMOptions::stepLimit less spendSteps, or no limit
+  // What a run() invocation compares the instructions it has executed with at every
+  // back-edge and return: stepBudget_ less instructions_ (kept so by addInstructions),
+  // or 0 while an interrupt is pending. One load and compare, where `instructions_ +
+  // executed > limit` took two loads and an add. Atomic for requestInterrupt.
+  std::atomic<std::uint64_t> stepsLeft_{UINT64_MAX};
+  std::atomic<bool> interruptPending_{false};
+  static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "requestInterrupt runs in a signal handler");
+  void addInstructions(std::uint64_t executed) {
+    instructions_ += executed;
+    refreshStepsLeft();
+  }
+  void refreshStepsLeft() {
+    stepsLeft_.store(stepBudget_ > instructions_ ? stepBudget_ - instructions_ : 0, std::memory_order_relaxed);
+    if (interruptPending_.load(std::memory_order_relaxed)) stepsLeft_.store(0, std::memory_order_relaxed);  // asked meanwhile
+  }
   ClassInfo* arrayClass_ = nullptr;  // the interpreter's array fast paths compare it
   // Last: made from the classes above, and gone before them.
   std::unique_ptr<ObjectSpace> space_;

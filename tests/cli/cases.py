@@ -262,11 +262,11 @@ case("cli.stats_table_untimed", f"run --heap=list --stats --stats-timers=off {PR
 # kith repl with standard input not a terminal: lines without prompts, each input's value
 # or error in order, the session and its globals surviving errors, and `exit` ending it.
 REPL_SESSION = "{source}/tests/cli/repl_session.txt"
-case("cli.repl_stdin", "repl --heap=knuth", stdin=REPL_SESSION, output=(
+case("cli.repl_stdin", "repl --heap=knuth", stdin=REPL_SESSION, exit=65, output=(
     r"^3\n82\nprinted\nerror: unsupported operand types for \+: int and nil\n  at <script> \(<repl>:1\)\n42\n"
     r"<repl>:1:11: error: expected ';' after the variable declaration, found '2'\n[^\n]*\n[^\n]*\n"
     r"knuth\ntext;\n$"))
-case("cli.repl_gc_option", "repl --heap=tlsf --gc=none", stdin=REPL_SESSION, stdout=r"\ntlsf\n", stderr=ANY)
+case("cli.repl_gc_option", "repl --heap=tlsf --gc=none", stdin=REPL_SESSION, exit=65, stdout=r"\ntlsf\n", stderr=ANY)
 case("cli.repl_system_exit", "repl", stdin="{source}/tests/cli/repl_exit_code.txt", exit=3, stdout="^before\n$")
 case("cli.repl_script_refused", "repl x.kith", exit=64, stderr=USAGE_ERROR)
 case("cli.repl_reports_refused", "repl --stats", exit=64, stderr=USAGE_ERROR)
@@ -367,3 +367,26 @@ case("cli.own.replay_one_size_two_spellings", f"replay --heap=tlsf --heap-size=1
      stdout="^" + SMALL_REPLAYED.format("tlsf") + "$")
 case("cli.own.trace_format_needs_a_trace", f"run --trace-format=text {FIB} 5", exit=64,
      stderr=r"^kith: --trace-format is the format of --trace's file; it needs --trace=PATH too\n")
+# --- kith repl reading standard input (issue 40: items 11, 12, 14) ---------------------------
+# The exit status is the last failed input's, as `kith run` would exit for it: 65 for a
+# compile error, 70 for a runtime error (0 when none failed).
+case("cli.repl_last_failure_runtime", "repl", stdin="{source}/tests/cli/repl_compile_then_runtime.txt", exit=70,
+     stdout="^after both\n$", stderr=r"^<repl>:1:11: error: .*\nerror: unsupported operand types")
+case("cli.repl_last_failure_compile", "repl", stdin="{source}/tests/cli/repl_runtime_then_compile.txt", exit=65,
+     stdout="^after both\n$", stderr=r"^error: unsupported operand types.*\n<repl>:1:11: error: ")
+# Input left unfinished at the end is a compile error, not dropped.
+case("cli.repl_unfinished_at_end", "repl", stdin="{source}/tests/cli/repl_unfinished.txt", exit=65,
+     stderr=r"^<repl>:3:1: error: [^\n]*found end of file\n")
+# A block comment may span lines; one left open at the end is the lexer's error.
+case("cli.repl_block_comment_lines", "repl", stdin="{source}/tests/cli/repl_block_comment.txt", exit=65,
+     stdout="^2\nno /\\* comment here\n$", stderr=r"^<repl>:1:1: error: unterminated block comment\n")
+# The echo shows every byte of a string, NUL too.
+case("cli.repl_echo_nul", "repl", stdin="{source}/tests/cli/repl_nul_echo.txt", stdout="^a\x00b\n\\[x\x00y, 1\\]\n$")
+# A full heap can be emptied: the inputs that fail for want of memory keep none of it
+# (their constants are no roots), and an input runs without allocating.
+case("cli.repl_full_heap_emptied", "repl --heap-size=16K", stdin="{source}/tests/cli/repl_full_heap.txt", exit=70,
+     stdout=r"(^|\n)freed\n$", stderr=ANY)
+# kith disasm: the whole listing after a NUL in a constant, and control characters escaped.
+case("cli.disasm_control_bytes", "disasm {source}/tests/cli/scripts/control_bytes.kith",
+     stdout=(r'CONSTANT +[0-9]+ "a\\0b"\n.*CONSTANT +[0-9]+ "\\u\{1B\}\[31mred\\u\{1B\}\[0m\\t\\r\\u\{7F\}\\u\{9B\}"\n'
+             r'.*CONSTANT +[0-9]+ "after"\n'), absent="\x1b")

@@ -2,7 +2,11 @@
 an expression's value is printed, an unclosed block continues at a '... ' prompt,
 an error leaves the session and its globals working, the up arrow recalls the last
 line (libedit's history), and Ctrl-D ends the session with exit 0; bare `kith` on a
-terminal starts the REPL too, and `exit` ends it with exit 0.
+terminal starts the REPL too, and `exit` ends it with exit 0. Ctrl-C (issue 40, item 9)
+stops running code with "interrupted" and where it stopped, and the session goes on
+with its globals; at a continuation prompt it drops the unfinished input, on a
+half-written line the line, at an empty prompt it shows a fresh one; a loop that
+catches every error cannot keep it out.
 
 Usage: repl_terminal_check.py KITH. Prints "ok" on success."""
 import os
@@ -60,6 +64,17 @@ class Terminal:
             time.sleep(0.01)
         os.write(self.fd, text.encode())
 
+    def interrupt_running(self):
+        """Ctrl-C while code runs: once the line editor has given the terminal back
+        (canonical mode again), the terminal driver turns it into SIGINT."""
+        deadline = time.monotonic() + 20
+        while not termios.tcgetattr(self.fd)[3] & termios.ICANON:
+            if time.monotonic() >= deadline:
+                sys.exit("FAIL: the line editor kept the terminal while the input ran")
+            time.sleep(0.01)
+        time.sleep(0.2)  # well inside the loop
+        os.write(self.fd, b"\x03")
+
 
 # What is typed at each prompt, and what the terminal must show after it.
 SESSION = [
@@ -76,8 +91,42 @@ SESSION = [
 ]
 
 
+# Ctrl-C: what is typed (None: Ctrl-C while the input runs), and what the terminal shows.
+INTERRUPTS = [
+    ("let kept = 41\n", r"\n> ", "a global"),
+    ("fn spin() {\n  while (true) {}\n}\n", r"\}\n> ", "a function that never returns"),
+    ("spin()\n", r"spin\(\)\n", "it runs"),
+    (None, r"interrupted\n  at spin \(<repl>:2\)\n  at <script> \(<repl>:1\)\n> ", "Ctrl-C stops it, and says where"),
+    ("kept + 1\n", r"\n42\n> ", "the globals are kept"),
+    ("fn half() {\n", r"\.\.\. ", "a block half typed"),
+    ("\x03", r"\n> ", "Ctrl-C at the continuation prompt: a fresh prompt"),
+    ("half\n", r"undefined variable 'half'.*\n> ", "the unfinished input was dropped"),
+    ("kept +", r"kept \+", "a line half written"),
+    ("\x03", r"\n> ", "Ctrl-C on it: a fresh prompt"),
+    ("kept\n", r"kept\n41\n> ", "the half-written line was dropped"),
+    ("\x03", r"\n> ", "Ctrl-C at an empty prompt: a fresh prompt"),
+    ("while (true) { try { spin(); } catch (e) {} }\n", r"\}\n", "a loop that catches every error"),
+    (None, r"interrupted\n  at spin \(<repl>:2\)\n  at <script> \(<repl>:1\)\n> ", "is stopped too"),
+    ("kept\n", r"kept\n41\n> ", "and the session goes on"),
+]
+
+
 def main():
     kith = sys.argv[1]
+    term = Terminal([kith, "repl"])
+    term.expect(r"heap estranged.*\n> ", "the banner, then the prompt")
+    for typed, shown, what in INTERRUPTS:
+        if typed is None:
+            term.interrupt_running()
+        else:
+            term.type(typed)
+        term.expect(shown, what)
+    term.type("\x04")
+    expect_exit(term, "Ctrl-D after Ctrl-C")
+    main_session(kith)
+
+
+def main_session(kith):
     term = Terminal([kith, "repl", "--heap=knuth"])
     term.expect(r"heap knuth.*\n> ", "the banner names the policy, then the prompt")
     for typed, shown, what in SESSION:
