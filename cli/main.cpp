@@ -92,6 +92,10 @@ constexpr const char* kCommandsHelp =
     "                                the workload suite across policies x collectors: raw\n"
     "                                results, summary, figures and report.md in DIR\n"
     "                                (kith study --help for every option)\n"
+    "  kith study --native [--quick] [--programs=...] [--policies=...] [--out=DIR]\n"
+    "                                real programs (cfrac, espresso, perl, python, sqlite,\n"
+    "                                lua, gcc) on every policy through kith exec: Figure 6,\n"
+    "                                exact costs (kith study --native --help)\n"
     "  kith --help | --version       kith COMMAND --help: that command's options;\n"
     "                                --version names the commit it was built from\n"
     "\n";

@@ -41,7 +41,8 @@ std::string reportJson(const ProcessReport& r) {
   block.pop_back();  // the block's closing brace: what only a whole program has goes inside
   block += ",\n  \"reallocs\": {\"in_place\": " + n(r.counts.reallocsInPlace) +
            ", \"moved\": " + n(r.counts.reallocsMoved) + "}, \"aligned_requests\": " + n(r.counts.alignedRequests) +
-           ", \"memory_consumption_bytes\": " + (r.memoryConsumption ? n(*r.memoryConsumption) : "null") + "}";
+           ", \"memory_consumption_bytes\": " + (r.memoryConsumption ? n(*r.memoryConsumption) : "null") +
+           ", \"arena_resident_bytes\": " + (r.arenaResident ? n(*r.arenaResident) : "null") + "}";
   return "{\"policy\": " + heap::jsonString(r.policy) + ", \"heap_size\": " + n(r.heapBytes) +
          ", \"check\": " + (r.check ? "true" : "false") + ",\n \"process\": {\"pid\": " + n(static_cast<std::uint64_t>(r.pid)) +
          ", \"command\": " + heap::jsonString(r.command) + ", \"peak_rss_bytes\": " + n(r.peakRss) +
@@ -57,7 +58,9 @@ std::string reportTable(const ProcessReport& r) {
   out += heap::statisticsTableLine("aligned requests", n(r.counts.alignedRequests));
   out += heap::statisticsTableLine(
       "memory consumption",
-      (r.memoryConsumption ? n(*r.memoryConsumption) + " bytes of the arena touched" : std::string("no arena")) +
+      (r.memoryConsumption ? n(*r.memoryConsumption) + " bytes, the highest arena offset a block reached (" +
+                                 n(r.arenaResident.value_or(0)) + " bytes of the arena resident at exit)"
+                           : std::string("no arena")) +
           " (peak RSS " + n(r.peakRss) + " bytes)");
   return out;
 }

@@ -31,6 +31,9 @@ struct ProcessCounts {
   std::uint64_t reallocsInPlace = 0;
   std::uint64_t reallocsMoved = 0;
   std::uint64_t alignedRequests = 0;  // memalign and its kin, alignment above 16
+  // The Heap Layers paper's memory consumption on an arena: the highest offset a block
+  // handed out has reached (its start plus the request), as sbrk's break would stand.
+  std::size_t arenaHighWater = 0;
 };
 
 struct ProcessReport {
@@ -41,7 +44,8 @@ struct ProcessReport {
   std::string command;
   heap::HeapStatistics heap;
   ProcessCounts counts;
-  std::optional<std::size_t> memoryConsumption;  // nullopt: no arena
+  std::optional<std::size_t> memoryConsumption;  // counts.arenaHighWater; nullopt: no arena
+  std::optional<std::size_t> arenaResident;      // the arena's pages resident at exit (touched)
   std::size_t peakRss = 0;
 };
 

@@ -300,7 +300,12 @@ void* obtain(std::size_t size) {
     PolicyCall call;
     block = p.policy->malloc(size);
   }
-  if (!block) outOfMemory(size);
+  if (!block) {
+    outOfMemory(size);
+  } else if (arenaBase) {
+    std::size_t end = static_cast<std::size_t>(static_cast<const std::byte*>(block) - arenaBase) + size;
+    if (end > p.counts.arenaHighWater) p.counts.arenaHighWater = end;
+  }
   return block;
 }
 
@@ -563,7 +568,10 @@ void heapAtExit() {
     report.heap = p.policy->statistics();
   }
   report.counts = p.counts;
-  if (arenaBase) report.memoryConsumption = residentBytes(arenaBase, arenaSize);
+  if (arenaBase) {
+    report.memoryConsumption = p.counts.arenaHighWater;
+    report.arenaResident = residentBytes(arenaBase, arenaSize);
+  }
   report.peakRss = peakResidentBytes();
   writeReport(p.settings, report);
 }

@@ -361,6 +361,9 @@ class Stopped(KeyboardInterrupt):
 
 
 def main(argv):
+    if "--native" in argv:  # the native study: real programs on every policy (native_study.py)
+        from . import native_study
+        return native_study.main([x for x in argv if x != "--native" and not x.startswith("--kith-build=")])
     a = parse_args(argv)
     kith = os.path.abspath(a.kith)
     out_dir = os.path.abspath(a.out)

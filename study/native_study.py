@@ -11,7 +11,9 @@ Layers paper's Figure 6 and Tables 5 and 6 asked of Kingsley and Lea, for every 
              ru_maxrss), the process's statistics (peak bytes in use, the arena's high-water
              mark: the paper's memory consumption). glibc is `--heap=malloc` (the same
              kith exec, no Kith heap), the yardstick every time is normalised to.
-  trace      each program once under `kith exec --heap=lea --trace=...` (a program's
+  trace      each program once on its small input (the suite's quick command: callgrind
+             runs a replay some 50 times slower than the machine, and cfrac's study input
+             makes ~10^8 requests) under `kith exec --heap=lea --trace=...` (a program's
              requests do not depend on its allocator, except where it hashes addresses)
   replay     each trace replayed on each policy with --stats-file: Figure 10's satisfied
              breakdown and the worst steps per request against the policy's proven bound
@@ -40,17 +42,18 @@ if not __package__:  # run by path: load this folder as the package
     import by_path  # noqa: F401
     __package__ = "study"
 from . import alloc_cost, native_suite, stats, steps  # noqa: E402
+from .suggestion import did_you_mean  # noqa: E402
 from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, parse_size,  # noqa: E402
                      usage_error, write_csv)
 
 MARKER = "native.json"
 GLIBC = "malloc"
-WITHOUT_KITH = "none"  # the program alone, no kith exec: what the library's own start and counting cost
+WITHOUT_KITH = "without-kith"  # the program alone, no kith exec: what the library's own start and counting cost
 TRACED_ON = "lea"
 NOT_REPLAYED = {"boehm"}
 DEFAULT_REPEAT, QUICK_REPEAT = 5, 1
 DEFAULT_HEAP = "2G"
-RUN_TIMEOUT = 1800
+RUN_TIMEOUT = 600  # seconds: a policy that cannot finish a program in that is recorded as failed (137)
 # The Heap Layers paper (PLDI 2001), Tables 5 and 6: runtime in seconds and memory
 # consumption in bytes of its two benchmarks that Kith runs too.
 PAPER_RUNTIME = {"cfrac": {"Kingsley": 19.02, "KingsleyHeap": 19.75, "KingsleyHeap + coal.": 25.94,
@@ -102,9 +105,12 @@ def parse_args(argv):
 
 
 def exec_policies(kith):
-    """The policies `kith exec` serves, in `kith policies` order (boehm is refused there)."""
+    """The policies `kith exec` serves, in `kith policies` order (boehm is refused there),
+    then the references that command notes on stderr (kingsley-bsd)."""
     p = subprocess.run([kith, "policies"], capture_output=True, text=True)
-    names = [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
+    rows = [line.split() for line in p.stdout.splitlines() if line.strip()]
+    names = [r[0] for r in rows if len(r) < 2 or r[1] != "collector:"]
+    names += re.findall(r"note: (\S+) is a reference", p.stderr)
     return [n for n in names if n not in NOT_REPLAYED]
 
 
@@ -114,7 +120,8 @@ def pick(option, spec, valid):
     names = [s for s in spec.split(",") if s]
     bad = [n for n in names if n not in valid]
     if bad or not names:
-        raise usage_error(f"{option}: '{bad[0] if bad else spec}' is not one of {', '.join(valid)}")
+        word = bad[0] if bad else spec
+        raise usage_error(f"{option}: '{word}' is not one of {', '.join(valid)}", did_you_mean(word, valid))
     return names
 
 
@@ -326,7 +333,7 @@ def summarize(rows, programs, policies):
     for prog in programs:
         walls = {pol: [r["wall_s"] for r in rows if r["program"] == prog and r["policy"] == pol and r["output_ok"]]
                  for pol in policies}
-        rss = {pol: [r["max_rss_kib"] for r in rows if r["program"] == prog and r["policy"] == pol
+        rss = {pol: [r["max_rss_kib"] for r in rows if r["program"] == prog and r["policy"] == pol and r["max_rss_kib"]
                      and r["output_ok"]] for pol in policies}
         base, base_rss = walls.get(GLIBC, []), rss.get(GLIBC, [])
         for pol in policies:
@@ -444,7 +451,9 @@ def report(a, programs, policies, summary, replay_rows, cost_rows, commit):
                           cell(r["paper_runtime_s"]), cell(r["memory_consumption"]), cell(r["paper_memory_bytes"])]
                          for r in fig])
     if replay_rows:
-        out += ["", "## Requests satisfied (Figure 10) and worst steps against the bound (replays of each trace)", ""]
+        out += ["", "## Requests satisfied (Figure 10) and worst steps against the bound", "",
+                "Each program traced once on its small input (the suite's `quick` command) on `lea`, and the "
+                "trace replayed on every policy (`kith replay`).", ""]
         out += table(["program", "policy", "allocations", "immediate", "split", "glue", "defrag", "failed",
                       "malloc steps max / bound", "free steps max / bound"],
                      [[r["program"], r["policy"], cell(r.get("allocations")), cell(r.get("satisfied_immediate")),
@@ -453,7 +462,9 @@ def report(a, programs, policies, summary, replay_rows, cost_rows, commit):
                        f"{cell(r.get('malloc_steps_max'))} / {cell(r.get('malloc_bound'))}",
                        f"{cell(r.get('free_steps_max'))} / {cell(r.get('free_bound'))}"] for r in replay_rows])
     if cost_rows:
-        out += ["", "## Exact cost per request (callgrind on the replay, minus the `nothing` baseline)", ""]
+        out += ["", "## Exact cost per request (callgrind on the replay, minus the `nothing` baseline)", "",
+                "The same replays under callgrind with fixed simulated caches (`study/alloc_cost.py`): "
+                "instructions and D1 misses a request are exact, the same on any host.", ""]
         out += table(["program", "policy", "instructions a malloc", "a free", "D1 misses a malloc", "a free"],
                      [[r["program"], r["policy"], cell(r.get("ir_per_malloc")), cell(r.get("ir_per_free")),
                        cell(r.get("d1_per_malloc")), cell(r.get("d1_per_free"))] for r in cost_rows])
@@ -491,17 +502,19 @@ def run(a, log):
         raise StudyError(66, f"{places[missing[0]]} is not built (cfrac and espresso build from "
                              f"{sources}; --programs leaves them out)")
     programs = [programs_by[n] for n in names]
+    small = {p.name: p for p in native_suite.load(places, True)}
+    traced = [small[n] for n in names]  # the small inputs: see "trace" above
     claim_out_dir(out)
     commit = kith_commit(a.kith)
     write_text(os.path.join(out, MARKER), json.dumps({"kith": a.kith, "commit": commit, "programs": names,
                                                       "policies": policies, "repeat": a.repeat, "quick": a.quick,
                                                       "heap_size": a.heap_bytes}, indent=1) + "\n")
-    prepare(programs)
+    prepare(programs + ([] if a.quick else traced))
     refs = reference(programs, out)
     rows = timed_runs(a, programs, policies, refs, out, log)
     write_csv(os.path.join(out, "native_runs.csv"), rows, list(rows[0]) if rows else [])
     replayed = [p for p in policies if p not in NOT_REPLAYED and p != WITHOUT_KITH]
-    replay_rows, cost_rows = trace_and_replay(a, programs, replayed, out, log)
+    replay_rows, cost_rows = trace_and_replay(a, traced, replayed, out, log)
     summary = summarize(rows, names, policies)
     write_csv(os.path.join(out, "native_summary.csv"), summary, SUMMARY_COLUMNS)
     fig = figure6_rows(summary)
@@ -523,7 +536,7 @@ def main(argv):
     try:
         return run(parse_args(argv), log)
     except StudyError as e:
-        log(str(e))
+        log(str(e) + (f"\nkith study --native: {e.hint}" if getattr(e, "hint", "") else ""))
         return e.code
     except KeyboardInterrupt:
         return 130

@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""`kith study --native` (study/native_study.py, native_suite.py): the whole driver on two
+programs' small inputs and two policies (outputs checked against glibc, traces replayed, the
+report and CSVs written), the folder it refuses, and the suite file's checks.
+
+  test_native.py KITH THIRD_PARTY_BUILD WORK"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+from study import native_suite  # noqa: E402
+from study.common import StudyError  # noqa: E402
+
+KITH = THIRD_PARTY = WORK = None
+
+
+def study(*args):
+    return subprocess.run([KITH, "study", "--native", f"--third-party={THIRD_PARTY}", *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+class Driver(unittest.TestCase):
+    def test_quick_study(self):
+        out = os.path.join(WORK, "quick")
+        shutil.rmtree(out, ignore_errors=True)
+        programs = "cfrac,sqlite" if os.path.exists(os.path.join(THIRD_PARTY, "cfrac")) else "sqlite,perl"
+        p = study("--quick", f"--programs={programs}", "--policies=lea,kingsley-coalescing", f"--out={out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "native_summary.csv")) as f:
+            rows = list(csv.DictReader(f))
+        # the program alone, glibc through kith exec (both added) and the two asked for, per program
+        self.assertEqual({r["policy"] for r in rows}, {"without-kith", "malloc", "lea", "kingsley-coalescing"})
+        self.assertEqual({r["program"] for r in rows}, set(programs.split(",")))
+        for r in rows:
+            self.assertEqual(r["ok"], "1", r)
+            if r["policy"] in ("lea", "kingsley-coalescing"):
+                self.assertGreater(int(r["allocations"]), 1000, r)
+                self.assertGreaterEqual(int(r["memory_consumption"]), int(r["peak_bytes_in_use"]), r)
+        with open(os.path.join(out, "native_replay.csv")) as f:
+            replays = list(csv.DictReader(f))
+        for r in replays:
+            self.assertEqual(r["exit_code"], "0", r)
+            if r["policy"] == "kingsley-coalescing":  # its bound is 3 and 3 (segregated_list_heap.h)
+                self.assertLessEqual(int(r["malloc_steps_max"]), int(r["malloc_bound"]), r)
+                self.assertLessEqual(int(r["free_steps_max"]), int(r["free_bound"]), r)
+        report = open(os.path.join(out, "native_report.md")).read()
+        self.assertIn("## Runtime normalised to glibc", report)
+        self.assertIn("KingsleyHeap + coal.", report)
+        with open(os.path.join(out, "native.json")) as f:
+            self.assertEqual(json.load(f)["policies"][:2], ["without-kith", "malloc"])
+        # Again in the same folder: it is a native study's, so it is taken.
+        p = study("--quick", "--programs=sqlite", "--policies=lea", f"--out={out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_refuses_a_folder_that_is_not_its_own(self):
+        out = os.path.join(WORK, "users")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(os.path.join(out, "runs", "x"))
+        with open(os.path.join(out, "runs", "x", "data.txt"), "w") as f:
+            f.write("precious\n")
+        p = study("--quick", "--programs=sqlite", f"--out={out}")
+        self.assertEqual(p.returncode, 73, p.stderr)
+        self.assertIn("not a native study", p.stderr)
+        with open(os.path.join(out, "runs", "x", "data.txt")) as f:
+            self.assertEqual(f.read(), "precious\n")
+
+    def test_usage_errors(self):
+        for args in (["--policies=occasional"], ["--policies=lsit"], ["--programs=nosuch"], ["--repeat=0"], ["--heap-size=lots"], ["--out="],
+                     ["--policies=boehm"]):
+            p = study("--quick", f"--out={os.path.join(WORK, 'never')}", *args)  # the last --out wins
+            self.assertEqual(p.returncode, 64, (args, p.stderr))
+            self.assertIn(len(p.stderr.splitlines()), (1, 2), p.stderr)  # the message, maybe a hint
+        self.assertFalse(os.path.exists(os.path.join(WORK, "never")))
+
+
+class Suite(unittest.TestCase):
+    def rows(self, text):
+        path = os.path.join(WORK, "suite.tsv")
+        with open(path, "w") as f:
+            f.write(text)
+        return native_suite.load(native_suite.places_for("/b", "/s", "/w"), False, path)
+
+    HEADER = "\t".join(native_suite.COLUMNS) + "\n"
+
+    def test_the_shipped_suite_reads(self):
+        names = [p.name for p in native_suite.load(native_suite.places_for("/b", "/s", "/w"), True)]
+        self.assertEqual(names, ["cfrac", "espresso", "perl", "python", "sqlite", "lua", "lua_generational", "gcc"])
+
+    def test_placeholders_and_env(self):
+        (p,) = self.rows(self.HEADER + "x\t{cfrac} {work}/a 'two words'\t-\tq\t-\tA=1,B=2\t-\tw\n")
+        self.assertEqual(p.command, ["/b/cfrac", "/w/a", "two words"])
+        self.assertEqual(p.env, {"A": "1", "B": "2"})
+
+    def test_malformed(self):
+        for text in ("name\tcommand\n", self.HEADER + "x\tcmd\n", self.HEADER + "x\t{nope}\t-\tq\t-\t-\t-\tw\n",
+                     self.HEADER + "x\tc\t-\tq\t-\tNOEQUALS\t-\tw\n", self.HEADER + "x\tc\t-\tq\t-\t-\t(\tw\n",
+                     self.HEADER + "x\tc\t-\tq\t-\t-\t-\tw\n" + "x\tc\t-\tq\t-\t-\t-\tw\n"):
+            with self.assertRaises(StudyError) as e:
+                self.rows(text)
+            self.assertEqual(e.exception.code, 65, text)
+
+    def test_not_a_regular_file(self):
+        with self.assertRaises(StudyError) as e:
+            native_suite.read_rows("/dev/zero")
+        self.assertEqual(e.exception.code, 66)
+
+
+if __name__ == "__main__":
+    KITH, THIRD_PARTY, WORK = sys.argv[1:4]
+    os.makedirs(WORK, exist_ok=True)
+    unittest.main(argv=sys.argv[:1])
