@@ -10,12 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <new>
 #include <optional>
 #include <string>
 
 #include "cli/byte_size.h"
 #include "cli/exit_codes.h"
+#include "cli/output_conflicts.h"
 #include "cli/output_file.h"
 #include "cli/suggestion.h"
 #include "cli/usage_error.h"
@@ -103,21 +105,18 @@ std::optional<int> checkHeap(const ExecOptions& o) {
   return std::nullopt;
 }
 
-// Creates the file an option names (so a wrong path costs no run: exit 73 before
-// COMMAND starts) and keeps it as an absolute path: COMMAND's processes may change
-// directory before they write it.
-std::optional<int> createOutput(const char* option, const std::string& path, std::string& out) {
+// Checks that the file an option names can be written (a wrong path costs no run: exit
+// 73 before COMMAND starts) without touching what is there: each process writes its own
+// file at its exit, whole or not at all (preload/whole_file.h). Keeps it as an absolute
+// path: COMMAND's processes may change directory before they write it.
+std::optional<int> checkOutput(const char* option, const std::string& path, std::string& out) {
   if (path == "-")
     return usageError(std::string(option) + "=- would mix into COMMAND's standard output; name a file" +
                       (std::string_view(option) == "--stats-file" ? " (or --stats=json: standard error)" : ""));
   OutputFile file;
-  if (!file.open(path) || !file.close()) return kExitCantCreate;
-  char resolved[PATH_MAX];
-  if (!::realpath(path.c_str(), resolved)) {
-    std::fprintf(stderr, "kith: %s: %s\n", path.c_str(), std::strerror(errno));
-    return kExitCantCreate;
-  }
-  out = resolved;
+  if (!file.open(path)) return kExitCantCreate;
+  file.discard();
+  out = std::filesystem::absolute(path).lexically_normal().string();
   return std::nullopt;
 }
 
@@ -161,10 +160,19 @@ std::optional<int> readOptions(const std::vector<std::string_view>& args, ExecOp
     return usageError("'exec' needs a command to run: kith exec [OPTIONS] -- COMMAND [ARGS...]");
   if (auto exit = checkHeap(o)) return exit;
   for (std::string_view word : line.operands) o.command.emplace_back(word);
+  // An output may be neither the other output nor a file COMMAND is given (its program or
+  // an argument naming a file): the process's exit would replace what it read.
+  std::vector<NamedOutput> outputs;
+  if (!statsFile.empty()) outputs.push_back({"--stats-file", statsFile});
+  if (!trace.empty()) outputs.push_back({"--trace", trace});
+  std::vector<NamedInput> inputs;
+  for (std::size_t i = 0; i < o.command.size(); ++i)
+    if (o.command[i] != "-") inputs.push_back({i == 0 ? "the program" : "an argument of COMMAND", o.command[i]});
+  if (auto exit = refuseSharedOutputs(outputs, inputs)) return exit;
   if (!statsFile.empty())
-    if (auto exit = createOutput("--stats-file", statsFile, o.statsFile)) return exit;
+    if (auto exit = checkOutput("--stats-file", statsFile, o.statsFile)) return exit;
   if (!trace.empty())
-    if (auto exit = createOutput("--trace", trace, o.trace)) return exit;
+    if (auto exit = checkOutput("--trace", trace, o.trace)) return exit;
   return std::nullopt;
 }
 

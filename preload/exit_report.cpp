@@ -13,14 +13,18 @@
 #include "heap/statistics/statistics_report.h"
 #include "preload/output_path.h"
 #include "preload/stderr_line.h"
+#include "preload/whole_file.h"
 
 namespace kith::preload {
 namespace {
 
 std::string n(std::uint64_t v) { return std::to_string(v); }
 
+// Whole or not at all (whole_file.h): an earlier file at `path` stays as it was
+// unless the new one is complete.
 void writeFile(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  std::string partial = partialPath(path);
+  int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
     writeStderrLine("kith: %s: %s", path.c_str(), std::strerror(errno));
     return;
@@ -31,7 +35,14 @@ void writeFile(const std::string& path, const std::string& text) {
     ok = false;
     error = errno;
   }
-  if (!ok) writeStderrLine("kith: %s: %s", path.c_str(), std::strerror(error));
+  if (ok && !publish(partial, path)) {
+    ok = false;
+    error = errno;
+  }
+  if (!ok) {
+    abandon(partial, path);
+    writeStderrLine("kith: %s: %s", path.c_str(), std::strerror(error));
+  }
 }
 
 }  // namespace

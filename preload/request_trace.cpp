@@ -5,6 +5,7 @@
 
 #include "preload/output_path.h"
 #include "preload/stderr_line.h"
+#include "preload/whole_file.h"
 
 namespace kith::preload {
 
@@ -20,7 +21,8 @@ bool RequestTrace::open() {
     restart_ = false;
   }
   std::string path = outputPath(path_, rootPid_);
-  file_ = std::fopen(path.c_str(), "w");
+  partial_ = partialPath(path);  // renamed onto path by finish(): whole or not at all
+  file_ = std::fopen(partial_.c_str(), "w");
   if (!file_) {
     stop(path.c_str(), errno);
     return false;
@@ -49,7 +51,15 @@ void RequestTrace::finish() {
     error = errno;
   }
   file_ = nullptr;
-  if (!ok) writeStderrLine("kith: %s: %s", outputPath(path_, rootPid_).c_str(), std::strerror(error));
+  std::string path = outputPath(path_, rootPid_);
+  if (ok && !publish(partial_, path)) {
+    ok = false;
+    error = errno;
+  }
+  if (!ok) {
+    abandon(partial_, path);
+    writeStderrLine("kith: %s: %s", path.c_str(), std::strerror(error));
+  }
   stopped_ = true;
 }
 

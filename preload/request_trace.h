@@ -69,6 +69,7 @@ class RequestTrace {
   std::string path_;
   long rootPid_;
   std::FILE* file_ = nullptr;
+  std::string partial_;  // where file_ writes until finish() renames it (whole_file.h)
   std::unique_ptr<heap::TraceWriter> writer_;
   std::unique_ptr<heap::TraceIdMap> ids_;
   std::uint64_t time_ = 0, nextId_ = 0;

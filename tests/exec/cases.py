@@ -83,3 +83,19 @@ case("exec.malloc_bare", "exec --heap=malloc -- sh -c 'echo ${{LD_PRELOAD:-nothi
      stdout=r"^nothing preloaded\n$")
 case("exec.malloc_counted", "exec --heap=malloc --stats-file={tmp}/s.json -- sh -c 'echo $LD_PRELOAD'",
      stdout=r"^/[^ ]*/libkith_malloc\.so\n$", files={"{tmp}/s.json": r'"policy": "malloc"'})
+
+# A user's files (docs/RELIABILITY.md): an output that is another output or a file COMMAND is
+# given is refused before COMMAND runs (64), and an earlier file is replaced only by a whole one
+# (preload/whole_file.h): not emptied by the check before COMMAND runs, nor when COMMAND cannot run.
+case("exec.own.two_outputs_one_file", "exec --stats-file={tmp}/s.out --trace={tmp}/./s.out -- true", exit=64,
+     stderr=r"^kith: --stats-file=[^\n]*s.out and --trace=[^\n]*s.out are the same file\n", files={"{tmp}/s.out": None})
+case("exec.own.output_is_an_argument", "exec --stats-file={tmp}/data.txt -- sort {tmp}/data.txt", exit=64,
+     given={"{tmp}/data.txt": "b\na\n"}, files={"{tmp}/data.txt": r"^b\na\n$"},
+     stderr=r"^kith: --stats-file=[^\n]*data.txt is an argument of COMMAND '[^\n]*data.txt': the output would replace it\n")
+case("exec.own.output_is_the_program", "exec --trace={tmp}/prog.sh -- {tmp}/prog.sh", exit=64,
+     given={"{tmp}/prog.sh": "#!/bin/sh\n"}, files={"{tmp}/prog.sh": r"^#!/bin/sh\n$"},
+     stderr=r"^kith: --trace=[^\n]*prog.sh is the program '[^\n]*prog.sh': the output would replace it\n")
+case("exec.own.earlier_stats_kept_when_command_missing", "exec --stats-file={tmp}/prev.json -- {tmp}/no/such/program",
+     exit=127, given={"{tmp}/prev.json": "earlier\n"}, files={"{tmp}/prev.json": r"^earlier\n$"}, stderr=ANY)
+case("exec.own.stats_replaced_whole", "exec --stats-file={tmp}/prev.json -- true",
+     given={"{tmp}/prev.json": "earlier\n"}, files={"{tmp}/prev.json": r'^\{"policy": "estranged"'})
