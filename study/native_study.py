@@ -89,6 +89,9 @@ def parse_args(argv):
     ap.add_argument("--no-costs", action="store_true", help="skip the callgrind replays")
     ap.add_argument("--third-party", default=None,
                     help="where cfrac and espresso were built (default: third_party/ beside kith's build)")
+    ap.add_argument("--awfy", default=None, metavar="PATH",
+                    help="an are-we-fast-yet checkout: adds its Lua benchmarks (those of Kith's suite) under "
+                         "lua5.4, incremental and generational")
     ap.add_argument("--third-party-sources", default=None,
                     help="their sources (default: ../shared/third_party beside the source tree)")
     a = ap.parse_args(argv)
@@ -495,6 +498,8 @@ def run(a, log):
     out = os.path.abspath(a.out)
     places = native_suite.places_for(build, sources, os.path.join(out, "work"))
     suite = native_suite.load(places, a.quick)
+    awfy = native_suite.awfy_programs(os.path.abspath(a.awfy), a.quick) if a.awfy else []
+    suite += awfy
     programs_by = {p.name: p for p in suite}
     names = pick("--programs", a.programs, list(programs_by))
     missing = [n for n in ("cfrac", "espresso") if n in names and not os.access(places[n], os.X_OK)]
@@ -502,7 +507,8 @@ def run(a, log):
         raise StudyError(66, f"{places[missing[0]]} is not built (cfrac and espresso build from "
                              f"{sources}; --programs leaves them out)")
     programs = [programs_by[n] for n in names]
-    small = {p.name: p for p in native_suite.load(places, True)}
+    small = {p.name: p for p in native_suite.load(places, True) +
+             (native_suite.awfy_programs(os.path.abspath(a.awfy), True) if a.awfy else [])}
     traced = [small[n] for n in names]  # the small inputs: see "trace" above
     claim_out_dir(out)
     commit = kith_commit(a.kith)

@@ -105,3 +105,36 @@ def load(places, quick, path=NATIVE_SUITE):
         programs.append(Program(row["name"], command, fill(path, n, row["quick_prepare" if quick else "prepare"], places),
                                 parse_env(path, n, row["env"]), mask, row["what"]))
     return programs
+
+
+# --- the Are We Fast Yet suite's own Lua code --------------------------------------------
+
+AWFY_MASK = r"(runtime|average|total|Total Runtime): [0-9]+us"
+GENERATIONAL = 'collectgarbage("generational")'
+
+
+def awfy_programs(awfy, quick, names=None):
+    """The AWFY benchmarks of Kith's own suite (workloads/suite.tsv's rows that run
+    workloads/awfy/harness.kith), as the AWFY checkout at `awfy` runs them under lua5.4, with
+    the same arguments as the Kith runs (the study's, or quick: the small ones), each under
+    Lua's incremental collector (awfy_NAME) and its generational one (awfy_NAME_gen)."""
+    from .suite import read_suite
+    lua_dir = os.path.join(awfy, "benchmarks", "Lua")
+    if not os.path.isfile(os.path.join(lua_dir, "harness.lua")):
+        raise StudyError(EXIT_MISSING, f"--awfy={awfy} is not a checkout of are-we-fast-yet "
+                                       "(no benchmarks/Lua/harness.lua)")
+    programs = []
+    workloads, _ = read_suite(os.path.join(SOURCE_DIR, "workloads", "suite.tsv"))
+    for w in workloads:
+        if not w.script.endswith(os.path.join("awfy", "harness.kith")) or (names and w.name not in names):
+            continue
+        args = w.args("small" if quick else "study")
+        if not os.path.isfile(os.path.join(lua_dir, args[0].lower() + ".lua")):
+            continue  # a variant of Kith's own (HavlakShort): the checkout has no such benchmark
+        env = {"LUA_PATH": os.path.join(lua_dir, "?.lua") + ";;"}
+        for suffix, extra, what in (("", [], "incremental"), ("_gen", ["-e", GENERATIONAL], "generational")):
+            programs.append(Program(f"awfy_{w.name}{suffix}", ["lua5.4", *extra, os.path.join(lua_dir, "harness.lua"),
+                                                                *args], [], env, re.compile(AWFY_MASK),
+                                    f"Are We Fast Yet's {args[0]} in Lua 5.4, {what} collection "
+                                    f"(Kith's `{w.name}` runs the same benchmark)"))
+    return programs

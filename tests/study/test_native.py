@@ -106,6 +106,23 @@ class Suite(unittest.TestCase):
                 self.rows(text)
             self.assertEqual(e.exception.code, 65, text)
 
+    def test_awfy_programs(self):
+        lua = os.path.join(WORK, "awfy", "benchmarks", "Lua")
+        os.makedirs(lua, exist_ok=True)
+        for name in ("harness.lua", "json.lua"):
+            open(os.path.join(lua, name), "w").close()
+        programs = native_suite.awfy_programs(os.path.join(WORK, "awfy"), quick=True)
+        # only the benchmarks the checkout has, each under both of Lua's collectors, with the
+        # arguments Kith's own suite gives them (workloads/suite.tsv: Json 1 1 small)
+        self.assertEqual([p.name for p in programs], ["awfy_json", "awfy_json_gen"])
+        self.assertEqual(programs[0].command, ["lua5.4", os.path.join(lua, "harness.lua"), "Json", "1", "1"])
+        self.assertEqual(programs[1].command[1:3], ["-e", 'collectgarbage("generational")'])
+        self.assertEqual(programs[0].env["LUA_PATH"], os.path.join(lua, "?.lua") + ";;")
+        self.assertEqual(programs[0].masked("Json: iterations=1 runtime: 10130us\n"), "Json: iterations=1 \n")
+        with self.assertRaises(StudyError) as e:
+            native_suite.awfy_programs(os.path.join(WORK, "no-checkout"), quick=True)
+        self.assertEqual(e.exception.code, 66)
+
     def test_not_a_regular_file(self):
         with self.assertRaises(StudyError) as e:
             native_suite.read_rows("/dev/zero")
