@@ -43,8 +43,8 @@ if not __package__:  # run by path: load this folder as the package
     __package__ = "study"
 from . import alloc_cost, native_suite, stats, steps  # noqa: E402
 from .suggestion import did_you_mean  # noqa: E402
-from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, parse_size,  # noqa: E402
-                     usage_error, write_csv)
+from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, number, parse_size,  # noqa: E402
+                     read_csv, usage_error, write_csv)
 
 MARKER = "native.json"
 GLIBC = "malloc"
@@ -471,7 +471,61 @@ def report(a, programs, policies, summary, replay_rows, cost_rows, commit):
         out += table(["program", "policy", "instructions a malloc", "a free", "D1 misses a malloc", "a free"],
                      [[r["program"], r["policy"], cell(r.get("ir_per_malloc")), cell(r.get("ir_per_free")),
                        cell(r.get("d1_per_malloc")), cell(r.get("d1_per_free"))] for r in cost_rows])
+    side = collector_rows(cost_rows, replay_rows)
+    if side:
+        out += ["", "## One benchmark, a production collector's frees beside Kith's", "",
+                "The same benchmark freed by Lua 5.4's incremental and generational collectors or by CPython's "
+                "reference counting (this study's replays) and by Kith's occasional and continuous collectors "
+                "(the published study, `docs/study/`, at its own commit and the suite's study arguments, "
+                "which are smaller). Immediate: requests met from a free list of their size, no split or glue.", ""]
+        out += table(["benchmark", "policy", "freed by", "instructions a malloc", "a free", "immediate %"],
+                     [[r["benchmark"], r["policy"], r["runtime"], cell(r["ir_per_malloc"]), cell(r["ir_per_free"]),
+                       cell(r["immediate_pct"])] for r in side])
     return "\n".join(out) + "\n"
+
+
+# Programs that run a benchmark Kith's own suite runs too, and that workload's name there.
+SAME_BENCHMARK = {"lua": "gcbench", "lua_generational": "gcbench", "python": "gcbench"}
+PUBLISHED_STUDY = os.path.join(native_suite.SOURCE_DIR, "docs", "study")
+
+
+def same_benchmark(program):
+    if program in SAME_BENCHMARK:
+        return SAME_BENCHMARK[program]
+    m = re.fullmatch(r"awfy_([a-z0-9_]+?)(_gen)?", program)
+    return m.group(1) if m else None
+
+
+def collector_rows(cost_rows, replay_rows, published=PUBLISHED_STUDY):
+    """One benchmark under a production collector's frees (Lua's incremental and generational
+    collectors, CPython's reference counting) beside Kith's own runs of it under occasional and
+    continuous collection (the published study, docs/study: alloc_cost.csv, satisfied.csv):
+    instructions a malloc and a free, and the share of requests met without a split or glue."""
+    kith_cost = {(r["workload"], r["collector"], r["policy"]): r for r in read_csv(os.path.join(published,
+                                                                                         "alloc_cost.csv"))}
+    kith_sat = {(r["workload"], r["collector"], r["policy"]): r for r in read_csv(os.path.join(published,
+                                                                                        "satisfied.csv"))}
+    sat = {(r["program"], r["policy"]): r for r in replay_rows}
+    rows = []
+    for c in cost_rows:
+        workload = same_benchmark(c["program"])
+        if not workload:
+            continue
+        r = sat.get((c["program"], c["policy"]), {})
+        allocations = r.get("allocations") or 0
+        rows.append({"benchmark": workload, "runtime": c["program"], "policy": c["policy"],
+                     "ir_per_malloc": c.get("ir_per_malloc"), "ir_per_free": c.get("ir_per_free"),
+                     "immediate_pct": 100 * r["satisfied_immediate"] / allocations if allocations and
+                     r.get("satisfied_immediate") is not None else None})
+        for collector in ("occasional", "continuous"):
+            key = (workload, collector, c["policy"])
+            if key in kith_cost and not any(x["runtime"] == f"kith {collector}" and x["policy"] == c["policy"]
+                                            and x["benchmark"] == workload for x in rows):
+                k, ks = kith_cost[key], kith_sat.get(key, {})
+                rows.append({"benchmark": workload, "runtime": f"kith {collector}", "policy": c["policy"],
+                             "ir_per_malloc": number(k.get("ir_per_malloc")), "ir_per_free": number(k.get("ir_per_free")),
+                             "immediate_pct": number(ks.get("immediate_pct"))})
+    return sorted(rows, key=lambda x: (x["benchmark"], x["policy"], x["runtime"]))
 
 
 # --- the driver -------------------------------------------------------------------------
@@ -529,6 +583,9 @@ def run(a, log):
               sorted({k for r in replay_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
     write_csv(os.path.join(out, "native_costs.csv"), cost_rows,
               sorted({k for r in cost_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
+    side = collector_rows(cost_rows, replay_rows)
+    write_csv(os.path.join(out, "native_collectors.csv"), side,
+              ["benchmark", "runtime", "policy", "ir_per_malloc", "ir_per_free", "immediate_pct"])
     write_text(os.path.join(out, "native_report.md"), report(a, programs, policies, summary, replay_rows,
                                                              cost_rows, commit))
     bad = [r for r in rows if not r["output_ok"]]

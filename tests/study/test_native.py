@@ -80,6 +80,28 @@ class Driver(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(WORK, "never")))
 
 
+class Collectors(unittest.TestCase):
+    def test_beside_kiths_own_runs(self):
+        from study import native_study
+        published = os.path.join(WORK, "published")
+        os.makedirs(published, exist_ok=True)
+        with open(os.path.join(published, "alloc_cost.csv"), "w") as f:
+            f.write("workload,collector,policy,ir_per_malloc,ir_per_free\n"
+                    "gcbench,occasional,lea,50,40\ngcbench,continuous,lea,52,41\njson,occasional,lea,9,9\n")
+        with open(os.path.join(published, "satisfied.csv"), "w") as f:
+            f.write("workload,collector,policy,immediate_pct\ngcbench,occasional,lea,90\n")
+        costs = [{"program": "lua", "policy": "lea", "ir_per_malloc": 60.0, "ir_per_free": 45.0},
+                 {"program": "lua_generational", "policy": "lea", "ir_per_malloc": 61.0, "ir_per_free": 44.0},
+                 {"program": "cfrac", "policy": "lea", "ir_per_malloc": 30.0, "ir_per_free": 20.0}]
+        replays = [{"program": "lua", "policy": "lea", "allocations": 200, "satisfied_immediate": 150}]
+        rows = native_study.collector_rows(costs, replays, published)
+        self.assertEqual([(r["runtime"], r["ir_per_malloc"], r["immediate_pct"]) for r in rows],
+                         [("kith continuous", 52.0, None), ("kith occasional", 50.0, 90.0), ("lua", 60.0, 75.0),
+                          ("lua_generational", 61.0, None)])
+        self.assertEqual(native_study.same_benchmark("awfy_json_gen"), "json")
+        self.assertIsNone(native_study.same_benchmark("cfrac"))
+
+
 class Suite(unittest.TestCase):
     def rows(self, text):
         path = os.path.join(WORK, "suite.tsv")
