@@ -48,7 +48,11 @@ from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, number, pa
 
 MARKER = "native.json"
 GLIBC = "malloc"
-WITHOUT_KITH = "without-kith"  # the program alone, no kith exec: what the library's own start and counting cost
+PHASES = ("timed", "counts", "costs")
+# The runs/ folders each phase writes: a phase run again replaces its own, and only its own.
+PHASE_DIRS = {"timed": ["timed"], "counts": ["counts"], "costs": ["trace", "replay"]}
+PHASE_CSVS = {"timed": ["native_runs.csv"], "counts": ["native_counts.csv"],
+              "costs": ["native_replay.csv", "native_costs.csv"]}
 TRACED_ON = "lea"
 NOT_REPLAYED = {"boehm"}
 DEFAULT_REPEAT, QUICK_REPEAT = 5, 1
@@ -87,6 +91,9 @@ def parse_args(argv):
     ap.add_argument("--repeat", type=int, default=None, help=f"timed repeats (default {DEFAULT_REPEAT}, quick 1)")
     ap.add_argument("--heap-size", default=DEFAULT_HEAP, help=f"each process's arena (default {DEFAULT_HEAP})")
     ap.add_argument("--no-costs", action="store_true", help="skip the callgrind replays")
+    ap.add_argument("--phases", default=",".join(PHASES),
+                    help="which of timed, counts, costs to run (default all); in an earlier native study's --out "
+                         "the others' tables are kept and the report is made from all of them")
     ap.add_argument("--third-party", default=None,
                     help="where cfrac and espresso were built (default: third_party/ beside kith's build)")
     ap.add_argument("--awfy", default=None, metavar="PATH",
@@ -104,6 +111,10 @@ def parse_args(argv):
     except ValueError:
         raise usage_error(f"--heap-size wants a size like 512M or 2G, got '{a.heap_size}'")
     a.repeat = a.repeat or (QUICK_REPEAT if a.quick else DEFAULT_REPEAT)
+    a.phases = [x for x in a.phases.split(",") if x]
+    bad = [x for x in a.phases if x not in PHASES] or ([] if a.phases else [""])
+    if bad:
+        raise usage_error(f"--phases: '{bad[0]}' is not one of {', '.join(PHASES)}", did_you_mean(bad[0], PHASES))
     return a
 
 
@@ -130,9 +141,10 @@ def pick(option, spec, valid):
 
 # --- the output folder ------------------------------------------------------------------
 
-def claim_out_dir(out):
+def claim_out_dir(out, phases):
     """Creates `out`, or takes it when it is empty or an earlier native study; anything else
-    is refused (73) naming what is there, so nothing of the user's is touched."""
+    is refused (73) naming what is there, so nothing of the user's is touched. An earlier
+    study's runs are removed for the phases run now only."""
     try:
         os.makedirs(out, exist_ok=True)
         entries = sorted(os.listdir(out))
@@ -142,11 +154,13 @@ def claim_out_dir(out):
         raise StudyError(EXIT_CANNOT_CREATE, f"--out={out} holds files that are not a native study's "
                                              f"({', '.join(entries[:3])}{', ...' if len(entries) > 3 else ''}); "
                                              "name a new or empty directory")
-    runs = os.path.join(out, "runs")
-    if os.path.isdir(runs) and not os.path.islink(runs):
-        shutil.rmtree(runs)  # an earlier native study's own runs (the marker says so)
-    for sub in ("runs", "runs/timed", "runs/trace", "runs/replay", "runs/cost", "work"):
-        os.makedirs(os.path.join(out, sub), exist_ok=True)
+    for phase in phases:
+        for sub in PHASE_DIRS[phase]:
+            runs = os.path.join(out, "runs", sub)
+            if os.path.isdir(runs) and not os.path.islink(runs):
+                shutil.rmtree(runs)  # an earlier native study's own runs (the marker says so)
+            os.makedirs(runs)
+    os.makedirs(os.path.join(out, "work"), exist_ok=True)
 
 
 def write_text(path, text):
@@ -182,8 +196,6 @@ def run_reaped(argv, env, out_path, timeout=RUN_TIMEOUT):
 
 
 def exec_argv(kith, policy, heap_bytes, program, stats_file=None, trace=None):
-    if policy == WITHOUT_KITH:
-        return list(program.command)
     argv = [kith, "exec", f"--heap={policy}", f"--heap-size={heap_bytes}"]
     if stats_file:
         argv.append(f"--stats-file={stats_file}")
@@ -247,27 +259,49 @@ def reference(programs, out):
 
 
 def timed_runs(a, programs, policies, refs, out, log):
+    """The timed runs: no statistics kept (no counting, no clock read per request; and
+    `--heap=malloc` then preloads nothing: glibc itself), output checked against glibc's."""
     rows = []
     for rep in range(a.repeat):
         order = policies[rep % len(policies):] + policies[:rep % len(policies)]
         for p in programs:
             for policy in order:
                 stem = os.path.join(out, "runs", "timed", f"{p.name}.{policy}.{rep}")
-                stats_file = stem + ".json"
-                code, wall, rss, err = run_reaped(exec_argv(a.kith, policy, a.heap_bytes, p, stats_file), p.env,
-                                                  stem + ".out")
+                code, wall, _, err = run_reaped(exec_argv(a.kith, policy, a.heap_bytes, p), p.env, stem + ".out")
                 same = code == 0 and p.masked(read_text(stem + ".out")) == refs[p.name]
-                figures = heap_figures(process_stats(stats_file)) if policy != WITHOUT_KITH else {}
-                # The processes' own peak (VmHWM at exit): wait4's also counts the pages of this
-                # Python driver, which a spawned child holds until it execs.
-                own = figures.pop("peak_rss_bytes", None)
-                row = {"program": p.name, "policy": policy, "repeat": rep, "exit_code": code, "wall_s": wall,
-                       "max_rss_kib": own // 1024 if own else None, "output_ok": int(same), **figures}
                 if not same:
                     log(f"{p.name} on {policy}: exit {code}, "
                         f"{'output differs from glibc' if code == 0 else err.strip()[:160]}")
-                rows.append(row)
+                rows.append({"program": p.name, "policy": policy, "repeat": rep, "exit_code": code, "wall_s": wall,
+                             "output_ok": int(same)})
         log(f"repeat {rep + 1} of {a.repeat} done")
+    return rows
+
+
+def count_runs(a, programs, policies, refs, out, log):
+    """One untimed run per program x policy with --stats-file: the heap's figures (requests,
+    peak bytes in use, memory consumption) and each process's own peak RSS (VmHWM: wait4's
+    would count this Python driver's pages, which a spawned child holds until it execs).
+    Two at a time: nothing here is a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(job):
+        p, policy = job
+        stem = os.path.join(out, "runs", "counts", f"{p.name}.{policy}")
+        code, _, _, err = run_reaped(exec_argv(a.kith, policy, a.heap_bytes, p, stem + ".json"), p.env,
+                                     stem + ".out")
+        same = code == 0 and p.masked(read_text(stem + ".out")) == refs[p.name]
+        if not same:
+            log(f"{p.name} on {policy} (counting): exit {code}, "
+                f"{'output differs from glibc' if code == 0 else err.strip()[:160]}")
+        figures = heap_figures(process_stats(stem + ".json"))
+        rss = figures.pop("peak_rss_bytes", None)
+        return {"program": p.name, "policy": policy, "exit_code": code, "output_ok": int(same),
+                "max_rss_kib": rss // 1024 if rss else None, **figures}
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        rows = list(pool.map(one, [(p, policy) for p in programs for policy in policies]))
+    log("counting runs done")
     return rows
 
 
@@ -328,34 +362,38 @@ SUMMARY_COLUMNS = ["program", "policy", "runs", "ok", "wall_s", "wall_low", "wal
                    "frees", "peak_bytes_in_use", "memory_consumption", "fragmentation"]
 
 
-def summarize(rows, programs, policies):
-    """One row per program x policy: the mean wall time with its 95% interval, its ratio to
-    glibc's (Fieller), peak RSS, and the heap's figures (identical run to run but for
-    address-hashing programs: the first ok run's)."""
+def summarize(rows, counts, programs, policies):
+    """One row per program x policy: the mean wall time with its 95% interval and its ratio
+    to glibc's (Fieller), from the timed runs; peak RSS and the heap's figures from the
+    counting run."""
+    counted = {(c["program"], c["policy"]): c for c in counts}
     out = []
     for prog in programs:
-        walls = {pol: [r["wall_s"] for r in rows if r["program"] == prog and r["policy"] == pol and r["output_ok"]]
-                 for pol in policies}
-        rss = {pol: [r["max_rss_kib"] for r in rows if r["program"] == prog and r["policy"] == pol and r["max_rss_kib"]
-                     and r["output_ok"]] for pol in policies}
-        base, base_rss = walls.get(GLIBC, []), rss.get(GLIBC, [])
+        walls = {pol: [float(r["wall_s"]) for r in rows if r["program"] == prog and r["policy"] == pol
+                       and int(r["output_ok"])] for pol in policies}
+        base = walls.get(GLIBC, [])
+        glibc_rss = number(counted.get((prog, GLIBC), {}).get("max_rss_kib"))
         for pol in policies:
             mine = [r for r in rows if r["program"] == prog and r["policy"] == pol]
-            ok = [r for r in mine if r["output_ok"]]
             m, lo, hi = stats.mean_ci(walls[pol])
             q, qlo, qhi = stats.ratio_ci(walls[pol], base) if base and walls[pol] else (None, None, None)
-            first = ok[0] if ok else {}
-            mean_rss = sum(rss[pol]) / len(rss[pol]) if rss[pol] else None
-            glibc_rss = sum(base_rss) / len(base_rss) if base_rss else None
-            peak, consumed = first.get("peak_bytes_in_use"), first.get("memory_consumption")
-            out.append({"program": prog, "policy": pol, "runs": len(mine), "ok": len(ok), "wall_s": m,
+            c = counted.get((prog, pol), {})
+            rss = number(c.get("max_rss_kib"))
+            peak, consumed = whole(c.get("peak_bytes_in_use")), whole(c.get("memory_consumption"))
+            out.append({"program": prog, "policy": pol, "runs": len(mine), "ok": len(walls[pol]), "wall_s": m,
                         "wall_low": lo, "wall_high": hi, "time_vs_glibc": q, "time_vs_glibc_low": qlo,
-                        "time_vs_glibc_high": qhi, "max_rss_kib": mean_rss,
-                        "rss_vs_glibc": mean_rss / glibc_rss if mean_rss and glibc_rss else None,
-                        "allocations": first.get("allocations"), "frees": first.get("frees"),
+                        "time_vs_glibc_high": qhi, "max_rss_kib": rss,
+                        "rss_vs_glibc": rss / glibc_rss if rss and glibc_rss else None,
+                        "allocations": whole(c.get("allocations")), "frees": whole(c.get("frees")),
                         "peak_bytes_in_use": peak, "memory_consumption": consumed,
                         "fragmentation": consumed / peak if consumed and peak else None})
     return out
+
+
+def whole(x):
+    """A count read back from a CSV cell, as an int; None where there is none."""
+    x = number(x)
+    return int(x) if x is not None else None
 
 
 def cell(x, digits=3):
@@ -426,11 +464,19 @@ def paper_comparison(summary):
     return lines
 
 
-def report(a, programs, policies, summary, replay_rows, cost_rows, commit):
-    out = [f"# Kith's heaps under real programs", "",
-           f"kith {commit}; {a.repeat} interleaved repeat(s) per program and policy; "
-           f"`kith exec --heap=P --heap-size={a.heap_size}`; glibc is `--heap=malloc`. "
-           "Every number below is generated from the CSVs beside this file.", "",
+def report(a, programs, policies, summary, replay_rows, cost_rows, marker):
+    phases = marker.get("phases", {})
+
+    def said(phase, what):
+        m = phases.get(phase)
+        return f"{what}: kith {m['commit']}" + (f", {m['repeat']} interleaved repeat(s)" if phase == "timed" else "") \
+            if m else f"{what}: not run"
+    out = ["# Kith's heaps under real programs", "",
+           f"`kith exec --heap=P --heap-size={a.heap_size}`; glibc is `--heap=malloc` (with no statistics asked, "
+           "kith exec preloads nothing: the program on glibc itself). "
+           + "; ".join([said("timed", "timed runs (no statistics kept)"), said("counts", "counting runs"),
+                        said("costs", "traces, replays and callgrind")])
+           + ". Every number below is generated from the CSVs beside this file.", "",
            "## Programs", ""]
     out += table(["program", "what", "command"], [[p.name, p.what, "`" + shlex.join(p.command) + "`"] for p in programs])
     out += ["", "## Runtime normalised to glibc (mean and 95% interval, Fieller)", ""]
@@ -547,7 +593,6 @@ def run(a, log):
     policies = pick("--policies", a.policies, valid)
     if GLIBC not in policies:
         policies.insert(0, GLIBC)  # every time is normalised to glibc's
-    policies.insert(0, WITHOUT_KITH)
     build, sources = third_party_dirs(a)
     out = os.path.abspath(a.out)
     places = native_suite.places_for(build, sources, os.path.join(out, "work"))
@@ -564,33 +609,70 @@ def run(a, log):
     small = {p.name: p for p in native_suite.load(places, True) +
              (native_suite.awfy_programs(os.path.abspath(a.awfy), True) if a.awfy else [])}
     traced = [small[n] for n in names]  # the small inputs: see "trace" above
-    claim_out_dir(out)
+    claim_out_dir(out, a.phases)
     commit = kith_commit(a.kith)
-    write_text(os.path.join(out, MARKER), json.dumps({"kith": a.kith, "commit": commit, "programs": names,
-                                                      "policies": policies, "repeat": a.repeat, "quick": a.quick,
-                                                      "heap_size": a.heap_bytes}, indent=1) + "\n")
-    prepare(programs + ([] if a.quick else traced))
-    refs = reference(programs, out)
-    rows = timed_runs(a, programs, policies, refs, out, log)
-    write_csv(os.path.join(out, "native_runs.csv"), rows, list(rows[0]) if rows else [])
-    replayed = [p for p in policies if p not in NOT_REPLAYED and p != WITHOUT_KITH]
-    replay_rows, cost_rows = trace_and_replay(a, traced, replayed, out, log)
-    summary = summarize(rows, names, policies)
+    marker = read_marker(out)
+    for phase in a.phases:
+        marker.setdefault("phases", {})[phase] = {"commit": commit, "programs": names, "policies": policies,
+                                                 "repeat": a.repeat, "quick": a.quick, "heap_size": a.heap_bytes}
+    write_text(os.path.join(out, MARKER), json.dumps(marker, indent=1) + "\n")
+    timed_or_counted = [x for x in a.phases if x in ("timed", "counts")]
+    prepare(programs if timed_or_counted else [])
+    prepare(traced if "costs" in a.phases and not a.quick else [])
+    refs = reference(programs, out) if timed_or_counted else {}
+    tables = {}
+    if "timed" in a.phases:
+        tables["timed"] = timed_runs(a, programs, policies, refs, out, log)
+        write_csv(os.path.join(out, "native_runs.csv"), tables["timed"], list(tables["timed"][0]))
+    if "counts" in a.phases:
+        tables["counts"] = count_runs(a, programs, policies, refs, out, log)
+        write_csv(os.path.join(out, "native_counts.csv"), tables["counts"], COUNT_COLUMNS)
+    if "costs" in a.phases:
+        replayed = [p for p in policies if p not in NOT_REPLAYED]
+        replay_rows, cost_rows = trace_and_replay(a, traced, replayed, out, log)
+        write_csv(os.path.join(out, "native_replay.csv"), replay_rows,
+                  sorted({k for r in replay_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
+        write_csv(os.path.join(out, "native_costs.csv"), cost_rows,
+                  sorted({k for r in cost_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
+    rows = read_csv(os.path.join(out, "native_runs.csv"))
+    counts = read_csv(os.path.join(out, "native_counts.csv"))
+    replay_rows = [numbers(r) for r in read_csv(os.path.join(out, "native_replay.csv"))]
+    cost_rows = [numbers(r) for r in read_csv(os.path.join(out, "native_costs.csv"))]
+    report_names = [n for n in dict.fromkeys([r["program"] for r in rows + counts]) if n in programs_by] or names
+    report_policies = list(dict.fromkeys([r["policy"] for r in rows + counts])) or policies
+    summary = summarize(rows, counts, report_names, report_policies)
     write_csv(os.path.join(out, "native_summary.csv"), summary, SUMMARY_COLUMNS)
     fig = figure6_rows(summary)
     write_csv(os.path.join(out, "figure6.csv"), fig, list(fig[0]) if fig else ["program"])
-    write_csv(os.path.join(out, "native_replay.csv"), replay_rows,
-              sorted({k for r in replay_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
-    write_csv(os.path.join(out, "native_costs.csv"), cost_rows,
-              sorted({k for r in cost_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
     side = collector_rows(cost_rows, replay_rows)
     write_csv(os.path.join(out, "native_collectors.csv"), side,
               ["benchmark", "runtime", "policy", "ir_per_malloc", "ir_per_free", "immediate_pct"])
-    write_text(os.path.join(out, "native_report.md"), report(a, programs, policies, summary, replay_rows,
-                                                             cost_rows, commit))
-    bad = [r for r in rows if not r["output_ok"]]
-    log(f"wrote {out}/native_report.md ({len(rows)} timed runs, {len(bad)} failed or differing from glibc)")
+    write_text(os.path.join(out, "native_report.md"),
+               report(a, [programs_by[n] for n in report_names], report_policies, summary, replay_rows, cost_rows,
+                      marker))
+    bad = [r for r in rows + counts if not int(r["output_ok"])]
+    log(f"wrote {out}/native_report.md ({len(rows)} timed and {len(counts)} counting runs, "
+        f"{len(bad)} failed or differing from glibc)")
     return 70 if bad else 0
+
+
+COUNT_COLUMNS = ["program", "policy", "exit_code", "output_ok", "max_rss_kib", "allocations", "frees",
+                 "peak_bytes_in_use", "memory_consumption", "processes"]
+
+
+def numbers(row):
+    """A CSV row with its numeric cells as numbers (the tables are read back for the report)."""
+    return {k: (number(v) if k not in ("program", "policy", "trace") and number(v) is not None else v or None)
+            for k, v in row.items()}
+
+
+def read_marker(out):
+    try:
+        with open(os.path.join(out, MARKER)) as f:
+            marker = json.load(f)
+        return marker if isinstance(marker, dict) and isinstance(marker.get("phases", {}), dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
 def main(argv):
