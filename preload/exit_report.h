@@ -54,7 +54,7 @@ std::string reportTable(const ProcessReport& r);
 
 // The bytes of [base, base + size) resident now (mincore), in pages.
 std::size_t residentBytes(const void* base, std::size_t size);
-// The process's peak resident set (getrusage), in bytes.
+// The program's peak resident set (VmHWM; getrusage where /proc is not there), in bytes.
 std::size_t peakResidentBytes();
 
 // Writes the report where `settings` ask; a file that cannot be written is one
