@@ -43,7 +43,7 @@ if not __package__:  # run by path: load this folder as the package
     __package__ = "study"
 from . import alloc_cost, native_suite, stats, steps  # noqa: E402
 from .suggestion import did_you_mean  # noqa: E402
-from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, number, parse_size,  # noqa: E402
+from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, number, parse_size,  # noqa: E402
                      read_csv, usage_error, write_csv)
 
 MARKER = "native.json"
@@ -96,6 +96,8 @@ def parse_args(argv):
                          "the others' tables are kept and the report is made from all of them")
     ap.add_argument("--third-party", default=None,
                     help="where cfrac and espresso were built (default: third_party/ beside kith's build)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: make the tables and report again from an earlier native study's in --out")
     ap.add_argument("--awfy", default=None, metavar="PATH",
                     help="an are-we-fast-yet checkout: adds its Lua benchmarks (those of Kith's suite) under "
                          "lua5.4, incremental and generational")
@@ -464,21 +466,23 @@ def paper_comparison(summary):
     return lines
 
 
-def report(a, programs, policies, summary, replay_rows, cost_rows, marker):
+def report(programs, policies, summary, replay_rows, cost_rows, marker):
     phases = marker.get("phases", {})
+    heap_text = ", ".join(sorted({format_size(m["heap_size"]) for m in phases.values() if m.get("heap_size")}))
 
     def said(phase, what):
         m = phases.get(phase)
         return f"{what}: kith {m['commit']}" + (f", {m['repeat']} interleaved repeat(s)" if phase == "timed" else "") \
             if m else f"{what}: not run"
     out = ["# Kith's heaps under real programs", "",
-           f"`kith exec --heap=P --heap-size={a.heap_size}`; glibc is `--heap=malloc` (with no statistics asked, "
+           f"`kith exec --heap=P --heap-size={heap_text}`; glibc is `--heap=malloc` (with no statistics asked, "
            "kith exec preloads nothing: the program on glibc itself). "
            + "; ".join([said("timed", "timed runs (no statistics kept)"), said("counts", "counting runs"),
                         said("costs", "traces, replays and callgrind")])
            + ". Every number below is generated from the CSVs beside this file.", "",
            "## Programs", ""]
-    out += table(["program", "what", "command"], [[p.name, p.what, "`" + shlex.join(p.command) + "`"] for p in programs])
+    out += table(["program", "what", "command (workloads/native/suite.tsv)"],
+                 [[p.name, p.what, "`" + p.text + "`"] for p in programs])
     out += ["", "## Runtime normalised to glibc (mean and 95% interval, Fieller)", ""]
     progs = [p.name for p in programs]
     by = {(r["program"], r["policy"]): r for r in summary}
@@ -620,6 +624,13 @@ def run(a, log):
     small = {p.name: p for p in native_suite.load(places, True) +
              (native_suite.awfy_programs(os.path.abspath(a.awfy), True) if a.awfy else [])}
     traced = [small[n] for n in names]  # the small inputs: see "trace" above
+    if a.report_only:
+        marker = read_marker(out)
+        if not marker.get("phases"):
+            raise StudyError(66, f"--report-only: {out} holds no native study ({MARKER} with its phases)")
+        if any(m.get("quick") for m in marker["phases"].values()):
+            programs_by = small  # the commands that study ran
+        return make_report(out, programs_by, names, policies, marker, log)
     claim_out_dir(out, a.phases)
     commit = kith_commit(a.kith)
     marker = read_marker(out)
@@ -645,6 +656,13 @@ def run(a, log):
                   sorted({k for r in replay_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
         write_csv(os.path.join(out, "native_costs.csv"), cost_rows,
                   sorted({k for r in cost_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
+    return make_report(out, programs_by, names, policies, marker, log)
+
+
+def make_report(out, programs_by, names, policies, marker, log):
+    """The summary, Figure 6 and collectors tables and the report, from the phases' tables in
+    `out` (native_runs.csv, native_counts.csv, native_replay.csv, native_costs.csv) and its
+    marker: a function of those files, so a published report can be made again from them."""
     rows = read_csv(os.path.join(out, "native_runs.csv"))
     counts = read_csv(os.path.join(out, "native_counts.csv"))
     replay_rows = [numbers(r) for r in read_csv(os.path.join(out, "native_replay.csv"))]
@@ -659,7 +677,7 @@ def run(a, log):
     write_csv(os.path.join(out, "native_collectors.csv"), side,
               ["benchmark", "runtime", "policy", "ir_per_malloc", "ir_per_free", "immediate_pct"])
     write_text(os.path.join(out, "native_report.md"),
-               report(a, [programs_by[n] for n in report_names], report_policies, summary, replay_rows, cost_rows,
+               report([programs_by[n] for n in report_names], report_policies, summary, replay_rows, cost_rows,
                       marker))
     bad = [r for r in rows + counts if not int(r["output_ok"])]
     log(f"wrote {out}/native_report.md ({len(rows)} timed and {len(counts)} counting runs, "

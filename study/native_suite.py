@@ -26,6 +26,7 @@ class Program:
     env: dict = field(default_factory=dict)
     mask: re.Pattern = None  # cut from the output before comparing with glibc's
     what: str = ""
+    text: str = ""           # the command as the suite writes it, placeholders unfilled (for reports)
 
     def masked(self, text):
         return self.mask.sub("", text) if self.mask else text
@@ -103,7 +104,7 @@ def load(places, quick, path=NATIVE_SUITE):
         if not command:
             raise StudyError(EXIT_MALFORMED, f"{path}: line {n}: no command")
         programs.append(Program(row["name"], command, fill(path, n, row["quick_prepare" if quick else "prepare"], places),
-                                parse_env(path, n, row["env"]), mask, row["what"]))
+                                parse_env(path, n, row["env"]), mask, row["what"], row["quick" if quick else "command"]))
     return programs
 
 
@@ -133,8 +134,9 @@ def awfy_programs(awfy, quick, names=None):
             continue  # a variant of Kith's own (HavlakShort): the checkout has no such benchmark
         env = {"LUA_PATH": os.path.join(lua_dir, "?.lua") + ";;"}
         for suffix, extra, what in (("", [], "incremental"), ("_gen", ["-e", GENERATIONAL], "generational")):
-            programs.append(Program(f"awfy_{w.name}{suffix}", ["lua5.4", *extra, os.path.join(lua_dir, "harness.lua"),
-                                                                *args], [], env, re.compile(AWFY_MASK),
+            argv = ["lua5.4", *extra, os.path.join(lua_dir, "harness.lua"), *args]
+            text = shlex.join(["lua5.4", *extra, "{awfy}/benchmarks/Lua/harness.lua", *args])
+            programs.append(Program(f"awfy_{w.name}{suffix}", argv, [], env, re.compile(AWFY_MASK),
                                     f"Are We Fast Yet's {args[0]} in Lua 5.4, {what} collection "
-                                    f"(Kith's `{w.name}` runs the same benchmark)"))
+                                    f"(Kith's `{w.name}` runs the same benchmark)", text))
     return programs
