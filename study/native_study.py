@@ -477,7 +477,7 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
     out = ["# Kith's heaps under real programs", "",
            f"`kith exec --heap=P --heap-size={heap_text}`; glibc is `--heap=malloc` (with no statistics asked, "
            "kith exec preloads nothing: the program on glibc itself). "
-           + "; ".join([said("timed", "timed runs (no statistics kept)"), said("counts", "counting runs"),
+           + "; ".join([said("timed", "Timed runs (no statistics kept)"), said("counts", "counting runs"),
                         said("costs", "traces, replays and callgrind")])
            + ". Every number below is generated from the CSVs beside this file.", "",
            "## Programs", ""]
