@@ -481,10 +481,14 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
                         said("costs", "traces, replays and callgrind")])
            + ". Every number below is generated from the CSVs beside this file.", "",
            "## Programs", ""]
-    out += table(["program", "what", "command (workloads/native/suite.tsv)"],
-                 [[p.name, p.what, "`" + p.text + "`"] for p in programs])
+    known = marker.get("programs", {})
+
+    def command(name, key):
+        return f"`{known[name][key]}`" if known.get(name, {}).get(key) else "–"
+    out += table(["program", "what", "timed and counted (workloads/native/suite.tsv)", "traced (its small input)"],
+                 [[p, known.get(p, {}).get("what", ""), command(p, "timed"), command(p, "traced")] for p in programs])
     out += ["", "## Runtime normalised to glibc (mean and 95% interval, Fieller)", ""]
-    progs = [p.name for p in programs]
+    progs = list(programs)
     by = {(r["program"], r["policy"]): r for r in summary}
     out += table(["policy"] + progs, [[pol] + [ratio_cell(by.get((pr, pol), {})) for pr in progs] for pol in policies])
     out += ["", "## Memory: the arena's high-water mark (memory consumption) and peak RSS", "",
@@ -628,15 +632,18 @@ def run(a, log):
         marker = read_marker(out)
         if not marker.get("phases"):
             raise StudyError(66, f"--report-only: {out} holds no native study ({MARKER} with its phases)")
-        if any(m.get("quick") for m in marker["phases"].values()):
-            programs_by = small  # the commands that study ran
-        return make_report(out, programs_by, names, policies, marker, log)
+        return make_report(out, marker, log)
     claim_out_dir(out, a.phases)
     commit = kith_commit(a.kith)
     marker = read_marker(out)
     for phase in a.phases:
         marker.setdefault("phases", {})[phase] = {"commit": commit, "programs": names, "policies": policies,
                                                  "repeat": a.repeat, "quick": a.quick, "heap_size": a.heap_bytes}
+    for phase_programs, phase in ((programs, ("timed", "counts")), (traced, ("costs",))):
+        if any(x in a.phases for x in phase):  # what each program is, for the report made from this folder
+            for p in phase_programs:
+                marker.setdefault("programs", {}).setdefault(p.name, {})["what"] = p.what
+                marker["programs"][p.name]["timed" if phase != ("costs",) else "traced"] = p.text
     write_text(os.path.join(out, MARKER), json.dumps(marker, indent=1) + "\n")
     timed_or_counted = [x for x in a.phases if x in ("timed", "counts")]
     prepare(programs if timed_or_counted else [])
@@ -656,10 +663,10 @@ def run(a, log):
                   sorted({k for r in replay_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
         write_csv(os.path.join(out, "native_costs.csv"), cost_rows,
                   sorted({k for r in cost_rows for k in r}, key=lambda k: (k not in ("program", "policy"), k)))
-    return make_report(out, programs_by, names, policies, marker, log)
+    return make_report(out, marker, log)
 
 
-def make_report(out, programs_by, names, policies, marker, log):
+def make_report(out, marker, log):
     """The summary, Figure 6 and collectors tables and the report, from the phases' tables in
     `out` (native_runs.csv, native_counts.csv, native_replay.csv, native_costs.csv) and its
     marker: a function of those files, so a published report can be made again from them."""
@@ -667,8 +674,8 @@ def make_report(out, programs_by, names, policies, marker, log):
     counts = read_csv(os.path.join(out, "native_counts.csv"))
     replay_rows = [numbers(r) for r in read_csv(os.path.join(out, "native_replay.csv"))]
     cost_rows = [numbers(r) for r in read_csv(os.path.join(out, "native_costs.csv"))]
-    report_names = [n for n in dict.fromkeys([r["program"] for r in rows + counts]) if n in programs_by] or names
-    report_policies = list(dict.fromkeys([r["policy"] for r in rows + counts])) or policies
+    report_names = list(dict.fromkeys([r["program"] for r in rows + counts + replay_rows]))
+    report_policies = list(dict.fromkeys([r["policy"] for r in rows + counts + replay_rows]))
     summary = summarize(rows, counts, report_names, report_policies)
     write_csv(os.path.join(out, "native_summary.csv"), summary, SUMMARY_COLUMNS)
     fig = figure6_rows(summary)
@@ -677,8 +684,7 @@ def make_report(out, programs_by, names, policies, marker, log):
     write_csv(os.path.join(out, "native_collectors.csv"), side,
               ["benchmark", "runtime", "policy", "ir_per_malloc", "ir_per_free", "immediate_pct"])
     write_text(os.path.join(out, "native_report.md"),
-               report([programs_by[n] for n in report_names], report_policies, summary, replay_rows, cost_rows,
-                      marker))
+               report(report_names, report_policies, summary, replay_rows, cost_rows, marker))
     bad = [r for r in rows + counts if not int(r["output_ok"])]
     log(f"wrote {out}/native_report.md ({len(rows)} timed and {len(counts)} counting runs, "
         f"{len(bad)} failed or differing from glibc)")
