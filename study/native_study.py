@@ -491,14 +491,22 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
     progs = list(programs)
     by = {(r["program"], r["policy"]): r for r in summary}
     out += table(["policy"] + progs, [[pol] + [ratio_cell(by.get((pr, pol), {})) for pr in progs] for pol in policies])
-    out += ["", "## Memory: the arena's high-water mark (memory consumption) and peak RSS", "",
-            "Memory consumption is the Heap Layers paper's: the most memory the policy ever handed out or touched "
-            "in its arena (glibc, jemalloc and mimalloc keep no arena of Kith's: their RSS stands in). "
-            "Fragmentation is memory consumption over the peak of bytes in use.", ""]
+    out += ["", "## Memory: consumption / peak RSS, in KiB", "",
+            "Memory consumption is the Heap Layers paper's high-water mark of memory taken from the system: "
+            "here the highest offset of the policy's arena a block reached (glibc, jemalloc and mimalloc keep no "
+            "arena of Kith's: –). Peak RSS is the program's own (VmHWM), the library's pages included; for "
+            "gcc, the largest process's (cc1).", ""]
+
+    def kib(x, scale=1):
+        return f"{x / scale:,.0f}" if x is not None else "–"
     out += table(["policy"] + progs,
-                 [[pol] + [f"{cell((by.get((pr, pol)) or {}).get('memory_consumption'))} / "
-                           f"{cell((by.get((pr, pol)) or {}).get('max_rss_kib'))} KiB"
+                 [[pol] + [f"{kib((by.get((pr, pol)) or {}).get('memory_consumption'), 1024)} / "
+                           f"{kib((by.get((pr, pol)) or {}).get('max_rss_kib'))}"
                            for pr in progs] for pol in policies])
+    out += ["", "Fragmentation (memory consumption over the peak of bytes in use):", ""]
+    with_arena = [pol for pol in policies if any((by.get((pr, pol)) or {}).get("memory_consumption") for pr in progs)]
+    out += table(["policy"] + progs, [[pol] + [cell((by.get((pr, pol)) or {}).get("fragmentation"))
+                                               for pr in progs] for pol in with_arena])
     out += ["", "## The Heap Layers paper's Figure 6 and Tables 5 and 6, on Kith", ""]
     out += table(["claim", "paper", "Kith"], [list(c) for c in paper_comparison(summary)])
     out += ["", "Where the two set-ups differ, so where the numbers may: the paper's Lea allocator is "
