@@ -1,48 +1,14 @@
 #include "cli/byte_size.h"
 
-#include <cctype>
-#include <limits>
-
 #include "cli/usage_error.h"
+#include "heap/byte_size.h"
 
 namespace kith::cli {
 
-namespace {
+using heap::readByteSize;
+using heap::SizeReading;
 
-enum class SizeReading { size, malformed, tooLarge };
-
-// The size `text` names (zero included) in `value`, or why it names none.
-SizeReading readByteSize(std::string_view text, std::size_t& value) {
-  if (text.empty()) return SizeReading::malformed;
-  unsigned shift = 0;
-  switch (std::toupper(static_cast<unsigned char>(text.back()))) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    default: break;
-  }
-  if (shift) text.remove_suffix(1);
-  if (text.empty()) return SizeReading::malformed;
-  for (char c : text)
-    if (c < '0' || c > '9') return SizeReading::malformed;
-  value = 0;
-  for (char c : text) {
-    if (value > (std::numeric_limits<std::size_t>::max() - 9) / 10) return SizeReading::tooLarge;
-    value = value * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (value > (std::numeric_limits<std::size_t>::max() >> shift)) return SizeReading::tooLarge;
-  value <<= shift;
-  return SizeReading::size;
-}
-
-}  // namespace
-
-std::optional<std::size_t> parseByteSize(std::string_view text) {
-  std::size_t value = 0;
-  if (readByteSize(text, value) != SizeReading::size || value == 0) return std::nullopt;
-  return value;
-}
+std::optional<std::size_t> parseByteSize(std::string_view text) { return heap::parseByteSize(text); }
 
 std::string byteSizeName(std::size_t bytes) {
   static constexpr struct {

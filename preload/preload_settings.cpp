@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <string_view>
 
+#include "heap/byte_size.h"
 #include "preload/policy_choice.h"
 #include "preload/preload_environment.h"
 
@@ -20,29 +20,6 @@ const char* variable(const char* name) {
 
 }  // namespace
 
-std::optional<std::size_t> parseHeapSize(const char* text) {
-  std::string_view digits = text;
-  if (digits.empty()) return std::nullopt;
-  unsigned shift = 0;
-  switch (digits.back()) {
-    case 'K': case 'k': shift = 10; break;
-    case 'M': case 'm': shift = 20; break;
-    case 'G': case 'g': shift = 30; break;
-    case 'T': case 't': shift = 40; break;
-    default: break;
-  }
-  if (shift) digits.remove_suffix(1);
-  if (digits.empty()) return std::nullopt;
-  std::size_t value = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return std::nullopt;
-    if (value > (std::numeric_limits<std::size_t>::max() - 9) / 10) return std::nullopt;
-    value = value * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (value == 0 || value > (std::numeric_limits<std::size_t>::max() >> shift)) return std::nullopt;
-  return value << shift;
-}
-
 std::optional<std::string> readSettings(PreloadSettings& out) {
   out.policy = kDefaultPolicy;
   if (const char* policy = variable(kHeapVariable)) out.policy = policy;
@@ -51,7 +28,7 @@ std::optional<std::string> readSettings(PreloadSettings& out) {
 
   out.heapBytes = kDefaultHeapBytes;
   if (const char* size = variable(kHeapSizeVariable)) {
-    auto bytes = parseHeapSize(size);
+    auto bytes = heap::parseByteSize(size);
     if (!bytes || *bytes < kMinHeapBytes)
       return std::string(kHeapSizeVariable) + "=" + size + ": wants a size of at least 16K, like 64M, 1G or 1T";
     out.heapBytes = *bytes;

@@ -28,8 +28,4 @@ struct PreloadSettings {
 // wrong ("KITH_HEAP=boehm: ...").
 std::optional<std::string> readSettings(PreloadSettings& out);
 
-// "1G" and the like (bytes, or a number with K, M, G or T, binary units), as
-// `kith run --heap-size` reads it; nullopt when malformed, zero or too large.
-std::optional<std::size_t> parseHeapSize(const char* text);
-
 }  // namespace kith::preload
