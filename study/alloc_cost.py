@@ -41,7 +41,7 @@ if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost 
     __package__ = "study"
 from . import run_json  # noqa: E402
 from . import stats  # noqa: E402
-from .common import PYTHON, SOURCE_DIR, fmt, number, read_csv, write_csv  # noqa: E402
+from .common import PYTHON, SOURCE_DIR, fmt, markdown_table, number, read_csv, write_csv  # noqa: E402
 
 KINDS = ("trace", "cost", "replay")
 BASELINE = "nothing"
@@ -408,12 +408,6 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
-def _table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return out
-
-
 def report_lines(out_dir):
     """The report's section on exact allocator cost and replay wall time (Markdown lines),
     from alloc_cost.csv and replay_time.csv alone; empty when neither has rows."""
@@ -477,7 +471,7 @@ def report_lines(out_dir):
                 parts.append(fmt(g) + (f" ({n} of {len(xs)})" if n < len(xs) else "") if g else "")
             gm.append(" / ".join(parts))
         body.append(gm)
-        L += _table(["workload"] + [f"`{p}`" for p in policies], body)
+        L += markdown_table(["workload"] + [f"`{p}`" for p in policies], body)
         L.append("")
         ratios = [(p, geomean([number(cells[(w, p)]["ir_ratio_vs_list"]) for w in workloads if (w, p) in cells]))
                   for p in policies if p != "list"]
@@ -510,7 +504,7 @@ def report_lines(out_dir):
                 body.append(line)
             L.append(f"Collector `{col}`, ns per event:")
             L.append("")
-            L += _table(["workload"] + [f"`{p}`" for p in policies], body)
+            L += markdown_table(["workload"] + [f"`{p}`" for p in policies], body)
             L.append("")
     return L
 

@@ -126,6 +126,13 @@ def fmt(x, digits=3):
     return str(x)
 
 
+def markdown_table(header, rows):
+    """A Markdown table's lines: the header, the rule, a line per row (cells as str())."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
 def write_csv(path, rows, columns):
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:

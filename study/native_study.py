@@ -43,8 +43,8 @@ if not __package__:  # run by path: load this folder as the package
     __package__ = "study"
 from . import alloc_cost, native_suite, stats, steps  # noqa: E402
 from .suggestion import did_you_mean  # noqa: E402
-from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, number, parse_size,  # noqa: E402
-                     read_csv, usage_error, write_csv)
+from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, markdown_table,  # noqa: E402
+                     number, parse_size, read_csv, usage_error, write_csv)
 
 MARKER = "native.json"
 GLIBC = "malloc"
@@ -410,12 +410,6 @@ def ratio_cell(r):
     return f"{r['time_vs_glibc']:.3f} [{r['time_vs_glibc_low']:.3f}, {r['time_vs_glibc_high']:.3f}]"
 
 
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return lines
-
-
 def figure6_rows(summary):
     """The paper's Figure 6 on Kith: for each of its allocators present here, each program's
     runtime normalised to glibc, and memory consumption (the arena's high-water mark; peak
@@ -485,12 +479,12 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
 
     def command(name, key):
         return f"`{known[name][key]}`" if known.get(name, {}).get(key) else "–"
-    out += table(["program", "what", "timed and counted (workloads/native/suite.tsv)", "traced (its small input)"],
+    out += markdown_table(["program", "what", "timed and counted (workloads/native/suite.tsv)", "traced (its small input)"],
                  [[p, known.get(p, {}).get("what", ""), command(p, "timed"), command(p, "traced")] for p in programs])
     out += ["", "## Runtime normalised to glibc (mean and 95% interval, Fieller)", ""]
     progs = list(programs)
     by = {(r["program"], r["policy"]): r for r in summary}
-    out += table(["policy"] + progs, [[pol] + [ratio_cell(by.get((pr, pol), {})) for pr in progs] for pol in policies])
+    out += markdown_table(["policy"] + progs, [[pol] + [ratio_cell(by.get((pr, pol), {})) for pr in progs] for pol in policies])
     out += ["", "## Memory: consumption / peak RSS, in KiB", "",
             "Memory consumption is the Heap Layers paper's high-water mark of memory taken from the system: "
             "here the highest offset of the policy's arena a block reached (glibc, jemalloc and mimalloc keep no "
@@ -499,16 +493,16 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
 
     def kib(x, scale=1):
         return f"{x / scale:,.0f}" if x is not None else "–"
-    out += table(["policy"] + progs,
+    out += markdown_table(["policy"] + progs,
                  [[pol] + [f"{kib((by.get((pr, pol)) or {}).get('memory_consumption'), 1024)} / "
                            f"{kib((by.get((pr, pol)) or {}).get('max_rss_kib'))}"
                            for pr in progs] for pol in policies])
     out += ["", "Fragmentation (memory consumption over the peak of bytes in use):", ""]
     with_arena = [pol for pol in policies if any((by.get((pr, pol)) or {}).get("memory_consumption") for pr in progs)]
-    out += table(["policy"] + progs, [[pol] + [cell((by.get((pr, pol)) or {}).get("fragmentation"))
+    out += markdown_table(["policy"] + progs, [[pol] + [cell((by.get((pr, pol)) or {}).get("fragmentation"))
                                                for pr in progs] for pol in with_arena])
     out += ["", "## The Heap Layers paper's Figure 6 and Tables 5 and 6, on Kith", ""]
-    out += table(["claim", "paper", "Kith"], [list(c) for c in paper_comparison(summary)])
+    out += markdown_table(["claim", "paper", "Kith"], [list(c) for c in paper_comparison(summary)])
     out += ["", "Where the two set-ups differ, so where the numbers may: the paper's Lea allocator is "
             "dlmalloc 2.7.0, and glibc's malloc (2.36 here) descends from it but adds per-thread caches "
             "(tcache) and arenas, so `lea` is set against another yardstick than LeaHeap was. The paper's "
@@ -521,7 +515,7 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
             "Windows 2000 on a 366 MHz Pentium II (its Section 5), each the average of three runs; here GCC "
             "12 -O2 on Linux, inputs sized for a few seconds on glibc.", ""]
     fig = figure6_rows(summary)
-    out += [""] + table(["program", "allocator (Kith policy)", "time vs glibc", "paper's time (s)",
+    out += [""] + markdown_table(["program", "allocator (Kith policy)", "time vs glibc", "paper's time (s)",
                          "memory consumption (B)", "paper's (B)"],
                         [[r["program"], f"{r['allocator']} (`{r['policy']}`)", cell(r["time_vs_glibc"]),
                           cell(r["paper_runtime_s"]), cell(r["memory_consumption"]), cell(r["paper_memory_bytes"])]
@@ -530,7 +524,7 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
         out += ["", "## Requests satisfied (Figure 10) and worst steps against the bound", "",
                 "Each program traced once on its small input (the suite's `quick` command) on `lea`, and the "
                 "trace replayed on every policy (`kith replay`).", ""]
-        out += table(["program", "policy", "allocations", "immediate", "split", "glue", "defrag", "failed",
+        out += markdown_table(["program", "policy", "allocations", "immediate", "split", "glue", "defrag", "failed",
                       "malloc steps max / bound", "free steps max / bound"],
                      [[r["program"], r["policy"], cell(r.get("allocations")), cell(r.get("satisfied_immediate")),
                        cell(r.get("satisfied_split")), cell(r.get("satisfied_glue")), cell(r.get("satisfied_defrag")),
@@ -541,7 +535,7 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
         out += ["", "## Exact cost per request (callgrind on the replay, minus the `nothing` baseline)", "",
                 "The same replays under callgrind with fixed simulated caches (`study/alloc_cost.py`): "
                 "instructions and D1 misses a request are exact, the same on any host.", ""]
-        out += table(["program", "policy", "instructions a malloc", "a free", "D1 misses a malloc", "a free"],
+        out += markdown_table(["program", "policy", "instructions a malloc", "a free", "D1 misses a malloc", "a free"],
                      [[r["program"], r["policy"], cell(r.get("ir_per_malloc")), cell(r.get("ir_per_free")),
                        cell(r.get("d1_per_malloc")), cell(r.get("d1_per_free"))] for r in cost_rows])
     side = collector_rows(cost_rows, replay_rows)
@@ -551,7 +545,7 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
                 "reference counting (this study's replays) and by Kith's occasional and continuous collectors "
                 "(the published study, `docs/study/`, at its own commit and the suite's study arguments, "
                 "which are smaller). Immediate: requests met from a free list of their size, no split or glue.", ""]
-        out += table(["benchmark", "policy", "freed by", "instructions a malloc", "a free", "immediate %"],
+        out += markdown_table(["benchmark", "policy", "freed by", "instructions a malloc", "a free", "immediate %"],
                      [[r["benchmark"], r["policy"], r["runtime"], cell(r["ir_per_malloc"]), cell(r["ir_per_free"]),
                        cell(r["immediate_pct"])] for r in side])
     return "\n".join(out) + "\n"
