@@ -74,6 +74,25 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
         ++r.frees;
         break;
       }
+      case heap::TraceEventKind::resize:
+      case heap::TraceEventKind::move: {
+        std::uint64_t index = reader.objectIndex();
+        ++r.resizes;
+        if (!blocks_[index]) {
+          ++r.skippedResizes;
+        } else if (void* p = resizeOne(index, e.size)) {
+          ++(p == blocks_[index] ? r.resizedInPlace : r.resizedMoved);
+          blocks_[index] = p;
+        } else {
+          ++r.failedResizes;
+          if (stopOnFailure_) {
+            r.stoppedOnFailure = r.stoppedOnResize = true;
+            r.stopPosition = reader.position();
+            r.stopSize = e.size;
+          }
+        }
+        break;
+      }
       case heap::TraceEventKind::failed:
         ++r.recordedFailures;
         break;
@@ -100,6 +119,21 @@ void TraceReplayer::reserve(std::size_t objects, bool populate) {
 void* TraceReplayer::allocateOne(std::size_t size) { return heap_.malloc(size); }
 
 void TraceReplayer::freeOne(void* p) { heap_.free(p); }
+
+// A realloc, as libkith_malloc.so does one: in place when the block holds the new
+// size, otherwise a new block (through the allocation gate, as an alloc event) and
+// the old one freed. Nothing is copied: a replay never reads its blocks' contents
+// (but for the index in a movable block's first word). Returns the object's block
+// (its old one: in place), or nullptr with the old block still the object's.
+void* TraceReplayer::resizeOne(std::uint64_t index, std::size_t size) {
+  if (size <= heap_.getSize(blocks_[index])) return blocks_[index];
+  void* q = allocateOne(size);
+  if (!q) q = retryAllocation(size);  // may move blocks, this object's among them
+  if (!q) return nullptr;
+  if (canRelocate_) *static_cast<std::uint64_t*>(q) = index;
+  freeOne(blocks_[index]);
+  return q;
+}
 
 // The VM's allocation gate with no collector (vm.cpp, allocateObject): a plain
 // retry (where a collection would have run; lea consolidates its quick lists on a
@@ -162,7 +196,10 @@ std::string replayJson(const Options& o, const heap::HeapStatistics& h, const Re
   w.lineBreak(1).key("replay").beginObject().key("format").string(heap::traceFormatName(format));
   w.key("events").number(r.events).key("allocations").number(r.allocations).key("frees").number(r.frees);
   w.key("recorded_failures").number(r.recordedFailures).key("failed_allocations").number(r.failedAllocations);
-  w.key("skipped_frees").number(r.skippedFrees).key("live_at_end").number(r.liveAtEnd);
+  w.key("skipped_frees").number(r.skippedFrees).key("resizes").number(r.resizes);
+  w.key("resized_in_place").number(r.resizedInPlace).key("resized_moved").number(r.resizedMoved);
+  w.key("failed_resizes").number(r.failedResizes).key("skipped_resizes").number(r.skippedResizes);
+  w.key("live_at_end").number(r.liveAtEnd);
   w.key("stopped_on_failure").boolean(r.stoppedOnFailure).key("wall_s").number(r.seconds);
   w.key("events_per_s").number(eventsPerSecond(r)).endObject().endObject();
   return w.text() + "\n";
@@ -183,6 +220,11 @@ std::string replayTable(const Options& o, const heap::HeapStatistics& h, const R
   std::snprintf(line, sizeof line, "%llu recorded failures, %llu frees of allocations that failed here",
                 u(r.recordedFailures), u(r.skippedFrees));
   out += heap::statisticsTableLine("skipped", line);
+  if (r.resizes > 0) {
+    std::snprintf(line, sizeof line, "%llu: %llu in place, %llu moved, %llu failed here, %llu skipped", u(r.resizes),
+                  u(r.resizedInPlace), u(r.resizedMoved), u(r.failedResizes), u(r.skippedResizes));
+    out += heap::statisticsTableLine("resizes", line);
+  }
   return out + heap::statisticsTableLine("live at end", std::to_string(r.liveAtEnd) + " blocks");
 }
 
@@ -284,13 +326,18 @@ int replayCommand(const std::vector<std::string_view>& args) {
               static_cast<unsigned long long>(r.events), o.policy.c_str(), r.seconds, eventsPerSecond(r) / 1e6,
               static_cast<unsigned long long>(r.allocations), static_cast<unsigned long long>(r.failedAllocations),
               static_cast<unsigned long long>(r.frees));
+  if (r.resizes > 0)
+    std::printf("  and %llu resizes: %llu in place, %llu moved, %llu failed here\n",
+                static_cast<unsigned long long>(r.resizes), static_cast<unsigned long long>(r.resizedInPlace),
+                static_cast<unsigned long long>(r.resizedMoved), static_cast<unsigned long long>(r.failedResizes));
   std::fflush(stdout);
   int exitCode = kExitOk;
   if (r.stoppedOnFailure) {
     std::fprintf(stderr,
-                 "kith: %s: %s: --heap=%s could not satisfy the allocation of %llu bytes; replay stopped "
+                 "kith: %s: %s: --heap=%s could not satisfy the %s %llu bytes; replay stopped "
                  "(--stop-on-failure)\n",
-                 o.trace.c_str(), r.stopPosition.c_str(), o.policy.c_str(), static_cast<unsigned long long>(r.stopSize));
+                 o.trace.c_str(), r.stopPosition.c_str(), o.policy.c_str(),
+                 r.stoppedOnResize ? "resize to" : "allocation of", static_cast<unsigned long long>(r.stopSize));
     exitCode = kExitSoftware;
   }
   if (o.statistics.wanted() &&

@@ -17,13 +17,22 @@
 //           request that still fails is counted (failedAllocations), and its
 //           object's later free skipped; with stopOnFailure the replay stops there.
 //   free    free() of the object's block (skipped if its allocation failed here).
+//   resize, move
+//           a realloc, whichever the recording policy did: in place if this
+//           policy's block holds the new size (getSize), otherwise an allocation
+//           as for alloc, then the old block's free. One this policy cannot meet
+//           leaves the object in its old block (as realloc's NULL does), is counted
+//           (failedResizes) and, with stopOnFailure, stops the replay. Skipped for
+//           an object whose allocation failed here.
 //   failed  (the recording heap's failure) skipped and counted: the trace does
 //           not say what the program did next, only what it allocated.
 //
 // Measuring a policy's cost: every allocation goes through
 // kith::cli::TraceReplayer::allocateOne(unsigned long) (plus, when that fails,
 // kith::cli::TraceReplayer::retryAllocation(unsigned long), the gate's retries) and
-// every free through kith::cli::TraceReplayer::freeOne(void*), all never inlined,
+// every free through kith::cli::TraceReplayer::freeOne(void*) (a realloc's too:
+// TraceReplayer::resizeOne calls them when it moves a block; beyond them it asks
+// the policy getSize), all never inlined,
 // so their inclusive cost under `valgrind --tool=callgrind --cache-sim=yes kith
 // replay ...` divided by allocateOne's or freeOne's call count is the cost per
 // request (instructions, simulated cache misses). The same replay on
@@ -51,8 +60,14 @@ struct ReplayResult {
   std::uint64_t recordedFailures = 0;   // failed events (skipped)
   std::uint64_t failedAllocations = 0;  // alloc events this policy could not satisfy
   std::uint64_t skippedFrees = 0;       // frees of objects whose allocation failed here
+  std::uint64_t resizes = 0;            // resize and move events (reallocs)
+  std::uint64_t resizedInPlace = 0;     // ... this policy's block held the new size
+  std::uint64_t resizedMoved = 0;       // ... moved to a new block here
+  std::uint64_t failedResizes = 0;      // ... this policy could not meet (the object kept its block)
+  std::uint64_t skippedResizes = 0;     // ... of objects whose allocation failed here
   std::uint64_t liveAtEnd = 0;          // blocks still allocated after the last event
   bool stoppedOnFailure = false;
+  bool stoppedOnResize = false;  // ... at a resize, not an alloc
   std::string stopPosition;  // where it stopped: "offset N" / "line N"
   std::uint64_t stopSize = 0;  // the request it stopped at, in bytes
   std::string error;         // a malformed trace: "offset N: ..." / "line N: ..."
@@ -86,6 +101,7 @@ class TraceReplayer {
   [[gnu::noinline]] void* allocateOne(std::size_t size);
   [[gnu::noinline]] void freeOne(void* p);
   [[gnu::noinline]] void* retryAllocation(std::size_t size);
+  [[gnu::noinline]] void* resizeOne(std::uint64_t index, std::size_t size);
   static void relocated(void* self, void* from, void* to, std::size_t size);
 
   heap::Heap& heap_;

@@ -63,7 +63,8 @@ int traceLifetimes(const std::string& path, bool json) {
     out = "{\"objects\": " + n(lifetimes.objects()) + ", \"freed\": " + n(lifetimes.freed()) +
           ", \"freed_bytes\": " + n(lifetimes.freedBytes()) + ", \"live_at_end\": " + n(lifetimes.liveAtEnd()) +
           ", \"live_at_end_bytes\": " + n(lifetimes.liveBytesAtEnd()) + ", \"failed\": " + n(lifetimes.failed()) +
-          ", \"bytes_allocated\": " + n(lifetimes.bytesAllocated()) + ",\n \"histogram\": [";
+          ", \"resized\": " + n(lifetimes.resized()) + ", \"bytes_allocated\": " + n(lifetimes.bytesAllocated()) +
+          ",\n \"histogram\": [";
     bool first = true;
     for (const auto& [bound, bucket] : lifetimes.histogram()) {
       out += std::string(first ? "" : ",\n  ") + "{\"age_bytes_le\": " + n(bound) +
@@ -76,6 +77,7 @@ int traceLifetimes(const std::string& path, bool json) {
           "freed            " + n(lifetimes.freed()) + " (" + n(lifetimes.freedBytes()) + " bytes)\n" +
           "live at end      " + n(lifetimes.liveAtEnd()) + " (" + n(lifetimes.liveBytesAtEnd()) + " bytes; censored)\n" +
           "failed requests  " + n(lifetimes.failed()) + "\n" +
+          "resizes          " + n(lifetimes.resized()) + " (reallocs: the object keeps its birth)\n" +
           "allocation clock " + n(lifetimes.bytesAllocated()) + " bytes at the end\n" +
           "age at death, bytes allocated since birth:\n" +
           "  age_bytes_le      objects        bytes  cum_objects\n";

@@ -403,14 +403,19 @@ void* resize(void* q, std::size_t size) {
   // size asked for, with the canary right after it: under --check every resize moves.
   if (p.checked ? size == room : size <= room) {
     ++p.counts.reallocsInPlace;
+    if (p.trace) p.trace->resized(q, q, size);
     return q;
   }
-  void* moved = handOut(obtain(size), size);
-  if (moved) {
-    std::memcpy(moved, q, std::min(room, size));
-    release(q);
-    ++p.counts.reallocsMoved;
+  void* moved = obtain(size);
+  if (!moved) {
+    if (p.trace) p.trace->allocated(nullptr, size);  // a failed request; q stays the program's
+    return nullptr;
   }
+  if (p.checked) p.aligned->reissued(moved);
+  std::memcpy(moved, q, std::min(room, size));
+  if (p.trace) p.trace->resized(q, moved, size);  // q's id goes to `moved`: release records no free
+  release(q);
+  ++p.counts.reallocsMoved;
   return moved;
 }
 

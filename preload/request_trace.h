@@ -3,12 +3,12 @@
 // Blocks are named by the address the program holds (an aligned block's aligned
 // address); ids count from 0 in allocation order, as TraceHeap's do.
 //
-// The format has allocations, frees and failed requests, and no resize, so a
-// realloc is recorded as what the policy did: a move is the new block's allocation
-// and then the old block's free; a resize in place, which asks nothing of the
-// policy, records nothing (the trace is exact for the policy it was recorded on;
-// replayed on another, that block keeps its old size). An aligned request is
-// recorded with the size the policy was asked for (aligned_blocks.h).
+// A realloc is recorded as what it was on the policy: a resize in place (R) or a
+// move (M), the object keeping its id either way, so a replay on another policy
+// resizes in place where that policy can (cli/replay.h); a realloc the policy
+// could not meet is a failed request (X). realloc(NULL, n) is an allocation and
+// realloc(p, 0) a free, as glibc has them. An aligned request is recorded with the
+// size the policy was asked for (aligned_blocks.h).
 //
 // The file is opened at the first event (PATH for the root process, PATH.PID for
 // the others: output_path.h) and ended at exit. A child made by fork starts a trace
@@ -49,6 +49,21 @@ class RequestTrace {
       writer_->record({heap::TraceEventKind::free, time_++, it->second, 0});
       ids_->erase(it);
     }
+  }
+
+  // A realloc of block `from` to `size` bytes, which it now holds at `to` (== from:
+  // in place). A block the trace never saw allocated (a parent's, in a child made by
+  // fork) is recorded as allocated here, as `to`.
+  void resized(void* from, void* to, std::size_t size) {
+    if (!ready()) return;
+    auto it = ids_->find(from);
+    if (it == ids_->end()) return allocated(to, size);
+    std::uint64_t id = it->second;
+    if (to != from) {
+      ids_->erase(it);
+      (*ids_)[to] = id;
+    }
+    writer_->record({to == from ? heap::TraceEventKind::resize : heap::TraceEventKind::move, time_++, id, size});
   }
 
   // At exit: the end marker, flushed; events after it are not recorded.

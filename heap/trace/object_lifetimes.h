@@ -1,7 +1,9 @@
 // ObjectLifetimes: the age at death of every object of a trace (trace.h), for
 // `kith trace lifetimes`. Time is the allocation clock — the bytes requested by
-// every successful allocation so far — the usual measure of object lifetime in
-// garbage-collection studies, because it is what drives collection. An object's
+// every successful allocation so far, and what a resize (a realloc) grows an object
+// by — the usual measure of object lifetime in garbage-collection studies, because
+// it is what drives collection. A resized object keeps its birth, and dies with its
+// last size. An object's
 // age at death is the bytes allocated after it and before its free: 0 when nothing
 // was allocated in between. Objects still live when the trace ends are censored:
 // counted apart (their age is only known to exceed what the trace saw).
@@ -63,6 +65,14 @@ class ObjectLifetimes {
         liveBytes_ -= sizes_[index];
         break;
       }
+      case TraceEventKind::resize:
+      case TraceEventKind::move:
+        if (e.size > sizes_[index]) clock_ += e.size - sizes_[index];
+        liveBytes_ += e.size;
+        liveBytes_ -= sizes_[index];
+        sizes_[index] = e.size;
+        ++resized_;
+        break;
       case TraceEventKind::failed:
         ++failed_;
         break;
@@ -75,13 +85,14 @@ class ObjectLifetimes {
   std::uint64_t liveAtEnd() const { return objects_ - freed_; }
   std::uint64_t liveBytesAtEnd() const { return liveBytes_; }
   std::uint64_t failed() const { return failed_; }  // requests the recording heap could not meet
+  std::uint64_t resized() const { return resized_; }  // resize and move events
   std::uint64_t bytesAllocated() const { return clock_; }  // the allocation clock now
   // Bucket bound -> freed objects and their requested bytes, by increasing age.
   const std::map<std::uint64_t, Bucket>& histogram() const { return histogram_; }
 
  private:
   std::uint64_t clock_ = 0;
-  std::uint64_t objects_ = 0, freed_ = 0, freedBytes_ = 0, liveBytes_ = 0, failed_ = 0;
+  std::uint64_t objects_ = 0, freed_ = 0, freedBytes_ = 0, liveBytes_ = 0, failed_ = 0, resized_ = 0;
   std::vector<std::uint64_t> births_, sizes_;  // by object index
   std::map<std::uint64_t, Bucket> histogram_;
 };

@@ -95,7 +95,10 @@ bool BinaryTraceDecoder::nextInFull(TraceInput& in, TraceEvent& out, std::string
       break;
     }
     case kFailed:
-      if (tag & kIdGap) return fail("a failed request with the id-gap bit set (tag 0x" + hex(tag) + ")", error);
+      if (tag & kResize) {
+        if (!readResize(tag, p, end, out, error)) return false;
+        break;
+      }
       out.kind = TraceEventKind::failed;
       out.id = 0;
       if (!(p = getSize(p, end, tag, out.size, error))) return false;
@@ -106,6 +109,21 @@ bool BinaryTraceDecoder::nextInFull(TraceInput& in, TraceEvent& out, std::string
   out.time = lastTime_ = lastTime_ + 1 + timeGap;
   ++events_;
   in.consume(static_cast<std::size_t>(p - in.data()));
+  return true;
+}
+
+bool BinaryTraceDecoder::readResize(unsigned tag, const unsigned char*& p, const unsigned char* end,
+                                    TraceEvent& out, std::string& error) {
+  using namespace binary_trace;
+  if (tag >> 5) return fail("a resize with reserved bits set (tag 0x" + hex(tag) + ")", error);
+  out.kind = tag & kMoved ? TraceEventKind::move : TraceEventKind::resize;
+  bool overlong = false;
+  std::uint64_t z = 0;
+  p = getVarint(p, end, z, overlong);
+  if (!p || overlong) return fieldError(p, "object id", error);
+  out.id = lastResizeId_ = lastResizeId_ + unzigzag(z);
+  p = getVarint(p, end, out.size, overlong);
+  if (!p || overlong) return fieldError(p, "size", error);
   return true;
 }
 

@@ -19,9 +19,14 @@
 //   free:   bits 3-7  z + 1, where z = zigzag(id - previous free's id), when z < 31;
 //                     0 means a varint z follows (zigzag: 0, -1, 1, -2 ... -> 0, 1, 2, 3 ...)
 //   failed: bit 3 clear; bits 4-7 the size, as for alloc
-// Field order: tag, time gap, id gap or free's z, size. Before the first event the
-// "previous" time and alloc id are 2^64-1 (so the first event has time 0 and the
-// first object id 0 with no gap) and the previous free's id is 0. All arithmetic
+//   resize and move (kind 2 with bit 3 set): bit 4 set for a move, clear for a
+//           resize in place; bits 5-7 clear; then a varint z = zigzag(id - previous
+//           resize's or move's id), then a varint: the new size
+// Field order: tag, time gap, id gap or free's or resize's z, size. Before the first
+// event the "previous" time and alloc id are 2^64-1 (so the first event has time 0
+// and the first object id 0 with no gap) and the previous free's and resize's id 0.
+// Resizes came to version 1 after its first traces: those still read, and a reader
+// from before resizes rejects a trace holding one at its first resize's tag. All arithmetic
 // is modulo 2^64, so every TraceEvent round-trips. An event is at most 31 bytes.
 // Errors read "offset N: what is wrong", N the byte offset of the event (or header)
 // at fault. The consistency rules are trace_objects.h's.
@@ -52,6 +57,8 @@ enum Tag : unsigned {
   kKindMask = 3,
   kTimeGap = 1u << 2,
   kIdGap = 1u << 3,
+  kResize = 1u << 3,  // with kind kFailed: a resize or a move
+  kMoved = 1u << 4,   // a resize's: it moved
 };
 
 inline unsigned char* putVarint(unsigned char* out, std::uint64_t v) {
@@ -112,6 +119,13 @@ class BinaryTraceEncoder {
         bits |= kFailed;
         out = putSize(e.size, bits, out);
         break;
+      case TraceEventKind::resize:
+      case TraceEventKind::move:
+        bits |= kFailed | kResize | (e.kind == TraceEventKind::move ? unsigned{kMoved} : 0u);
+        out = putVarint(out, zigzag(e.id - lastResizeId_));
+        out = putVarint(out, e.size);
+        lastResizeId_ = e.id;
+        break;
     }
     *tag = static_cast<unsigned char>(bits);
     ++events_;
@@ -132,7 +146,7 @@ class BinaryTraceEncoder {
     return binary_trace::putVarint(out, size);
   }
 
-  std::uint64_t lastTime_ = UINT64_MAX, lastAllocId_ = UINT64_MAX, lastFreeId_ = 0;
+  std::uint64_t lastTime_ = UINT64_MAX, lastAllocId_ = UINT64_MAX, lastFreeId_ = 0, lastResizeId_ = 0;
   std::uint64_t events_ = 0;
 };
 
@@ -184,7 +198,10 @@ class BinaryTraceDecoder {
   [[gnu::cold]] bool fieldError(const unsigned char* p, const char* field, std::string& error) const;
   bool fail(const std::string& what, std::string& error) const;
 
-  std::uint64_t lastTime_ = UINT64_MAX, lastAllocId_ = UINT64_MAX, lastFreeId_ = 0;
+  bool readResize(unsigned tag, const unsigned char*& p, const unsigned char* end, TraceEvent& out,
+                  std::string& error);
+
+  std::uint64_t lastTime_ = UINT64_MAX, lastAllocId_ = UINT64_MAX, lastFreeId_ = 0, lastResizeId_ = 0;
   std::uint64_t events_ = 0, eventOffset_ = 0;
   bool started_ = false, finished_ = false;
 };

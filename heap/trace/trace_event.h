@@ -1,6 +1,6 @@
 // TraceEvent: one entry of an allocation trace (trace.h) — an allocation, a free,
-// or a request the recording heap could not satisfy — and the sinks that collect
-// events. Objects are named by id rather than by address, so that a trace means
+// a resize (a program's realloc), or a request the recording heap could not
+// satisfy — and the sinks that collect events. Objects are named by id rather than by address, so that a trace means
 // the same thing to every policy; the time is logical (the event's sequence number
 // in a recorded trace).
 #pragma once
@@ -11,15 +11,24 @@
 
 namespace kith::heap {
 
-enum class TraceEventKind : std::uint8_t { alloc, free, failed };
+// resize and move are both a realloc of a live object to `size` bytes, which keeps
+// its id; they say what the recording policy did with it: resize, the block held
+// the new size (in place); move, it did not (a new block, the contents copied, the
+// old block freed). A replay does what the replaying policy can (cli/replay.h).
+enum class TraceEventKind : std::uint8_t { alloc, free, failed, resize, move };
 
 struct TraceEvent {
   TraceEventKind kind = TraceEventKind::alloc;
   std::uint64_t time = 0;  // logical timestamp
-  std::uint64_t id = 0;    // object id (alloc, free); 0 for failed
-  std::uint64_t size = 0;  // bytes requested (alloc, failed); 0 for free
+  std::uint64_t id = 0;    // object id (alloc, free, resize, move); 0 for failed
+  std::uint64_t size = 0;  // bytes requested (alloc, failed; resize and move: the new size); 0 for free
   bool operator==(const TraceEvent&) const = default;
 };
+
+// A realloc of a live object: resize or move.
+inline bool isResize(TraceEventKind kind) {
+  return kind == TraceEventKind::resize || kind == TraceEventKind::move;
+}
 
 // The two encodings of a trace file: text (trace_text.h) for reading and tests,
 // binary (trace_binary.h) for real runs.

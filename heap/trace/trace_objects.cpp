@@ -27,8 +27,10 @@ bool TraceObjects::idError(const TraceEvent& e, std::string& error) const {
 
 bool TraceObjects::freeError(const TraceEvent& e, std::string& error) const {
   std::uint64_t i;
-  error = "free of object " + std::to_string(e.id) +
-          (find(e.id, i) ? ", which is not live (freed twice?)" : ", which was never allocated");
+  error = std::string(e.kind == TraceEventKind::free ? "free" : "resize") + " of object " + std::to_string(e.id) +
+          (!find(e.id, i)                    ? ", which was never allocated"
+           : e.kind == TraceEventKind::free ? ", which is not live (freed twice?)"
+                                            : ", which is not live (freed before)");
   return false;
 }
 

@@ -6,7 +6,8 @@
 //   - times strictly increase;
 //   - allocation ids strictly increase (recorders number objects 0, 1, 2, ...;
 //     gaps are allowed);
-//   - a free names an object that is live: allocated and not yet freed.
+//   - a free, a resize or a move names an object that is live: allocated and not
+//     yet freed (a resize or a move leaves it live, under the same id).
 // Each allocated object gets an index: 0 for the first allocation, 1 for the
 // next, ... — equal to its id in every trace Kith records. Ids with gaps are
 // mapped through a sorted list of runs of consecutive ids, so a lookup is O(1)
@@ -23,8 +24,8 @@ namespace kith::heap {
 
 class TraceObjects {
  public:
-  // Checks `e` against every event before it. Fine: sets `index` (alloc and free:
-  // the object's index; failed: unchanged) and returns true. Otherwise returns
+  // Checks `e` against every event before it. Fine: sets `index` (alloc, free,
+  // resize, move: the object's index; failed: unchanged) and returns true. Otherwise returns
   // false and `error` says what is wrong (without a position; the reader adds
   // "line N: " or "offset N: ").
   [[gnu::always_inline]] bool accept(const TraceEvent& e, std::uint64_t& index, std::string& error) {
@@ -44,6 +45,13 @@ class TraceObjects {
         if (!find(e.id, i) || !(live_[i >> 6] >> (i & 63) & 1)) return freeError(e, error);
         live_[i >> 6] &= ~(std::uint64_t{1} << (i & 63));
         --liveCount_;
+        index = i;
+        break;
+      }
+      case TraceEventKind::resize:
+      case TraceEventKind::move: {
+        std::uint64_t i;
+        if (!find(e.id, i) || !(live_[i >> 6] >> (i & 63) & 1)) return freeError(e, error);
         index = i;
         break;
       }

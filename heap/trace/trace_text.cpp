@@ -49,6 +49,11 @@ char* encodeTextEvent(const TraceEvent& e, char* out) {
       *out++ = 'X';
       number(e.time), number(e.size);
       break;
+    case TraceEventKind::resize:
+    case TraceEventKind::move:
+      *out++ = e.kind == TraceEventKind::resize ? 'R' : 'M';
+      number(e.time), number(e.id), number(e.size);
+      break;
   }
   *out++ = '\n';
   return out;
@@ -90,8 +95,12 @@ bool TextTraceDecoder::parseEvent(std::string_view line, TraceEvent& out, std::s
     out.kind = TraceEventKind::free, expect = "F <time> <id>", numbers = 2;
   } else if (kind == "X") {
     out.kind = TraceEventKind::failed, expect = "X <time> <size>", numbers = 2;
+  } else if (kind == "R") {
+    out.kind = TraceEventKind::resize, expect = "R <time> <id> <size>", numbers = 3;
+  } else if (kind == "M") {
+    out.kind = TraceEventKind::move, expect = "M <time> <id> <size>", numbers = 3;
   } else {
-    return fail("unknown event kind '" + quoteTraceText(kind) + "' (expected A, F or X)", error);
+    return fail("unknown event kind '" + quoteTraceText(kind) + "' (expected A, F, R, M or X)", error);
   }
   if (fieldCount != numbers + 1)
     return fail("expected '" + std::string(expect) + "' (" + std::to_string(numbers) +
@@ -111,9 +120,9 @@ bool TextTraceDecoder::parseEvent(std::string_view line, TraceEvent& out, std::s
   }
   out.time = v[0];
   out.id = out.kind == TraceEventKind::failed ? 0 : v[1];
-  out.size = out.kind == TraceEventKind::alloc    ? v[2]
+  out.size = out.kind == TraceEventKind::free     ? 0
              : out.kind == TraceEventKind::failed ? v[1]
-                                                  : 0;
+                                                  : v[2];
   return true;
 }
 

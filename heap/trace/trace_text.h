@@ -3,6 +3,10 @@
 //   # kith-trace 1          first line, always
 //   A <time> <id> <size>    alloc: object <id> of <size> bytes
 //   F <time> <id>           free of object <id>
+//   R <time> <id> <size>    realloc of object <id> to <size> bytes, in place on the
+//                           recording policy (its block held the new size)
+//   M <time> <id> <size>    realloc of object <id> to <size> bytes that moved it on
+//                           the recording policy; either way the object keeps its id
 //   X <time> <size>         a request of <size> bytes the recording heap could not
 //                           satisfy (it returned nullptr); it gets no id, and nothing
 //                           later refers to it.

@@ -75,6 +75,9 @@ case("exec.stats_at_exit_when_stderr_closed", "exec --stats=json -- ls {source}/
      stdout=r"README.md\n$", stderr=r'"command": "ls"')
 case("exec.trace_text", "exec --heap=tlsf --trace={tmp}/t.txt -- sh -c 'exit 0'",
      files={"{tmp}/t.txt": r"^# kith-trace 1\n(A [0-9]+ [0-9]+ [0-9]+\n|F [0-9]+ [0-9]+\n)+"})
+# A realloc is recorded as what it was: R in place, M moved (heap/trace/trace_text.h).
+case("exec.trace_reallocs", "exec --heap=tlsf --trace={tmp}/t.txt -- perl -e '$s .= \"x\" x 100 for 1 .. 200; print length $s'",
+     stdout=r"^20000$", files={"{tmp}/t.txt": r"(?s)^# kith-trace 1\n(?=.*\nR [0-9]+ [0-9]+ [0-9]+\n)(?=.*\nM [0-9]+ [0-9]+ [0-9]+\n)"})
 case("exec.by_hand_refused_policy", "exec -- env KITH_HEAP=boehm sh -c 'echo unreached'", exit=64,
      stderr=r"^kith: KITH_HEAP=boehm: it collects garbage itself")
 # --heap=malloc with nothing to count, record or check is glibc alone: nothing preloaded

@@ -17,7 +17,8 @@ CHECK is one of
                       programs: the shell's in PATH, each other process's in PATH.PID,
                       every statistics file one JSON object, every trace replayable
   replay_matches POLICY  a real program's trace replayed on its own policy makes
-                      the same requests: every count of the heap block is the same
+                      the same requests: every count of the heap block is the same,
+                      and its reallocs are in place and moved exactly as in the run
   library_lookup      kith finds libkith_malloc.so where installed (bin/kith,
                       lib/kith/), and without it says where it looked (69)
 DIR of --programs holds the test programs of tests/exec (misuse, ...).
@@ -169,13 +170,22 @@ def replay_matches(args):
         r = run([args.kith, "replay", f"--heap={args.policy}", "--heap-size=256M", f"--stats-file={replayed_file}", trace])
         if r.returncode != 0:
             return fail(f"replay: exit {r.returncode}: {r.stderr}")
-        replayed = json.load(open(replayed_file))["heap"]
+        replayed_run = json.load(open(replayed_file))
+        replayed = replayed_run["heap"]
         differ = [k for k in COUNTS if recorded[k] != replayed[k]]
+        # Each realloc is in the trace as what it was, and the replay, deciding for
+        # itself, resizes in place exactly where the run did.
+        resized = {"in_place": replayed_run["replay"]["resized_in_place"],
+                   "moved": replayed_run["replay"]["resized_moved"]}
+        if resized != recorded["reallocs"]:
+            differ.append("reallocs")
+            replayed["reallocs"] = resized
         if differ:
             return fail("the replay differs from the run in " +
                         ", ".join(f"{k}: {recorded[k]} (run) vs {replayed[k]} (replay)" for k in differ))
-        if recorded["allocations"] < 1000:
-            return fail(f"only {recorded['allocations']} allocations: the program was meant to make many")
+        if recorded["allocations"] < 1000 or sum(recorded["reallocs"].values()) < 100:
+            return fail(f"only {recorded['allocations']} allocations and {recorded['reallocs']} reallocs: "
+                        "the program was meant to make many of both")
     return 0
 
 

@@ -65,6 +65,21 @@ TEST(ObjectLifetimes, AgeIsBytesAllocatedBetweenBirthAndDeath) {
   EXPECT_EQ(it->second.bytes, 48u);
 }
 
+// A realloc keeps the object's birth; growing it advances the clock by the growth
+// (bytes the program newly asked for), shrinking does not; it dies with its last size.
+TEST(ObjectLifetimes, AResizedObjectKeepsItsBirthAndDiesWithItsLastSize) {
+  // 0 (24 B) grows to 100 (clock +76) and shrinks to 10 in place; 1 (8 B) is born
+  // after it; 0 dies aged 76 + 8 = 84.
+  ObjectLifetimes l = lifetimesOf("# kith-trace 1\nA 0 0 24\nM 1 0 100\nR 2 0 10\nA 3 1 8\nF 4 0\n");
+  EXPECT_EQ(l.resized(), 2u);
+  EXPECT_EQ(l.bytesAllocated(), 24u + 76u + 8u);
+  EXPECT_EQ(l.freedBytes(), 10u);
+  EXPECT_EQ(l.liveBytesAtEnd(), 8u);
+  ASSERT_EQ(l.histogram().size(), 1u);
+  EXPECT_EQ(l.histogram().begin()->first, ObjectLifetimes::bucketBound(84));
+  EXPECT_EQ(l.histogram().begin()->second.bytes, 10u);
+}
+
 TEST(ObjectLifetimes, HistogramStaysSmallForManyObjects) {
   ObjectLifetimes l;
   std::uint64_t t = 0;

@@ -126,9 +126,19 @@ INSTANTIATE_TEST_SUITE_P(
                   "line 2: expected 'A <time> <id> <size>' (3 numbers after the kind), found 4 "
                   "fields in 'A 0 0 16 '"},
         Malformed{"# kith-trace 1\n# note\n\nQ 3 1\n",
-                  "line 4: unknown event kind 'Q' (expected A, F or X)"},
+                  "line 4: unknown event kind 'Q' (expected A, F, R, M or X)"},
         Malformed{"# kith-trace 1\nalloc 0 0 16\n",
-                  "line 2: unknown event kind 'alloc' (expected A, F or X)"},
+                  "line 2: unknown event kind 'alloc' (expected A, F, R, M or X)"},
+        Malformed{"# kith-trace 1\nA 0 0 16\nR 1 0\n",
+                  "line 3: expected 'R <time> <id> <size>' (3 numbers after the kind), found 2 "
+                  "fields in 'R 1 0'"},
+        Malformed{"# kith-trace 1\nA 0 0 16\nM 1 0 8 8\n",
+                  "line 3: expected 'M <time> <id> <size>' (3 numbers after the kind), found 4 "
+                  "fields in 'M 1 0 8 8'"},
+        Malformed{"# kith-trace 1\nA 0 0 16\nR 1 1 32\n",
+                  "line 3: resize of object 1, which was never allocated"},
+        Malformed{"# kith-trace 1\nA 0 0 16\nF 1 0\nM 2 0 32\n",
+                  "line 4: resize of object 0, which is not live (freed before)"},
         Malformed{"# kith-trace 1\nA 0 zero 16\n",
                   "line 2: 'zero' is not an unsigned decimal number, in 'A 0 zero 16'"},
         Malformed{"# kith-trace 1\nA 0 -1 16\n",
@@ -154,7 +164,7 @@ TEST(Trace, ReaderReturnsTheEventsBeforeAnError) {
   std::string error;
   std::vector<TraceEvent> events = readTrace(in, &error);
   EXPECT_EQ(events.size(), 2u);
-  EXPECT_EQ(error, "line 4: unknown event kind 'bad' (expected A, F or X)");
+  EXPECT_EQ(error, "line 4: unknown event kind 'bad' (expected A, F, R, M or X)");
 }
 
 TEST(Trace, WriterReportsAFailedStream) {

@@ -35,6 +35,9 @@ class TraceBuilder {
   }
   void free(std::uint64_t id) { events.push_back({Kind::free, time_++, id, 0}); }
   void failed(std::uint64_t size) { events.push_back({Kind::failed, time_++, 0, size}); }
+  void resize(std::uint64_t id, std::uint64_t size, Kind kind = Kind::resize) {
+    events.push_back({kind, time_++, id, size});
+  }
 
   std::string encode(TraceFormat format) const {
     std::ostringstream out;
@@ -209,6 +212,88 @@ TEST_P(ReplayOnEveryPolicy, StopOnFailureStopsAtTheFailingEvent) {
   EXPECT_EQ(b.result.stopPosition, "offset 10");  // header 9 bytes, then a one-byte event
 }
 
+// A realloc replays as the preloaded library makes it: in place when the policy's
+// block holds the new size, whatever the recording policy did; otherwise a new
+// block and the old one freed. The object keeps its id, and its free frees its
+// last block.
+TEST_P(ReplayOnEveryPolicy, AResizeStaysInPlaceWhenTheBlockHoldsItAndMovesOtherwise) {
+  TraceBuilder t;
+  std::uint64_t a = t.alloc(100);
+  std::uint64_t b = t.alloc(40);
+  t.resize(a, 1, Kind::move);          // recorded as a move; every policy's block holds 1 byte
+  t.resize(a, 100000, Kind::resize);   // recorded in place; no policy's 100-byte block holds 100000
+  t.resize(b, 40);
+  t.free(a);
+  t.free(b);
+  for (TraceFormat format : {TraceFormat::binary, TraceFormat::text}) {
+    Replayed r = replay(GetParam(), kHeapBytes, t.encode(format));
+    EXPECT_EQ(r.result.error, "");
+    EXPECT_EQ(r.result.resizes, 3u);
+    EXPECT_EQ(r.result.resizedInPlace, 2u);
+    EXPECT_EQ(r.result.resizedMoved, 1u);
+    EXPECT_EQ(r.result.failedResizes + r.result.skippedResizes, 0u);
+    EXPECT_EQ(r.result.allocations, 2u);  // alloc events
+    EXPECT_EQ(r.statistics.allocations, 3u);  // the move's block too
+    EXPECT_EQ(r.statistics.frees, 3u);
+    EXPECT_EQ(r.statistics.bytes_in_use, 0u);
+    EXPECT_EQ(r.result.liveAtEnd, 0u);
+    EXPECT_EQ(r.invariants, "");
+  }
+}
+
+// The program-like workload with reallocs among its requests: every policy ends
+// empty and consistent, each move one more allocation and one more free.
+TEST_P(ReplayOnEveryPolicy, AWorkloadWithReallocsEndsEmpty) {
+  TraceBuilder t;
+  std::vector<std::uint64_t> ids(1u << 12);
+  heap::SeededRandom rng(5);
+  for (const heap::WorkloadStep& s : heap::makeWorkload(heap::SizeMix::jvmLike, 5, 20000, 1u << 10)) {
+    if (s.size) {
+      ids[s.slot] = t.alloc(s.size);
+      continue;
+    }
+    if (rng.chance(30)) t.resize(ids[s.slot], rng.between(1, 2000), rng.chance(50) ? Kind::move : Kind::resize);
+    t.free(ids[s.slot]);
+  }
+  Replayed r = replay(GetParam(), kHeapBytes, t.encode(TraceFormat::binary));
+  EXPECT_EQ(r.result.error, "");
+  EXPECT_GT(r.result.resizes, 1000u);
+  EXPECT_GT(r.result.resizedInPlace, 0u);
+  EXPECT_GT(r.result.resizedMoved, 0u);
+  EXPECT_EQ(r.result.resizedInPlace + r.result.resizedMoved, r.result.resizes);
+  EXPECT_EQ(r.statistics.allocations, r.result.allocations + r.result.resizedMoved);
+  EXPECT_EQ(r.statistics.frees, r.result.frees + r.result.resizedMoved);
+  EXPECT_EQ(r.statistics.bytes_in_use, 0u);
+  EXPECT_EQ(r.invariants, "");
+}
+
+// A resize the fixed heap cannot meet leaves the object in its block, as realloc's
+// NULL does: counted, its later free frees that block; --stop-on-failure stops there.
+TEST_P(ReplayOnEveryPolicy, AResizeThePolicyCannotMeetKeepsTheOldBlock) {
+  if (GetParam() == "malloc" || GetParam() == "jemalloc" || GetParam() == "mimalloc")
+    GTEST_SKIP() << GetParam() << " is not fixed-size";
+  TraceBuilder t;
+  std::uint64_t a = t.alloc(64);
+  t.resize(a, std::size_t{1} << 20, Kind::move);
+  t.free(a);
+  std::uint64_t gone = t.alloc(std::size_t{1} << 20);  // fails here: its resize is skipped
+  t.resize(gone, 8);
+  Replayed r = replay(GetParam(), 64u << 10, t.encode(TraceFormat::binary));
+  EXPECT_EQ(r.result.error, "");
+  EXPECT_EQ(r.result.failedResizes, 1u);
+  EXPECT_EQ(r.result.skippedResizes, 1u);
+  EXPECT_EQ(r.result.failedAllocations, 1u);
+  EXPECT_EQ(r.statistics.frees, 1u);
+  EXPECT_EQ(r.statistics.bytes_in_use, 0u);
+  EXPECT_EQ(r.invariants, "");
+
+  Replayed s = replay(GetParam(), 64u << 10, t.encode(TraceFormat::text), true);
+  EXPECT_TRUE(s.result.stoppedOnFailure);
+  EXPECT_TRUE(s.result.stoppedOnResize);
+  EXPECT_EQ(s.result.stopPosition, "line 3");
+  EXPECT_EQ(s.result.stopSize, std::size_t{1} << 20);
+}
+
 INSTANTIATE_TEST_SUITE_P(Replay, ReplayOnEveryPolicy, ::testing::ValuesIn(policies()),
                          [](const auto& info) { return heap::testing::policyTestName(info.param); });
 
@@ -243,6 +328,29 @@ TEST_P(ReplayDefragmentation, FollowsMovedBlocks) {
     EXPECT_EQ(r.result.liveAtEnd, 0u);
     EXPECT_EQ(r.invariants, "");
   }
+}
+
+// A resize that only defragmenting can meet: the retry may move the resized object
+// itself, and the replayer frees the block it has after the move, not before.
+TEST_P(ReplayDefragmentation, AResizeFollowsItsOwnObjectMoved) {
+  constexpr std::size_t heapBytes = 64u << 10;
+  std::size_t fits = 0;
+  {
+    std::unique_ptr<heap::Heap> probe = heap::makeHeap(GetParam(), heapBytes, heap::StatisticsMode::counts);
+    while (probe->malloc(16)) ++fits;
+  }
+  TraceBuilder t;
+  std::vector<std::uint64_t> ids;
+  for (std::size_t i = 0; i < fits; ++i) ids.push_back(t.alloc(16));
+  for (std::size_t i = 0; i < fits; i += 2) t.free(ids[i]);
+  for (std::size_t i = 1; i < fits; i += 64) t.resize(ids[i], heapBytes / 4, Kind::move);
+  for (std::size_t i = 1; i < fits; i += 2) t.free(ids[i]);
+  Replayed r = replay(GetParam(), heapBytes, t.encode(TraceFormat::binary));
+  EXPECT_EQ(r.result.error, "");
+  EXPECT_GE(r.statistics.satisfied[static_cast<int>(heap::Outcome::defrag)], 1u);
+  EXPECT_GE(r.result.resizedMoved, 1u);
+  EXPECT_EQ(r.statistics.bytes_in_use, 0u);
+  EXPECT_EQ(r.invariants, "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Replay, ReplayDefragmentation, ::testing::Values("knuth", "estranged"),
