@@ -130,13 +130,21 @@ def awfy_programs(awfy, quick, names=None):
         if not w.script.endswith(os.path.join("awfy", "harness.kith")) or (names and w.name not in names):
             continue
         args = w.args("small" if quick else "study")
+        same = "runs the same benchmark"
         if not os.path.isfile(os.path.join(lua_dir, args[0].lower() + ".lua")):
-            continue  # a variant of Kith's own (HavlakShort): the checkout has no such benchmark
+            # A smaller variant of Kith's own (HavlakShort): the checkout has only the
+            # benchmark it shrinks (Havlak), run here for one iteration.
+            full = [f[:-4] for f in sorted(os.listdir(lua_dir))
+                    if f.endswith(".lua") and args[0].lower().startswith(f[:-4]) and len(f) > 4]
+            if not full:
+                continue
+            same = f"runs its smaller variant {args[0]}"
+            args = [args[0][:len(full[-1])], "1", "1"]
         env = {"LUA_PATH": os.path.join(lua_dir, "?.lua") + ";;"}
         for suffix, extra, what in (("", [], "incremental"), ("_gen", ["-e", GENERATIONAL], "generational")):
             argv = ["lua5.4", *extra, os.path.join(lua_dir, "harness.lua"), *args]
             text = shlex.join(["lua5.4", *extra, "{awfy}/benchmarks/Lua/harness.lua", *args])
             programs.append(Program(f"awfy_{w.name}{suffix}", argv, [], env, re.compile(AWFY_MASK),
                                     f"Are We Fast Yet's {args[0]} in Lua 5.4, {what} collection "
-                                    f"(Kith's `{w.name}` runs the same benchmark)", text))
+                                    f"(Kith's `{w.name}` {same})", text))
     return programs

@@ -84,6 +84,12 @@ def traces(kith):
     text = "# kith-trace 1\nA 0 0 24\nA 1 1 32\nF 2 0\nX 3 1000000\nA 4 2 0\nF 5 2\nF 6 1\n"
     put("trace", "text.txt", text)
     put("trace", "text_bad_free.txt", "# kith-trace 1\nA 0 0 24\nF 1 7\n")
+    resizes = "# kith-trace 1\nA 0 0 24\nR 1 0 16\nM 2 0 4000\nA 3 1 8\nM 4 1 100000\nF 5 0\nR 6 1 0\n"
+    put("trace", "text_resizes.txt", resizes)
+    put("trace", "text_resize_freed.txt", "# kith-trace 1\nA 0 0 24\nF 1 0\nM 2 0 32\n")
+    # The same resizes in binary: tags 0x0a (resize) and 0x1a (move), z and size varints.
+    put("trace", "resizes.bin", b"KITHTRC\0\x01\x30\x0a\x00\x10\x1a\x00\xa0\x1f\x10"
+                                 b"\x1a\x02\xa0\x8d\x06\x09\x0a\x00\x00\x03\x07")
     put("trace", "text_time_backwards.txt", "# kith-trace 1\nA 5 0 24\nA 1 1 8\n")
     put("trace", "text_huge.txt", "# kith-trace 1\nA 18446744073709551615 0 18446744073709551615\n")
     put("trace", "empty", "")
