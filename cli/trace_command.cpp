@@ -63,7 +63,8 @@ int traceLifetimes(const std::string& path, bool json) {
     out = "{\"objects\": " + n(lifetimes.objects()) + ", \"freed\": " + n(lifetimes.freed()) +
           ", \"freed_bytes\": " + n(lifetimes.freedBytes()) + ", \"live_at_end\": " + n(lifetimes.liveAtEnd()) +
           ", \"live_at_end_bytes\": " + n(lifetimes.liveBytesAtEnd()) + ", \"failed\": " + n(lifetimes.failed()) +
-          ", \"resized\": " + n(lifetimes.resized()) + ", \"bytes_allocated\": " + n(lifetimes.bytesAllocated()) +
+          ", \"resized\": " + n(lifetimes.resized()) + ", \"peak_live_bytes\": " + n(lifetimes.peakLiveBytes()) +
+          ", \"bytes_allocated\": " + n(lifetimes.bytesAllocated()) +
           ",\n \"histogram\": [";
     bool first = true;
     for (const auto& [bound, bucket] : lifetimes.histogram()) {
@@ -76,6 +77,7 @@ int traceLifetimes(const std::string& path, bool json) {
     out = "objects          " + n(lifetimes.objects()) + " (" + n(lifetimes.bytesAllocated()) + " bytes allocated)\n" +
           "freed            " + n(lifetimes.freed()) + " (" + n(lifetimes.freedBytes()) + " bytes)\n" +
           "live at end      " + n(lifetimes.liveAtEnd()) + " (" + n(lifetimes.liveBytesAtEnd()) + " bytes; censored)\n" +
+          "peak live        " + n(lifetimes.peakLiveBytes()) + " bytes, as requested\n" +
           "failed requests  " + n(lifetimes.failed()) + "\n" +
           "resizes          " + n(lifetimes.resized()) + " (reallocs: the object keeps its birth)\n" +
           "allocation clock " + n(lifetimes.bytesAllocated()) + " bytes at the end\n" +

@@ -53,7 +53,7 @@ std::string reportJson(const ProcessReport& r) {
   block.pop_back();  // the block's closing brace: what only a whole program has goes inside
   block += ",\n  \"reallocs\": {\"in_place\": " + n(r.counts.reallocsInPlace) +
            ", \"moved\": " + n(r.counts.reallocsMoved) + "}, \"aligned_requests\": " + n(r.counts.alignedRequests) +
-           ", \"memory_consumption_bytes\": " + (r.memoryConsumption ? n(*r.memoryConsumption) : "null") +
+           ", \"peak_requested_bytes\": " + n(r.peakRequested) + ", \"memory_consumption_bytes\": " + (r.memoryConsumption ? n(*r.memoryConsumption) : "null") +
            ", \"arena_resident_bytes\": " + (r.arenaResident ? n(*r.arenaResident) : "null") + "}";
   return "{\"policy\": " + heap::jsonString(r.policy) + ", \"heap_size\": " + n(r.heapBytes) +
          ", \"check\": " + (r.check ? "true" : "false") + ",\n \"process\": {\"pid\": " + n(static_cast<std::uint64_t>(r.pid)) +
@@ -68,6 +68,7 @@ std::string reportTable(const ProcessReport& r) {
   out += heap::statisticsTableLine("reallocs", n(r.counts.reallocsInPlace) + " in place, " +
                                                    n(r.counts.reallocsMoved) + " moved");
   out += heap::statisticsTableLine("aligned requests", n(r.counts.alignedRequests));
+  out += heap::statisticsTableLine("peak requested", n(r.peakRequested) + " bytes live, as the program asked for them");
   out += heap::statisticsTableLine(
       "memory consumption",
       (r.memoryConsumption ? n(*r.memoryConsumption) + " bytes, the highest arena offset a block reached (" +

@@ -37,6 +37,7 @@ struct ProcessCounts {
 };
 
 struct ProcessReport {
+  std::uint64_t peakRequested = 0;  // the peak of the bytes live blocks were asked for (requested_bytes.h)
   std::string policy;
   std::size_t heapBytes = 0;
   bool check = false;

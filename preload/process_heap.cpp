@@ -26,6 +26,7 @@
 #include "preload/preload_environment.h"
 #include "preload/preload_settings.h"
 #include "preload/request_trace.h"
+#include "preload/requested_bytes.h"
 #include "preload/stderr_line.h"
 
 // glibc's own allocator, under the names it exports for allocators that wrap it:
@@ -88,6 +89,7 @@ struct Process {
   std::unique_ptr<CheckedHeap> checked;  // --check
   std::unique_ptr<AlignedBlocks> aligned;
   std::unique_ptr<RequestTrace> trace;   // --trace
+  std::unique_ptr<RequestedBytes> requested;  // with the statistics
   ProcessCounts counts;
   // The process this memory is: set at start and in a fork's child. A child of
   // vfork shares its parent's memory without being told (no fork handlers run), so
@@ -258,6 +260,7 @@ Process* build() {
   p->aligned = std::make_unique<AlignedBlocks>(s.check);
   p->ownerPid = ::getpid();
   if (!s.tracePath.empty()) p->trace = std::make_unique<RequestTrace>(s.tracePath, s.rootPid);
+  if (s.keepsStatistics()) p->requested = std::make_unique<RequestedBytes>();
   return p;
 }
 
@@ -332,6 +335,7 @@ void release(void* q) {
     block = q;
   }
   if (p.trace) p.trace->freed(q);
+  if (p.requested) p.requested->freed(q);
   if (p.checked) {
     p.checked->free(block);
   } else {
@@ -344,6 +348,7 @@ void release(void* q) {
 void* handOut(void* q, std::size_t size) {
   Process& p = *process;
   if (p.trace) p.trace->allocated(q, size);
+  if (p.requested) p.requested->allocated(q, size);
   if (q && p.checked) p.aligned->reissued(q);
   return q;
 }
@@ -404,6 +409,7 @@ void* resize(void* q, std::size_t size) {
   if (p.checked ? size == room : size <= room) {
     ++p.counts.reallocsInPlace;
     if (p.trace) p.trace->resized(q, q, size);
+    if (p.requested) p.requested->resized(q, q, size);
     return q;
   }
   void* moved = obtain(size);
@@ -414,6 +420,7 @@ void* resize(void* q, std::size_t size) {
   if (p.checked) p.aligned->reissued(moved);
   std::memcpy(moved, q, std::min(room, size));
   if (p.trace) p.trace->resized(q, moved, size);  // q's id goes to `moved`: release records no free
+  if (p.requested) p.requested->resized(q, moved, size);
   release(q);
   ++p.counts.reallocsMoved;
   return moved;
@@ -573,6 +580,7 @@ void heapAtExit() {
     report.heap = p.policy->statistics();
   }
   report.counts = p.counts;
+  report.peakRequested = p.requested->peak();
   if (arenaBase) {
     report.memoryConsumption = p.counts.arenaHighWater;
     report.arenaResident = residentBytes(arenaBase, arenaSize);

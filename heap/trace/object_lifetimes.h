@@ -55,6 +55,7 @@ class ObjectLifetimes {
         sizes_[index] = e.size;
         ++objects_;
         liveBytes_ += e.size;
+        if (liveBytes_ > peakLiveBytes_) peakLiveBytes_ = liveBytes_;
         break;
       case TraceEventKind::free: {
         Bucket& b = histogram_[bucketBound(clock_ - births_[index])];
@@ -72,6 +73,7 @@ class ObjectLifetimes {
         liveBytes_ -= sizes_[index];
         sizes_[index] = e.size;
         ++resized_;
+        if (liveBytes_ > peakLiveBytes_) peakLiveBytes_ = liveBytes_;
         break;
       case TraceEventKind::failed:
         ++failed_;
@@ -84,6 +86,8 @@ class ObjectLifetimes {
   std::uint64_t freedBytes() const { return freedBytes_; }
   std::uint64_t liveAtEnd() const { return objects_ - freed_; }
   std::uint64_t liveBytesAtEnd() const { return liveBytes_; }
+  // The peak of the bytes live objects were asked for: what the program needed at its most.
+  std::uint64_t peakLiveBytes() const { return peakLiveBytes_; }
   std::uint64_t failed() const { return failed_; }  // requests the recording heap could not meet
   std::uint64_t resized() const { return resized_; }  // resize and move events
   std::uint64_t bytesAllocated() const { return clock_; }  // the allocation clock now
@@ -93,6 +97,7 @@ class ObjectLifetimes {
  private:
   std::uint64_t clock_ = 0;
   std::uint64_t objects_ = 0, freed_ = 0, freedBytes_ = 0, liveBytes_ = 0, failed_ = 0, resized_ = 0;
+  std::uint64_t peakLiveBytes_ = 0;
   std::vector<std::uint64_t> births_, sizes_;  // by object index
   std::map<std::uint64_t, Bucket> histogram_;
 };

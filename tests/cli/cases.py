@@ -133,7 +133,7 @@ case("cli.run_trace_unwritable", f"run --trace=/nonexistent/t.trace {EXAMPLES}/f
 # Object demographics: kith trace lifetimes and kith run --frag-file (heap/trace/object_lifetimes.h,
 # gc/fragmentation_log.h); demographics_check.py compares them with the run they describe.
 case("cli.trace_lifetimes_json", f"trace lifetimes --json {FIXTURES}/small.txt", stdout=(
-    r'^\{"objects": 3, "freed": 2, "freed_bytes": 72, "live_at_end": 1, "live_at_end_bytes": 4096, "failed": 1, "resized": 0, '
+    r'^\{"objects": 3, "freed": 2, "freed_bytes": 72, "live_at_end": 1, "live_at_end_bytes": 4096, "failed": 1, "resized": 0, "peak_live_bytes": 4144, '
     r'"bytes_allocated": 4168,\n "histogram": \[\{"age_bytes_le": 48, "objects": 1, "bytes": 24\},\n'
     r'  \{"age_bytes_le": 4096, "objects": 1, "bytes": 48\}\]\}\n$'))
 case("cli.trace_lifetimes_malformed", f"trace lifetimes {FIXTURES}/double_free.txt", exit=65, stderr=DOUBLE_FREE)

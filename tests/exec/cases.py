@@ -61,10 +61,11 @@ case("exec.stats_json", "exec --heap=tlsf --stats=json -- sh -c 'exit 0'", stder
     r'^\{"policy": "tlsf", "heap_size": 1073741824, "check": false,\n "process": \{"pid": [0-9]+, "command": "sh", '
     r'"peak_rss_bytes": [0-9]+\},\n "heap": \{"allocations": [0-9]+, "frees": [0-9]+, .*"satisfied": \{"immediate": .*'
     r'"steps": \{"malloc": .*"reallocs": \{"in_place": [0-9]+, "moved": [0-9]+\}, "aligned_requests": [0-9]+, '
-    r'"memory_consumption_bytes": [0-9]+, "arena_resident_bytes": [0-9]+\}\}\n$'))
+    r'"peak_requested_bytes": [0-9]+, "memory_consumption_bytes": [0-9]+, "arena_resident_bytes": [0-9]+\}\}\n$'))
 case("exec.stats_table", "exec --stats -- sh -c 'exit 0'", stderr=(
     r"^kith exec: process [0-9]+ \(sh\), policy estranged, heap 1073741824 bytes\nheap\n  allocations .*"
     r"  reallocs            [0-9]+ in place, [0-9]+ moved\n  aligned requests    [0-9]+\n"
+    r"  peak requested      [0-9]+ bytes live, as the program asked for them\n"
     r"  memory consumption  [0-9]+ bytes, the highest arena offset a block reached \([0-9]+ bytes of the arena "
     r"resident at exit\) \(peak RSS [0-9]+ bytes\)\n$"))
 case("exec.stats_malloc_policy", "exec --heap=malloc --stats=json -- sh -c 'exit 0'",

@@ -180,6 +180,12 @@ def replay_matches(args):
         if resized != recorded["reallocs"]:
             differ.append("reallocs")
             replayed["reallocs"] = resized
+        # The peak of requested bytes live, kept by the library as the program ran, is the
+        # trace's own, found again from its events by `kith trace lifetimes`.
+        r = run([args.kith, "trace", "lifetimes", "--json", trace])
+        replayed["peak_requested_bytes"] = json.loads(r.stdout)["peak_live_bytes"] if r.returncode == 0 else r.stderr
+        if replayed["peak_requested_bytes"] != recorded["peak_requested_bytes"]:
+            differ.append("peak_requested_bytes")
         if differ:
             return fail("the replay differs from the run in " +
                         ", ".join(f"{k}: {recorded[k]} (run) vs {replayed[k]} (replay)" for k in differ))

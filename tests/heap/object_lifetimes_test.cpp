@@ -48,6 +48,7 @@ TEST(ObjectLifetimes, AgeIsBytesAllocatedBetweenBirthAndDeath) {
   EXPECT_EQ(l.freedBytes(), 24u + 8u + 48u);
   EXPECT_EQ(l.liveAtEnd(), 1u);
   EXPECT_EQ(l.liveBytesAtEnd(), 1000u);
+  EXPECT_EQ(l.peakLiveBytes(), 1048u);  // 1 (48) and 3 (1000)
   EXPECT_EQ(l.failed(), 1u);
   EXPECT_EQ(l.bytesAllocated(), 24u + 48u + 8u + 1000u);  // the failed request is not allocated
   const auto& h = l.histogram();
@@ -75,6 +76,7 @@ TEST(ObjectLifetimes, AResizedObjectKeepsItsBirthAndDiesWithItsLastSize) {
   EXPECT_EQ(l.bytesAllocated(), 24u + 76u + 8u);
   EXPECT_EQ(l.freedBytes(), 10u);
   EXPECT_EQ(l.liveBytesAtEnd(), 8u);
+  EXPECT_EQ(l.peakLiveBytes(), 100u);  // 0 at 100 bytes, before 1 was born and it shrank
   ASSERT_EQ(l.histogram().size(), 1u);
   EXPECT_EQ(l.histogram().begin()->first, ObjectLifetimes::bucketBound(84));
   EXPECT_EQ(l.histogram().begin()->second.bytes, 10u);
