@@ -174,7 +174,7 @@ OwnHeap& ownHeap() {
   return *own;
 }
 
-bool ownBlock(const void* p) { return ownSmall.holds(p) || ownLarge.holds(p); }
+[[gnu::always_inline]] inline bool ownBlock(const void* p) { return ownSmall.holds(p) || ownLarge.holds(p); }
 
 // The requests of a thread that holds the lock (recursing()).
 bool cLibraryServes() { return inPolicy && policyIsCLibrary; }
@@ -200,6 +200,12 @@ void* ownMemalign(std::size_t alignment, std::size_t size) {
 // --- the state, written once under the lock -----------------------------------
 Process* process = nullptr;
 std::atomic<bool> serving{false};
+// The policy when a request needs nothing else: no --check, no trace, no statistics
+// (so no high-water mark to keep), and not the C library's malloc (whose own calls
+// need PolicyCall); null otherwise. Set once, before `serving`. The entry points
+// then call it straight, and obtain, handOut and release, whose every other case
+// costs the common one saved registers and tests, stay for the rest.
+std::atomic<heap::Heap*> plain{nullptr};
 // The policy's arena; null for the policies without one (malloc, jemalloc, mimalloc).
 const std::byte* arenaBase = nullptr;
 std::size_t arenaSize = 0;
@@ -218,7 +224,7 @@ std::size_t cLibraryUsableSize(void* p) {
 // Whether the policy serves `p` (not one of the library's own, checked first):
 // false for any block outside the policy's arena, which only the C library can
 // have made (or none did: glibc's free then says so).
-bool policyBlock(const void* p) {
+[[gnu::always_inline]] inline bool policyBlock(const void* p) {
   if (!serving.load(std::memory_order_acquire)) return false;
   return !arenaBase || arena.holds(p);
 }
@@ -278,6 +284,8 @@ Process* build() {
   arenaSize = p->policy->arenaSize();
   if (arenaBase) arena.set(arenaBase, arenaSize);
   process = p;
+  if (!policyIsCLibrary && !p->checked && !p->trace && !s.keepsStatistics())
+    plain.store(p->policy.get(), std::memory_order_release);
   serving.store(true, std::memory_order_release);
   return true;
 }
@@ -285,7 +293,7 @@ Process* build() {
 bool start() { return process || startNow(); }
 
 // --- requests, with the lock held and the heap started ------------------------
-void outOfMemory(std::size_t size) {
+[[gnu::cold]] void outOfMemory(std::size_t size) {
   Process& p = *process;
   if (p.reportedOutOfMemory) return;
   p.reportedOutOfMemory = true;
@@ -353,6 +361,16 @@ void* handOut(void* q, std::size_t size) {
   return q;
 }
 
+// The program's block `q` freed, with the lock held: straight to the policy when
+// it is `plain` and no aligned address could be `q`.
+void releaseHeld(void* q) {
+  heap::Heap* policy = plain.load(std::memory_order_acquire);
+  if (policy && process->aligned->empty()) [[likely]]
+    policy->free(q);
+  else
+    release(q);
+}
+
 // --- fork -----------------------------------------------------------------------
 void prepareFork() { ::pthread_mutex_lock(&heapLock); }
 void parentAfterFork() { ::pthread_mutex_unlock(&heapLock); }
@@ -376,10 +394,13 @@ bool outputsRequested() {
 }  // namespace
 
 // Each entry point takes the common case first, in a few instructions: a request
-// of the program's, a block in the policy's arena. Everything else (glibc's
-// `malloc` policy passed through, the library's own requests, the blocks of a
-// policy without an arena, NULL, a size of 0) is in the out-of-line functions
-// after them, so the common case does not pay their registers and branches.
+// of the program's, a block in the policy's arena, a `plain` policy (one virtual
+// call under Held, nothing else). Everything else (--check, a trace, statistics,
+// glibc's `malloc` policy passed through, the library's own requests, the blocks
+// of a policy without an arena, NULL, a size of 0) is in the out-of-line functions
+// after them, so the common case does not pay their registers and branches: before
+// `plain`, those cost a cfrac request pair ~150 instructions beside the policy's
+// ~60 (docs/EXEC.md, "Where a preloaded policy's time goes").
 
 namespace {
 
@@ -396,7 +417,7 @@ namespace {
     __libc_free(q);  // the `malloc` policy's own, or none of this library's
   } else {
     Held held;  // a block of a policy without an arena
-    release(q);
+    releaseHeld(q);
   }
 }
 
@@ -463,11 +484,9 @@ void* resize(void* q, std::size_t size) {
   return usable(q);
 }
 
-}  // namespace
-
-void* heapMalloc(std::size_t size) {
-  if (passThrough.load(std::memory_order_relaxed)) [[unlikely]] return __libc_malloc(size);
-  if (recursing()) [[unlikely]] return ownMalloc(size);
+[[gnu::noinline]] void* mallocBesideThePlainPolicy(std::size_t size) {
+  if (passThrough.load(std::memory_order_relaxed)) return __libc_malloc(size);
+  if (recursing()) return ownMalloc(size);
   void* q;
   {
     Held held;
@@ -477,17 +496,33 @@ void* heapMalloc(std::size_t size) {
   return q;
 }
 
-void heapFree(void* q) {
+}  // namespace
+
+void* heapMalloc(std::size_t size) noexcept {
+  heap::Heap* policy = plain.load(std::memory_order_acquire);
+  if (!policy || recursing()) [[unlikely]]
+    return mallocBesideThePlainPolicy(size);
+  void* q;
+  {
+    Held held;
+    q = policy->malloc(size);
+    if (!q) [[unlikely]] outOfMemory(size);
+  }
+  if (!q) [[unlikely]] errno = ENOMEM;
+  return q;
+}
+
+void heapFree(void* q) noexcept {
   if (arena.holds(q)) [[likely]] {
     Held held;
-    release(q);
+    releaseHeld(q);
     return;
   }
   if (passThrough.load(std::memory_order_relaxed) && !ownBlock(q)) return __libc_free(q);
   freeBesideTheArena(q);
 }
 
-void* heapCalloc(std::size_t count, std::size_t size) {
+void* heapCalloc(std::size_t count, std::size_t size) noexcept {
   std::size_t total;
   if (__builtin_mul_overflow(count, size, &total)) {
     errno = ENOMEM;
@@ -512,7 +547,7 @@ void* heapRealloc(void* q, std::size_t size) {
   return moved;
 }
 
-void* heapAligned(std::size_t alignment, std::size_t size) {
+void* heapAligned(std::size_t alignment, std::size_t size) noexcept {
   if (alignment <= heap::kAlignment) return heapMalloc(size);
   if (passThrough.load(std::memory_order_relaxed)) return __libc_memalign(alignment, size);
   if (recursing()) return ownMemalign(alignment, size);
@@ -543,7 +578,7 @@ void* heapAligned(std::size_t alignment, std::size_t size) {
   return q;
 }
 
-std::size_t heapUsableSize(void* q) {
+std::size_t heapUsableSize(void* q) noexcept {
   if (!arena.holds(q)) [[unlikely]]
     return usableSizeBesideTheArena(q);
   Held held;

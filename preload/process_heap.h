@@ -28,13 +28,16 @@
 
 namespace kith::preload {
 
-void* heapMalloc(std::size_t size);
-void heapFree(void* p);
-void* heapCalloc(std::size_t count, std::size_t size);
+// noexcept as the C API they serve is (glibc declares it so): the exported
+// functions (malloc_api.cpp) then end in a jump here, with no frame of their own
+// for an exception that cannot pass.
+void* heapMalloc(std::size_t size) noexcept;
+void heapFree(void* p) noexcept;
+void* heapCalloc(std::size_t count, std::size_t size) noexcept;
 void* heapRealloc(void* p, std::size_t size);
 // `alignment` is a power of two (the API's entry points check it).
-void* heapAligned(std::size_t alignment, std::size_t size);
-std::size_t heapUsableSize(void* p);
+void* heapAligned(std::size_t alignment, std::size_t size) noexcept;
+std::size_t heapUsableSize(void* p) noexcept;
 
 // From the library's constructor: the fork handlers, and KITH_ROOT_PID for children.
 void heapAtLoad();
