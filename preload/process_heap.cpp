@@ -535,7 +535,7 @@ void* heapCalloc(std::size_t count, std::size_t size) noexcept {
   return q;
 }
 
-void* heapRealloc(void* q, std::size_t size) {
+void* heapRealloc(void* q, std::size_t size) noexcept {
   if (!arena.holds(q) || size == 0) [[unlikely]]
     return reallocBesideTheArena(q, size);
   void* moved;

@@ -34,7 +34,7 @@ namespace kith::preload {
 void* heapMalloc(std::size_t size) noexcept;
 void heapFree(void* p) noexcept;
 void* heapCalloc(std::size_t count, std::size_t size) noexcept;
-void* heapRealloc(void* p, std::size_t size);
+void* heapRealloc(void* p, std::size_t size) noexcept;
 // `alignment` is a power of two (the API's entry points check it).
 void* heapAligned(std::size_t alignment, std::size_t size) noexcept;
 std::size_t heapUsableSize(void* p) noexcept;
