@@ -396,6 +396,17 @@ def summarize(rows, counts, programs, policies):
     return out
 
 
+BUDDIES = ("knuth", "estranged")  # their side table: heap/buddy/buddy_block_table.h
+
+
+def side_table_note(row):
+    """For a buddy policy: how much of its resident excess its side table (a byte per 16
+    bytes of the arena it used) accounts for."""
+    if row["policy"] not in BUDDIES or not row.get("memory_consumption"):
+        return ""
+    return f"; its side table alone {row['memory_consumption'] / 16 / 1024:,.0f} KiB"
+
+
 def rss_excess(rss, glibc_rss, consumed, requested):
     """The issue's resident-memory target, in KiB: a program's peak RSS under a policy less
     its peak RSS on glibc and less what the policy's own fragmentation costs (its memory
@@ -527,8 +538,13 @@ def report(programs, policies, summary, replay_rows, cost_rows, marker):
     over = [r for r in excess if r["rss_excess_kib"] > 1024]
     if excess:
         out += ["", f"{len(excess) - len(over)} of {len(excess)} program x policy pairs are within 1 MiB" +
-                (": over it, " + ", ".join(f"{r['program']} on {r['policy']} ({r['rss_excess_kib']:,.0f} KiB)"
-                                           for r in over) if over else "") + "."]
+                (": over it, " + ", ".join(f"{r['program']} on {r['policy']} ({r['rss_excess_kib']:,.0f} KiB"
+                                           + side_table_note(r) + ")" for r in over) if over else "") + "."]
+        if any(r["policy"] in BUDDIES for r in over):
+            out += ["", "The buddy policies keep their metadata beside the arena, not in it: one side-table byte "
+                    "per 16-byte granule (`heap/buddy/buddy_block_table.h`), 1/16 of the arena they use, resident "
+                    "with it. It is neither fragmentation nor the program's, and the library's resident memory "
+                    "counts it."]
     out += ["", "## The Heap Layers paper's Figure 6 and Tables 5 and 6, on Kith", ""]
     out += markdown_table(["claim", "paper", "Kith"], [list(c) for c in paper_comparison(summary)])
     out += ["", "Where the two set-ups differ, so where the numbers may: the paper's Lea allocator is "
