@@ -427,6 +427,7 @@ def main(argv):
         runs = study.plan(out_dir)
         for r in runs:
             print(r.shell_command(kith))
+        sys.stdout.flush()  # here, where a reader gone away is caught (entry), not at exit
         more = study.estimate_remaining(runs)
         if runs:
             warn(f"{len(runs)} runs; after they finish, --merge their directory and --plan again"
@@ -531,6 +532,11 @@ def entry():
         sys.exit(128 + e.signum)
     except KeyboardInterrupt:
         sys.exit(128 + signal.SIGINT)
+    except BrokenPipeError:
+        # The reader of standard output went away (`kith study --plan | head`): end
+        # quietly, as kith itself and every tool killed by SIGPIPE does.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
 
 
 if __name__ == "__main__":

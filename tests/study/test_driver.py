@@ -134,6 +134,22 @@ class Suite(Base):
         self.assertIn("alpha.kith", p.stdout)
 
 
+    def test_a_plan_read_by_a_reader_that_goes_away_ends_quietly(self):
+        # `kith study --plan | head`: the reader closes the pipe before the plan is written;
+        # the driver ends as a tool killed by SIGPIPE does (141), no traceback.
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            p = subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", f"--suite={FAKE_SUITE}", "--plan",
+                                f"--out={self.out}", *SMALL], stdout=write, stderr=subprocess.PIPE, text=True,
+                               timeout=300)
+        finally:
+            os.close(write)
+        self.assertEqual(p.returncode, 128 + signal.SIGPIPE, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertNotIn("BrokenPipe", p.stderr)
+
+
 class Usage(Base):
     CASES = ["--jobs=0", "--timeout=0", "--timeout=-5", "--pause-policy=nope", "--probes-per-round=-1",
              "--heap-multiples=-1", "--heap-multiples=abc", "--heap-multiples=1.5,,3", "--policies=",

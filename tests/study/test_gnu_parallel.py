@@ -43,6 +43,23 @@ def commits_in(out, table):
         return {row.get("commit") for row in csv.DictReader(f)}
 
 
+def compare(local, merged):
+    """The merged counts equal the local study's (the failures, none when they do); test_slurm.py
+    checks its cluster the same way."""
+    failures = []
+    for table in ("minheap.csv", "satisfied.csv"):
+        with open(os.path.join(local, table)) as a, open(os.path.join(merged, table)) as b:
+            expected, got = without_commit(a.read()), without_commit(b.read())
+        if len(expected.splitlines()) < 2:
+            failures.append(f"{table}: the local study has no rows")
+        merged_commit = "merged, commit not recorded"
+        if table == "satisfied.csv" and merged_commit not in commits_in(merged, table):
+            failures.append(f"{table}: the merged runs' commit column does not say '{merged_commit}'")
+        if expected != got:
+            failures.append(f"{table}: merged differs from local:\n{got}\nvs\n{expected}")
+    return failures
+
+
 def main():
     parallel = shutil.which("parallel")
     if not parallel:
@@ -72,17 +89,7 @@ def main():
             if p.returncode != 0:
                 sys.exit(f"FAIL: parallel exited {p.returncode}:\n{p.stderr}")
             study("--merge", batch, f"--out={merged}", "--no-figures")
-        failures = []
-        for table in ("minheap.csv", "satisfied.csv"):
-            with open(os.path.join(local, table)) as a, open(os.path.join(merged, table)) as b:
-                expected, got = without_commit(a.read()), without_commit(b.read())
-            if len(expected.splitlines()) < 2:
-                failures.append(f"{table}: the local study has no rows")
-            merged_commit = "merged, commit not recorded"
-            if table == "satisfied.csv" and merged_commit not in commits_in(merged, table):
-                failures.append(f"{table}: the merged runs' commit column does not say '{merged_commit}'")
-            if expected != got:
-                failures.append(f"{table}: merged differs from local:\n{got}\nvs\n{expected}")
+        failures = compare(local, merged)
         for f in failures:
             print("FAIL:", f)
         print(f"{rounds} rounds, {runs} runs through GNU parallel; " + ("FAILED" if failures else "counts equal"))

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from test_gnu_parallel import OPTIONS, commits_in, study, without_commit
+from test_gnu_parallel import OPTIONS, compare, study
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = os.path.join(HERE, "..", "..", "docs", "RUNNING_THE_STUDY.md")
@@ -216,22 +216,6 @@ def run_array(commands, batch, sbatch_line, env):
     if not re.match(r"Submitted batch job \d+", out):
         sys.exit(f"FAIL: sbatch said {out!r}")
     return n
-
-
-def compare(local, merged):
-    """test_gnu_parallel.py's check: the merged counts equal the local study's."""
-    failures = []
-    for table in ("minheap.csv", "satisfied.csv"):
-        with open(os.path.join(local, table)) as a, open(os.path.join(merged, table)) as b:
-            expected, got = without_commit(a.read()), without_commit(b.read())
-        if len(expected.splitlines()) < 2:
-            failures.append(f"{table}: the local study has no rows")
-        merged_commit = "merged, commit not recorded"
-        if table == "satisfied.csv" and merged_commit not in commits_in(merged, table):
-            failures.append(f"{table}: the merged runs' commit column does not say '{merged_commit}'")
-        if expected != got:
-            failures.append(f"{table}: merged differs from local:\n{got}\nvs\n{expected}")
-    return failures
 
 
 def main():
