@@ -60,6 +60,34 @@ def compare(local, merged):
     return failures
 
 
+def plan_run_merge(tmp, run_round, how):
+    """The loop of docs/RUNNING_THE_STUDY.md's "How long, and beyond one machine": a local
+    study in tmp/local, then round after round `--plan` (the study's options on the first
+    only: the later ones continue the study in --out), run_round(commands, batch) running
+    them in tmp/batch (it returns how many ran), and `--merge`, until --plan prints
+    nothing; then the merged counts against the local ones. The test's exit code."""
+    local, merged, batch = (os.path.join(tmp, d) for d in ("local", "merged", "batch"))
+    os.makedirs(batch)
+    study(*OPTIONS, "--jobs=2", f"--out={local}")
+    rounds, runs = 0, 0
+    options = OPTIONS
+    while True:
+        commands = study("--plan", f"--out={merged}", *options).stdout
+        options = []
+        if not commands.strip():
+            break
+        rounds += 1
+        if rounds > 40:
+            sys.exit("FAIL: --plan still prints runs after 40 rounds")
+        runs += run_round(commands, batch)
+        study("--merge", batch, f"--out={merged}", "--no-figures")
+    failures = compare(local, merged)
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{rounds} rounds, {runs} runs {how}; " + ("FAILED" if failures else "counts equal"))
+    return 1 if failures else 0
+
+
 def main():
     parallel = shutil.which("parallel")
     if not parallel:
@@ -67,33 +95,15 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="kith-study-parallel-")
     try:
-        local, merged, batch = (os.path.join(tmp, d) for d in ("local", "merged", "batch"))
-        os.makedirs(batch)
-        study(*OPTIONS, "--jobs=2", f"--out={local}")
-        # The loop of docs/RUNNING_THE_STUDY.md's "How long, and beyond one machine", with the study's options
-        # on the first --plan only (the later ones continue the study in --out).
         env = dict(os.environ, HOME=tmp, PARALLEL_SHELL="/bin/sh")
-        rounds, runs = 0, 0
-        options = OPTIONS
-        while True:
-            commands = study("--plan", f"--out={merged}", *options).stdout
-            options = []
-            if not commands.strip():
-                break
-            rounds += 1
-            if rounds > 40:
-                sys.exit("FAIL: --plan still prints runs after 40 rounds")
-            runs += len(commands.splitlines())
+
+        def run_round(commands, batch):
             p = subprocess.run([parallel, "--will-cite", "--jobs", "2"], input=commands, cwd=batch, env=env,
                                capture_output=True, text=True)
             if p.returncode != 0:
                 sys.exit(f"FAIL: parallel exited {p.returncode}:\n{p.stderr}")
-            study("--merge", batch, f"--out={merged}", "--no-figures")
-        failures = compare(local, merged)
-        for f in failures:
-            print("FAIL:", f)
-        print(f"{rounds} rounds, {runs} runs through GNU parallel; " + ("FAILED" if failures else "counts equal"))
-        return 1 if failures else 0
+            return len(commands.splitlines())
+        return plan_run_merge(tmp, run_round, "through GNU parallel")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from test_gnu_parallel import OPTIONS, compare, study
+from test_gnu_parallel import plan_run_merge
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = os.path.join(HERE, "..", "..", "docs", "RUNNING_THE_STUDY.md")
@@ -229,27 +229,9 @@ def main():
         except Skip as why:
             print(f"SKIP: {why}")
             return SKIP
-        local, merged, batch = (os.path.join(tmp, d) for d in ("local", "merged", "batch"))
-        os.makedirs(batch)
-        study(*OPTIONS, "--jobs=2", f"--out={local}")
-        sbatch_line = sbatch_line.replace("/scratch/runs", shlex.quote(batch))
-        rounds, runs = 0, 0
-        options = OPTIONS
-        while True:
-            commands = study("--plan", f"--out={merged}", *options).stdout
-            options = []
-            if not commands.strip():
-                break
-            rounds += 1
-            if rounds > 40:
-                sys.exit("FAIL: --plan still prints runs after 40 rounds")
-            runs += run_array(commands, batch, sbatch_line, cluster.env)
-            study("--merge", batch, f"--out={merged}", "--no-figures")
-        failures = compare(local, merged)
-        for f in failures:
-            print("FAIL:", f)
-        print(f"{rounds} rounds, {runs} runs as Slurm array tasks; " + ("FAILED" if failures else "counts equal"))
-        return 1 if failures else 0
+        return plan_run_merge(tmp, lambda commands, batch: run_array(
+            commands, batch, sbatch_line.replace("/scratch/runs", shlex.quote(batch)), cluster.env),
+            "as Slurm array tasks")
     finally:
         cluster.stop()
         shutil.rmtree(tmp, ignore_errors=True)
