@@ -7,6 +7,8 @@ import re
 import stat
 import sys
 
+from .suggestion import did_you_mean
+
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLOT_SCRIPT = os.path.join(SOURCE_DIR, "study", "plot_study.py")
 PYTHON = "/usr/bin/python3"
@@ -170,3 +172,16 @@ class StudyError(Exception):
 
 def usage_error(message, hint=""):
     return StudyError(EXIT_USAGE, message, hint)
+
+
+def name_list(option, text, valid=None):
+    """A comma-separated --option value: not empty, no name twice, each in valid (if given)."""
+    names = [x.strip() for x in text.split(",")]
+    if not text.strip() or "" in names:
+        raise usage_error(f"--{option} wants comma-separated names; got '{text}'")
+    for x in names:
+        if valid is not None and x not in valid:
+            raise usage_error(f"--{option}: unknown name '{x}'; valid: {', '.join(valid)}", did_you_mean(x, valid))
+        if names.count(x) > 1:
+            raise usage_error(f"--{option}: '{x}' given twice")
+    return names

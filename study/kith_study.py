@@ -65,7 +65,7 @@ from .analysis import split_out_of_memory, write_results  # noqa: E402
 from .common import (CONTRIVED_MIN, DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES,  # noqa: E402
                      DEFAULT_TARGET_CI, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
                      HEAP_CAP, KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, StudyError, format_size,
-                     parse_size, read_csv, usage_error, warn)
+                     name_list, parse_size, read_csv, usage_error, warn)
 from .merge import merge  # noqa: E402
 from .plan import Run, Study, run_files  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
@@ -188,19 +188,6 @@ def kith_policies(kith):
     if not names:  # not a kith, or a broken one: nothing to study
         raise StudyError(EXIT_MISSING, f"{kith} lists no heap policies (`{kith} policies` printed none); "
                                        "want a kith binary")
-    return names
-
-
-def name_list(option, text, valid=None):
-    """A comma-separated --option value: not empty, no name twice, each in valid (if given)."""
-    names = [x.strip() for x in text.split(",")]
-    if not text.strip() or "" in names:
-        raise usage_error(f"--{option} wants comma-separated names; got '{text}'")
-    for x in names:
-        if valid is not None and x not in valid:
-            raise usage_error(f"--{option}: unknown name '{x}'; valid: {', '.join(valid)}", did_you_mean(x, valid))
-        if names.count(x) > 1:
-            raise usage_error(f"--{option}: '{x}' given twice")
     return names
 
 

@@ -44,7 +44,7 @@ if not __package__:  # run by path: load this folder as the package
 from . import alloc_cost, native_suite, stats, steps  # noqa: E402
 from .suggestion import did_you_mean  # noqa: E402
 from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, markdown_table,  # noqa: E402
-                     number, parse_size, read_csv, usage_error, write_csv)
+                     name_list, number, parse_size, read_csv, usage_error, write_csv)
 
 MARKER = "native.json"
 GLIBC = "malloc"
@@ -128,17 +128,6 @@ def exec_policies(kith):
     names = [r[0] for r in rows if len(r) < 2 or r[1] != "collector:"]
     names += re.findall(r"note: (\S+) is a reference", p.stderr)
     return [n for n in names if n not in NOT_REPLAYED]
-
-
-def pick(option, spec, valid):
-    if spec is None:
-        return list(valid)
-    names = [s for s in spec.split(",") if s]
-    bad = [n for n in names if n not in valid]
-    if bad or not names:
-        word = bad[0] if bad else spec
-        raise usage_error(f"{option}: '{word}' is not one of {', '.join(valid)}", did_you_mean(word, valid))
-    return names
 
 
 # --- the output folder ------------------------------------------------------------------
@@ -655,7 +644,7 @@ def third_party_dirs(a):
 
 def run(a, log):
     valid = exec_policies(a.kith)
-    policies = pick("--policies", a.policies, valid)
+    policies = name_list("policies", a.policies, valid) if a.policies is not None else list(valid)
     if GLIBC not in policies:
         policies.insert(0, GLIBC)  # every time is normalised to glibc's
     build, sources = third_party_dirs(a)
@@ -665,7 +654,7 @@ def run(a, log):
     awfy = native_suite.awfy_programs(os.path.abspath(a.awfy), a.quick) if a.awfy else []
     suite += awfy
     programs_by = {p.name: p for p in suite}
-    names = pick("--programs", a.programs, list(programs_by))
+    names = name_list("programs", a.programs, list(programs_by)) if a.programs is not None else list(programs_by)
     missing = [n for n in ("cfrac", "espresso") if n in names and not os.access(places[n], os.X_OK)]
     if missing:
         raise StudyError(66, f"{places[missing[0]]} is not built (cfrac and espresso build from "

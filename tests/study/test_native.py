@@ -79,7 +79,7 @@ class Driver(unittest.TestCase):
 
     def test_usage_errors(self):
         for args in (["--phases=timed,nosuch"], ["--phases="], ["--policies=occasional"], ["--policies=lsit"], ["--programs=nosuch"], ["--repeat=0"], ["--heap-size=lots"], ["--out="],
-                     ["--policies=boehm"]):
+                     ["--policies=boehm"], ["--programs=sqlite,sqlite"], ["--policies=lea,,tlsf"], ["--programs="]):
             p = study("--quick", f"--out={os.path.join(WORK, 'never')}", *args)  # the last --out wins
             self.assertEqual(p.returncode, 64, (args, p.stderr))
             self.assertIn(len(p.stderr.splitlines()), (1, 2), p.stderr)  # the message, maybe a hint
