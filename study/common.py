@@ -7,8 +7,6 @@ import re
 import stat
 import sys
 
-from .suggestion import did_you_mean
-
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLOT_SCRIPT = os.path.join(SOURCE_DIR, "study", "plot_study.py")
 PYTHON = "/usr/bin/python3"
@@ -176,6 +174,7 @@ def usage_error(message, hint=""):
 
 def name_list(option, text, valid=None):
     """A comma-separated --option value: not empty, no name twice, each in valid (if given)."""
+    from .suggestion import did_you_mean  # here: some tools import this module on its own (tests/workloads)
     names = [x.strip() for x in text.split(",")]
     if not text.strip() or "" in names:
         raise usage_error(f"--{option} wants comma-separated names; got '{text}'")
