@@ -46,20 +46,14 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
   while (reader.next(e)) {
     switch (e.kind) {
       case heap::TraceEventKind::alloc: {
-        void* p = allocateOne(e.size);
-        if (!p) p = retryAllocation(e.size);
         // The reader numbers objects densely in allocation order: this one is
-        // blocks_.size(), which relocated() reads from the block's first word.
-        if (p && canRelocate_) *static_cast<std::uint64_t*>(p) = blocks_.size();
+        // blocks_.size().
+        void* p = allocateObject(blocks_.size(), e.size);
         blocks_.push_back(p);
         ++r.allocations;
         if (!p) {
           ++r.failedAllocations;
-          if (stopOnFailure_) {
-            r.stoppedOnFailure = true;
-            r.stopPosition = reader.position();
-            r.stopSize = e.size;
-          }
+          if (stopOnFailure_) stop(r, reader, e.size, false);
         }
         break;
       }
@@ -85,11 +79,7 @@ ReplayResult TraceReplayer::run(heap::TraceReader& reader) {
           blocks_[index] = p;
         } else {
           ++r.failedResizes;
-          if (stopOnFailure_) {
-            r.stoppedOnFailure = r.stoppedOnResize = true;
-            r.stopPosition = reader.position();
-            r.stopSize = e.size;
-          }
+          if (stopOnFailure_) stop(r, reader, e.size, true);
         }
         break;
       }
@@ -120,6 +110,23 @@ void* TraceReplayer::allocateOne(std::size_t size) { return heap_.malloc(size); 
 
 void TraceReplayer::freeOne(void* p) { heap_.free(p); }
 
+// A block for object `index` through the allocation gate, the index in its first
+// word when blocks can move (relocated() reads it there); nullptr if the gate fails.
+void* TraceReplayer::allocateObject(std::uint64_t index, std::size_t size) {
+  void* p = allocateOne(size);
+  if (!p) p = retryAllocation(size);  // may move blocks
+  if (p && canRelocate_) *static_cast<std::uint64_t*>(p) = index;
+  return p;
+}
+
+// --stop-on-failure: the replay ends at this request, which is said where and what.
+void TraceReplayer::stop(ReplayResult& r, const heap::TraceReader& reader, std::uint64_t size, bool resize) {
+  r.stoppedOnFailure = true;
+  r.stoppedOnResize = resize;
+  r.stopPosition = reader.position();
+  r.stopSize = size;
+}
+
 // A realloc, as libkith_malloc.so does one: in place when the block holds the new
 // size, otherwise a new block (through the allocation gate, as an alloc event) and
 // the old one freed. Nothing is copied: a replay never reads its blocks' contents
@@ -127,10 +134,8 @@ void TraceReplayer::freeOne(void* p) { heap_.free(p); }
 // (its old one: in place), or nullptr with the old block still the object's.
 void* TraceReplayer::resizeOne(std::uint64_t index, std::size_t size) {
   if (size <= heap_.getSize(blocks_[index])) return blocks_[index];
-  void* q = allocateOne(size);
-  if (!q) q = retryAllocation(size);  // may move blocks, this object's among them
+  void* q = allocateObject(index, size);  // may move this object's block too
   if (!q) return nullptr;
-  if (canRelocate_) *static_cast<std::uint64_t*>(q) = index;
   freeOne(blocks_[index]);
   return q;
 }

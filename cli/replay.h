@@ -102,6 +102,8 @@ class TraceReplayer {
   [[gnu::noinline]] void freeOne(void* p);
   [[gnu::noinline]] void* retryAllocation(std::size_t size);
   [[gnu::noinline]] void* resizeOne(std::uint64_t index, std::size_t size);
+  void* allocateObject(std::uint64_t index, std::size_t size);
+  static void stop(ReplayResult& r, const heap::TraceReader& reader, std::uint64_t size, bool resize);
   static void relocated(void* self, void* from, void* to, std::size_t size);
 
   heap::Heap& heap_;

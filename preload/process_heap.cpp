@@ -421,6 +421,14 @@ namespace {
   }
 }
 
+// A realloc of `from`, now `size` bytes at `to` (== from: in place), in the trace
+// and the requested bytes.
+void recordResize(void* from, void* to, std::size_t size) {
+  Process& p = *process;
+  if (p.trace) p.trace->resized(from, to, size);
+  if (p.requested) p.requested->resized(from, to, size);
+}
+
 // With the lock held: the program's block `q` resized.
 void* resize(void* q, std::size_t size) {
   Process& p = *process;
@@ -429,8 +437,7 @@ void* resize(void* q, std::size_t size) {
   // size asked for, with the canary right after it: under --check every resize moves.
   if (p.checked ? size == room : size <= room) {
     ++p.counts.reallocsInPlace;
-    if (p.trace) p.trace->resized(q, q, size);
-    if (p.requested) p.requested->resized(q, q, size);
+    recordResize(q, q, size);
     return q;
   }
   void* moved = obtain(size);
@@ -440,8 +447,7 @@ void* resize(void* q, std::size_t size) {
   }
   if (p.checked) p.aligned->reissued(moved);
   std::memcpy(moved, q, std::min(room, size));
-  if (p.trace) p.trace->resized(q, moved, size);  // q's id goes to `moved`: release records no free
-  if (p.requested) p.requested->resized(q, moved, size);
+  recordResize(q, moved, size);  // q's id goes to `moved`: release records no free
   release(q);
   ++p.counts.reallocsMoved;
   return moved;
