@@ -118,9 +118,9 @@ def run_files(out_dir):
             continue
         for name in os.listdir(d):
             if name.endswith(".rc"):
-                try:
+                try:  # an empty .rc (a writer stopped before its number) is a run not done
                     with open_regular(os.path.join(d, name)) as f:
-                        done[name[:-3]] = int(f.read().strip() or "-1")
+                        done[name[:-3]] = int(f.read().strip())
                 except (OSError, ValueError):
                     pass
     return done

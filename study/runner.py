@@ -94,8 +94,10 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
         logf.close()
         seconds = time.monotonic() - start
         run_commits.write(os.path.join(out_dir, "runs", r.kind, r.id), commit)
-        with open(os.path.join(out_dir, r.path("rc")), "w") as f:
+        rc_path = os.path.join(out_dir, r.path("rc"))
+        with open(rc_path + ".tmp", "w") as f:  # whole or not at all: an .rc is what marks a run done
             f.write(f"{rc}\n")
+        os.replace(rc_path + ".tmp", rc_path)
         progress.finished(r, seconds)
         if rc != 0 and r.kind in ("main", "pauses", "contrived"):
             failures.append((r, rc))
@@ -103,6 +105,11 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
             warn(f"{r.id} exited {rc} (see {os.path.join(out_dir, r.path('log'))})")
         log.append(r)
 
+    # The stop signals are held off but while the loop sleeps: arriving in the bookkeeping
+    # (between a child's reaping and its .rc, or halfway through writing one), a stop left
+    # an empty .rc that read as a failed run, so --resume never redid it (seen in CI in
+    # test_driver's Signals test), or a reaped child for the clean-up to kill.
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         while pending or running:
             while pending and can_start(pending[0]):
@@ -112,32 +119,31 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
                         os.remove(os.path.join(out_dir, r.path(ext)))
                     except FileNotFoundError:
                         pass
-                # A stop signal held off until the child is in `running`: arriving between
-                # the fork and the append, it left a child nobody killed, running on after
-                # the study exited (seen under load in test_driver's Signals test).
-                held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-                try:
-                    if r.kind == "contrived":
-                        logf = open(os.path.join(out_dir, r.path("json")), "w")
-                        errf = open(os.path.join(out_dir, r.path("log")), "w")
-                    else:
-                        logf = open(os.path.join(out_dir, r.path("log")), "w")
-                        errf = subprocess.STDOUT
-                    proc = subprocess.Popen(r.argv(kith), cwd=out_dir, stdout=logf, stderr=errf,
-                                            stdin=subprocess.DEVNULL, start_new_session=True,
-                                            preexec_fn=unblock_stop_signals)
-                    if errf is not subprocess.STDOUT:
-                        errf.close()
-                    running.append((r, proc, time.monotonic(), logf))
-                finally:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, held)
+                # (Held off, a stop cannot fall between the fork and the append either, which
+                # left a child nobody killed, running on after the study exited.)
+                if r.kind == "contrived":
+                    logf = open(os.path.join(out_dir, r.path("json")), "w")
+                    errf = open(os.path.join(out_dir, r.path("log")), "w")
+                else:
+                    logf = open(os.path.join(out_dir, r.path("log")), "w")
+                    errf = subprocess.STDOUT
+                proc = subprocess.Popen(r.argv(kith), cwd=out_dir, stdout=logf, stderr=errf,
+                                        stdin=subprocess.DEVNULL, start_new_session=True,
+                                        preexec_fn=unblock_stop_signals)
+                if errf is not subprocess.STDOUT:
+                    errf.close()
+                running.append((r, proc, time.monotonic(), logf))
             label = ""
             if running:
                 last = running[-1][0]
                 label = (f"{last.kind} {last.heap >> 20}M" if last.kind == "contrived" else
                          f"{last.kind} {last.workload} {last.policy}/{last.collector}")
             progress.show(pending, [x[0] for x in running], extra, jobs, label)
-            time.sleep(0.02)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            try:
+                time.sleep(0.02)  # where a stop is taken
+            finally:
+                signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
             for item in list(running):
                 r, proc, start, _ = item
                 rc = proc.poll()
@@ -158,5 +164,7 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
         progress.end()
         warn("interrupted; finished runs are kept (continue with --resume)")
         raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     progress.end()
     return failures

@@ -418,10 +418,15 @@ class Merge(Base):
         os.mkfifo(os.path.join(main, self.main_runs[0] + ".rc"))
         os.remove(os.path.join(main, self.main_runs[1] + ".commit"))
         os.mkfifo(os.path.join(main, self.main_runs[1] + ".commit"))
+        # An empty .rc, as a stop halfway through writing one left it, is a run not done
+        # either (it read as exit code -1, a failed run, and a probe so failed ended its
+        # search as "error").
+        open(os.path.join(main, self.main_runs[2] + ".rc"), "w").close()
         p = study("--resume", f"--out={self.out}", "--no-figures", timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        with open(os.path.join(main, self.main_runs[0] + ".rc")) as f:
-            self.assertEqual(f.read(), "0\n", "the run was done again")
+        for run_id in self.main_runs[0], self.main_runs[2]:
+            with open(os.path.join(main, run_id + ".rc")) as f:
+                self.assertEqual(f.read(), "0\n", "the run was done again")
         with open(os.path.join(self.out, "study.json")) as f:
             self.assertIn("commit not recorded", json.load(f)["run_commits"]["main"])
 
