@@ -24,6 +24,20 @@ BuddyBlockTable::BuddyBlockTable(std::byte* base, std::size_t bytes)
       side_(makeZeroedArray<SideByte>(granules_ + 1)),
       live_(granules_) {
   forEachRoot([&](std::size_t off, unsigned level) { addFree(off, level, BuddyState::listedA); });
+  trackLeftovers(true);
+}
+
+void BuddyBlockTable::trackLeftovers(bool on) {
+  if (!on) {
+    leftovers_.reset();
+    return;
+  }
+  if (leftovers_) return;
+  leftovers_ = makeZeroedArray<std::uint64_t>(leftoverWords());
+  if (granules_ == 0) return;
+  forEachBlock([&](std::size_t off, unsigned, BuddyState s) {
+    if (isFreeState(s)) leftovers_[off / kMinBlock / 64] |= leftoverBit(off);
+  });
 }
 
 std::size_t BuddyBlockTable::liveGranules(std::size_t regionOff, unsigned level, std::size_t& reads) const {

@@ -238,6 +238,37 @@ class BuddyBlockTable {
     if (isListedState(s)) list(s, level).push(address(to));
   }
 
+  // --- where a free block came from (the split floor of Figure 10) ----------------
+  // A free block is a leftover when no free has returned it since it was last handed
+  // out: a bisection's upper half, or a maximal block never used. A request met from
+  // its own list by a leftover is not recycling: on a program that never frees, a
+  // buddy system meets half its requests that way (each split leaves the next
+  // request of its size a block). One bit per granule, at the block's start: set when
+  // a bisection lists a leftover (addLeftover), read and cleared when any block is
+  // handed out (takeLeftover: the statistics layer does it, so a policy's malloc and
+  // free never touch the bits; the defragmenter does it for the blocks it takes).
+  // A bit left set inside a block that was recombined or taken apart is harmless: a
+  // granule becomes a block's start again only as a leftover (set anew) or as the
+  // lower half a malloc hands out (cleared). Without tracking, no bits: a bisection
+  // pays one test. arena / 128 bytes when on.
+  bool tracksLeftovers() const { return leftovers_ != nullptr; }
+  // On: every free block now is taken for a leftover (at construction, the maximal
+  // blocks, which no free has returned). Off: the bits are released.
+  void trackLeftovers(bool on);
+  // addFreeOnEmpty for a bisection's upper half, marked a leftover.
+  void addLeftover(std::size_t off, unsigned level, BuddyState s) {
+    addFreeOnEmpty(off, level, s);
+    if (leftovers_) leftovers_[off / kMinBlock / 64] |= leftoverBit(off);
+  }
+  // Whether the block handed out at `off` was a leftover; clears its mark.
+  bool takeLeftover(std::size_t off) {
+    if (!leftovers_) return false;
+    std::uint64_t& word = leftovers_[off / kMinBlock / 64];
+    const bool was = (word & leftoverBit(off)) != 0;
+    word &= ~leftoverBit(off);
+    return was;
+  }
+
   // --- live blocks and regions ----------------------------------------------------
   // A busy block of `level` at `off` became live (handed out, or a move's
   // destination) or stopped being live (freed, or moved away). BuddyHeapCore calls
@@ -289,7 +320,9 @@ class BuddyBlockTable {
   std::size_t largestFreeBlock() const;
   // Bytes of metadata kept outside the arena: the side table, the live summary and
   // this object.
-  std::size_t metadataBytes() const { return granules_ + 1 + live_.bytes() + sizeof(*this); }
+  std::size_t metadataBytes() const {
+    return granules_ + 1 + live_.bytes() + sizeof(*this) + (leftovers_ ? leftoverWords() * 8 : 0);
+  }
 
   // --- whole-arena walks ------------------------------------------------------------
   // Calls f(offset, level, state) for every block, in address order. Assumes
@@ -326,6 +359,8 @@ class BuddyBlockTable {
     return static_cast<SideByte>(static_cast<unsigned>(s) << 5 | level);
   }
   unsigned byteAt(std::size_t off) const { return static_cast<unsigned>(side_[off / kMinBlock]); }
+  static std::uint64_t leftoverBit(std::size_t off) { return std::uint64_t{1} << (off / kMinBlock % 64); }
+  std::size_t leftoverWords() const { return granules_ / 64 + 1; }
   void write(std::size_t off, unsigned level, BuddyState s) { side_[off / kMinBlock] = encode(level, s); }
   BuddyFreeList& list(BuddyState s, unsigned level) {
     return lists_[s == BuddyState::listedB][level];
@@ -351,6 +386,7 @@ class BuddyBlockTable {
   BuddyLiveSummary live_;                 // live granules per region of level 8
   BuddyFreeList lists_[2][kListLevels];   // [0] = list A, [1] = list B, by level (see listLevelFor)
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied
+  ZeroedArray<std::uint64_t> leftovers_;  // a bit per granule while tracked (addLeftover)
 };
 
 }  // namespace kith::heap

@@ -237,6 +237,7 @@ class BuddyDefragmenter : public Super {
       table.setBusy(to, level);
       table.addLive(to, level);
     }
+    table.takeLeftover(to);  // handed out here, not through the statistics layer
     ++defragSteps_;
     std::memcpy(table.address(to), table.address(from), size);
     table.removeLive(from, level);

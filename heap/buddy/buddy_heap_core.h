@@ -45,6 +45,10 @@ class BuddyHeapCore : public Super {
   }
 
   Outcome lastOutcome() const { return outcome_; }
+  // Whether the block just handed out at `ptr` was a leftover (BuddyBlockTable's
+  // "where a free block came from"); the statistics layer asks after every malloc.
+  bool tookLeftover(void* ptr) { return table_.takeLeftover(table_.offsetOf(ptr)); }
+  void trackLeftovers(bool on) { table_.trackLeftovers(on); }
   // The steps of the last malloc and free; each heap says what it counts.
   std::size_t lastSteps() const { return steps_; }
   std::size_t lastFreeSteps() const { return freeSteps_; }

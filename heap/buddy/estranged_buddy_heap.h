@@ -136,7 +136,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
       for (unsigned level = m; level > k;) {
         --level;
         ++steps_;
-        table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
+        table_.addLeftover(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
       }
       outcome_ = Outcome::split;
       return Core::hand(off, k);

@@ -102,7 +102,7 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
       for (unsigned level = m; level > k;) {
         --level;
         ++steps;
-        table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
+        table_.addLeftover(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
       }
       steps_ = steps;
       return Core::hand(off, k);

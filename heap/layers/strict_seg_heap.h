@@ -111,6 +111,10 @@ class StrictSegHeap : private StrictSegBins<LittleHeap, NumBins>, public Super {
   // bin, split when carved fresh from Super, failed. (Requests above the last
   // class leave it unchanged.)
   Outcome lastOutcome() const { return outcome_; }
+  // A bin holds only blocks that a free returned (blocks are carved from Super to
+  // the request, never split), so every immediate request is recycling (stats_heap.h).
+  bool tookLeftover(void*) const { return false; }
+  void trackLeftovers(bool) {}
   // Steps of the last class-sized malloc: its bin, and Super when the bin was empty.
   std::size_t lastSteps() const { return outcome_ == Outcome::immediate ? 1 : 2; }
 

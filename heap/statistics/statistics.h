@@ -33,6 +33,12 @@ struct HeapStatistics {
   std::uint64_t peak_bytes_in_use = 0;
   std::uint64_t failed_allocations = 0;
   std::array<std::uint64_t, kOutcomeCount> satisfied{};  // indexed by Outcome
+  // Of satisfied[immediate], the requests met by a block no free had returned: a
+  // split's other half, or never-used memory (the buddy systems' split floor). The
+  // rest were recycled. Known only for policies that track it (stats_heap.h,
+  // TracksLeftovers); the JSON has null otherwise.
+  bool immediate_source_known = false;
+  std::uint64_t immediate_leftover = 0;
   std::map<std::size_t, std::uint64_t> size_histogram;   // block size -> count
   bool op_timers = true;                // false: alloc_ns/free_ns were not measured (setTiming(false))
   LatencySummary alloc_ns, free_ns;

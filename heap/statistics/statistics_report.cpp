@@ -78,11 +78,16 @@ std::string heapStatisticsJson(const HeapStatistics& h) {
                  std::to_string(h.satisfied[i]);
   }
   auto n = [](std::uint64_t v) { return std::to_string(v); };
+  const std::string source =
+      h.immediate_source_known
+          ? "{\"recycled\": " + n(h.satisfied[static_cast<int>(Outcome::immediate)] - h.immediate_leftover) +
+                ", \"leftover\": " + n(h.immediate_leftover) + "}"
+          : "null";
   return "{\"allocations\": " + n(h.allocations) + ", \"frees\": " + n(h.frees) +
          ", \"bytes_requested\": " + n(h.bytes_requested) + ", \"bytes_allocated\": " + n(h.bytes_allocated) +
          ", \"bytes_in_use\": " + n(h.bytes_in_use) + ", \"peak_bytes_in_use\": " + n(h.peak_bytes_in_use) +
          ", \"failed_allocations\": " + n(h.failed_allocations) + ",\n  \"size_histogram\": {" + histogram + "},\n" +
-         "  \"satisfied\": {" + satisfied + "}" + stepsMember(h) +
+         "  \"satisfied\": {" + satisfied + "}, \"immediate_source\": " + source + stepsMember(h) +
          ",\n  \"op_timers\": " + (h.op_timers ? "true" : "false") +
          ", \"alloc_ns\": " + latencyJson(h.alloc_ns, h.op_timers) +
          ", \"free_ns\": " + latencyJson(h.free_ns, h.op_timers) + ",\n  \"fragmentation\": {\"internal_bytes\": " +
@@ -140,6 +145,13 @@ std::string heapStatisticsTable(const HeapStatistics& h) {
     satisfied +=
         std::string(i ? ", " : "") + outcomeName(static_cast<Outcome>(i)) + " " + std::to_string(h.satisfied[i]);
   out += statisticsTableLine("satisfied", satisfied);
+  out += statisticsTableLine(
+      "immediate from",
+      h.immediate_source_known
+          ? formatted("recycled %llu, leftover %llu (a block no free had returned)",
+                      u(h.satisfied[static_cast<int>(Outcome::immediate)] - h.immediate_leftover),
+                      u(h.immediate_leftover))
+          : std::string("not tracked by this policy"));
   out += sizeHistogramLines(h);
   out += latencyLine("alloc ns", h.alloc_ns, h.op_timers);
   out += latencyLine("free ns", h.free_ns, h.op_timers);

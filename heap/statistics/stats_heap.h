@@ -50,6 +50,15 @@ concept CountsFreeSteps = requires(const H h) {
   { h.lastFreeSteps() } -> std::convertible_to<std::size_t>;
 };
 
+// Knows which free blocks no free has returned (BuddyBlockTable's leftovers): the
+// layer asks after every malloc, so an immediate request splits into recycled and
+// leftover (statistics.h, immediate_leftover).
+template <class H>
+concept TracksLeftovers = requires(H h, void* p, bool on) {
+  { h.tookLeftover(p) } -> std::same_as<bool>;
+  h.trackLeftovers(on);
+};
+
 template <class Super>
 class StatsHeap : public Super {
   static_assert(SizedHeap<Super>,
@@ -87,7 +96,16 @@ class StatsHeap : public Super {
 
   std::size_t bytesInUse() const { return stats_.bytes_in_use; }
   // Set before the first malloc: a mode chosen later would count only part of the blocks.
-  void setMode(StatisticsMode mode) { mode_ = mode; }
+  void setMode(StatisticsMode mode) {
+    mode_ = mode;
+    if constexpr (TracksLeftovers<Super>) {
+      // Only the counting modes read the leftover marks; without them the policy's
+      // bisections pay no bit. Marks dropped once cannot be trusted again.
+      const bool counting = mode >= StatisticsMode::counts;
+      if (!counting) leftoversLost_ = true;
+      Super::trackLeftovers(counting && !leftoversLost_);
+    }
+  }
   StatisticsMode mode() const { return mode_; }
 
   HeapStatistics statistics() const {
@@ -101,6 +119,7 @@ class StatsHeap : public Super {
     s.op_timers = mode_ == StatisticsMode::countsAndTimes;
     if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
     if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
+    if constexpr (TracksLeftovers<Super>) s.immediate_source_known = !leftoversLost_;
     s.internal_bytes =
         s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
     return s;
@@ -118,7 +137,12 @@ class StatsHeap : public Super {
 
     if constexpr (ReportsOutcome<Super>) {
       // A null result is a failure whatever the policy reports.
-      ++stats_.satisfied[static_cast<int>(p ? Super::lastOutcome() : Outcome::failed)];
+      const Outcome outcome = p ? Super::lastOutcome() : Outcome::failed;
+      ++stats_.satisfied[static_cast<int>(outcome)];
+      if constexpr (TracksLeftovers<Super>) {
+        // Every block handed out clears its mark, whatever the outcome.
+        if (p && Super::tookLeftover(p) && outcome == Outcome::immediate) ++stats_.immediate_leftover;
+      }
     } else if (!p) {
       ++stats_.satisfied[static_cast<int>(Outcome::failed)];
     }
@@ -182,6 +206,7 @@ class StatsHeap : public Super {
   LatencyHistogram allocTicks_, freeTicks_;  // in clock_ ticks
   StepHistogram mallocSteps_, freeSteps_;
   StatisticsMode mode_ = StatisticsMode::countsAndTimes;
+  bool leftoversLost_ = false;  // a mode that does not count has let blocks out unmarked
 };
 
 }  // namespace kith::heap

@@ -101,6 +101,14 @@ case("cli.replay_json", f"replay --heap=list --heap-size=1M --stats=json {FIXTUR
          r'^\{"policy": "list", "heap_size": 1048576, "trace": "[^"]*small.txt",\n "heap": \{"allocations": 3, "frees": 2, '
          r'.*"satisfied": \{"immediate": [0-9]+, "split": [0-9]+, "glue": [0-9]+, "defrag": [0-9]+, "failed": 0\}'
          r'.* "replay": \{"format": "text", "events": 6, .*"recorded_failures": 1, "failed_allocations": 0, .*\}\}\n$'))
+# Where immediate requests' blocks came from: the first 16 bytes split the arena, the second
+# takes the upper half that split left over (not recycling), the third the block just freed.
+case("cli.replay_immediate_source", f"replay --heap=knuth --heap-size=1M --stats=json {FIXTURES}/leftover.txt",
+     stdout=ANY, stderr=r'"satisfied": \{"immediate": 2, "split": 1, .*\}, "immediate_source": \{"recycled": 1, "leftover": 1\}')
+case("cli.replay_immediate_source_table", f"replay --heap=estranged --heap-size=1M --stats {FIXTURES}/leftover.txt",
+     stdout=ANY, stderr=r'\n  immediate from +recycled 1, leftover 1 \(a block no free had returned\)\n')
+case("cli.replay_immediate_source_untracked", f"replay --heap=list --heap-size=1M --stats=json {FIXTURES}/leftover.txt",
+     stdout=ANY, stderr=r'"satisfied": \{[^}]*\}, "immediate_source": null')
 # --bare: the policy alone, nothing counted, so the statistics say so instead of a heap block of zeros.
 case("cli.replay_bare_json", f"replay --bare --heap=knuth --heap-size=1M --stats=json {FIXTURES}/small.txt",
      stdout=ANY, absent=r'"heap":', stderr=(

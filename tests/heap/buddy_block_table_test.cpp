@@ -69,7 +69,10 @@ TEST(BuddyBlockTable, MaximalBlocksOfANonPowerOfTwoArena) {
   EXPECT_EQ(table.freeBytesBelow(2), 48u);
   EXPECT_EQ(table.largestFreeBlock(), 65536u);
   // The side table (a byte per granule) and the live summary: 6147 granules, so 24
-  // two-byte counters of 256 granules, and one more for the tail.
+  // two-byte counters of 256 granules, and one more for the tail; while leftovers are
+  // tracked (the default), a bit per granule in 97 words.
+  EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + 1 + 25 * 2 + sizeof(Table) + 97 * 8);
+  table.trackLeftovers(false);
   EXPECT_EQ(table.metadataBytes(), (96u * 1024 + 48) / 16 + 1 + 25 * 2 + sizeof(Table));
   // The regions of each level lie in the maximal blocks of that level or larger.
   EXPECT_EQ(table.regionCount(12), 1u);
