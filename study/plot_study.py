@@ -46,6 +46,9 @@ POLICY_STYLE = {"list": (BLACK, "o"), "knuth": (ORANGE, "s"), "estranged": (BLUE
 POLICY_ORDER = list(POLICY_STYLE)
 COLLECTOR_ORDER = ["occasional", "continuous", "none"]
 OUTCOMES = [("immediate", BLUE), ("split", ORANGE), ("glue", GREEN), ("defrag", VERMILLION), ("failed", BLACK)]
+# Figure 10's immediate bar, split where the policy tracks where the block came from: a
+# free (recycling) or a split's leftover (the floor), drawn hatched in the same blue.
+IMMEDIATE_SOURCES = [("recycled", BLUE), ("leftover", SKY)]
 
 plt.rcParams.update({
     "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8,
@@ -455,16 +458,22 @@ def fig_satisfied(out_dir):
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
     policies = ordered([r["policy"] for r in rows], POLICY_ORDER)
     outcomes = [(o, c) for o, c in OUTCOMES if any(col(r, f"{o}_pct") for r in rows)]
+    sourced = any(col(r, "recycled_pct") is not None for r in rows)
     fig, axes = plt.subplots(len(collectors), 1, squeeze=False, sharex=True, layout="constrained",
                              figsize=(SINGLE, 0.45 + len(collectors) * (0.45 + 0.22 * len(policies))))
     for ax, c in zip(axes[:, 0], collectors):
         ps = [p for p in policies if any(r["policy"] == p and r["collector"] == c for r in rows)]
         for i, p in enumerate(ps):
             mine = [r for r in rows if r["policy"] == p and r["collector"] == c]
+            # A policy whose every workload says where its immediate blocks came from gets
+            # the two parts; one that does not track it, one "immediate" bar.
+            split = all(col(r, "recycled_pct") is not None for r in mine)
+            parts = [x for o in outcomes for x in (IMMEDIATE_SOURCES if o[0] == "immediate" and split else [o])]
             left = 0
-            for o, colour in outcomes:
+            for o, colour in parts:
                 v = statistics.fmean([col(r, f"{o}_pct") or 0 for r in mine])
-                ax.barh(len(ps) - 1 - i, v, left=left, color=colour, height=0.7, edgecolor="white", lw=0.4)
+                ax.barh(len(ps) - 1 - i, v, left=left, color=colour, height=0.7, edgecolor="white", lw=0.4,
+                        hatch="////" if o == "leftover" else None)
                 if v >= 12:
                     ax.text(left + v / 2, len(ps) - 1 - i, f"{v:.0f}", ha="center", va="center",
                             color="white" if colour in (BLUE, VERMILLION, BLACK, GREEN) else BLACK)
@@ -477,7 +486,11 @@ def fig_satisfied(out_dir):
         ax.set_title(f"{c} collection: mean over {'all ' if kind == 'all' else ''}{n} "
                      f"{'recycling ' if kind == 'recycling' else ''}workload{'' if n == 1 else 's'}")
     axes[-1, 0].set_xlabel("% of requests (each workload weighs the same)")
-    legend_below(fig, [Patch(color=c, label=o) for o, c in outcomes], ncol=len(outcomes))
+    labels = {"recycled": "immediate: recycled (a free's block)", "leftover": "immediate: a split's leftover",
+              "immediate": "immediate" + (" (source not tracked)" if sourced else "")}
+    keys = [x for o in outcomes for x in ((IMMEDIATE_SOURCES + [o]) if o[0] == "immediate" and sourced else [o])]
+    legend_below(fig, [Patch(facecolor=c, label=labels.get(o, o), hatch="////" if o == "leftover" else None,
+                             edgecolor="white") for o, c in keys], ncol=3)
     save(fig, out_dir, "fig-satisfied")
 
 

@@ -9,6 +9,7 @@ import subprocess
 import time
 
 from . import alloc_cost
+from .analysis import RECYCLING_MIN_FREES
 from . import demographics
 from . import stats
 from . import steps
@@ -475,15 +476,21 @@ def satisfied_section(L, c, tables):
     L.append("Percent of successful requests met immediately / by splitting / by gluing / by defragmenting, from "
              "repeat 0 at the common heap (`identical`: every repeat gave the same counts). A request that fails "
              "is collected for and retried, so it would count twice: such requests are the `retried` column, "
-             "outside the percentages. `recycling`: the workload freed objects in at least one collection that "
-             "freed memory under that collector (from the runs' counts, not a list).")
+             "outside the percentages. `recycled` / `leftover`: of the immediate requests, those met by a block "
+             "a free returned and those met by a block no free had returned (a split's other half, or unused "
+             "memory: on a program that never frees, a buddy system meets half its requests so); empty where the "
+             "policy does not track it. `recycling`: under that collector the workload freed at least "
+             f"{RECYCLING_MIN_FREES:.0%} as many objects as it requested, in collections that freed memory "
+             "(from the runs' counts, not a list); the others' immediate requests are the split floor alone.")
     L.append("")
-    L.append(md_table(sat, ["workload", "collector", "policy", "requests", "immediate_pct", "split_pct", "glue_pct",
-                            "defrag_pct", "retried", "recycling", "counts_identical"],
-                      ["workload", "collector", "policy", "requests", "immediate", "split", "glue", "defrag",
-                       "retried", "recycling", "identical"],
+    L.append(md_table(sat, ["workload", "collector", "policy", "requests", "immediate_pct", "recycled_pct",
+                            "leftover_pct", "split_pct", "glue_pct", "defrag_pct", "retried", "recycling",
+                            "counts_identical"],
+                      ["workload", "collector", "policy", "requests", "immediate", "recycled", "leftover", "split",
+                       "glue", "defrag", "retried", "recycling", "identical"],
                       {"requests": lambda x: f"{x:,.0f}", "immediate_pct": pct, "split_pct": pct, "glue_pct": pct,
-                       "defrag_pct": pct, "retried": lambda x: f"{x:,.0f}"}))
+                       "defrag_pct": pct, "recycled_pct": pct, "leftover_pct": pct,
+                       "retried": lambda x: f"{x:,.0f}"}))
     L.append("")
     means, _ = tables.get("satisfied_means", ([], []))
     if means:
@@ -496,6 +503,15 @@ def satisfied_section(L, c, tables):
                        lambda r: f"{r['immediate_pct_weighted']:.1f}% / {r['immediate_pct_unweighted']:.1f}% "
                                  f"({r['workloads']})", c["policies"]))
         L.append("")
+        if any(r.get("recycled_pct_weighted") is not None for r in means):
+            L.append("Of those, **recycled** (met by a block a free returned; the rest took a split's leftover), "
+                     "weighted / per workload; empty where the policy does not track it. This is the paper's "
+                     "comparison without the split floor:")
+            L.append("")
+            L.append(pivot(rows, "key", None, "policy",
+                           lambda r: (f"{r['recycled_pct_weighted']:.1f}% / {r['recycled_pct_unweighted']:.1f}%"
+                                      if r.get("recycled_pct_weighted") is not None else ""), c["policies"]))
+            L.append("")
     params = sorted({(r["collector"], r["gc_parameters"]) for r in sat if r.get("gc_parameters")})
     if params:
         L.append("Collector parameters of these counts: " + "; ".join(f"{col}: `{p}`" for col, p in params) +

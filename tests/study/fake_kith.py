@@ -25,6 +25,9 @@ import time
 MIN_HEAP = {"alpha": 3_000_000, "beta": 700_000}
 LIVE = {"alpha": 2_000_000, "beta": 400_000}
 FACTOR = {"list": 1.0, "knuth": 1.5, "estranged": 1.5, "tlsf": 1.1, "kingsley": 2.0, "lea": 1.05, "malloc": 0.0}
+# Where the immediate requests' blocks came from, for the policies kith tracks it for (else null).
+IMMEDIATE_SOURCE = {"estranged": {"recycled": 850, "leftover": 50}, "knuth": {"recycled": 40, "leftover": 460},
+                    "kingsley": {"recycled": 500, "leftover": 0}}
 SPEED = {"list": 1.0, "knuth": 0.9, "estranged": 0.8, "tlsf": 0.85, "kingsley": 0.7, "lea": 0.95, "malloc": 1.2}
 
 
@@ -36,6 +39,7 @@ def stats_json(policy, collector, heap, workload, wall):
                      "satisfied": {"immediate": 900 if policy == "estranged" else 500,
                                    "split": 100 if policy == "estranged" else 500, "glue": 0, "defrag": 0,
                                    "failed": 0},
+                     "immediate_source": IMMEDIATE_SOURCE.get(policy),
                      "alloc_ns": {"mean": 20.0, "p50": 18, "p99": 40, "max": 900},
                      "free_ns": {"mean": 15.0, "p50": 14, "p99": 30, "max": 700},
                      "fragmentation": {"internal_bytes": 16000, "external_at_failure": 0}},
