@@ -28,6 +28,7 @@ try:
                                    NullLocator)
 except ImportError:
     sys.exit("plot_study.py: matplotlib is missing (apt-get install python3-matplotlib; scripts/setup does it)")
+import size_class_plot  # noqa: E402  (this script's folder is first on sys.path)
 
 SINGLE, DOUBLE = 3.4, 7.0  # column widths (in)
 DPI = 150
@@ -984,6 +985,7 @@ FIGURES = [
     ("fig-frag-timeline", fig_frag_timeline),
     ("fig-alloc-rate", fig_alloc_rate),
 ]
+FIGURES += size_class_plot.figures(sys.modules[__name__])  # free bytes in the requested class
 
 
 def main(argv):
