@@ -907,8 +907,9 @@ def fig_lifetimes(out_dir):
 
 
 def fig_frag_timeline(out_dir):
+    # The occasional runs (a timeline without a collector column has no others): one line per policy.
     rows = need(out_dir, "frag_timeline.csv", lambda r: col(r, "free") and col(r, "largest_free") is not None
-                and col(r, "bytes_allocated") is not None)
+                and col(r, "bytes_allocated") is not None and r.get("collector") in (None, "", "occasional"))
     ratio = {}
     for r in rows:
         ratio.setdefault(r["workload"], []).append(col(r, "largest_free") / col(r, "free"))

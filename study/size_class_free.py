@@ -53,7 +53,7 @@ if not __package__:  # run by path: load the package
     import by_path  # noqa: F401
     __package__ = "study"
 from . import stats  # noqa: E402
-from .common import format_size, markdown_table, number, read_csv, write_csv  # noqa: E402
+from .common import markdown_table, number, read_csv, write_csv  # noqa: E402
 
 POLICIES = ("knuth", "estranged")  # eager and delayed recombination: the demog runs' policies
 TIMELINE_COLLECTOR = "occasional"  # a timeline without a collector column is the occasional runs'
@@ -403,14 +403,15 @@ def continuous_lines(out_dir, summary):
     if not have:
         return []
     L = ["### Continuous collection, against the paper's §2.6", ""]
-    (ko, kn), (kc, _) = means[("occasional", "knuth")], means[("continuous", "knuth")]
-    (eo, en), (ec, _) = means[("occasional", "estranged")], means[("continuous", "estranged")]
+    (ko, n_occasional), (kc, n_continuous) = means[("occasional", "knuth")], means[("continuous", "knuth")]
+    (eo, _), (ec, _) = means[("occasional", "estranged")], means[("continuous", "estranged")]
     ro, no = geomean_cost_ratio(cost, "occasional")
     rc, nc = geomean_cost_ratio(cost, "continuous")
     text = (f"The paper expects delayed recombination to matter most under continuous collection, where objects "
-            f"come back in a trickle. Kith finds the opposite. Over the {subset} workloads (request-weighted, "
-            f"`satisfied_means.csv`), continuous collection raises knuth's immediate fraction from {ko:.1f}% to "
-            f"{kc:.1f}% ({kc - ko:+.1f} points) and estranged's from {eo:.1f}% to {ec:.1f}% ({ec - eo:+.1f}); "
+            f"come back in a trickle. Kith finds the opposite. Over the {subset} workloads ({n_occasional} under "
+            f"occasional collection, {n_continuous} under continuous; request-weighted, `satisfied_means.csv`), "
+            f"continuous collection takes knuth's immediate fraction from {ko:.1f}% to {kc:.1f}% "
+            f"({kc - ko:+.1f} points) and estranged's from {eo:.1f}% to {ec:.1f}% ({ec - eo:+.1f}); "
             f"estranged had {100 - eo:.1f} points left to gain, knuth {100 - ko:.1f}.")
     if (kc - ko) > (ec - eo):
         text = text.replace("Kith finds the opposite.", "Kith finds the opposite: it helps knuth more.")
@@ -435,7 +436,8 @@ def continuous_timeline_lines(summary):
     both = [w for w, c in by if c == "occasional" and (w, "continuous") in by]
     if not both:
         return ["This study's size-class timeline has the occasional demog runs only (the continuous ones came "
-                "later): rerun the demog runs (`--experiments=demog`) for the continuous side of the explanation.",
+                "later): `kith study --resume` on the study's directory runs the continuous ones, for the continuous side "
+                "of the explanation.",
                 ""]
 
     def mean_change(column):

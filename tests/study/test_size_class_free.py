@@ -199,6 +199,7 @@ class Report(unittest.TestCase):
             self.assertIn("Lifetimes account for the gap or its absence on 0 of 1 workloads; not on w (20.0% dead "
                           "by 1 MB, observed gap 12.0 points)", text)
             self.assertIn("on 1 of 1 workloads: how much memory", text)  # largest/free 0.5 for both
+            self.assertIn("(3 under occasional collection, 2 under continuous; request-weighted", text)
             self.assertIn("from 40.0% to 47.5% (+7.5 points) and estranged's from 80.0% to 81.0% (+1.0)", text)
             self.assertIn("Kith finds the opposite: it helps knuth more.", text)
             # sqrt(0.8 * 0.5) over a and b (c frees nothing), then 0.9 over a
