@@ -2,13 +2,15 @@
 on a made-up timeline (the class weights, mid-run, mean, the run weighting, coverage and
 the immediate fraction it predicts), Pearson and Spearman against known values
 (scipy.stats gives the same), the report section's numbers read from the CSVs (change a
-CSV, the report changes), and the demog runs of the fake study under both collectors
+CSV, the report changes), docs/study's size-class CSVs and report section current with
+its other CSVs, and the demog runs of the fake study under both collectors
 (fake_kith.py): a timeline per collector, the trace only on the occasional estranged run.
 Run: /usr/bin/python3 -m unittest test_size_class_free (CTest: study.size_class_free)."""
 
 import csv
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -218,6 +220,26 @@ class Report(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             self.assertEqual(self.section(d), "")
             self.assertEqual(read(os.path.join(d, "size_class_summary.csv")), [])
+
+
+class Published(unittest.TestCase):
+    """docs/study's size-class CSVs and the report's section are what its other CSVs give."""
+
+    def test_docs_study_is_current(self):
+        published = os.path.join(HERE, "..", "..", "docs", "study")
+        with tempfile.TemporaryDirectory() as d:
+            for name in os.listdir(published):
+                if name.endswith(".csv") and not name.startswith("size_class_"):
+                    shutil.copy(os.path.join(published, name), d)
+            scf.write_tables(d)
+            for name in ("size_class_free.csv", "size_class_summary.csv", "size_class_correlation.csv"):
+                with open(os.path.join(d, name)) as f, open(os.path.join(published, name)) as g:
+                    self.assertEqual(f.read(), g.read(), f"docs/study/{name} is stale: "
+                                     "/usr/bin/python3 study/size_class_free.py docs/study")
+            with open(os.path.join(published, "report.md")) as f:
+                report = f.read()
+            for line in scf.report_lines(d):
+                self.assertIn(line, report)
 
 
 def run_fake_study(out, collectors):
