@@ -8,6 +8,7 @@ import os
 
 from . import alloc_cost
 from . import demographics
+from . import size_class_free
 from . import run_json
 from . import stats
 from . import steps
@@ -716,6 +717,7 @@ def write_results(study, out_dir):
     tables["results"] = (rows, cols)
     write_csv(os.path.join(out_dir, "timing_target.csv"), *tables["timing_target"])
     tables.update(demographics.write_demographics(study, out_dir, rows))  # lifetimes, alloc rate, fragmentation
+    tables.update(size_class_free.write_tables(out_dir))  # free bytes in the requested class, from the CSVs above
     tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
     tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
     tables["refused"] = refused

@@ -1,11 +1,14 @@
 """Object demographics per workload — why a policy wins, not only that it does.
 
-The `demog` runs: per workload, one run on estranged and one on knuth under occasional
-collection at the main heap, each with `--frag-file` (the free space after every
-collection); the estranged run also records `--trace`, from which `kith trace
-lifetimes --json` gives every object's age at death in bytes allocated since its
-birth (cached beside the trace as <id>.lifetimes.json). A trace another kind of run
-recorded (runs/trace/, estranged, occasional) serves when the demog trace is absent.
+The `demog` runs: per workload, one run on estranged and one on knuth at the main heap
+under occasional collection and under every other collector of the study that collects
+(continuous, paced by work: deterministic), each with `--frag-file` (the free space after
+every collection); the estranged run under occasional collection also records `--trace`,
+from which `kith trace lifetimes --json` gives every object's age at death in bytes
+allocated since its birth (cached beside the trace as <id>.lifetimes.json). A trace
+another kind of run recorded (runs/trace/, estranged, occasional) serves when the demog
+trace is absent. The lifetimes and demographics.csv are of the occasional runs; the
+timeline has every collector's (size_class_free.py compares them).
 
 What it writes (write_demographics, from analysis.write_results):
   lifetimes.csv      workload, age_bytes_le, objects, bytes, cum_fraction_objects,
@@ -15,8 +18,10 @@ What it writes (write_demographics, from analysis.write_results):
                      bytes_allocated, mutator_s, mb_per_s — from the main runs (and the
                      demog runs): mutator time is vm.wall_s less the GC pause total, the
                      rate is bytes requested per mutator second, MB = 10^6 bytes
-  frag_timeline.csv  workload, policy, cycle, bytes_allocated, in_use, free,
-                     largest_free, free_16, free_32, ... (free bytes by block size class)
+  frag_timeline.csv  workload, policy, collector, cycle, bytes_allocated, in_use, free,
+                     largest_free, free_16, free_32, ... (free bytes by block size class);
+                     a timeline without the collector column (before the continuous
+                     demog runs) is all occasional
   demographics.csv   one row per workload: the report's table
 and report_section() the report's section."""
 
@@ -34,7 +39,7 @@ WITHIN = [("within_1k", 1 << 10), ("within_64k", 1 << 16), ("within_1m", 1 << 20
 LIFETIME_COLUMNS = ["workload", "age_bytes_le", "objects", "bytes", "cum_fraction_objects", "cum_fraction_bytes"]
 RATE_COLUMNS = ["workload", "kind", "policy", "collector", "runs", "bytes_requested", "bytes_allocated",
                 "mutator_s", "mb_per_s"]
-FRAG_COLUMNS = ["workload", "policy", "cycle", "bytes_allocated", "in_use", "free", "largest_free"]
+FRAG_COLUMNS = ["workload", "policy", "collector", "cycle", "bytes_allocated", "in_use", "free", "largest_free"]
 SUMMARY_COLUMNS = ["workload", "objects", "bytes_requested", "median_age_bytes", "within_1k", "within_64k",
                    "within_1m", "never_freed", "mb_per_s", "rate_kind"] + \
                   [f"largest_over_free_{p}" for p in DEMOG_POLICIES] + [f"cycles_{p}" for p in DEMOG_POLICIES]
@@ -45,9 +50,16 @@ SUMMARY_COLUMNS = ["workload", "objects", "bytes_requested", "median_age_bytes",
 def run_options(run):
     """kith run options of a demog run, paths relative to the study directory."""
     options = [f"--frag-file={run.path('frag')}"]
-    if run.policy == TRACE_POLICY:
+    if run.policy == TRACE_POLICY and run.collector == DEMOG_COLLECTOR:
         options.append(f"--trace={run.path('trace')}")
     return options
+
+
+def demog_collectors(collectors):
+    """The collectors of the demog runs: occasional (the lifetimes and the table), then
+    each other collector of the study that collects (a run without collections has no
+    timeline)."""
+    return [DEMOG_COLLECTOR] + [c for c in collectors if c not in (DEMOG_COLLECTOR, "none")]
 
 
 def plan_runs(study, ready):
@@ -57,8 +69,9 @@ def plan_runs(study, ready):
         if w.name not in ready:
             continue
         heap = study.main_heap(w, ready[w.name])
-        for p in DEMOG_POLICIES:
-            runs.append(study.make("demog", w, p, DEMOG_COLLECTOR, heap, 0))
+        for col in demog_collectors(study.config["collectors"]):
+            for p in DEMOG_POLICIES:
+                runs.append(study.make("demog", w, p, col, heap, 0))
     return runs
 
 
@@ -125,7 +138,7 @@ def trace_for(study, out_dir, workload, demog_rows):
     """The trace of `workload` to take lifetimes from: the demog run's, else one
     recorded by another kind of run on the same policy and collector."""
     for r in demog_rows:
-        if r["workload"] == workload and r["policy"] == TRACE_POLICY:
+        if (r["workload"], r["policy"], r["collector"]) == (workload, TRACE_POLICY, DEMOG_COLLECTOR):
             path = os.path.join(out_dir, "runs", "demog", r["run_id"] + ".trace")
             if os.path.exists(path) or os.path.exists(os.path.join(out_dir, "runs", "demog",
                                                                    r["run_id"] + ".lifetimes.json")):
@@ -238,11 +251,13 @@ def write_demographics(study, out_dir, rows):
         _, frag = parsed
         ratios = []
         for f in frag:
-            row = {"workload": r["workload"], "policy": r["policy"], **f}
+            row = {"workload": r["workload"], "policy": r["policy"], "collector": r["collector"], **f}
             class_columns.update(k for k in f if k.startswith("free_"))
             timeline.append(row)
             if f.get("free") and f.get("largest_free") is not None:
                 ratios.append(f["largest_free"] / f["free"])
+        if r["collector"] != DEMOG_COLLECTOR:
+            continue  # the table is of the occasional runs; the timeline has every collector
         ratio[(r["workload"], r["policy"])] = sum(ratios) / len(ratios) if ratios else None
         cycles[(r["workload"], r["policy"])] = len(frag)
     frag_columns = FRAG_COLUMNS + sorted(class_columns, key=lambda c: int(c[5:]))

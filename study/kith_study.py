@@ -18,9 +18,10 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
              --gc-pacing=time and --gc-pauses-file: pause distributions and MMU curves
   tradeoff   every workload x policy x collector at multiples of EACH POLICY'S OWN minimum
              heap (1.25x ... 6x), so space is not confounded with collection frequency
-  demog      per workload, estranged and knuth under occasional collection at the main
-             heap with --frag-file (and --trace on estranged): object lifetimes, alloc
-             rate, fragmentation over time (demographics.py)
+  demog      per workload, estranged and knuth at the main heap under occasional collection
+             and every other collector of the study that collects, with --frag-file (and
+             --trace on estranged, occasional): object lifetimes, alloc rate, fragmentation
+             over time (demographics.py), free bytes in the requested class (size_class_free.py)
   trace      every workload x policy x collector as its main run (repeat 0), with --trace:
              the recording, and the instrumented latency run (per-op timers on)
   cost       each trace replayed under callgrind on its own policy and on the `nothing`

@@ -28,6 +28,7 @@ try:
                                    NullLocator)
 except ImportError:
     sys.exit("plot_study.py: matplotlib is missing (apt-get install python3-matplotlib; scripts/setup does it)")
+import size_class_plot  # noqa: E402  (this script's folder is first on sys.path)
 
 SINGLE, DOUBLE = 3.4, 7.0  # column widths (in)
 DPI = 150
@@ -919,8 +920,9 @@ def fig_lifetimes(out_dir):
 
 
 def fig_frag_timeline(out_dir):
+    # The occasional runs (a timeline without a collector column has no others): one line per policy.
     rows = need(out_dir, "frag_timeline.csv", lambda r: col(r, "free") and col(r, "largest_free") is not None
-                and col(r, "bytes_allocated") is not None)
+                and col(r, "bytes_allocated") is not None and r.get("collector") in (None, "", "occasional"))
     ratio = {}
     for r in rows:
         ratio.setdefault(r["workload"], []).append(col(r, "largest_free") / col(r, "free"))
@@ -997,6 +999,7 @@ FIGURES = [
     ("fig-frag-timeline", fig_frag_timeline),
     ("fig-alloc-rate", fig_alloc_rate),
 ]
+FIGURES += size_class_plot.figures(sys.modules[__name__])  # free bytes in the requested class
 
 
 def main(argv):

@@ -11,6 +11,7 @@ import time
 from . import alloc_cost
 from .analysis import RECYCLING_MIN_FREES
 from . import demographics
+from . import size_class_free
 from . import stats
 from . import steps
 from .common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, kind_commit, warn
@@ -29,6 +30,7 @@ FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
 # Figures drawn for the sections study/alloc_cost.py and study/demographics.py write.
 ALLOC_COST_FIGURES = ["fig-alloc-cost", "fig-alloc-misses", "fig-replay-time"]
 DEMOGRAPHICS_FIGURES = ["fig-lifetimes", "fig-frag-timeline", "fig-alloc-rate"]
+SIZE_CLASS_FIGURES = ["fig-size-class-free", "fig-size-class-gap"]  # study/size_class_plot.py
 
 
 def machine_info():
@@ -119,7 +121,7 @@ def write_report(study, out_dir, tables, info, figures_ok):
     L = []
     for section in (intro_section, commands_section, workloads_figure, contrived_figure,
                     speedup_figure, satisfied_figure, sizes_figure, pauses_figure,
-                    tradeoff_figure, minheap_figure, fragmentation_figure, files_section):
+                    tradeoff_figure, minheap_figure, fragmentation_figure, size_class_section, files_section):
         section(L, page)
     with open(os.path.join(out_dir, "report.md.tmp"), "w") as f:
         f.write("\n".join(L))
@@ -375,6 +377,14 @@ def fragmentation_figure(L, page):
     L.append("")
     L += demographics.report_section(tables)
     embed(L, page, DEMOGRAPHICS_FIGURES)
+
+
+def size_class_section(L, page):
+    """Why estranged recycles more: free bytes in the requested class (size_class_free.py)."""
+    lines = size_class_free.report_lines(page.out_dir)
+    L += lines
+    if lines:
+        embed(L, page, SIZE_CLASS_FIGURES)
 
 
 def files_section(L, page):

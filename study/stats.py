@@ -395,3 +395,51 @@ def relative_half_width(xs, confidence=CONFIDENCE):
     if m is None or lo is None or m == 0:
         return None
     return (hi - lo) / 2 / abs(m)
+
+
+# --- correlation across workloads ---------------------------------------------------------
+
+def pearson(xs, ys):
+    """(r, p, n): Pearson's correlation of paired values and its two-sided p-value from
+    t = r sqrt((n - 2) / (1 - r^2)) on n - 2 degrees of freedom (exact for bivariate
+    normal data; scipy.stats.pearsonr gives the same). Pairs with a None are left out.
+    r and p are None with fewer than three pairs or when either side is constant."""
+    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    n = len(pairs)
+    if n < 3:
+        return None, None, n
+    mx = statistics.fmean(x for x, _ in pairs)
+    my = statistics.fmean(y for _, y in pairs)
+    sxy = sum((x - mx) * (y - my) for x, y in pairs)
+    sxx = sum((x - mx) ** 2 for x, _ in pairs)
+    syy = sum((y - my) ** 2 for _, y in pairs)
+    if sxx == 0 or syy == 0:
+        return None, None, n
+    r = max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+    if abs(r) == 1.0:
+        return r, 0.0, n
+    t = r * math.sqrt((n - 2) / (1 - r * r))
+    return r, 2 * (1 - t_cdf(abs(t), n - 2)), n
+
+
+def ranks(xs):
+    """Ranks from 1, ties given the mean of the ranks they span."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    out = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs, ys):
+    """(rho, p, n): Spearman's rank correlation (Pearson's on the ranks, ties averaged) and
+    its two-sided p-value by the same t approximation (scipy.stats.spearmanr's default).
+    Pairs with a None are left out; None with fewer than three pairs or a constant side."""
+    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    return pearson(ranks([x for x, _ in pairs]), ranks([y for _, y in pairs]))

@@ -14,7 +14,10 @@ run, with 50 ms between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.
 FAKE_KITH_RUNLOG=FILE appends "PID ARGS" of every `run` as it starts and FAKE_KITH_SLEEP=S makes
 each `run` take S seconds more, to see which runs ran and which processes outlive a signal;
 FAKE_KITH_SIGBLK=FILE appends the signal mask each `run` starts with (/proc/self/status's
-SigBlk, hex), to see that the driver hands its runs no blocked signal."""
+SigBlk, hex), to see that the driver hands its runs no blocked signal. With --frag-file
+it writes a kith-frag file (frag_lines: FRAG_CYCLES collections) whose free bytes in the
+requested classes (32 and 64 bytes, as in the size histogram) depend on policy and
+collector, as the study's demog runs need."""
 
 import json
 import os
@@ -48,6 +51,26 @@ def stats_json(policy, collector, heap, workload, wall):
                    "mmu": {"1ms": 0, "10ms": 0.5, "100ms": 0.9}, "peak_live_bytes": LIVE[workload]},
             "handle_table": {"bytes": 4096, "chunks": 1, "live": 100},
             "vm": {"instructions": 123456, "objects_created": 1000, "wall_s": wall}}
+
+
+FRAG_CYCLES = 5
+FRAG_CLASSES = [16 << k for k in range(9)]  # 16 B ... 4 KiB
+
+
+def frag_lines(policy, collector, heap):
+    """A --frag-file: after each collection, estranged keeps 100 blocks of 32 and of 64 bytes
+    free, knuth 10 under continuous collection and none under occasional; the rest of the
+    free space is one 4 KiB block."""
+    kept = 100 if policy == "estranged" else 10 if collector == "continuous" else 0
+    lines = ["# kith-frag 1", f"# policy {policy}", f"# heap_bytes {heap}", "# by_class yes",
+             "\t".join(["cycle", "bytes_allocated", "in_use", "free", "largest_free"] +
+                       [f"free_{k}" for k in FRAG_CLASSES])]
+    for cycle in range(FRAG_CYCLES):
+        free = {k: 0 for k in FRAG_CLASSES}
+        free[32], free[64], free[4096] = kept * 32, kept * 64, 4096
+        values = [cycle, (cycle + 1) * 10000, 6400, sum(free.values()), 4096] + [free[k] for k in FRAG_CLASSES]
+        lines.append("\t".join(str(v) for v in values))
+    return "\n".join(lines) + "\n"
 
 
 def run(args):
@@ -91,6 +114,9 @@ def run(args):
     if "--stats-file" in opts:
         with open(opts["--stats-file"], "w") as f:
             json.dump(stats_json(policy, collector, heap, workload, wall), f)
+    if "--frag-file" in opts:
+        with open(opts["--frag-file"], "w") as f:
+            f.write(frag_lines(policy, collector, heap))
     if "--gc-pauses-file" in opts:
         with open(opts["--gc-pauses-file"], "w") as f:
             f.write(f"# kith-gc-pauses 1\n# collector {collector}\n# run_ns 100000000\n# start_ns duration_ns\n")

@@ -24,6 +24,8 @@ FIGURES = {
     "fig-lifetimes": "lifetimes.csv",
     "fig-frag-timeline": "frag_timeline.csv",
     "fig-alloc-rate": "alloc_rate.csv",
+    "fig-size-class-free": "size_class_free.csv",
+    "fig-size-class-gap": "size_class_summary.csv",
 }
 FORMATS = ("png", "svg", "pdf")
 MAX_PNG_WIDTH = 2000

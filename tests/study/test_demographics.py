@@ -110,7 +110,7 @@ class RealRuns(unittest.TestCase):
                     class R:  # what run_options needs of a plan.Run
                         pass
                     r = R()
-                    r.policy = policy
+                    r.policy, r.collector = policy, "occasional"
                     r.path = lambda ext, run_id=run_id: os.path.join("runs", "demog", f"{run_id}.{ext}")
                     argv = [KITH, "run", f"--heap={policy}", "--gc=occasional", f"--heap-size={heap}",
                             *demographics.run_options(r), w.script, *w.args("small")]
