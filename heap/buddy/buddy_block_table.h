@@ -243,24 +243,22 @@ class BuddyBlockTable {
   // out: a bisection's upper half, or a maximal block never used. A request met from
   // its own list by a leftover is not recycling: on a program that never frees, a
   // buddy system meets half its requests that way (each split leaves the next
-  // request of its size a block). One bit per granule, at the block's start: set when
-  // a bisection lists a leftover (addLeftover), read and cleared when any block is
-  // handed out (takeLeftover: the statistics layer does it, so a policy's malloc and
-  // free never touch the bits; the defragmenter does it for the blocks it takes).
-  // A bit left set inside a block that was recombined or taken apart is harmless: a
-  // granule becomes a block's start again only as a leftover (set anew) or as the
-  // lower half a malloc hands out (cleared). Without tracking, no bits: a bisection
-  // pays one test. arena / 128 bytes when on.
+  // request of its size a block). One bit per granule, at the block's start, kept by
+  // the statistics layer alone (stats_heap.h): after each malloc it marks the upper
+  // halves the malloc's split listed and reads and clears the mark of the block
+  // handed out (BuddyHeapCore::noteHandedOut), so a policy's own malloc and free never
+  // touch the bits, and a bare run (no statistics) has none. A bit left set inside a
+  // block that was recombined or taken apart is harmless: a granule becomes a block's
+  // start again only as an upper half (marked anew) or as the lower half a malloc
+  // hands out (cleared). arena / 128 bytes while tracked.
   bool tracksLeftovers() const { return leftovers_ != nullptr; }
   // On: every free block now is taken for a leftover (at construction, the maximal
   // blocks, which no free has returned). Off: the bits are released.
   void trackLeftovers(bool on);
-  // addFreeOnEmpty for a bisection's upper half, marked a leftover.
-  void addLeftover(std::size_t off, unsigned level, BuddyState s) {
-    addFreeOnEmpty(off, level, s);
+  void markLeftover(std::size_t off) {
     if (leftovers_) leftovers_[off / kMinBlock / 64] |= leftoverBit(off);
   }
-  // Whether the block handed out at `off` was a leftover; clears its mark.
+  // Whether the block at `off` was marked a leftover; clears its mark.
   bool takeLeftover(std::size_t off) {
     if (!leftovers_) return false;
     std::uint64_t& word = leftovers_[off / kMinBlock / 64];

@@ -230,14 +230,15 @@ class BuddyDefragmenter : public Super {
     if (void* p = Super::malloc(size)) {  // live (busy, counted) at once
       defragSteps_ += Super::lastSteps();
       to = table.offsetOf(p);
+      Super::tookLeftover(p);  // handed out here, not through the statistics layer
     } else {
       defragSteps_ += Super::lastSteps();
       to = leastLiveRegion(level);
       empty(to, level);
       table.setBusy(to, level);
       table.addLive(to, level);
+      table.takeLeftover(to);
     }
-    table.takeLeftover(to);  // handed out here, not through the statistics layer
     ++defragSteps_;
     std::memcpy(table.address(to), table.address(from), size);
     table.removeLive(from, level);

@@ -45,9 +45,6 @@ class BuddyHeapCore : public Super {
   }
 
   Outcome lastOutcome() const { return outcome_; }
-  // Whether the block just handed out at `ptr` was a leftover (BuddyBlockTable's
-  // "where a free block came from"); the statistics layer asks after every malloc.
-  bool tookLeftover(void* ptr) { return table_.takeLeftover(table_.offsetOf(ptr)); }
   void trackLeftovers(bool on) { table_.trackLeftovers(on); }
   // The steps of the last malloc and free; each heap says what it counts.
   std::size_t lastSteps() const { return steps_; }
@@ -100,6 +97,17 @@ class BuddyHeapCore : public Super {
       if (fault.empty() && isFreeState(s)) fault = freeBlockFault(off, level, s);
     });
     return fault;
+  }
+
+  // For the statistics layer, after a malloc handed out `ptr` (BuddyBlockTable's
+  // "where a free block came from"): marks the upper halves the malloc's bisection of
+  // a block of level `splitFrom` listed (none when splitFrom is the block's own level)
+  // and returns whether the block itself was a leftover, clearing its mark.
+  bool noteHandedOut(void* ptr, unsigned splitFrom) {
+    const std::size_t off = table_.offsetOf(ptr);
+    for (unsigned level = table_.levelAt(off); level < splitFrom; ++level)
+      table_.markLeftover(off + BuddyBlockTable::blockBytes(level));
+    return table_.takeLeftover(off);
   }
 
   // Ends a malloc that the first list it looked at served: one step, immediate.

@@ -83,6 +83,14 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     table_.removeLive(off, level);
   }
 
+  // The statistics layer's call after a malloc (BuddyHeapCore::noteHandedOut): step (4)
+  // records the level it bisected from (its steps count list heads too, so they cannot
+  // say).
+  bool tookLeftover(void* ptr) {
+    const unsigned own = table_.levelAt(table_.offsetOf(ptr));
+    return Core::noteHandedOut(ptr, outcome_ == Outcome::split ? splitFrom_ : own);
+  }
+
   std::string checkInvariants() const {
     return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
       const std::size_t buddy = BuddyBlockTable::buddyOf(off, level);
@@ -136,9 +144,10 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
       for (unsigned level = m; level > k;) {
         --level;
         ++steps_;
-        table_.addLeftover(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
+        table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
       }
       outcome_ = Outcome::split;
+      splitFrom_ = m;
       return Core::hand(off, k);
     }
     // (5): glue level by level from the bottom, at most one pair per level.
@@ -223,6 +232,8 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     pair(off, level);
     ++freeSteps_;  // the buddy changed list
   }
+
+  unsigned splitFrom_ = 0;  // the level step (4) of the last split malloc bisected from
 };
 
 }  // namespace kith::heap

@@ -67,6 +67,14 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
     table_.addFree(off, level, BuddyState::listedA);
   }
 
+  // The statistics layer's call after a malloc (BuddyHeapCore::noteHandedOut): a split
+  // bisected a block (steps - 1) / 2 levels up, one inspection and one bisection a
+  // level, so the count the malloc kept anyway says which halves it listed.
+  bool tookLeftover(void* ptr) {
+    const unsigned levels = outcome_ == Outcome::split ? static_cast<unsigned>((steps_ - 1) / 2) : 0;
+    return Core::noteHandedOut(ptr, table_.levelAt(table_.offsetOf(ptr)) + levels);
+  }
+
   std::string checkInvariants() const {
     return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
       if (s != BuddyState::listedA) return table_.describe(off) + ": Knuth has one list per size";
@@ -102,7 +110,7 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
       for (unsigned level = m; level > k;) {
         --level;
         ++steps;
-        table_.addLeftover(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
+        table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, BuddyState::listedA);
       }
       steps_ = steps;
       return Core::hand(off, k);
