@@ -39,6 +39,7 @@ import time
 if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost runs): load the package
     import by_path  # noqa: F401
     __package__ = "study"
+from . import predicted  # noqa: E402
 from . import run_json  # noqa: E402
 from . import stats  # noqa: E402
 from .common import PYTHON, SOURCE_DIR, fmt, markdown_table, number, read_csv, write_csv  # noqa: E402
@@ -434,6 +435,7 @@ def report_lines(out_dir):
              "D1mw, LL = DLmr + DLmw). Counts are exact: identical on every run of the same trace. Per request = "
              "one malloc plus one free. Per-malloc and per-free figures: `alloc_cost.csv`.")
     L.append("")
+    L += predicted.weighted_lines(out_dir)  # the headline: cheaper on how many workloads, weighted by calls
     if failed:
         L.append("**Trace, cost or replay runs that did not exit 0** (their `.log` says why; exit 69: valgrind "
                  "is not installed):")

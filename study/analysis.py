@@ -8,6 +8,7 @@ import os
 
 from . import alloc_cost
 from . import demographics
+from . import predicted
 from . import run_json
 from . import stats
 from . import steps
@@ -695,6 +696,7 @@ def write_results(study, out_dir):
     write_csv(os.path.join(out_dir, "timing_target.csv"), *tables["timing_target"])
     tables.update(demographics.write_demographics(study, out_dir, rows))  # lifetimes, alloc rate, fragmentation
     tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
+    tables.update(predicted.write_tables(out_dir))  # predicted.csv: the exact costs' prediction against the times
     tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
     tables["refused"] = refused
     return tables
