@@ -189,6 +189,14 @@ class ReplayFailed(RuntimeError):
         self.code = code
 
 
+def valgrind_env():
+    """The environment of kith under valgrind: room for jemalloc's static TLS
+    (cli/static_tls.h), as kith cannot start itself again with it under valgrind. Every
+    policy gets it, so they start alike."""
+    tunables = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), "glibc.rtld.optional_static_tls=8192"]))
+    return dict(os.environ, GLIBC_TUNABLES=tunables)
+
+
 def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="valgrind"):
     """Replays `trace` on `policy` under callgrind; returns the cost record (see the module
     docstring) or raises RuntimeError (ReplayFailed when the replay exited non-zero) with
@@ -202,10 +210,7 @@ def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="v
     cmd = [valgrind, "--tool=callgrind", "--cache-sim=yes", *CACHES, f"--callgrind-out-file={callgrind_out}",
            kith, "replay", "--bare", f"--heap={policy}"] + ([f"--heap-size={heap_size}"] if heap_size else []) + [trace]
     start = time.monotonic()
-    # Room for jemalloc's static TLS (cli/static_tls.h): kith cannot start itself
-    # again with it under valgrind. Every policy gets it, so they start alike.
-    tunables = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), "glibc.rtld.optional_static_tls=8192"]))
-    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, GLIBC_TUNABLES=tunables))
+    p = subprocess.run(cmd, capture_output=True, text=True, env=valgrind_env())
     seconds = time.monotonic() - start
     try:
         m = REPLAYED.search(p.stdout)

@@ -11,6 +11,7 @@ from . import demographics
 from . import predicted
 from . import run_json
 from . import stats
+from . import whole_run
 from . import steps
 from .plan import Run, load_stats, run_files
 from .common import kind_commit, num, write_csv
@@ -696,6 +697,7 @@ def write_results(study, out_dir):
     write_csv(os.path.join(out_dir, "timing_target.csv"), *tables["timing_target"])
     tables.update(demographics.write_demographics(study, out_dir, rows))  # lifetimes, alloc rate, fragmentation
     tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
+    tables.update(whole_run.write_tables(out_dir, rows, study.argset))  # whole_run.csv (opt-in kind)
     tables.update(predicted.write_tables(out_dir))  # predicted.csv: the exact costs' prediction against the times
     tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
     tables["refused"] = refused

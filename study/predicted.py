@@ -35,6 +35,7 @@ width, the smallest relative difference whose interval would leave zero out (det
 is at least mde. Where they disagree, the GC columns say how much of the measured change
 is collection: gc_change = (GC ms of P - GC ms of B) / B's wall time."""
 
+import collections
 import math
 import os
 import sys
@@ -46,6 +47,7 @@ from . import stats  # noqa: E402
 from .common import markdown_table, number, read_csv, write_csv  # noqa: E402
 
 READS = ["alloc_cost.csv", "alloc_share.csv", "summary.csv", "speedup.csv"]
+WHOLE_RUN_CSV = "whole_run.csv"  # read too where it is (whole_run.py: the opt-in wholerun runs)
 D1_PENALTY = 10   # cycles an L1 data miss costs (the cachegrind manual, "around 10")
 LL_PENALTY = 200  # cycles a last-level miss costs ("can cost as much as 200")
 BASELINE = "list"
@@ -54,7 +56,8 @@ EXTRA_PAIRS = [("estranged", "knuth")]
 PREDICTED_COLUMNS = ["workload", "collector", "policy", "base", "share_base_pct", "ir_policy", "ir_base",
                      "cost_policy", "cost_base", "cost_ratio", "predicted", "measured", "ci_low", "ci_high", "mde",
                      "agrees", "resolvable", "runs_policy", "runs_base", "runs_to_resolve", "gc_cycles_policy",
-                     "gc_cycles_base", "gc_ms_policy", "gc_ms_base", "gc_change", "agrees_with_gc", "note"]
+                     "gc_cycles_base", "gc_ms_policy", "gc_ms_base", "gc_change", "agrees_with_gc",
+                     "whole_ir_change", "whole_cycles_change", "alloc_ir_change", "whole_agrees", "note"]
 
 
 # --- the exact cost of a run's allocator ------------------------------------------------
@@ -185,48 +188,93 @@ def runs_to_resolve(predicted, mde, runs_policy, runs_base):
     return math.ceil(max(runs_policy, runs_base) * (mde / predicted) ** 2)
 
 
-def pair_row(w, col, policy, base, cost, share, summary, speedup):
-    """One row of predicted.csv; each lookup is {(workload, collector, policy): row}."""
+# What a pair's row is made of: each {(workload, collector, policy): row} of one CSV
+# (whole: whole_run.csv, empty when the study ran no wholerun runs).
+Tables = collections.namedtuple("Tables", "cost share summary speedup whole")
+
+
+def pair_row(w, col, policy, base, t):
+    """One row of predicted.csv, from the Tables t."""
     key_p, key_b = (w, col, policy), (w, col, base)
     row = {"workload": w, "collector": col, "policy": policy, "base": base}
+    notes = predicted_part(row, t.cost.get(key_p), t.cost.get(key_b), t.share.get(key_b))
+    notes += measured_part(row, t.summary.get(key_p), t.summary.get(key_b))
+    gc_part(row, t.speedup.get(key_p, {}), t.speedup.get(key_b, {}), t.summary.get(key_b))
+    whole_part(row, t.whole.get(key_p), t.whole.get(key_b))
+    row["note"] = "; ".join(notes)
+    return row
+
+
+def predicted_part(row, cost_p, cost_b, share_b):
+    """The costs, the share and the prediction; returns the notes on what is missing."""
     notes = []
-    cp, cb = cost.get(key_p), cost.get(key_b)
-    row["ir_policy"], row["ir_base"] = weighted(cp, "ir") if cp else None, weighted(cb, "ir") if cb else None
-    row["cost_policy"], row["cost_base"] = cycles(cp) if cp else None, cycles(cb) if cb else None
+    row["ir_policy"], row["ir_base"] = (weighted(c, "ir") if c else None for c in (cost_p, cost_b))
+    row["cost_policy"], row["cost_base"] = (cycles(c) if c else None for c in (cost_p, cost_b))
     if row["cost_policy"] is None or row["cost_base"] is None:
-        notes.append("no exact cost for " + " and ".join(p for p, c in ((policy, cp), (base, cb))
+        notes.append("no exact cost for " + " and ".join(p for p, c in ((row["policy"], cost_p), (row["base"], cost_b))
                                                           if not c or cycles(c) is None))
     elif row["cost_base"] > 0:
         row["cost_ratio"] = row["cost_policy"] / row["cost_base"]
-    row["share_base_pct"] = number(share.get(key_b, {}).get("share_pct"))
+    row["share_base_pct"] = number((share_b or {}).get("share_pct"))
     if row["share_base_pct"] is None:
-        notes.append(f"no instrumented share for {base}")
+        notes.append(f"no instrumented share for {row['base']}")
     row["predicted"] = predicted_change(row["share_base_pct"], row["cost_policy"], row["cost_base"])
-    sp, sb = summary.get(key_p), summary.get(key_b)
-    row["runs_policy"] = mean_and_variance(sp)[2] if sp else 0
-    row["runs_base"] = mean_and_variance(sb)[2] if sb else 0
-    if sp and sb:
-        row["measured"], row["ci_low"], row["ci_high"] = measured_change(sp, sb)
+    return notes
+
+
+def measured_part(row, summary_p, summary_b):
+    """The measured change, its interval, the MDE and how the prediction stands against
+    them; returns the notes on what is missing."""
+    notes = []
+    row["runs_policy"] = mean_and_variance(summary_p)[2] if summary_p else 0
+    row["runs_base"] = mean_and_variance(summary_b)[2] if summary_b else 0
+    if summary_p and summary_b:
+        row["measured"], row["ci_low"], row["ci_high"] = measured_change(summary_p, summary_b)
     if row.get("measured") is None:
-        notes.append("no timed runs of " + " and ".join(p for p, s in ((policy, sp), (base, sb))
-                                                       if not s or mean_and_variance(s)[0] is None))
+        notes.append("no timed runs of " + " and ".join(
+            p for p, s in ((row["policy"], summary_p), (row["base"], summary_b))
+            if not s or mean_and_variance(s)[0] is None))
     elif row.get("ci_low") is None:
         notes.append("no interval (a single run)")
     row["mde"] = minimum_detectable(row.get("ci_low"), row.get("ci_high"))
     if row["predicted"] is not None and row["mde"] is not None:
-        row["agrees"] = row["ci_low"] <= row["predicted"] <= row["ci_high"]
+        row["agrees"] = inside(row, row["predicted"])
         row["resolvable"] = abs(row["predicted"]) >= row["mde"]
         row["runs_to_resolve"] = runs_to_resolve(row["predicted"], row["mde"], row["runs_policy"], row["runs_base"])
-    gp, gb = speedup.get(key_p, {}), speedup.get(key_b, {})
-    row["gc_cycles_policy"], row["gc_cycles_base"] = gp.get("gc_cycles_policy"), gb.get("gc_cycles_policy")
-    row["gc_ms_policy"], row["gc_ms_base"] = number(gp.get("gc_ms_policy")), number(gb.get("gc_ms_policy"))
-    wall_b = mean_and_variance(sb)[0] if sb else None
+    return notes
+
+
+def inside(row, value):
+    """Whether value is inside the row's measured interval (None without one)."""
+    if value is None or row.get("ci_low") is None or row.get("ci_high") is None:
+        return None
+    return row["ci_low"] <= value <= row["ci_high"]
+
+
+def gc_part(row, speedup_p, speedup_b, summary_b):
+    """Both runs' collections (speedup.csv) and the GC time's change over B's run time."""
+    row["gc_cycles_policy"], row["gc_cycles_base"] = speedup_p.get("gc_cycles_policy"), speedup_b.get("gc_cycles_policy")
+    row["gc_ms_policy"], row["gc_ms_base"] = number(speedup_p.get("gc_ms_policy")), number(speedup_b.get("gc_ms_policy"))
+    wall_b = mean_and_variance(summary_b)[0] if summary_b else None
     if row["gc_ms_policy"] is not None and row["gc_ms_base"] is not None and wall_b:
         row["gc_change"] = (row["gc_ms_policy"] - row["gc_ms_base"]) / 1000.0 / wall_b
-        if row.get("agrees") is not None:
-            row["agrees_with_gc"] = row["ci_low"] <= row["predicted"] + row["gc_change"] <= row["ci_high"]
-    row["note"] = "; ".join(notes)
-    return row
+        if row["predicted"] is not None:
+            row["agrees_with_gc"] = inside(row, row["predicted"] + row["gc_change"])
+
+
+def whole_part(row, whole_p, whole_b):
+    """The whole runs' counts under cachegrind (whole_run.csv): the change of instructions
+    and of estimated cycles, the allocator's part of that change (its exact instructions
+    saved over B's whole run), and whether the cycles' change is inside the measured interval."""
+    ir_p, ir_b = number((whole_p or {}).get("ir")), number((whole_b or {}).get("ir"))
+    cyc_p, cyc_b = number((whole_p or {}).get("cycles")), number((whole_b or {}).get("cycles"))
+    if ir_p is not None and ir_b:
+        row["whole_ir_change"] = ir_p / ir_b - 1
+        if row["ir_policy"] is not None and row["ir_base"] is not None:
+            row["alloc_ir_change"] = (row["ir_policy"] - row["ir_base"]) / ir_b
+    if cyc_p is not None and cyc_b:
+        row["whole_cycles_change"] = cyc_p / cyc_b - 1
+        row["whole_agrees"] = inside(row, row["whole_cycles_change"])
 
 
 def keyed(rows, kind=None):
@@ -238,16 +286,16 @@ def predicted_rows(out_dir):
     """predicted.csv's rows, from the directory's CSVs: every pair (pairs_of) on every
     workload and collector with an exact cost for either policy, in alloc_cost.csv's order."""
     cost_rows = read_csv(os.path.join(out_dir, "alloc_cost.csv"))
-    cost = keyed(cost_rows)
-    share = keyed(read_csv(os.path.join(out_dir, "alloc_share.csv")))
-    summary = keyed(read_csv(os.path.join(out_dir, "summary.csv")), "main")
-    speedup = keyed(read_csv(os.path.join(out_dir, "speedup.csv")))
+    t = Tables(keyed(cost_rows), keyed(read_csv(os.path.join(out_dir, "alloc_share.csv"))),
+               keyed(read_csv(os.path.join(out_dir, "summary.csv")), "main"),
+               keyed(read_csv(os.path.join(out_dir, "speedup.csv"))),
+               keyed(read_csv(os.path.join(out_dir, WHOLE_RUN_CSV))))
     policies = list(dict.fromkeys(r["policy"] for r in cost_rows))
     rows = []
     for w, col in dict.fromkeys((r["workload"], r["collector"]) for r in cost_rows):
         for policy, base in pairs_of(policies):
-            if (w, col, policy) in cost or (w, col, base) in cost:
-                rows.append(pair_row(w, col, policy, base, cost, share, summary, speedup))
+            if (w, col, policy) in t.cost or (w, col, base) in t.cost:
+                rows.append(pair_row(w, col, policy, base, t))
     return rows
 
 
@@ -337,6 +385,7 @@ def report_lines(out_dir, figure=()):
     L.append("")
     L += figure
     L += pair_table(both, "estranged", "knuth")
+    L += whole_run_lines(both)
     resolvable = [r for r in both if r.get("resolvable") == "True"]
     if resolvable:
         L.append(f"**Resolvable on this machine** (|predicted| ≥ MDE), {len(resolvable)} of "
@@ -377,17 +426,41 @@ def pair_groups(rows):
 
 
 def pair_table(rows, policy, base):
-    """Every workload of one pair: predicted, measured with its interval, MDE, agrees."""
+    """Every workload of one pair: predicted, measured with its interval, MDE, agrees; and
+    the whole runs' counted changes where the study has them."""
     mine = [r for r in rows if r["policy"] == policy and r["base"] == base]
     if not mine:
         return []
-    body = [[r["workload"], r["collector"], signed_pct(number(r["predicted"])), measured_text(r),
-             f"{100 * number(r['mde']):.1f}%" if number(r.get("mde")) is not None else "",
-             {"True": "yes", "False": "**no**"}.get(r.get("agrees"), "")] for r in mine]
+    whole = any(r.get("whole_cycles_change") for r in mine)
+    body = []
+    for r in mine:
+        line = [r["workload"], r["collector"], signed_pct(number(r["predicted"])), measured_text(r),
+                f"{100 * number(r['mde']):.1f}%" if number(r.get("mde")) is not None else "",
+                {"True": "yes", "False": "**no**"}.get(r.get("agrees"), "")]
+        if whole:
+            line += [signed_pct(number(r.get("whole_cycles_change"))), signed_pct(number(r.get("whole_ir_change"))),
+                     signed_pct(number(r.get("alloc_ir_change")))]
+        body.append(line)
     L = [f"{pair_name(policy, base)}, per workload:", ""]
-    L += markdown_table(["workload", "collector", "predicted", "measured [95% CI]", "MDE", "inside"], body)
+    L += markdown_table(["workload", "collector", "predicted", "measured [95% CI]", "MDE", "inside"] +
+                        (["whole run: cycles", "whole run: Ir", "allocator's Ir"] if whole else []), body)
     L.append("")
     return L
+
+
+def whole_run_lines(rows):
+    """How the whole runs' counted changes (whole_run.py) stand against the measured ones."""
+    counted = [r for r in rows if r.get("whole_agrees") in ("True", "False")]
+    if not counted:
+        return []
+    agree = [r for r in counted if r["whole_agrees"] == "True"]
+    return [f"**Whole runs under cachegrind** (`whole_run.csv`: each main configuration once, its whole process "
+            f"counted with the same simulated caches; cycles = instructions + {D1_PENALTY} x L1 misses + "
+            f"{LL_PENALTY} x LL misses): on {len(agree)} of {len(counted)} pairs the change of the whole run's "
+            "estimated cycles is inside the measured interval. Beside it in `predicted.csv`: `whole_ir_change`, the "
+            "change of the whole run's instructions, and `alloc_ir_change`, the allocator's own instructions saved "
+            "(the exact costs, weighted by calls) over the base's whole-run instructions: the part of the "
+            "instruction change the allocator accounts for; the rest is the mutator and the collector.", ""]
 
 
 def measured_text(r):

@@ -18,7 +18,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.join(HERE, "..", "..")
 sys.path.insert(0, REPO)  # the repo root: the study package
-from study import predicted, stats  # noqa: E402
+from study import predicted, stats, whole_run  # noqa: E402
 
 PUBLISHED = os.path.join(REPO, "docs", "study")
 COST_COLUMNS = ["workload", "collector", "policy", "allocations", "frees", "ir_per_malloc", "ir_per_free",
@@ -195,6 +195,56 @@ class Report(unittest.TestCase):
         p = subprocess.run(["/usr/bin/python3", script, self.dir], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(os.path.exists(os.path.join(self.dir, "predicted.csv")))
+
+
+def results_row(kind, policy, exit_code=0, frees=900, **counts):
+    """A results.csv row (analysis.collect_rows) of tiny/occasional/policy."""
+    row = {"kind": kind, "workload": "w1", "argset": "study", "collector": "occasional", "policy": policy,
+           "heap_size": 65536, "repeat": 0, "exit_code": exit_code}
+    if exit_code == 0:
+        row.update({"heap.allocations": 1000, "heap.frees": frees, "gc.cycles": 4})
+        row.update({f"cachegrind.{k}": v for k, v in counts.items()})
+    return row
+
+
+CACHEGRIND = {"Ir": 1_000_000, "I1mr": 10, "ILmr": 1, "Dr": 300_000, "D1mr": 200, "DLmr": 20, "Dw": 100_000,
+              "D1mw": 100, "DLmw": 30}
+
+
+class WholeRun(unittest.TestCase):
+    def test_rows(self):
+        rows = [results_row("main", "knuth"), results_row("wholerun", "knuth", **CACHEGRIND),
+                results_row("main", "estranged"), results_row("wholerun", "estranged", frees=899, **CACHEGRIND),
+                results_row("wholerun", "list", **CACHEGRIND), results_row("wholerun", "tlsf", exit_code=70)]
+        out = {r["policy"]: r for r in whole_run.whole_run_rows(rows, "study")}
+        k = out["knuth"]
+        self.assertEqual((k["ir"], k["i1_misses"], k["d1_misses"], k["ll_misses"]), (1_000_000, 10, 300, 51))
+        self.assertEqual(k["cycles"], 1_000_000 + 10 * (10 + 300) + 200 * 51)
+        self.assertTrue(k["counts_match_main"])
+        self.assertFalse(out["estranged"]["counts_match_main"])     # one free fewer than its main run
+        self.assertIsNone(out["list"]["counts_match_main"])         # no main run to hold it to
+        self.assertEqual(out["tlsf"]["exit_code"], 70)
+        self.assertNotIn("ir", out["tlsf"])
+        self.assertEqual(len(whole_run.whole_run_rows(rows, "small")), 0)
+
+    def test_predicted_beside_the_whole_runs(self):
+        with tempfile.TemporaryDirectory() as d:
+            small_study(d)
+            write(os.path.join(d, "whole_run.csv"), whole_run.WHOLE_RUN_COLUMNS,
+                  [{"workload": "w1", "collector": "occasional", "policy": "knuth", "ir": 2_000_000, "cycles": 2_500_000},
+                   {"workload": "w1", "collector": "occasional", "policy": "estranged", "ir": 1_900_000,
+                    "cycles": 2_300_000}])
+            rows, _ = predicted.write_tables(d)["predicted"]
+            text = "\n".join(predicted.report_lines(d))
+        r = rows[0]
+        self.assertAlmostEqual(r["whole_ir_change"], -0.05)
+        self.assertAlmostEqual(r["whole_cycles_change"], -0.08)
+        # the allocator's instructions saved: 1000 x (45 + 30) - 1000 x (60 + 40), over knuth's whole run
+        self.assertAlmostEqual(r["alloc_ir_change"], (75_000 - 100_000) / 2_000_000)
+        self.assertTrue(r["whole_agrees"])                             # -8% inside the measured interval
+        line = next(ln for ln in text.splitlines() if ln.startswith("| w1 | occasional |"))
+        self.assertTrue(line.endswith("| -8.0% | -5.0% | -1.2% |"), line)
+        self.assertIn("on 1 of 1 pairs the change of the whole run's estimated cycles is inside", text)
 
 
 class Published(unittest.TestCase):
