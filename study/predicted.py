@@ -253,8 +253,10 @@ def inside(row, value):
 
 def gc_part(row, speedup_p, speedup_b, summary_b):
     """Both runs' collections (speedup.csv) and the GC time's change over B's run time."""
-    row["gc_cycles_policy"], row["gc_cycles_base"] = speedup_p.get("gc_cycles_policy"), speedup_b.get("gc_cycles_policy")
-    row["gc_ms_policy"], row["gc_ms_base"] = number(speedup_p.get("gc_ms_policy")), number(speedup_b.get("gc_ms_policy"))
+    row["gc_cycles_policy"] = speedup_p.get("gc_cycles_policy")
+    row["gc_cycles_base"] = speedup_b.get("gc_cycles_policy")
+    row["gc_ms_policy"] = number(speedup_p.get("gc_ms_policy"))
+    row["gc_ms_base"] = number(speedup_b.get("gc_ms_policy"))
     wall_b = mean_and_variance(summary_b)[0] if summary_b else None
     if row["gc_ms_policy"] is not None and row["gc_ms_base"] is not None and wall_b:
         row["gc_change"] = (row["gc_ms_policy"] - row["gc_ms_base"]) / 1000.0 / wall_b

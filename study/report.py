@@ -391,7 +391,8 @@ def files_section(L, page):
     L.append("`results.csv` / `results.json` (one row per `kith run`: every statistic of the JSON, flattened), "
              "`summary.csv` (median, mean and 95% interval per configuration), `workloads.csv`, "
              "`contrived.csv` + `contrived_summary.csv`, `speedup.csv`, `satisfied.csv` + `satisfied_means.csv`, "
-             "`tradeoff.csv` + `tradeoff_summary.csv`, `alloc_share.csv`, `predicted.csv`, `timing_target.csv`, `sizes.csv`, "
+             "`tradeoff.csv` + `tradeoff_summary.csv`, `alloc_share.csv`, `predicted.csv` (+ `whole_run.csv` "
+             "with `wholerun` runs), `timing_target.csv`, `sizes.csv`, "
              "`pauses.csv` + `mmu.csv` + `pause_summary.csv`, `minheap.csv`, `fragmentation.csv`, "
              "`commands.txt`, `study.json`, `runs/` (every run's statistics, output and exit code).")
     L.append("")

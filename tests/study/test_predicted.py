@@ -231,7 +231,8 @@ class WholeRun(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             small_study(d)
             write(os.path.join(d, "whole_run.csv"), whole_run.WHOLE_RUN_COLUMNS,
-                  [{"workload": "w1", "collector": "occasional", "policy": "knuth", "ir": 2_000_000, "cycles": 2_500_000},
+                  [{"workload": "w1", "collector": "occasional", "policy": "knuth", "ir": 2_000_000,
+                    "cycles": 2_500_000},
                    {"workload": "w1", "collector": "occasional", "policy": "estranged", "ir": 1_900_000,
                     "cycles": 2_300_000}])
             rows, _ = predicted.write_tables(d)["predicted"]
