@@ -235,7 +235,8 @@ def measured_part(row, summary_p, summary_b):
             p for p, s in ((row["policy"], summary_p), (row["base"], summary_b))
             if not s or mean_and_variance(s)[0] is None))
     elif row.get("ci_low") is None:
-        notes.append("no interval (a single run)")
+        notes.append("no interval: " + ("a single run" if min(row["runs_policy"], row["runs_base"]) < 2 else
+                                        f"unbounded (Fieller: {row['base']}'s mean not known to be nonzero)"))
     row["mde"] = minimum_detectable(row.get("ci_low"), row.get("ci_high"))
     if row["predicted"] is not None and row["mde"] is not None:
         row["agrees"] = inside(row, row["predicted"])

@@ -127,8 +127,9 @@ if shutil.which("valgrind") and not sanitized:
     pred = list(csv.DictReader(open(os.path.join(out, "predicted.csv"))))
     check(sorted((r["workload"], r["policy"], r["base"]) for r in pred) ==
           [("tiny_mix", "estranged", "list"), ("tiny_trees", "estranged", "list")]
-          and all(r["predicted"] and r["measured"] and r["mde"] for r in pred),
-          "predicted.csv: estranged against list on both workloads, predicted, measured and MDE")
+          and all(r["predicted"] and r["measured"] and (r["mde"] or "no interval" in r["note"]) for r in pred),
+          "predicted.csv: estranged against list on both workloads, predicted, measured and MDE (or why none: "
+          "runs of a millisecond can leave Fieller's interval unbounded)")
     check("**Cheaper on how many workloads, weighted by calls.**" in report and
           "## Predicted against measured time" in report and "figures/fig-predicted.png" in report,
           "report.md leads the exact cost with the weighted count and has the predicted section and figure")

@@ -110,6 +110,10 @@ class Prediction(unittest.TestCase):
         one = predicted.measured_change(summary_row("w", "p", [0.9]), summary_row("w", "b", base))
         self.assertAlmostEqual(one[0], 0.9 / (sum(base) / len(base)) - 1)
         self.assertEqual(one[1:], (None, None))
+        # A base whose interval reaches zero: Fieller's interval is unbounded, so none.
+        wild = predicted.measured_change(summary_row("w", "p", policy), summary_row("w", "b", [0.001, 0.05]))
+        self.assertIsNotNone(wild[0])
+        self.assertEqual(wild[1:], (None, None))
 
     def test_minimum_detectable_effect(self):
         self.assertAlmostEqual(predicted.minimum_detectable(-0.03, 0.05), 0.04)
@@ -177,6 +181,12 @@ class Report(unittest.TestCase):
         text = "\n".join(predicted.report_lines(self.dir))
         self.assertIn("| w1 | occasional | -6.0% | -2.0% [", text)
         self.assertNotIn("Findings to explain", text)
+
+    def test_unbounded_interval_says_why(self):
+        small_study(self.dir, knuth_walls=(0.001, 0.05))
+        r = self.row()
+        self.assertIsNone(r["mde"])
+        self.assertIn("no interval: unbounded", r["note"])
 
     def test_without_measurements_no_section(self):
         small_study(self.dir)
