@@ -39,6 +39,7 @@ import time
 if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost runs): load the package
     import by_path  # noqa: F401
     __package__ = "study"
+from . import predicted  # noqa: E402
 from . import run_json  # noqa: E402
 from . import stats  # noqa: E402
 from .common import PYTHON, SOURCE_DIR, fmt, markdown_table, number, read_csv, write_csv  # noqa: E402
@@ -188,6 +189,14 @@ class ReplayFailed(RuntimeError):
         self.code = code
 
 
+def valgrind_env():
+    """The environment of kith under valgrind: room for jemalloc's static TLS
+    (cli/static_tls.h), as kith cannot start itself again with it under valgrind. Every
+    policy gets it, so they start alike."""
+    tunables = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), "glibc.rtld.optional_static_tls=8192"]))
+    return dict(os.environ, GLIBC_TUNABLES=tunables)
+
+
 def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="valgrind"):
     """Replays `trace` on `policy` under callgrind; returns the cost record (see the module
     docstring) or raises RuntimeError (ReplayFailed when the replay exited non-zero) with
@@ -201,10 +210,7 @@ def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="v
     cmd = [valgrind, "--tool=callgrind", "--cache-sim=yes", *CACHES, f"--callgrind-out-file={callgrind_out}",
            kith, "replay", "--bare", f"--heap={policy}"] + ([f"--heap-size={heap_size}"] if heap_size else []) + [trace]
     start = time.monotonic()
-    # Room for jemalloc's static TLS (cli/static_tls.h): kith cannot start itself
-    # again with it under valgrind. Every policy gets it, so they start alike.
-    tunables = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), "glibc.rtld.optional_static_tls=8192"]))
-    p = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, GLIBC_TUNABLES=tunables))
+    p = subprocess.run(cmd, capture_output=True, text=True, env=valgrind_env())
     seconds = time.monotonic() - start
     try:
         m = REPLAYED.search(p.stdout)
@@ -434,6 +440,7 @@ def report_lines(out_dir):
              "D1mw, LL = DLmr + DLmw). Counts are exact: identical on every run of the same trace. Per request = "
              "one malloc plus one free. Per-malloc and per-free figures: `alloc_cost.csv`.")
     L.append("")
+    L += predicted.weighted_lines(out_dir)  # the headline: cheaper on how many workloads, weighted by calls
     if failed:
         L.append("**Trace, cost or replay runs that did not exit 0** (their `.log` says why; exit 69: valgrind "
                  "is not installed):")

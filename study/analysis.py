@@ -9,8 +9,10 @@ import os
 from . import alloc_cost
 from . import demographics
 from . import size_class_free
+from . import predicted
 from . import run_json
 from . import stats
+from . import whole_run
 from . import steps
 from .plan import Run, load_stats, run_files
 from .common import kind_commit, num, write_csv
@@ -719,6 +721,8 @@ def write_results(study, out_dir):
     tables.update(demographics.write_demographics(study, out_dir, rows))  # lifetimes, alloc rate, fragmentation
     tables.update(size_class_free.write_tables(out_dir))  # free bytes in the requested class, from the CSVs above
     tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
+    tables.update(whole_run.write_tables(out_dir, rows, study.argset))  # whole_run.csv (opt-in kind)
+    tables.update(predicted.write_tables(out_dir))  # predicted.csv: the exact costs' prediction against the times
     tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
     tables["refused"] = refused
     return tables

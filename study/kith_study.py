@@ -28,6 +28,9 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
              baseline: exact instructions and cache misses per malloc and free
   replay     the same two replays timed, 10 repeats (alloc_cost.py: alloc_cost.csv,
              replay_time.csv)
+  wholerun   only when --experiments names it: every main configuration once under
+             cachegrind, the whole run's instructions and misses (whole_run.py:
+             whole_run.csv; predicted.py sets them beside the predicted and measured times)
 Repeats are interleaved (repeat 0 of every configuration, then repeat 1, ...), so slow
 drift of the machine hits every configuration alike; after the --repeat minimum, a
 configuration whose 95% interval is wider than +-3% (--target-ci) of its mean gets one
@@ -63,8 +66,8 @@ if not __package__:  # run by path, as `kith study` does: load this folder as th
     import by_path  # noqa: F401
     __package__ = "study"
 from .analysis import split_out_of_memory, write_results  # noqa: E402
-from .common import (CONTRIVED_MIN, DEFAULT_COLLECTORS, DEFAULT_MAX_REPEAT, DEFAULT_POLICIES,  # noqa: E402
-                     DEFAULT_TARGET_CI, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
+from .common import (CONTRIVED_MIN, DEFAULT_COLLECTORS, DEFAULT_KINDS, DEFAULT_MAX_REPEAT,  # noqa: E402
+                     DEFAULT_POLICIES, DEFAULT_TARGET_CI, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, FULL_CONTRIVED, FULL_MULTIPLES,
                      HEAP_CAP, KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, StudyError, format_size,
                      name_list, parse_size, read_csv, usage_error, warn)
 from .merge import merge  # noqa: E402
@@ -146,7 +149,9 @@ def parse_args(argv):
     ap.add_argument("--suite", default=None,
                     help="the workload suite file (default workloads/suite.tsv)")
     ap.add_argument("--experiments", default=None,
-                    help=f"which kinds of run (default all: {','.join(KINDS)})")
+                    help=f"which kinds of run (default {','.join(DEFAULT_KINDS)}; also "
+                         f"{','.join(k for k in KINDS if k not in DEFAULT_KINDS)}: each main configuration once "
+                         "under cachegrind, whole-run counts)")
     ap.add_argument("--main-heap", default=None,
                     help="heap of the main and pause runs: this multiple of the workload's minimum heap "
                          "(default 2), or 'suite' for the suite's heap_size column")
@@ -464,7 +469,8 @@ def main(argv):
                     examples[m.group(1)] = line.strip()
     tables = write_results(study, out_dir)
     failed_runs, did_not_fit = split_out_of_memory(
-        [r for r in tables["results"][0] if r["kind"] in ("main", "pauses", "trace") and r["exit_code"] != 0],
+        [r for r in tables["results"][0] if r["kind"] in ("main", "pauses", "trace", "wholerun")
+         and r["exit_code"] != 0],
         read_csv(os.path.join(out_dir, "minheap.csv")),
         lambda r: study.out_of_memory(Run.parse(r["run_id"])))
     failed_runs += [(c["run_id"], c["exit_code"]) for c in read_csv(os.path.join(out_dir, "contrived.csv"))

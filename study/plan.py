@@ -15,6 +15,7 @@ from . import alloc_cost
 from . import demographics
 from . import run_json
 from . import stats
+from . import whole_run
 from .common import (DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS,
                      open_regular)
 
@@ -90,6 +91,8 @@ class Run:
             argv.append(f"--gc-pauses-file={self.path('pauses')}")
         if self.kind == "trace":
             argv += [f"--trace={self.path('trace')}", "--trace-format=binary"]  # timers on: the latency run
+        if self.kind == whole_run.KIND:  # a main run under cachegrind, which adds the --stats-file
+            return whole_run.measure_argv(self, argv + [self.script] + list(self.args))
         argv.append(f"--stats-file={self.path('json')}")
         return argv + [self.script] + list(self.args)
 
@@ -373,6 +376,7 @@ class Study:
             runs += self.minheap_runs()
         runs += self.sized_runs()
         runs += alloc_cost.plan_runs(self)  # trace runs, then their replays once traced
+        runs += whole_run.plan_runs(self)  # main configurations under cachegrind (opt-in)
         return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
 
     def estimate_remaining(self, planned):

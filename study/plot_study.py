@@ -981,6 +981,9 @@ def fig_alloc_rate(out_dir):
     save(fig, out_dir, "fig-alloc-rate")
 
 
+# Figures drawn in modules of their own (plot_predicted.py) import this one: the same
+# module, not a second copy whose Skip this main() would not catch.
+sys.modules.setdefault("plot_study", sys.modules[__name__])
 FIGURES = [
     ("fig-worst-case-request", fig_worst_case_request),
     ("fig-speedup", fig_speedup),
@@ -995,6 +998,7 @@ FIGURES = [
     ("fig-alloc-cost", fig_alloc_cost),
     ("fig-alloc-misses", fig_alloc_misses),
     ("fig-replay-time", fig_replay_time),
+    ("fig-predicted", lambda out_dir: __import__("plot_predicted").fig_predicted(out_dir)),  # plot_predicted.py
     ("fig-lifetimes", fig_lifetimes),
     ("fig-frag-timeline", fig_frag_timeline),
     ("fig-alloc-rate", fig_alloc_rate),

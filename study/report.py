@@ -12,6 +12,7 @@ from . import alloc_cost
 from .analysis import RECYCLING_MIN_FREES
 from . import demographics
 from . import size_class_free
+from . import predicted
 from . import stats
 from . import steps
 from .common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, kind_commit, warn
@@ -120,7 +121,7 @@ def write_report(study, out_dir, tables, info, figures_ok):
     page = Page(study, out_dir, tables, info, figures_ok, study.config)
     L = []
     for section in (intro_section, commands_section, workloads_figure, contrived_figure,
-                    speedup_figure, satisfied_figure, sizes_figure, pauses_figure,
+                    speedup_figure, predicted_section, satisfied_figure, sizes_figure, pauses_figure,
                     tradeoff_figure, minheap_figure, fragmentation_figure, size_class_section, files_section):
         section(L, page)
     with open(os.path.join(out_dir, "report.md.tmp"), "w") as f:
@@ -295,6 +296,13 @@ def speedup_figure(L, page):
 
 
 
+def predicted_section(L, page):
+    """After Figure 3: the time the exact costs predict against the measured time (predicted.py)."""
+    figure = []
+    embed(figure, page, ["fig-predicted"])
+    L += predicted.report_lines(page.out_dir, figure)
+
+
 def satisfied_figure(L, page):
     """Figure 4: how requests were satisfied."""
     tables, c = page.tables, page.c
@@ -394,7 +402,8 @@ def files_section(L, page):
     L.append("`results.csv` / `results.json` (one row per `kith run`: every statistic of the JSON, flattened), "
              "`summary.csv` (median, mean and 95% interval per configuration), `workloads.csv`, "
              "`contrived.csv` + `contrived_summary.csv`, `speedup.csv`, `satisfied.csv` + `satisfied_means.csv`, "
-             "`tradeoff.csv` + `tradeoff_summary.csv`, `alloc_share.csv`, `timing_target.csv`, `sizes.csv`, "
+             "`tradeoff.csv` + `tradeoff_summary.csv`, `alloc_share.csv`, `predicted.csv` (+ `whole_run.csv` "
+             "with `wholerun` runs), `timing_target.csv`, `sizes.csv`, "
              "`pauses.csv` + `mmu.csv` + `pause_summary.csv`, `minheap.csv`, `fragmentation.csv`, "
              "`commands.txt`, `study.json`, `runs/` (every run's statistics, output and exit code).")
     L.append("")

@@ -38,6 +38,8 @@ STATS = Shape(required=("heap.allocations", "heap.satisfied", "gc.cycles", "vm.w
 SHAPES = {
     **{kind: STATS for kind in ("main", "tradeoff", "trace", "pauses", "minheap", "demog")},
     "contrived": Shape(required=("n",), counts=("n",), text=()),  # `kith bench contrived --json`
+    "wholerun": Shape(required=STATS.required + ("cachegrind.Ir",), counts=STATS.counts + ("cachegrind.*",),
+                      times=STATS.times + ("valgrind_s",), text=STATS.text),  # whole_run.py measure
     "replay": Shape(counts=("replay.events",), times=("replay.wall_s",)),  # `kith replay --stats-file`
     "cost": Shape(required=("functions.allocateOne", "functions.freeOne", "allocations", "frees", "events"),
                   counts=("allocations", "frees", "events", "failed_allocations", "functions.*.*"),

@@ -8,12 +8,12 @@ of another shape is not a study's, and no study continues from it."""
 import json
 import os
 
-from .common import KINDS, SOURCE_DIR, open_regular
+from .common import DEFAULT_KINDS, SOURCE_DIR, open_regular
 
 # The options that shape a study, and their defaults (those of a study started afresh).
 STUDY_OPTIONS = {"workloads": "all", "policies": None, "collectors": None, "repeat": None, "max_repeat": None,
                  "target_ci": None, "jobs": None, "timing_jobs": None, "quick": False, "sizes": None,
-                 "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"), "experiments": ",".join(KINDS),
+                 "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"), "experiments": ",".join(DEFAULT_KINDS),
                  "main_heap": "2", "pause_policy": None, "min_heap_collector": None, "min_heap_precision": 0.02,
                  "probes_per_round": 1, "heap_multiples": None, "tradeoff_repeat": None, "contrived_sizes": None,
                  "timeout": 3600, "no_figures": False}

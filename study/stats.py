@@ -130,28 +130,34 @@ def welch_df(va, na, vb, nb):
 
 
 def ratio_ci(a, b, confidence=CONFIDENCE):
-    """(mean(a) / mean(b), low, high) by Fieller's theorem for two independent samples.
-
-    With va, vb the variances of the two means, q the ratio and t the critical value at
-    Welch's degrees of freedom, g = t^2 vb / mean(b)^2 and the bounds are
-        (q -+ (t / mean(b)) sqrt((1 - g) va + q^2 vb)) / (1 - g).
-    g >= 1 (the denominator is not known to be nonzero) gives unbounded (None) limits,
-    as does a sample of one."""
+    """(mean(a) / mean(b), low, high) by Fieller's theorem for two independent samples
+    (ratio_ci_of_means on their means and the variances of those means)."""
     a, b = list(a), list(b)
     if not a or not b:
         return None, None, None
-    ma, mb = statistics.fmean(a), statistics.fmean(b)
+    va = statistics.variance(a) / len(a) if len(a) > 1 else None
+    vb = statistics.variance(b) / len(b) if len(b) > 1 else None
+    return ratio_ci_of_means(statistics.fmean(a), va, len(a), statistics.fmean(b), vb, len(b), confidence)
+
+
+def ratio_ci_of_means(ma, va, na, mb, vb, nb, confidence=CONFIDENCE):
+    """(ma / mb, low, high) by Fieller's theorem, from two independent means of na and nb
+    samples and the variances of those means (va, vb; None with one sample).
+
+    With q the ratio and t the critical value at Welch's degrees of freedom,
+    g = t^2 vb / mb^2 and the bounds are
+        (q -+ (t / mb) sqrt((1 - g) va + q^2 vb)) / (1 - g).
+    g >= 1 (the denominator is not known to be nonzero) gives unbounded (None) limits,
+    as does a sample of one."""
     if mb == 0:
         return None, None, None
     q = ma / mb
-    if len(a) < 2 or len(b) < 2:
+    if na < 2 or nb < 2 or va is None or vb is None:
         return q, None, None
-    va = statistics.variance(a) / len(a)
-    vb = statistics.variance(b) / len(b)
     if va == 0 and vb == 0:
         return q, q, q
-    df = welch_df(va, len(a), vb, len(b))
-    n = min(len(a), len(b)) if math.isfinite(df) else 30
+    df = welch_df(va, na, vb, nb)
+    n = min(na, nb) if math.isfinite(df) else 30
     p = 1 - (1 - confidence) / 2
     t = statistics.NormalDist().inv_cdf(p) if n >= 30 or not math.isfinite(df) else t_quantile(p, df)
     g = t * t * vb / (mb * mb)

@@ -21,6 +21,7 @@ FIGURES = {
     "fig-alloc-cost": "alloc_cost.csv",
     "fig-alloc-misses": "alloc_cost.csv",
     "fig-replay-time": "replay_time.csv",
+    "fig-predicted": "predicted.csv",
     "fig-lifetimes": "lifetimes.csv",
     "fig-frag-timeline": "frag_timeline.csv",
     "fig-alloc-rate": "alloc_rate.csv",

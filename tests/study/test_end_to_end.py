@@ -123,5 +123,15 @@ if shutil.which("valgrind") and not sanitized:
     check(len(alloc) == 4 and all(float(r["ir_per_malloc"]) > 0 for r in alloc),
           "alloc_cost.csv: every workload x policy, the policy's own instructions per malloc > 0")
     check("## Exact allocator cost" in report, "report.md has the allocator cost section")
+    # Predicted against measured time (study/predicted.py), from those costs and the main runs.
+    pred = list(csv.DictReader(open(os.path.join(out, "predicted.csv"))))
+    check(sorted((r["workload"], r["policy"], r["base"]) for r in pred) ==
+          [("tiny_mix", "estranged", "list"), ("tiny_trees", "estranged", "list")]
+          and all(r["predicted"] and r["measured"] and (r["mde"] or "no interval" in r["note"]) for r in pred),
+          "predicted.csv: estranged against list on both workloads, predicted, measured and MDE (or why none: "
+          "runs of a millisecond can leave Fieller's interval unbounded)")
+    check("**Cheaper on how many workloads, weighted by calls.**" in report and
+          "## Predicted against measured time" in report and "figures/fig-predicted.png" in report,
+          "report.md leads the exact cost with the weighted count and has the predicted section and figure")
 
 finish("kith study end to end")
