@@ -436,14 +436,18 @@ def speedup_section(L, c, tables):
         L.append("")
     geo = []
     for col in c["collectors"]:
+        values = {p: {r["workload"]: r["speedup"] for r in sp if r["collector"] == col and r["policy"] == p
+                      and r.get("speedup")} for p in others}
+        means, common = stats.same_set_geomeans(values)  # the same workloads for every policy
         for p in others:
-            xs = [r["speedup"] for r in sp if r["collector"] == col and r["policy"] == p and r.get("speedup")]
-            if xs:
-                g, lo, hi = stats.geomean_ci(xs)
-                geo.append({"collector": col, "policy": p, "g": f"{ci_text(g, lo, hi)} ({len(xs)})"})
+            g, lo, hi, n = means[p]
+            if n:
+                geo.append({"collector": f"{col} ({common})", "policy": p,
+                            "g": ci_text(g, lo, hi) + (f" ({n} of {common})" if n < common else "")})
     if geo:
-        L.append("Geometric mean of the speedups over the workloads, 95% interval across workloads (number of "
-                 "workloads):")
+        L.append("Geometric mean of the speedups, 95% interval across workloads, over the same workloads for every "
+                 "policy (in parentheses how many: those every policy that ran them all has); a policy that did not "
+                 "run them all, over the ones it ran, marked (n of N):")
         L.append("")
         L.append(pivot(geo, "collector", None, "policy", lambda r: r["g"], others))
         L.append("")
