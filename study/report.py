@@ -17,7 +17,7 @@ from .common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, kind_comm
 FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
     ("Workloads (the paper's Figure 7)", []),
     ("The worst-case request against heap size (Figure 8)", ["fig-worst-case-request"]),
-    ("Speedup over `list` (Figure 9)", ["fig-speedup"]),
+    ("Speedup over `list` (Figure 9)", ["fig-speedup", "fig-speedup-continuous"]),
     ("How requests were satisfied (Figure 10)", ["fig-satisfied", "fig-satisfied-vs-heap"]),
     ("Request sizes (Figure 11)", ["fig-request-sizes"]),
     ("GC pauses and minimum mutator utilization", ["fig-pauses", "fig-mmu"]),
@@ -26,7 +26,7 @@ FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
     ("Fragmentation (Johnstone & Wilson)", []),
 ]
 # Figures drawn for the sections study/alloc_cost.py and study/demographics.py write.
-ALLOC_COST_FIGURES = ["fig-alloc-cost", "fig-alloc-misses", "fig-replay-time"]
+ALLOC_COST_FIGURES = ["fig-alloc-cost", "fig-alloc-cost-continuous", "fig-alloc-misses", "fig-replay-time"]
 DEMOGRAPHICS_FIGURES = ["fig-lifetimes", "fig-frag-timeline", "fig-alloc-rate"]
 
 
