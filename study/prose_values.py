@@ -719,15 +719,38 @@ def demographics_values(f):
 
 # --- all of them ------------------------------------------------------------------------
 
+# What the narrative speaks of by name: a study without one of them cannot tell it.
+NAMED_WORKLOADS = ["binary_trees", "deltablue", "json", "cd", "havlak", "gcbench", "treeadd", "em3d", "sieve",
+                   "storage", "mst", "health", "bh", "voronoi"]
+
+
+def check_coverage(files):
+    """MissingData unless the study ran the policies, collectors and workloads the narrative
+    names (a quick study, or one of a few workloads, has no STUDY.md)."""
+    config = files.config()
+    lacking = ([f"policy {p}" for p in POLICY_ORDER if p not in config.get("policies", [])] +
+               [f"collector {c}" for c in COLLECTORS if c not in config.get("collectors", [])] +
+               [f"workload {w}" for w in NAMED_WORKLOADS if w not in config.get("workload_names", [])])
+    if lacking:
+        raise MissingData("the narrative speaks of " + ", ".join(lacking[:4]) +
+                          (f" and {len(lacking) - 4} more" if len(lacking) > 4 else "") + ", which this study did not run")
+
+
 def compute(files):
     """Every named value of the narrative (MissingData, FalseClaim when it cannot be told)."""
-    v = run_values(files)
-    v.update(timing_values(files, v["runs.target_ci"]))
-    for part in (workload_values, contrived_values, cost_values, replay_values, speedup_values,
-                 not_significant_values, tradeoff_values, share_values, step_values, satisfied_values,
-                 size_values, minheap_values, pause_values, demographics_values):
-        v.update(part(files))
-    v.update(overall_values(v, files))
+    check_coverage(files)
+    v = {}
+    parts = [run_values, lambda f: timing_values(f, v["runs.target_ci"]), workload_values, contrived_values,
+             cost_values, replay_values, speedup_values, not_significant_values, tradeoff_values, share_values,
+             step_values, satisfied_values, size_values, minheap_values, pause_values, demographics_values,
+             lambda f: overall_values(v, f)]
+    for part in parts:
+        try:
+            v.update(part(files))
+        except (KeyError, ValueError, IndexError, TypeError, ZeroDivisionError) as e:
+            # A row or cell the study lacks (a run that failed, a table left short).
+            raise MissingData(f"{getattr(part, '__name__', 'a value')}: the study lacks a row or value it needs "
+                              f"({type(e).__name__}: {e})")
     return {k: x for k, x in v.items() if x is not None}
 
 

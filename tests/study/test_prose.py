@@ -128,6 +128,27 @@ class Study(unittest.TestCase):
         with self.assertRaisesRegex(prose.MissingData, "treeadd"):
             prose.make(self.dir)
 
+    def test_kith_study_writes_it_beside_the_report_with_links_from_there(self):
+        with redirect_stderr(io.StringIO()):
+            self.assertTrue(prose.write_beside_report(self.dir))
+        with open(os.path.join(self.dir, "STUDY.md")) as f:
+            text = f.read()
+        self.assertIn("[`report.md`](report.md)", text)
+        self.assertIn("(figures/fig-speedup.png)", text)
+        docs = os.path.relpath(os.path.join(ROOT, "docs"), self.dir)
+        self.assertIn(f"]({docs}/RUNNING_THE_STUDY.md#", text)
+
+    def test_a_study_of_fewer_policies_says_what_it_lacks(self):
+        edit_json = os.path.join(self.dir, "study.json")
+        import json
+        with open(edit_json) as f:
+            state = json.load(f)
+        state["config"]["policies"] = ["list", "knuth"]
+        with open(edit_json, "w") as f:
+            json.dump(state, f)
+        with self.assertRaisesRegex(prose.MissingData, "policy estranged"):
+            prose.make(self.dir)
+
     def test_kith_study_writes_none_for_a_smaller_study_and_removes_only_its_own(self):
         os.remove(os.path.join(self.dir, "steps.csv"))
         path = os.path.join(self.dir, "STUDY.md")
