@@ -133,6 +133,14 @@ def run_values(f):
         for x in ids:
             by_commit[x].append(kind)
     v["runs.commit_count"] = len(by_commit)
+    # The paragraph after the commit list tells how they came to be mixed: it holds while the
+    # kinds it groups share their commits and the others have their own.
+    def same(kinds):
+        return len({tuple(commits.get(k) or ()) for k in kinds}) == 1
+
+    claim(len(by_commit) > 1 and same(["minheap", "trace", "demog", "contrived"]) and same(["main", "tradeoff"])
+          and not set(commits.get("pauses") or ()) & set(commits.get("main") or ()),
+          "the runs come from the commits, grouped by kind, that the paragraph after the commit list tells of")
     v["runs.commits"] = "\n".join(f"- `{short(x)}`: {', '.join(kinds)}" for x, kinds in by_commit.items())
     machine = f.machine()
     for key, name in (("cores", "cores"), ("cpu", "CPU"), ("os", "OS / kernel"), ("compiler", "compiler (kith build)")):
