@@ -468,24 +468,29 @@ def report_lines(out_dir):
                 r = cells.get((w, p))
                 line.append(" / ".join(fmt(number(r[f"{s}_per_request"])) for s in ("ir", "d1", "ll")) if r else "")
             body.append(line)
-        gm = ["**geometric mean**"]
-        for p in policies:
-            parts = []
-            for s in ("ir", "d1", "ll"):
-                xs = [number(cells[(w, p)][f"{s}_per_request"]) for w in workloads if (w, p) in cells]
-                g = geomean(xs)
-                n = len([x for x in xs if x is not None and x > 0])
-                parts.append(fmt(g) + (f" ({n} of {len(xs)})" if n < len(xs) else "") if g else "")
-            gm.append(" / ".join(parts))
-        body.append(gm)
+        # The same workloads for every policy: those every policy that ran them all has a
+        # cost on (stats.same_set_geomeans); a policy that did not run them all, marked.
+        ran_all = [p for p in policies if all((w, p) in cells for w in workloads)]
+        gm, commons = [None] * len(policies), []
+        for s in ("ir", "d1", "ll"):
+            means, common = stats.same_set_geomeans(
+                {p: {w: number(cells[(w, p)][f"{s}_per_request"]) for w in workloads if (w, p) in cells}
+                 for p in policies}, ran_all)
+            for i, p in enumerate(policies):
+                g, _, _, n = means[p]
+                part = fmt(g) + (f" ({n} of {common})" if n < common else "") if g else ""
+                gm[i] = part if gm[i] is None else gm[i] + " / " + part
+            commons.append(str(common))
+        body.append([f"**geometric mean** (over {' / '.join(commons)} workloads)"] + gm)
         L += markdown_table(["workload"] + [f"`{p}`" for p in policies], body)
         L.append("")
-        ratios = [(p, geomean([number(cells[(w, p)]["ir_ratio_vs_list"]) for w in workloads if (w, p) in cells]))
+        ratios = [(p, [number(cells[(w, p)]["ir_ratio_vs_list"]) for w in workloads if (w, p) in cells])
                   for p in policies if p != "list"]
-        ratios = [(p, g) for p, g in ratios if g]
+        ratios = [(p, geomean(xs), len([x for x in xs if x and x > 0])) for p, xs in ratios]
+        ratios = [(p, g, n) for p, g, n in ratios if g]
         if ratios:
-            L.append("Instructions per request against `list` (geometric mean over workloads): " +
-                     ", ".join(f"`{p}` {g:.3g}x" for p, g in ratios) + ".")
+            L.append("Instructions per request against `list` (geometric mean over the workloads both have, how "
+                     "many in parentheses): " + ", ".join(f"`{p}` {g:.3g}x ({n})" for p, g, n in ratios) + ".")
             L.append("")
     if rt:
         L.append("Wall-clock replay (`kith replay --bare --pretouch`, timed alone, repeats "

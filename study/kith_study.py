@@ -49,7 +49,8 @@ numbers cannot be counted (run_json.py), 66 a missing suite or --merge directory
 SIGTERM and SIGHUP stop a study as SIGINT does (runner.py kills the running children,
 finished runs stay), exiting 128 + the signal.
 Then (analysis.py): results.csv/json (one row per run), summary.csv and one CSV per
-figure; the figures (plot_study.py, from the CSVs alone) and report.md (report.py).
+figure; the figures (plot_study.py, from the CSVs alone), report.md (report.py) and
+STUDY.md, the narrative (prose.py, from the CSVs and study/STUDY.md.in).
 """
 
 import argparse
@@ -72,6 +73,7 @@ from .common import (CONTRIVED_MIN, DEFAULT_COLLECTORS, DEFAULT_KINDS, DEFAULT_M
                      name_list, parse_size, read_csv, usage_error, warn)
 from .merge import merge  # noqa: E402
 from .plan import Run, Study, run_files  # noqa: E402
+from .prose import write_beside_report  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
 from . import run_commits as provenance  # noqa: E402
 from .runner import Progress, execute  # noqa: E402
@@ -486,6 +488,7 @@ def main(argv):
             "did_not_fit": did_not_fit,
             "fallback": fallback}
     write_report(study, out_dir, tables, info, figures_ok)
+    narrative_ok = write_beside_report(out_dir)  # STUDY.md, from the CSVs just written (prose.py)
     save_state()
     count = len(tables["results"][0]) + len(read_csv(os.path.join(out_dir, "contrived.csv")))
     print(f"kith study: {count} runs in {out_dir}; report: {os.path.join(out_dir, 'report.md')}",
@@ -509,6 +512,8 @@ def main(argv):
         warn(f"{len(failed_runs)} runs did not exit 0 (listed in report.md)")
         return 1
     if not figures_ok and not a.no_figures:
+        return 1
+    if not narrative_ok:
         return 1
     return 0
 

@@ -35,6 +35,10 @@ DPI = 150
 MAX_SERIES = 8
 CONFIDENCE_LABEL = "95% CI"
 PAPER_CONTRIVED_SPEEDUP = 72  # the paper's Figure 8
+# The clock `kith bench contrived` reads ticks in about 10 ns on the study's machine
+# (study/prose_values.py checks contrived.csv's samples against it): a median of at most
+# CLOCK_BOUND_TICKS ticks moves by a fifth or more with one tick, and so does its ratio.
+CLOCK_NS, CLOCK_BOUND_TICKS = 10, 5
 
 # Okabe & Ito (2008): eight colours told apart under every common colour-vision deficiency.
 BLACK, ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILLION, PURPLE = (
@@ -242,64 +246,80 @@ def row_height(n_series):
     return max(0.2, 0.055 * n_series + 0.06)
 
 
-def dot_rows(ax, labels, series, log=True, reference=None, summary_label=None):
+def dot_rows(ax, labels, series, log=True, reference=None, summary_label=None, across=False):
     """Rows top to bottom in labels order; series: [(label, style, {row: (value, interval or
-    None, filled)})]. A summary row (summary_label) is set off by a line. Returns whether any
-    row other than the summary drew an interval."""
+    None, filled)})]. A summary row (summary_label) is set off by a line. across=True turns
+    the plot a quarter: labels left to right, values up (a wide, short panel that fits half
+    a page with many labels). Returns whether any row other than the summary drew an
+    interval."""
     n, k = len(labels), max(len(series), 1)
     step = min(0.8 / k, 0.22)
     drew_interval = False
+    # (position along the labels, value) -> (x, y): the one place the orientation is decided.
+    at = (lambda pos, v: (pos, v)) if across else (lambda pos, v: (v, pos))
     for i in range(n):
         if i % 2 == 0:
-            ax.axhspan(n - 1 - i - 0.5, n - 1 - i + 0.5, color="#f2f2f2", lw=0, zorder=0)
+            (ax.axvspan if across else ax.axhspan)(position(i, n, across) - 0.5, position(i, n, across) + 0.5,
+                                                   color="#f2f2f2", lw=0, zorder=0)
     for s, (_, style, points) in enumerate(series):
-        dy = (s - (k - 1) / 2) * step
+        offset = (s - (k - 1) / 2) * step
         for i, row in enumerate(labels):
             p = points.get(row)
             if not p or p[0] is None or (log and p[0] <= 0):
                 continue
             v, iv, filled = p
-            y = n - 1 - i - dy
+            pos = position(i, n, across) + (offset if across else -offset)
             if iv is not None:
                 lo, hi = iv
                 if log:
                     lo = max(lo, v / 1e6)
-                ax.plot([lo, hi], [y, y], color=style[0] if style[0] != YELLOW else "#b8a800", lw=0.9, zorder=2)
+                (x0, y0), (x1, y1) = at(pos, lo), at(pos, hi)
+                ax.plot([x0, x1], [y0, y1], color=style[0] if style[0] != YELLOW else "#b8a800", lw=0.9, zorder=2)
                 drew_interval |= row != summary_label
-            ax.plot([v], [y], linestyle="none", zorder=3, **marker_kw(style, filled))
+            x, y = at(pos, v)
+            ax.plot([x], [y], linestyle="none", zorder=3, **marker_kw(style, filled))
     if reference is not None:
-        ax.axvline(reference, color="#555555", lw=0.8, zorder=1)
+        (ax.axhline if across else ax.axvline)(reference, color="#555555", lw=0.8, zorder=1)
     if summary_label in labels:
-        ax.axhline(n - 1 - labels.index(summary_label) + 0.5, color="#555555", lw=0.6)
+        edge = position(labels.index(summary_label), n, across) + (-0.5 if across else 0.5)
+        (ax.axvline if across else ax.axhline)(edge, color="#555555", lw=0.6)
+    label_axis = ax.xaxis if across else ax.yaxis
     if log:
-        ax.set_xscale("log")
-    ax.margins(x=0.06)  # a marker at the end of the range stays whole
-    ax.set_yticks(range(n))
-    ax.set_yticklabels(list(reversed(labels)))
-    ax.set_ylim(-0.6, n - 0.4)
-    ax.grid(axis="y", visible=False)
-    ax.tick_params(axis="y", length=0)
+        (ax.set_yscale if across else ax.set_xscale)("log")
+    ax.margins(**({"y": 0.06} if across else {"x": 0.06}))  # a marker at the end of the range stays whole
+    label_axis.set_ticks(range(n))
+    label_axis.set_ticklabels(labels if across else list(reversed(labels)),
+                              **({"rotation": 60, "ha": "right", "rotation_mode": "anchor"} if across else {}))
+    (ax.set_xlim if across else ax.set_ylim)(-0.6, n - 0.4)
+    ax.grid(axis="x" if across else "y", visible=False)
+    ax.tick_params(axis="x" if across else "y", length=0)
     return drew_interval
 
 
-def ratio_axis(ax, points, intervals=()):
+def position(i, n, across):
+    """Where the i-th of n labels sits: left to right across, top to bottom otherwise."""
+    return i if across else n - 1 - i
+
+
+def ratio_axis(ax, points, intervals=(), axis="x"):
     """A log axis around 1.0 for ratios, with plain tick labels (0.5, 0.8, 1, 1.25, 2). An
     interval may stretch the axis to half or twice its points' range, no further: beyond
-    that it runs off the panel's edge."""
+    that it runs off the panel's edge. axis: "x", or "y" for a panel drawn across."""
     pts = [v for v in points if v and v > 0] or [0.5, 2]
     ivs = [v for v in intervals if v and v > 0]
     lo = max(min(pts + ivs), min(pts) / 2, 1 / 16)
     hi = min(max(pts + ivs), max(pts) * 2, 16)
     lo, hi = min(lo / 1.08, 0.9), max(hi * 1.08, 1.1)
-    ax.set_xscale("log")
-    ax.set_xlim(lo, hi)
+    getattr(ax, f"set_{axis}scale")("log")
+    getattr(ax, f"set_{axis}lim")(lo, hi)
     fine = (0.5, 0.67, 0.8, 1, 1.25, 1.5, 2) if hi / lo < 5 else ()
     coarse = (1 / 16, 1 / 8, 0.25, 0.5, 1, 2, 4, 8, 16)
     ticks = sorted(t for t in set(fine + coarse) if lo <= t <= hi)
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.set_xticklabels([f"{t:g}" for t in ticks])
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    which = getattr(ax, f"{axis}axis")
+    which.set_major_locator(FixedLocator(ticks))
+    getattr(ax, f"set_{axis}ticklabels")([f"{t:g}" for t in ticks])
+    which.set_minor_locator(NullLocator())
+    which.set_minor_formatter(NullFormatter())
 
 
 def limits_of(series):
@@ -323,7 +343,7 @@ def fig_worst_case_request(out_dir):
     has_steps = any(col(r, "steps") is not None for r in rows)
     n = 3 if has_steps else 2
     fig, axes = plt.subplots(1, n, figsize=(DOUBLE, 2.4), layout="constrained")
-    any_iv = False
+    any_iv = clock_bound = False
     for p in policies:
         mine = sorted((r for r in rows if r["policy"] == p), key=lambda r: col(r, "heap_size"))
         xs = [mib(col(r, "heap_size")) for r in mine]
@@ -339,10 +359,13 @@ def fig_worst_case_request(out_dir):
                 any_iv = True
         if p != "list":
             sp = [(mib(col(r, "heap_size")), col(r, "speedup_over_list"),
-                   interval(r, "speedup_ci_low", "speedup_ci_high", runs_key)) for r in mine
+                   interval(r, "speedup_ci_low", "speedup_ci_high", runs_key),
+                   col(r, "median_ns") > CLOCK_BOUND_TICKS * CLOCK_NS) for r in mine
                   if col(r, "speedup_over_list")]
-            axes[1].plot([x for x, _, _ in sp], [y for _, y, _ in sp], **marker_kw(styles[p]))
-            for x, _, iv in sp:
+            axes[1].plot([x for x, _, _, _ in sp], [y for _, y, _, _ in sp], color=styles[p][0], lw=1)
+            for x, y, iv, resolved in sp:  # hollow: a ratio over a median of a few clock ticks
+                axes[1].plot([x], [y], linestyle="none", **marker_kw(styles[p], filled=resolved))
+                clock_bound |= not resolved
                 if iv:
                     axes[1].plot([x, x], [max(iv[0], 1e-3), iv[1]], color=styles[p][0], lw=0.9)
                     any_iv = True
@@ -352,81 +375,115 @@ def fig_worst_case_request(out_dir):
     axes[1].axhline(PAPER_CONTRIVED_SPEEDUP, color="#555555", linestyle=":", lw=1)
     axes[1].annotate("paper: 72x", (0.02, PAPER_CONTRIVED_SPEEDUP), xycoords=("axes fraction", "data"),
                      xytext=(0, 3), textcoords="offset points", ha="left", va="bottom", color="#555555")
-    titles = ["(a) one 1 KiB request", "(b) speedup over list", "(c) steps per request (counted)"]
-    ylabels = ["time (ns)", "list's time / policy's", "steps (blocks, levels or bins)"]
+    titles = ["(a) one 1 KiB request", "(b) list's median / policy's median", "(c) steps per request (counted)"]
+    ylabels = ["time (ns)", "ratio of the median times", "steps (blocks, levels or bins)"]
     for ax, t, yl in zip(axes, titles, ylabels):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("heap size (MiB)")
         ax.set_ylabel(yl)
         ax.set_title(t)
-    note = "mean with " + CONFIDENCE_LABEL if any_iv else "median; single run, no interval"
-    fig.suptitle(f"The worst-case request against heap size ({note})")
-    legend_below(fig, [handle(p, styles[p], line=True) for p in policies], ncol=len(policies))
+    note = ("(a) mean with " + CONFIDENCE_LABEL + "; (b) ratio of medians (line: " + CONFIDENCE_LABEL +
+            " of the ratio of means)" if any_iv else "(a) median, (b) ratio of medians; single run, no interval")
+    fig.suptitle(f"The worst-case request against heap size\n{note}")
+    handles = [handle(p, styles[p], line=True) for p in policies]
+    if clock_bound:
+        handles.append(Line2D([], [], linestyle="none", label=f"hollow: a median of at most {CLOCK_BOUND_TICKS} "
+                              f"ticks of the {CLOCK_NS}-ns clock", **marker_kw(("#777777", "o"), False)))
+    legend_below(fig, handles, ncol=len(policies))
     save(fig, out_dir, "fig-worst-case-request")
 
 
 # --- speedup (the paper's Figure 9) -----------------------------------------------------
 
-def fig_speedup(out_dir):
+SPEEDUP_PANEL_HEIGHTS = (1.55, 0.95)  # in: the speedup and GC-time panels of one collector's file
+
+
+def the_collector(rows, which):
+    """The collector a per-collector figure draws: which="first", the study's first
+    (fig-speedup, fig-alloc-cost), or "continuous" when it is not the first (its own file);
+    Skip otherwise."""
+    collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)
+    if which == "first":
+        return collectors[0]
+    if which not in collectors:
+        raise Skip(f"no {which} collection")
+    if collectors[0] == which:
+        raise Skip(f"{which} collection is the first figure's")
+    return which
+
+
+def same_set(series, defining=None):
+    """The labels every defining series has (default: those with the most points, the
+    policies that ran everywhere): the workloads a geometric mean is taken over for every
+    policy; and the policies with fewer of them, {policy: how many}. The report's twin is
+    stats.same_set_geomeans."""
+    have = {name: {w for w, p in pts.items() if p and p[0] is not None and p[0] > 0} for name, _, pts in series}
+    if defining is None:
+        most = max((len(x) for x in have.values()), default=0)
+        defining = [name for name, x in have.items() if len(x) == most]
+    sets = [have[name] for name in defining if name in have]
+    common = set.intersection(*sets) if sets else set()
+    fewer = {name: len(x & common) for name, x in have.items() if len(x & common) < len(common)}
+    return common, fewer
+
+
+def ran_everywhere(rows, collector):
+    """The policies with a row for every workload of that collector's rows."""
+    mine = [r for r in rows if r.get("collector", "") == collector]
+    workloads = {r["workload"] for r in mine}
+    return [p for p in dict.fromkeys(r["policy"] for r in mine)
+            if {r["workload"] for r in mine if r["policy"] == p} == workloads]
+
+
+def geomean_note(common, fewer):
+    return f"geomean: the same {len(common)} workloads" + (
+        " (" + ", ".join(f"{p} {n}" for p, n in fewer.items()) + ")" if fewer else "")
+
+
+def fig_speedup(out_dir, which="first"):
     rows = need(out_dir, "speedup.csv", lambda r: r.get("policy") != "list")
-    collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
+    c = the_collector(rows, which)
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
     policies, styles = policy_series(rows)
     holm = any(r.get("holm_significant") not in (None, "") for r in rows)
     gc = any(col(r, "gc_ms_policy") is not None for r in rows)
     geo = "geomean"
     labels = workloads + [geo]
-    ratios = [3, 1.3] if gc else [1]
-    fig, axes = plt.subplots(1, len(ratios) * len(collectors), sharey=True, squeeze=False,
-                             figsize=(DOUBLE if gc or len(collectors) > 1 else SINGLE + 0.6,
-                                      1.2 + row_height(len(policies)) * len(labels)),
-                             layout="constrained", gridspec_kw={"width_ratios": ratios * len(collectors)})
-    axes = axes[0]
-    any_iv = False
-    for c_i, c in enumerate(collectors):
-        ax = axes[c_i * len(ratios)]
-        series, missing = [], []
-        for p in policies:
-            pts, logs = {}, []
-            for w in workloads:
-                r = next((r for r in rows if r["workload"] == w and r["collector"] == c and r["policy"] == p), None)
-                v = col(r, "speedup")
-                if v is None or v <= 0:
-                    continue
-                sig = truthy(r.get("holm_significant")) if holm else True
-                pts[w] = (v, interval(r, "ci_low", "ci_high", "runs"), sig)
-                logs.append(v)
-            if len(logs) >= 2:
-                g, lo, hi = geomean_t(logs)
-                pts[geo] = (g, (lo, hi) if lo is not None else None, True)
-            series.append((p, styles[p], pts))
+    cell = {(r["workload"], r["collector"], r["policy"]): r for r in rows}
+    heights = SPEEDUP_PANEL_HEIGHTS if gc else SPEEDUP_PANEL_HEIGHTS[:1]
+    fig, axes = plt.subplots(len(heights), 1, sharex=True, squeeze=False, layout="constrained",
+                             figsize=(DOUBLE, 1.5 + sum(heights)), gridspec_kw={"height_ratios": heights})
+    ax = axes[0][0]
+    series = []
+    for p in policies:
+        pts = {}
         for w in workloads:
-            if not any(w in pts for _, _, pts in series):
-                missing.append(w)
-        any_iv |= dot_rows(ax, labels, series, reference=1.0, summary_label=geo)
-        ratio_axis(ax, *limits_of(series))
-        for w in missing:  # a row without a baseline says so where its points would be
-            ax.text(1.0, len(labels) - 1 - labels.index(w), " no list baseline / no run", va="center", ha="left",
+            r = cell.get((w, c, p))
+            v = col(r, "speedup")
+            if v is not None and v > 0:
+                pts[w] = (v, interval(r, "ci_low", "ci_high", "runs"),
+                          truthy(r.get("holm_significant")) if holm else True)
+        series.append((p, styles[p], pts))
+    common, fewer = same_set(series)
+    for _, _, pts in series:
+        logs = [pts[w][0] for w in common if w in pts]
+        if len(logs) >= 2:
+            g, lo, hi = geomean_t(logs)
+            pts[geo] = (g, (lo, hi) if lo is not None else None, True)
+    any_iv = dot_rows(ax, labels, series, reference=1.0, summary_label=geo, across=True)
+    # One range for every collector's file: the speedups of them all.
+    every = [(p, styles[p], {w: (col(r, "speedup"), interval(r, "ci_low", "ci_high", "runs"), True)
+                             for (w, _, q), r in cell.items() if q == p and col(r, "speedup")}) for p in policies]
+    ratio_axis(ax, *limits_of(every), axis="y")
+    for w in workloads:  # a workload without a baseline says so where its points would be
+        if not any(w in pts for _, _, pts in series):
+            ax.text(labels.index(w), 1.0, "no list baseline / no run", rotation=90, va="bottom", ha="center",
                     color="#555555")
-        ax.set_xlabel("speedup over list (log)")
-        ax.set_title(f"{c} collection")
-        if gc:
-            gax = axes[c_i * len(ratios) + 1]
-            gseries = [("list", POLICY_STYLE["list"], {})] + [(p, styles[p], {}) for p in policies]
-            for w in workloads:
-                for p in policies:
-                    r = next((r for r in rows if r["workload"] == w and r["collector"] == c and r["policy"] == p),
-                             None)
-                    if col(r, "gc_ms_policy") is not None:
-                        gseries[1 + policies.index(p)][2][w] = (max(col(r, "gc_ms_policy"), 0.01), None, True)
-                    if col(r, "gc_ms_list") is not None:
-                        gseries[0][2][w] = (max(col(r, "gc_ms_list"), 0.01), None, True)
-            dot_rows(gax, labels, gseries)
-            gax.set_xlabel("GC time (ms, log)")
-            gax.set_title("GC time")
-    for ax in axes[1:]:
-        ax.tick_params(axis="y", labelleft=False)
+    ax.set_ylabel("speedup over list (log)")
+    ax.set_title(f"(a) speedup over list (>1: faster); {geomean_note(common, fewer)}", loc="left")
+    if gc:
+        gc_panel(axes[1][0], rows, c, workloads, labels, policies, styles)
     handles = [handle(p, styles[p]) for p in policies]
     if gc:
         handles.insert(0, handle("list", POLICY_STYLE["list"]))
@@ -434,10 +491,38 @@ def fig_speedup(out_dir):
         grey = ("#777777", "o")
         handles += [Line2D([], [], linestyle="none", label="filled: significant (Holm)", **marker_kw(grey)),
                     Line2D([], [], linestyle="none", label="hollow: not significant", **marker_kw(grey, False))]
-    fig.suptitle(f"Speedup over list (>1: faster than list); each workload: {ci_note(any_iv)};\n"
-                 f"geomean: {CONFIDENCE_LABEL} across workloads")
+    fig.suptitle(f"Speedup over list, {c} collection (each workload: {ci_note(any_iv)}; "
+                 f"geomean: {CONFIDENCE_LABEL} across workloads)")
     legend_below(fig, handles, ncol=5 if len(handles) > 6 else len(handles))
-    save(fig, out_dir, "fig-speedup")
+    save(fig, out_dir, "fig-speedup" if which == "first" else f"fig-speedup-{c}")
+
+
+def gc_panel(ax, rows, c, workloads, labels, policies, styles):
+    """GC time of each policy and of list, on a scale linear below 1 ms and logarithmic
+    above it, so a run that never collected sits at a labelled 0, not at the panel's edge;
+    one range for every collector's file."""
+    gseries = [("list", POLICY_STYLE["list"], {})] + [(p, styles[p], {}) for p in policies]
+    for r in rows:
+        if r["collector"] != c or r["policy"] not in policies:
+            continue
+        if col(r, "gc_ms_policy") is not None:
+            gseries[1 + policies.index(r["policy"])][2][r["workload"]] = (col(r, "gc_ms_policy"), None, True)
+        if col(r, "gc_ms_list") is not None:
+            gseries[0][2][r["workload"]] = (col(r, "gc_ms_list"), None, True)
+    dot_rows(ax, labels, gseries, log=False, across=True)
+    top = max([col(r, k) or 0 for r in rows for k in ("gc_ms_policy", "gc_ms_list")] + [1])
+    ax.set_yscale("symlog", linthresh=1, linscale=0.5)
+    ax.set_ylim(-0.35, top * 1.4)
+    ticks = [0] + [t for t in (1, 3, 10, 30, 100, 300, 1000, 3000, 10000) if t <= top * 1.4]
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.set_yticklabels([compact(t) for t in ticks])
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_ylabel("GC time (ms)")
+    ax.set_title("(b) GC time (ms; linear below 1, logarithmic above)", loc="left")
+
+
+def fig_speedup_continuous(out_dir):
+    fig_speedup(out_dir, "continuous")
 
 
 # --- how requests were satisfied (the paper's Figure 10) --------------------------------
@@ -773,10 +858,11 @@ def fig_min_heap(out_dir):
                lambda r, f: col(r, "min_heap_over_live") or col(f, "fragmentation"), True, 1.0)]
     if any(col(f, "internal_pct") is not None for f in frag.values()):
         panels.append(("internal fragmentation (%)", lambda r, f: col(f, "internal_pct"), False, None))
-    fig, axes = plt.subplots(1, len(panels), sharey=True, squeeze=False,
-                             figsize=(DOUBLE, 0.8 + row_height(len(policies)) * len(workloads)),
-                             layout="constrained")
-    for ax, (label, value, log, ref) in zip(axes[0], panels):
+    # Stacked, workloads across: a page's width holds every workload, and the figure fits
+    # under FIGURE_MAX_HEIGHT (tests/study/figure_files.py).
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
+                             figsize=(DOUBLE, 1.45 + 1.1 * len(panels)), layout="constrained")
+    for ax, (label, value, log, ref) in zip(axes[:, 0], panels):
         series = []
         for p in policies:
             pts = {}
@@ -786,12 +872,11 @@ def fig_min_heap(out_dir):
                     if v is not None:
                         pts[r["workload"]] = (v, None, True)
             series.append((p, styles[p], pts))
-        dot_rows(ax, workloads, series, log=log, reference=ref)
+        dot_rows(ax, workloads, series, log=log, reference=ref, across=True)
         if ref == 1.0:
-            ratio_axis(ax, *limits_of(series))
-        ax.set_xlabel(label)
-    for ax in axes[0][1:]:
-        ax.tick_params(axis="y", labelleft=False)
+            ratio_axis(ax, *limits_of(series), axis="y")
+        ax.set_ylabel(label.split(" (")[1].rstrip(")"))
+        ax.set_title(f"({'abc'[panels.index((label, value, log, ref))]}) {label.split(' (')[0]}", loc="left")
     fig.suptitle(f"Minimum heap per workload and policy ({collectors[0] or 'occasional'} collection)")
     legend_below(fig, [handle(p, styles[p]) for p in policies], ncol=len(policies))
     save(fig, out_dir, "fig-min-heap")
@@ -799,44 +884,54 @@ def fig_min_heap(out_dir):
 
 # --- exact allocator cost and replay time -----------------------------------------------
 
-def cost_figure(out_dir, name, rows, metrics, title):
-    """Dot plots side by side, a panel per metric and collector: one row per workload and a
-    geometric-mean row."""
-    collectors = ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER)
+COST_PANEL_HEIGHT = 1.3  # in: one panel of a cost figure, workloads across
+
+
+def cost_figure(out_dir, name, rows, metrics, title, collectors):
+    """Dot panels stacked, a panel per metric and collector (of `collectors`): workloads left
+    to right and a geometric-mean column over the same workloads for every policy. A
+    metric's value axis has one range in every file drawn from the same rows."""
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
     policies, styles = policy_series(rows)
     geo = "geomean"
     labels = workloads + [geo]
-    panels = [(m, c) for m in metrics for c in collectors]
-    fig, axes = plt.subplots(1, len(panels), squeeze=False, sharey=True, layout="constrained",
-                             figsize=(DOUBLE if len(panels) > 1 else SINGLE + 0.6,
-                                      0.8 + row_height(len(policies)) * len(labels)))
+    panels = [(m, c) for c in collectors for m in metrics]
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False, sharex=True, layout="constrained",
+                             figsize=(DOUBLE, 1.45 + COST_PANEL_HEIGHT * len(panels)))
     any_iv = False
-    for ax, ((key, what, label, low, high), c) in zip(axes[0], panels):
+    for i, (ax, ((key, what, label, low, high), c)) in enumerate(zip(axes[:, 0], panels)):
         mine = [r for r in rows if r.get("collector", "") == c and (col(r, key) or 0) > 0]
-        series = []
-        for p in policies:
-            pts = {r["workload"]: (col(r, key), interval(r, low, high, "repeats") if low else None, True)
-                   for r in mine if r["policy"] == p}
-            if len(pts) >= 2:
-                pts[geo] = (geomean_t([v for v, _, _ in pts.values()])[0], None, True)
-            series.append((p, styles[p], pts))
-        any_iv |= dot_rows(ax, labels, series, summary_label=geo)
-        ax.set_xlabel(label)
-        ax.set_title(", ".join(x for x in (what, c) if x))
-    for ax in axes[0][1:]:
-        ax.tick_params(axis="y", labelleft=False)
+        series = [(p, styles[p], {r["workload"]: (col(r, key), interval(r, low, high, "repeats") if low else None,
+                                                  True) for r in mine if r["policy"] == p}) for p in policies]
+        common, fewer = same_set(series, ran_everywhere(rows, c))
+        for _, _, pts in series:
+            xs = [pts[w][0] for w in common if w in pts]
+            if len(xs) >= 2:
+                pts[geo] = (geomean_t(xs)[0], None, True)
+        any_iv |= dot_rows(ax, labels, series, summary_label=geo, across=True)
+        everywhere = [col(r, key) for r in rows if (col(r, key) or 0) > 0]
+        ax.set_ylim(min(everywhere) / 1.4, max(everywhere) * 1.4)
+        ax.set_ylabel(label)
+        what = ", ".join(x for x in (what, f"{c} collection" if c else "") if x)
+        ax.set_title(f"({'abcdefgh'[i]}) {what}; {geomean_note(common, fewer)}", loc="left")
     fig.suptitle(title.format(ci=ci_note(any_iv)))
     legend_below(fig, [handle(p, styles[p]) for p in policies], ncol=len(policies))
     save(fig, out_dir, name)
 
 
-def fig_alloc_cost(out_dir):
+ALLOC_COST_METRICS = [("ir_per_malloc", "malloc", "instructions (log)", None, None),
+                      ("ir_per_free", "free", "instructions (log)", None, None)]
+
+
+def fig_alloc_cost(out_dir, which="first"):
     rows = need(out_dir, "alloc_cost.csv", lambda r: col(r, "ir_per_malloc") is not None)
-    metrics = [("ir_per_malloc", "malloc", "instructions (log)", None, None),
-               ("ir_per_free", "free", "instructions (log)", None, None)]
-    cost_figure(out_dir, "fig-alloc-cost", rows, metrics,
-                "The allocator's own instructions per request (callgrind, baseline subtracted; exact counts)")
+    c = the_collector(rows, which)
+    cost_figure(out_dir, "fig-alloc-cost" if which == "first" else f"fig-alloc-cost-{c}", rows, ALLOC_COST_METRICS,
+                "The allocator's own instructions per request (callgrind, baseline subtracted; exact counts)", [c])
+
+
+def fig_alloc_cost_continuous(out_dir):
+    fig_alloc_cost(out_dir, "continuous")
 
 
 def fig_alloc_misses(out_dir):
@@ -876,8 +971,8 @@ def fig_alloc_misses(out_dir):
 def fig_replay_time(out_dir):
     rows = need(out_dir, "replay_time.csv", lambda r: col(r, "ns_per_event_mean") and col(r, "ns_per_event_mean") > 0)
     metrics = [("ns_per_event_mean", "", "ns per malloc or free (log)", "ci_low", "ci_high")]
-    cost_figure(out_dir, "fig-replay-time", rows, metrics,
-                "Wall-clock replay of each policy's own trace: mean, {ci}")
+    cost_figure(out_dir, "fig-replay-time", rows, metrics, "Wall-clock replay of each policy's own trace: mean, {ci}",
+                ordered([r.get("collector", "") for r in rows], COLLECTOR_ORDER))
 
 
 # --- demographics -----------------------------------------------------------------------
@@ -987,6 +1082,7 @@ sys.modules.setdefault("plot_study", sys.modules[__name__])
 FIGURES = [
     ("fig-worst-case-request", fig_worst_case_request),
     ("fig-speedup", fig_speedup),
+    ("fig-speedup-continuous", fig_speedup_continuous),
     ("fig-satisfied", fig_satisfied),
     ("fig-satisfied-vs-heap", fig_satisfied_vs_heap),
     ("fig-request-sizes", fig_request_sizes),
@@ -996,6 +1092,7 @@ FIGURES = [
     ("fig-time-space-workloads", fig_time_space_workloads),
     ("fig-min-heap", fig_min_heap),
     ("fig-alloc-cost", fig_alloc_cost),
+    ("fig-alloc-cost-continuous", fig_alloc_cost_continuous),
     ("fig-alloc-misses", fig_alloc_misses),
     ("fig-replay-time", fig_replay_time),
     ("fig-predicted", lambda out_dir: __import__("plot_predicted").fig_predicted(out_dir)),  # plot_predicted.py

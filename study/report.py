@@ -20,7 +20,7 @@ from .common import PLOT_SCRIPT, PYTHON, SOURCE_DIR, fmt, format_size, kind_comm
 FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
     ("Workloads (the paper's Figure 7)", []),
     ("The worst-case request against heap size (Figure 8)", ["fig-worst-case-request"]),
-    ("Speedup over `list` (Figure 9)", ["fig-speedup"]),
+    ("Speedup over `list` (Figure 9)", ["fig-speedup", "fig-speedup-continuous"]),
     ("How requests were satisfied (Figure 10)", ["fig-satisfied", "fig-satisfied-vs-heap"]),
     ("Request sizes (Figure 11)", ["fig-request-sizes"]),
     ("GC pauses and minimum mutator utilization", ["fig-pauses", "fig-mmu"]),
@@ -29,7 +29,7 @@ FIGURES = [  # (section title, the figures of study/plot_study.py it shows)
     ("Fragmentation (Johnstone & Wilson)", []),
 ]
 # Figures drawn for the sections study/alloc_cost.py and study/demographics.py write.
-ALLOC_COST_FIGURES = ["fig-alloc-cost", "fig-alloc-misses", "fig-replay-time"]
+ALLOC_COST_FIGURES = ["fig-alloc-cost", "fig-alloc-cost-continuous", "fig-alloc-misses", "fig-replay-time"]
 DEMOGRAPHICS_FIGURES = ["fig-lifetimes", "fig-frag-timeline", "fig-alloc-rate"]
 SIZE_CLASS_FIGURES = ["fig-size-class-free", "fig-size-class-gap"]  # study/size_class_plot.py
 
@@ -456,14 +456,18 @@ def speedup_section(L, c, tables):
         L.append("")
     geo = []
     for col in c["collectors"]:
+        values = {p: {r["workload"]: r["speedup"] for r in sp if r["collector"] == col and r["policy"] == p
+                      and r.get("speedup")} for p in others}
+        means, common = stats.same_set_geomeans(values)  # the same workloads for every policy
         for p in others:
-            xs = [r["speedup"] for r in sp if r["collector"] == col and r["policy"] == p and r.get("speedup")]
-            if xs:
-                g, lo, hi = stats.geomean_ci(xs)
-                geo.append({"collector": col, "policy": p, "g": f"{ci_text(g, lo, hi)} ({len(xs)})"})
+            g, lo, hi, n = means[p]
+            if n:
+                geo.append({"collector": f"{col} ({common})", "policy": p,
+                            "g": ci_text(g, lo, hi) + (f" ({n} of {common})" if n < common else "")})
     if geo:
-        L.append("Geometric mean of the speedups over the workloads, 95% interval across workloads (number of "
-                 "workloads):")
+        L.append("Geometric mean of the speedups, 95% interval across workloads, over the same workloads for every "
+                 "policy (in parentheses how many: those every policy that ran them all has); a policy that did not "
+                 "run them all, over the ones it ran, marked (n of N):")
         L.append("")
         L.append(pivot(geo, "collector", None, "policy", lambda r: r["g"], others))
         L.append("")

@@ -449,3 +449,23 @@ def spearman(xs, ys):
     Pairs with a None are left out; None with fewer than three pairs or a constant side."""
     pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
     return pearson(ranks([x for x, _ in pairs]), ranks([y for _, y in pairs]))
+
+
+def same_set_geomeans(values, defining=None, confidence=CONFIDENCE):
+    """Geometric means over the same items for every key. values: {key: {item: value}} (a
+    value of None or <= 0 is no value). The common set is the items every defining key has
+    (default: the keys with the most items, those that ran everywhere); each key's mean is
+    over the common items it has: all of them, or fewer for a key that lacks some, which
+    its n says. Returns ({key: (mean, low, high, n)}, number of common items)."""
+    have = {k: {i for i, v in vs.items() if v is not None and v > 0} for k, vs in values.items()}
+    if defining is None:
+        most = max((len(s) for s in have.values()), default=0)
+        defining = [k for k, s in have.items() if len(s) == most]
+    sets = [have[k] for k in defining if k in have]
+    common = set.intersection(*sets) if sets else set()
+    means = {}
+    for k, s in have.items():
+        items = sorted(s & common)
+        g, lo, hi = geomean_ci([values[k][i] for i in items], confidence)
+        means[k] = (g, lo, hi, len(items))
+    return means, len(common)

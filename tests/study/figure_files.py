@@ -1,5 +1,6 @@
 """Checks a study directory's figures: each in PNG, SVG and PDF, valid, at most 2000 px wide
-(a column at 150 dpi), with no text below 8 pt."""
+(a column at 150 dpi), at most FIGURE_MAX_HEIGHT px tall (HALF_PAGE for the figures drawn as
+panels that must fit half a page), with no text below 8 pt."""
 
 import os
 import re
@@ -10,6 +11,7 @@ import xml.etree.ElementTree as ET
 FIGURES = {
     "fig-worst-case-request": "contrived_summary.csv",
     "fig-speedup": "speedup.csv",
+    "fig-speedup-continuous": "speedup.csv",
     "fig-satisfied": "satisfied.csv",
     "fig-satisfied-vs-heap": "tradeoff.csv",
     "fig-request-sizes": "sizes.csv",
@@ -19,6 +21,7 @@ FIGURES = {
     "fig-time-space-workloads": "tradeoff.csv",
     "fig-min-heap": "minheap.csv",
     "fig-alloc-cost": "alloc_cost.csv",
+    "fig-alloc-cost-continuous": "alloc_cost.csv",
     "fig-alloc-misses": "alloc_cost.csv",
     "fig-replay-time": "replay_time.csv",
     "fig-predicted": "predicted.csv",
@@ -31,6 +34,13 @@ FIGURES = {
 FORMATS = ("png", "svg", "pdf")
 MAX_PNG_WIDTH = 2000
 MIN_FONT_PT = 8
+# Heights at 150 dpi: a figure with its caption fits a page whose text block is 9 in tall
+# (7 in, 1,050 px); the figures of many workloads are drawn as panels, one a file, that each
+# fit half a page (4.5 in, 675 px) in a page's width.
+FIGURE_MAX_HEIGHT = 1050
+HALF_PAGE = 675
+HALF_PAGE_FIGURES = {"fig-speedup", "fig-speedup-continuous", "fig-alloc-cost", "fig-alloc-cost-continuous",
+                     "fig-replay-time"}
 
 
 def png_size(path):
@@ -39,6 +49,10 @@ def png_size(path):
     if not data.startswith(b"\x89PNG\r\n\x1a\n") or data[12:16] != b"IHDR" or b"IEND" not in data[-12:]:
         return None
     return struct.unpack(">II", data[16:24])
+
+
+def height_limit(name):
+    return HALF_PAGE if name in HALF_PAGE_FIGURES else FIGURE_MAX_HEIGHT
 
 
 def png_problem(path):
@@ -50,6 +64,9 @@ def png_problem(path):
         return f"implausible size {width}x{height}"
     if width > MAX_PNG_WIDTH:
         return f"{width} px wide (a column at 150 dpi is at most {MAX_PNG_WIDTH})"
+    limit = height_limit(os.path.splitext(os.path.basename(path))[0])
+    if height > limit:
+        return f"{height} px tall (at most {limit}: {'half ' if limit == HALF_PAGE else ''}a page at 150 dpi)"
     return None
 
 

@@ -202,10 +202,11 @@ try:
     open(os.path.join(partial, "alloc_cost.csv"), "w").close()  # empty: skipped, not a failure
     stale = os.path.join(partial, "figures", "fig-mmu.png")
     shutil.copy(os.path.join(full, "figures", "fig-mmu.png"), stale)
-    err = check_run(partial, plot(partial), ["fig-speedup", "fig-lifetimes"])
+    err = check_run(partial, plot(partial), ["fig-speedup", "fig-speedup-continuous", "fig-lifetimes"])
     if os.path.exists(stale):
         failures.append("a skipped figure's older PNG was left in figures/")
-    if "fig-alloc-cost skipped: alloc_cost.csv has no rows" not in err:
+    if "fig-alloc-cost skipped: alloc_cost.csv has no rows" not in err or \
+            "fig-alloc-cost-continuous skipped: alloc_cost.csv has no rows" not in err:
         failures.append(f"no note that alloc_cost.csv is empty:\n{err}")
     if os.path.exists(os.path.join(partial, "figures", "fig-speedup.svg")):
         speedup = svg_text(partial, "fig-speedup")

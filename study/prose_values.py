@@ -1,0 +1,787 @@
+"""The named values of STUDY.md (study/STUDY.md.in), computed from a study directory's CSV
+files: one function per part of the narrative, each returning {name: value}. A value is a
+number, a prose.Range, prose.Names, a prose.Table or text; a sentence whose claim the data
+decides either takes its words from here or is checked with prose.claim. The thresholds
+that sort workloads into the narrative's groups are named below, and printed where the
+text uses them."""
+
+import collections
+import math
+import statistics
+
+from . import stats
+from . import steps
+from .prose import KIB, MIB, FalseClaim, MissingData, Names, Range, Table, claim, format_ns, format_size
+
+POLICY_ORDER = ["list", "knuth", "estranged", "tlsf", "lea", "kingsley", "malloc"]
+BUDDIES = ["knuth", "estranged"]
+COLLECTORS = ["occasional", "continuous"]
+# Figure 7: a workload requesting fewer bytes than this hardly allocates (a control), and
+# one of at least HEAVY_OBJECTS objects is object-heavy.
+CONTROL_BYTES = 512 * KIB
+HEAVY_OBJECTS = 100_000
+# Figure 8: kith's steady_clock on the study's machine ticks in 10 ns (checked against
+# contrived.csv's samples); a ratio over a median of at most CLOCK_BOUND_TICKS ticks is as
+# uncertain as one tick in it (plot_study.py marks the same ones).
+CLOCK_NS = 10
+CLOCK_BOUND_TICKS = 5
+# Figure 9: list's first fit walks where its malloc takes more instructions than this.
+WALK_IR = 100
+# Figure 10 against the paper: "agrees" while within this many points of its ~50% and ~90%.
+PAPER_IMMEDIATE = {"knuth": 50, "estranged": 90}
+PAPER_CONTRIVED_SPEEDUP = 72  # Figure 8: the buddy over the list, one heap
+AGREES_WITHIN = 10
+CHANGES_LITTLE = 2  # points: continuous against occasional collection
+# Figure 11: one class dominates at this fraction of requests; two share a workload when
+# each takes at least SHARE and together at least DOMINANT.
+DOMINANT, SHARE = 0.9, 0.25
+ALMOST_NONE = 0.01
+# Pauses: an MMU at 1 ms this high is a usable one; a stop-the-world pause this long (ms)
+# is what continuous collection is for.
+GOOD_MMU, LONG_PAUSE_MS = 0.5, 1.0
+# Demographics: most objects die young where this fraction dies within 1 MiB; almost none
+# where under ALMOST_NONE does. Delayed recombination keeps blocks where estranged's
+# largest free block is this much smaller a share of its free bytes than knuth's.
+DIE_YOUNG = 0.93
+PIECES = 0.05
+
+
+# --- small helpers ----------------------------------------------------------------------
+
+def geomean(xs):
+    xs = [x for x in xs if x is not None and x > 0]
+    if not xs:
+        raise MissingData("a geometric mean of no values")
+    return math.exp(statistics.fmean(math.log(x) for x in xs))
+
+
+def claimed(value, holds, what):
+    """value, once prose.claim(holds(value), what) has passed."""
+    claim(holds(value), what)
+    return value
+
+
+def keyed(rows, *keys):
+    return {tuple(r[k] for k in keys): r for r in rows}
+
+
+def ordered_policies(present):
+    return [p for p in POLICY_ORDER if p in present] + sorted(set(present) - set(POLICY_ORDER))
+
+
+def short(commit):
+    return commit[:7]
+
+
+def pct_points(x):
+    return f"{x:.1f}"
+
+
+def markdown(header, rows, align=None):
+    align = align or ["---"] * len(header)
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"] +
+                     ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def significant(rows):
+    return [r for r in rows if r.get("holm_significant") is True]
+
+
+def by_collector_phrase(pairs):
+    """'a and b under both collectors, c (continuous), d (occasional)' from (workload, collector)
+    pairs, in the order the workloads first appear."""
+    collectors = collections.defaultdict(set)
+    for w, c in pairs:
+        collectors[w].add(c)
+    both = [w for w, cs in collectors.items() if len(cs) > 1]
+    parts = [f"{Names(both):}" + " under both collectors"] if both else []
+    for c in COLLECTORS:
+        one = [w for w, cs in collectors.items() if cs == {c}]
+        if one:
+            parts.append(f"{Names(one):} ({c})")
+    return ", ".join(parts)
+
+
+# --- how the study was made -------------------------------------------------------------
+
+def run_values(f):
+    config = f.config()
+    summary = f.rows("summary")
+    per_kind = collections.Counter()
+    for r in summary:
+        per_kind[r["kind"]] += r["runs"]
+    v = {
+        "runs.main": per_kind["main"], "runs.tradeoff": per_kind["tradeoff"], "runs.pauses": per_kind["pauses"],
+        "runs.minheap": sum(r["probes"] for r in f.rows("minheap")),
+        "runs.contrived": len(f.rows("contrived")),
+        "runs.demog": sum(1 for r in f.rows("alloc_rate") if r["kind"] == "demog"),
+        "runs.trace": len(f.rows("alloc_share")),
+        "runs.cost": 2 * len(f.rows("alloc_cost")),  # the policy's replay and the `nothing` baseline's
+        "runs.replay": sum(r["repeats"] + r["baseline_repeats"] for r in f.rows("replay_time")),
+        "runs.workloads": len(f.rows("workloads")),
+        "runs.policies": Names(config["policies"]), "runs.collectors": Names(config["collectors"]),
+        "runs.repeat": config["repeat"], "runs.max_repeat": config["max_repeat"],
+        "runs.target_ci": 100 * config["target_ci"], "runs.main_heap": float(config["main_heap"]),
+        "runs.multiples": Range(config["multiples"]), "runs.multiple_min": min(config["multiples"]),
+        "runs.multiple_max": max(config["multiples"]),
+    }
+    v["runs.total"] = sum(v[k] for k in ("runs.main", "runs.tradeoff", "runs.pauses", "runs.minheap",
+                                         "runs.contrived", "runs.demog", "runs.trace", "runs.cost", "runs.replay"))
+    commits = config.get("run_commits") or {}
+    by_commit = collections.defaultdict(list)
+    for kind, ids in sorted(commits.items()):
+        for x in ids:
+            by_commit[x].append(kind)
+    v["runs.commit_count"] = len(by_commit)
+    # The paragraph after the commit list tells how they came to be mixed: it holds while the
+    # kinds it groups share their commits and the others have their own.
+    def same(kinds):
+        return len({tuple(commits.get(k) or ()) for k in kinds}) == 1
+
+    claim(len(by_commit) > 1 and same(["minheap", "trace", "demog", "contrived"]) and same(["main", "tradeoff"])
+          and not set(commits.get("pauses") or ()) & set(commits.get("main") or ()),
+          "the runs come from the commits, grouped by kind, that the paragraph after the commit list tells of")
+    v["runs.commits"] = "\n".join(f"- `{short(x)}`: {', '.join(kinds)}" for x, kinds in by_commit.items())
+    machine = f.machine()
+    for key, name in (("cores", "cores"), ("cpu", "CPU"), ("os", "OS / kernel"), ("compiler", "compiler (kith build)")):
+        if not machine.get(name):
+            raise MissingData(f"report.md's machine table has no {name}")
+        v[f"machine.{key}"] = machine[name]
+    v["machine.os"] = v["machine.os"].split(" / ")[0]  # the kernel's build name is not the point
+    v["machine.compiler"] = " ".join(v["machine.compiler"].split())
+    v["stats.confidence"], v["stats.alpha"] = stats.CONFIDENCE, 1 - stats.CONFIDENCE
+    return v
+
+
+def timing_values(f, target_pct):
+    main = [r for r in f.rows("summary") if r["kind"] == "main" and r["wall_s_median"] is not None]
+    widths = [100 * (r["wall_s_ci_high"] - r["wall_s_ci_low"]) / 2 / r["wall_s_mean"] for r in main
+              if r["wall_s_ci_low"] is not None]
+    missed = [x for x in widths if x > target_pct]
+    return {
+        "timing.configs": len(widths), "timing.median_half_width": statistics.median(widths),
+        "timing.missed": len(missed), "timing.missed_max": max(missed, default=0),
+        "timing.main_wall": Range(r["wall_s_median"] for r in main),
+        "timing.main_wall_median": statistics.median(r["wall_s_median"] for r in main),
+    }
+
+
+# --- Figure 7: the workloads ------------------------------------------------------------
+
+def workload_values(f):
+    rows = f.rows("workloads")
+    controls = [r for r in rows if r["bytes"] < CONTROL_BYTES]
+    heavy = [r for r in rows if r["objects"] >= HEAVY_OBJECTS]
+    small = min(heavy, key=lambda r: r["mean_object_bytes"])
+    large = max(heavy, key=lambda r: r["mean_object_bytes"])
+    fewest = min(rows, key=lambda r: r["objects"])
+    most = max(rows, key=lambda r: r["objects"])
+    return {
+        "fig7.objects_min": fewest["objects"], "fig7.objects_max_millions": most["objects"] / 1e6,
+        "fig7.controls": Names(sorted(r["workload"] for r in controls)), "fig7.control_bytes": CONTROL_BYTES,
+        "fig7.heavy_objects": HEAVY_OBJECTS, "fig7.heavy_count": len(heavy),
+        "fig7.mean_min": small["mean_object_bytes"], "fig7.mean_min_workload": small["workload"],
+        "fig7.mean_max": large["mean_object_bytes"], "fig7.mean_max_workload": large["workload"],
+    }
+
+
+# --- Figure 8: the worst-case request ---------------------------------------------------
+
+def clock_bound(r):
+    """Whether a policy's median is within CLOCK_BOUND_TICKS ticks of the clock."""
+    return r["median_ns"] <= CLOCK_BOUND_TICKS * CLOCK_NS
+
+
+def check_clock(f):
+    """Every short sample (under 20 ticks, where a tick's drift from CLOCK_NS is under 1 ns)
+    is within 1 ns of a tick: the clock's counter runs at about 1 / CLOCK_NS."""
+    samples = []
+    for r in f.rows("contrived"):
+        for p in ("knuth", "estranged", "tlsf"):
+            samples += [float(x) for x in str(r.get(f"{p}_ns_samples") or "").split()]
+    small = [x for x in samples if x < 20 * CLOCK_NS]
+    off = [x for x in small if min(x % CLOCK_NS, CLOCK_NS - x % CLOCK_NS) > 1]
+    claim(small and not off,
+          f"the clock ticks in {CLOCK_NS} ns ({len(off)} of {len(small)} short samples are not near a tick)")
+
+
+def contrived_values(f):
+    rows = f.rows("contrived_summary")
+    check_clock(f)
+    heaps = sorted({r["heap_size"] for r in rows})
+    cells = keyed(rows, "heap_size", "policy")
+    first_run = f.rows("contrived")[0]
+    samples_per_run = len(str(first_run["list_ns_samples"]).split())
+    lst = [cells[(h, "list")] for h in heaps]
+    for r in lst:
+        claim(r["steps"] == r["n_objects"] // 2 + 1, "list walks exactly N/2 + 1 blocks at every heap size")
+    alpha, _ = stats.power_law_fit([r["heap_size"] for r in lst], [r["median_ns"] for r in lst])
+    bounded = [r for r in rows if r["policy"] in ("knuth", "estranged", "tlsf")]
+    buddies = [r for r in rows if r["policy"] in BUDDIES]
+    knuth = [cells[(h, "knuth")] for h in heaps]
+    widest = max(bounded, key=lambda r: (r["ci_high_ns"] - r["ci_low_ns"]) / r["median_ns"])
+    coarse = [r for r in buddies if clock_bound(r)]
+    claim(min(r["speedup_over_list"] for r in buddies) > PAPER_CONTRIVED_SPEEDUP,
+          f"the paper's {PAPER_CONTRIVED_SPEEDUP}x is below every heap's ratio")
+    return {
+        "fig8.object_bytes": first_run["object_bytes"], "fig8.fill": first_run["fill"],
+        "fig8.request_bytes": first_run["request_bytes"], "fig8.heap_min": heaps[0], "fig8.heap_max": heaps[-1],
+        "fig8.samples_per_run": samples_per_run, "fig8.runs": lst[0]["repeats"], "fig8.samples": lst[0]["samples"],
+        "fig8.table": Table(lambda spec: contrived_table(rows, spec)),
+        "fig8.list_exponent": alpha, "fig8.bounded_steps": Range(r["steps"] for r in bounded),
+        "fig8.bounded_max_median": max(r["median_ns"] for r in bounded),
+        "fig8.knuth_x_first": knuth[0]["speedup_over_list"], "fig8.knuth_x_last": knuth[-1]["speedup_over_list"],
+        "fig8.clock_ns": CLOCK_NS, "fig8.clock_ticks": CLOCK_BOUND_TICKS, "fig8.one_tick": 1 / CLOCK_BOUND_TICKS,
+        "fig8.clock_bound_ns": CLOCK_BOUND_TICKS * CLOCK_NS, "fig8.clock_bound_count": len(coarse),
+        "fig8.buddy_bisect_steps": Range(r["steps"] for r in buddies if r["steps"] > 1),
+        "fig8.widest": f"{widest['policy']} at {format_size(widest['heap_size'])}",
+        "fig8.widest_samples_note": widest["samples"],
+    }
+
+
+def contrived_table(rows, spec):
+    """The worst-case table at the heap sizes the spec names (1M,4M,...): median [95%
+    interval of the mean] (steps) per policy, and the buddies' ratios over list; a ratio
+    over a median within CLOCK_BOUND_TICKS of the clock is marked ≈."""
+    cells = keyed(rows, "heap_size", "policy")
+    sizes = [parse_size(s) for s in spec.split(",")] if spec else sorted({r["heap_size"] for r in rows})
+    policies = [p for p in ("list", "knuth", "estranged", "tlsf") if any(r["policy"] == p for r in rows)]
+    body = []
+    for h in sizes:
+        if (h, "list") not in cells:
+            raise MissingData(f"contrived_summary.csv has no heap of {h} bytes")
+        line = [format_size(h).replace(" ", ""), f"{cells[(h, 'list')]['n_objects']:,}"]
+        for p in policies:
+            r = cells[(h, p)]
+            line.append(f"{format_ns(r['median_ns'])} [{format_ns_bare(r['ci_low_ns'], r['median_ns'])}, "
+                        f"{format_ns_bare(r['ci_high_ns'], r['median_ns'])}] ({r['steps']:,})")
+        for p in BUDDIES:
+            r = cells[(h, p)]
+            line.append(("≈" if clock_bound(r) else "") + f"{r['speedup_over_list']:,.0f}x")
+        body.append(line)
+    header = ["heap", "N"] + policies + [f"{p} over list" for p in BUDDIES]
+    return markdown(header, body, ["---", "---:"] + ["---"] * len(policies) + ["---:"] * len(BUDDIES))
+
+
+def format_ns_bare(ns, like):
+    """ns in the unit format_ns gives `like`, without the unit (the interval beside it)."""
+    text = format_ns(like)
+    unit = text.rsplit(" ", 1)[1]
+    scale = {"ns": 1, "µs": 1e3, "ms": 1e6}[unit]
+    digits = len(text.split(" ")[0].split(".")[1]) if "." in text.split(" ")[0] else 0
+    return f"{ns / scale:,.{digits}f}"
+
+
+def parse_size(text):
+    units = {"K": KIB, "M": MIB, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+# --- Figure 9: the exact cost per request -----------------------------------------------
+
+def cost_cells(f, collector):
+    return {(r["workload"], r["policy"]): r for r in f.rows("alloc_cost") if r["collector"] == collector}
+
+
+def frees(r):
+    return r is not None and (r["frees"] or 0) > 0
+
+
+def pair_ratios(cells, a, b, column):
+    """{workload: a's column / b's} where both free."""
+    return {w: r[column] / cells[(w, b)][column] for (w, p), r in cells.items()
+            if p == a and frees(r) and frees(cells.get((w, b))) and cells[(w, b)][column]}
+
+
+def cost_values(f):
+    v = {}
+    for c in COLLECTORS:
+        cells = cost_cells(f, c)
+        est_knuth = pair_ratios(cells, "estranged", "knuth", "ir_per_request")
+        v[f"cost.{c}.est_over_knuth"] = geomean(est_knuth.values())
+        v[f"cost.{c}.est_cheaper"] = sum(1 for x in est_knuth.values() if x < 1)
+        v[f"cost.{c}.both_free"] = len(est_knuth)
+        v[f"cost.{c}.est_over_knuth_range"] = Range(est_knuth.values())
+        v[f"cost.{c}.est_over_knuth_free"] = geomean(pair_ratios(cells, "estranged", "knuth", "ir_per_free").values())
+        v[f"cost.{c}.est_over_knuth_malloc"] = geomean(
+            pair_ratios(cells, "estranged", "knuth", "ir_per_malloc").values())
+        for p in ordered_policies({p for _, p in cells}):
+            if p != "list":
+                v[f"cost.{c}.{p}_over_list"] = geomean(pair_ratios(cells, p, "list", "ir_per_request").values())
+    occ = cost_cells(f, "occasional")
+    for miss in ("d1", "ll"):
+        v[f"cost.occasional.est_over_knuth_{miss}"] = geomean(
+            pair_ratios(occ, "estranged", "knuth", f"{miss}_per_request").values())
+    over_list = {p: v[f"cost.occasional.{p}_over_list"] for p in ordered_policies({p for _, p in occ}) if p != "list"}
+    claim(max(over_list, key=over_list.get) == "malloc", "glibc malloc is the dearest per request")
+    claim(over_list["estranged"] < 1, "estranged executes fewer instructions per request than list")
+    v["cost.cheaper_everywhere"] = all(v[f"cost.{c}.est_cheaper"] == v[f"cost.{c}.both_free"] for c in COLLECTORS)
+    claim(v["cost.cheaper_everywhere"], "estranged is cheaper than knuth per request on every workload that frees")
+    never = sorted(w for (w, p), r in occ.items() if p == "estranged" and not any(
+        frees(occ.get((w, q))) for q in POLICY_ORDER))
+    for w in never:
+        claim(occ[(w, "estranged")]["ir_per_malloc"] > occ[(w, "knuth")]["ir_per_malloc"],
+              f"where nothing is freed ({w}) estranged's malloc is dearer than knuth's")
+    v["cost.never_freed"] = Names(never)
+    v["cost.table"] = Table(lambda spec: cost_table(occ, spec))
+    v["cost.geo_table"] = Table(lambda spec: cost_geo_table(f))
+    v.update(walk_values(f, occ))
+    return v
+
+
+def walk_values(f, occ):
+    """Where list's first fit walks: its malloc's instructions, and the longest walk."""
+    lst = {w: r["ir_per_malloc"] for (w, p), r in occ.items() if p == "list"}
+    walks = [w for w in lst if lst[w] > WALK_IR]
+    rest = [w for w in lst if lst[w] <= WALK_IR]
+    longest = max((r for r in f.rows("steps") if r["policy"] == "list"), key=lambda r: r["malloc_max"])
+    return {"cost.walk_ir": WALK_IR, "cost.list_walks": Names(walks), "cost.list_walk_ir": Range(lst[w] for w in walks),
+            "cost.list_rest_ir": Range(lst[w] for w in rest), "cost.list_longest": longest["malloc_max"],
+            "cost.list_longest_workload": longest["workload"]}
+
+
+def cost_table(cells, spec):
+    """Instructions per malloc / per free, occasional, for the workloads the spec names."""
+    policies = ordered_policies({p for _, p in cells})
+    body = []
+    for w in spec.split(","):
+        if not any(k[0] == w for k in cells):
+            raise MissingData(f"alloc_cost.csv has no workload {w}")
+        line = [w]
+        for p in policies:
+            r = cells.get((w, p))
+            line.append("" if r is None else f"{r['ir_per_malloc']:.0f} / " +
+                        (f"{r['ir_per_free']:.0f}" if frees(r) else "–"))
+        body.append(line)
+    return markdown(["workload"] + policies, body)
+
+
+def cost_geo_table(f):
+    """Per request, geometric means over the same workloads for every policy (those every
+    policy that ran them all frees on); a policy that did not run them all, over the ones
+    it ran, marked (n of N)."""
+    rows, header_n = [], []
+    policies = ordered_policies({r["policy"] for r in f.rows("alloc_cost")})
+    for c, what, column in (("occasional", "instructions", "ir"), ("continuous", "instructions", "ir"),
+                            ("occasional", "D1 misses", "d1"), ("occasional", "LL misses", "ll")):
+        cells = cost_cells(f, c)
+        workloads = {w for w, _ in cells}
+        ran_all = [p for p in policies if all((w, p) in cells for w in workloads)]
+        values = {p: {w: r[f"{column}_per_request"] for (w, q), r in cells.items() if q == p and frees(r)}
+                  for p in policies}
+        means, n = stats.same_set_geomeans(values, ran_all)
+        line = [f"{what}, {c} ({n})"]
+        for p in policies:
+            g, _, _, k = means[p]
+            line.append(f"{g:.3g}" + (f" ({k} of {n})" if k < n else ""))
+        rows.append(line)
+        header_n.append(n)
+    return markdown(["per request (workloads)"] + policies, rows, ["---"] + ["---:"] * len(policies))
+
+
+def replay_values(f):
+    rows = f.rows("replay_time")
+    v = {}
+    for c in COLLECTORS:
+        cells = {(r["workload"], r["policy"]): r for r in rows if r["collector"] == c}
+        policies = ordered_policies({p for _, p in cells})
+        workloads = {w for w, _ in cells}
+        ran_all = [p for p in policies if all((w, p) in cells for w in workloads)]
+        means, n = stats.same_set_geomeans(
+            {p: {w: r["net_ns_per_event_mean"] for (w, q), r in cells.items() if q == p} for p in policies}, ran_all)
+        v[f"replay.{c}.workloads"] = n
+        for p in policies:
+            v[f"replay.{c}.{p}"] = means[p][0]
+            v[f"replay.{c}.{p}.n"] = means[p][3]
+            if p == "list":
+                continue
+            pairs = [(cells[(w, p)], cells[(w, "list")]) for w, q in cells if q == p and (w, "list") in cells]
+            ratios = [a["net_ns_per_event_mean"] / b["net_ns_per_event_mean"] for a, b in pairs
+                      if a["net_ns_per_event_mean"] > 0 and b["net_ns_per_event_mean"] > 0]
+            v[f"replay.{c}.{p}_over_list"] = geomean(ratios)
+            v[f"replay.{c}.{p}.above_list"] = sum(1 for a, b in pairs if a["net_ci_low"] > b["net_ci_high"])
+            v[f"replay.{c}.{p}.below_list"] = sum(1 for a, b in pairs if a["net_ci_high"] < b["net_ci_low"])
+            v[f"replay.{c}.{p}.pairs"] = len(pairs)
+        v[f"replay.{c}.clear"] = ", ".join(
+            f"{p} {v[f'replay.{c}.{p}.above_list']} / {v[f'replay.{c}.{p}.below_list']} of {v[f'replay.{c}.{p}.pairs']}"
+            for p in policies if p != "list")
+    v["replay.repeats"] = Range(r["repeats"] for r in rows)
+    half = statistics.median((r["net_ci_high"] - r["net_ci_low"]) / 2 for r in rows)
+    for p in ("knuth", "estranged", "tlsf"):
+        claim(abs(v[f"replay.occasional.{p}"] - v["replay.occasional.list"]) <= half,
+              f"the replay's median half-width is as large as {p}'s difference from list")
+    v["replay.median_half_width"] = statistics.median((r["net_ci_high"] - r["net_ci_low"]) / 2 for r in rows)
+    return v
+
+
+# --- Figure 9: whole runs ---------------------------------------------------------------
+
+def speedup_values(f):
+    rows = [r for r in f.rows("speedup") if r["policy"] != "list"]
+    tested = [r for r in rows if r.get("p_value") is not None]
+    sig = significant(tested)
+    slower = [r for r in sig if r["speedup"] < 1]
+    faster = [r for r in sig if r["speedup"] > 1]
+    malloc = [r for r in slower if r["policy"] == "malloc"]
+    sp = keyed(f.rows("speedup"), "workload", "collector", "policy")
+    claim(faster, "some policy is significantly faster than list")
+    occ = cost_cells(f, "occasional")
+    walks = walk_values(f, occ)["cost.list_walks"].names
+    claim(all(r["workload"] in walks for r in faster), "the policies faster than list are where list's first fit walks")
+    v = {
+        "speedup.tests": len(tested), "speedup.significant": len(sig), "speedup.slower": len(slower),
+        "speedup.faster": len(faster), "speedup.slower_malloc": len(malloc),
+        "speedup.slower_malloc_where": by_collector_phrase((r["workload"], r["collector"]) for r in malloc),
+        "speedup.faster_list": faster_bullets(f, faster),
+        "speedup.geo_table": Table(lambda spec: speedup_geo_table(rows)),
+    }
+    treeadd = [sp[("treeadd", "continuous", p)] for p in BUDDIES]
+    v["speedup.treeadd_buddies_gc"] = Range(r["gc_ms_policy"] for r in treeadd)
+    v["speedup.treeadd_buddies"] = Range(r["speedup"] for r in treeadd)
+    v["speedup.treeadd_occ_buddies"] = Range(sp[("treeadd", "occasional", p)]["speedup"] for p in BUDDIES)
+    claim(all(sp[("treeadd", "occasional", p)]["gc_cycles_policy"] == 0 for p in BUDDIES + ["list"]),
+          "nothing collects on treeadd under occasional collection")
+    storage = [r for r in slower if r["workload"] == "storage" and r["collector"] == "continuous"]
+    v["speedup.storage_slower_gc"] = Range(r["gc_ms_policy"] for r in storage)
+    voronoi = [r for r in slower if r["workload"] == "voronoi" and r["collector"] == "occasional"
+               and r["policy"] != "malloc"]
+    v["speedup.voronoi_slower_gc"] = Range(r["gc_ms_policy"] for r in voronoi)
+    return v
+
+
+def faster_bullets(f, faster):
+    """A bullet per policy significantly faster than list: its speedup, its malloc's
+    instructions against list's, its collections against list's."""
+    costs = {(r["workload"], r["collector"], r["policy"]): r for r in f.rows("alloc_cost")}
+    lines = []
+    for r in sorted(faster, key=lambda r: -r["speedup"]):
+        mine, lists = costs.get((r["workload"], r["collector"], r["policy"])), \
+            costs.get((r["workload"], r["collector"], "list"))
+        ir = (f"{mine['ir_per_malloc']:.0f} instructions a malloc against list's {lists['ir_per_malloc']:.0f}"
+              if mine and lists else "")
+        cycles = f"{r['gc_cycles_policy']:,} collections to list's {r['gc_cycles_list']:,}"
+        lines.append(f"  - {r['policy']} on {r['workload']} ({r['collector']}): "
+                     f"{r['speedup']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}]; " + "; ".join(x for x in (ir, cycles)
+                                                                                            if x) + ";")
+    lines[-1] = lines[-1][:-1] + "."
+    return "\n".join(lines)
+
+
+def speedup_geo_table(rows):
+    """Geometric mean speedup per collector over the same workloads for every policy; a
+    policy that did not run them all, over those it ran, marked (n of N)."""
+    policies = ordered_policies({r["policy"] for r in rows})
+    body = []
+    for c in COLLECTORS:
+        values = {p: {r["workload"]: r["speedup"] for r in rows if r["collector"] == c and r["policy"] == p}
+                  for p in policies}
+        means, n = stats.same_set_geomeans(values)
+        body.append([f"{c} ({n})"] + [f"{means[p][0]:.3f}" + (f" ({means[p][3]} of {n})" if means[p][3] < n else "")
+                                      for p in policies])
+    return markdown(["collector (workloads)"] + policies, body, ["---"] + ["---:"] * len(policies))
+
+
+def not_significant_values(f):
+    """The speedups the text names as pointing list's way without passing Holm's correction:
+    each must be above 1 and not significant."""
+    v = {}
+    for w, c, p in (("deltablue", "continuous", "tlsf"), ("deltablue", "continuous", "lea"),
+                    ("storage", "occasional", "kingsley"), ("storage", "occasional", "lea")):
+        r = f.row("speedup", workload=w, collector=c, policy=p)
+        claim(r["speedup"] > 1 and not r["holm_significant"],
+              f"{p} on {w} ({c}) is faster than list but not significant after Holm")
+    for p in ("kingsley", "lea"):
+        r = f.row("speedup", workload="storage", collector="occasional", policy=p)
+        claim(r["gc_cycles_policy"] == r["gc_cycles_list"], f"{p} collects as often as list on storage (occasional)")
+    return v
+
+
+def tradeoff_values(f):
+    rows = [r for r in f.rows("tradeoff_summary") if r["collector"] == "occasional"]
+    v = {}
+    policies = ordered_policies({r["policy"] for r in rows})
+    most = max(r["workloads"] for r in rows)
+    v["tradeoff.workloads"] = most
+    for p in policies:
+        mine = [r for r in rows if r["policy"] == p]
+        v[f"tradeoff.{p}.relative"] = Range(r["geomean_relative_time"] for r in mine)
+        v[f"tradeoff.{p}.speedup"] = Range(r["geomean_speedup_vs_list"] for r in mine)
+        n = min(r["workloads"] for r in mine)
+        v[f"tradeoff.{p}.over"] = "" if n == most else f" (over {n} of the {most})"
+    multiples = sorted({r["multiple"] for r in rows})
+    cells = keyed(rows, "multiple", "policy")
+    coalescing = [p for p in policies if p not in BUDDIES + ["malloc"]]
+    slowest = sum(1 for m in multiples if min(cells[(m, b)]["geomean_relative_time"] for b in BUDDIES) >
+                  max(cells[(m, p)]["geomean_relative_time"] for p in coalescing))
+    overlap = sum(1 for m in multiples if cells[(m, "estranged")]["ci_low"] <= cells[(m, "list")]["ci_high"])
+    v.update({"tradeoff.multiples": len(multiples), "tradeoff.buddies_slowest": slowest,
+              "tradeoff.est_list_overlap": overlap, "tradeoff.others": Names(coalescing)})
+    claim(2 * slowest > len(multiples), "the buddies are the slowest of the other policies at most multiples")
+    cost = cost_cells(f, "occasional")
+    for p in ("list", "tlsf"):
+        claim(geomean(pair_ratios(cost, "estranged", p, "ir_per_request").values()) < 1,
+              f"estranged executes fewer instructions per request than {p}")
+    return v
+
+
+def share_values(f):
+    rows = [r for r in f.rows("alloc_share") if r["policy"] == "estranged" and r["collector"] == "occasional"
+            and r["share_pct"] is not None]
+    top = max(rows, key=lambda r: r["share_pct"])
+    return {"share.max": top["share_pct"], "share.max_workload": top["workload"]}
+
+
+def overall_values(v, f):
+    """Estranged against knuth over whole runs: the ratio of their geometric mean speedups."""
+    sp = [r for r in f.rows("speedup") if r["policy"] in BUDDIES]
+    out = {}
+    for c in COLLECTORS:
+        values = {p: {r["workload"]: r["speedup"] for r in sp if r["collector"] == c and r["policy"] == p}
+                  for p in BUDDIES}
+        means, _ = stats.same_set_geomeans(values)
+        out[f"overall.{c}.est_over_knuth"] = means["estranged"][0] / means["knuth"][0]
+    out["overall.instruction_saving"] = 100 * (1 - v["cost.occasional.est_over_knuth"])
+    return out
+
+
+# --- steps per request ------------------------------------------------------------------
+
+def step_values(f):
+    rows = f.rows("steps")
+    v = {"steps.lea_capacity": steps.LEA_QUICK_LIST_CAPACITY, "steps.lea_quick_max": steps.LEA_QUICK_LIST_MAX_SMALL}
+    over = [r for r in rows for op in ("malloc", "free") if r[f"{op}_bound"] is not None and
+            r[f"{op}_max"] is not None and r[f"{op}_max"] > r[f"{op}_bound"]]
+    claim(not over, "no request exceeded its bound")
+    for p in ("knuth", "estranged", "tlsf", "kingsley", "lea"):
+        for op in ("malloc", "free"):
+            mine = [r for r in rows if r["policy"] == p and r[f"{op}_max"] is not None and r[f"{op}_bound"]]
+            if not mine:
+                continue
+            top = max(mine, key=lambda r: (r[f"{op}_max"], r[f"{op}_max"] / r[f"{op}_bound"]))
+            v[f"steps.{p}.{op}"] = top[f"{op}_max"]
+            v[f"steps.{p}.{op}_bound"] = top[f"{op}_bound"]
+            v[f"steps.{p}.{op}_where"] = f"{top['workload']} under {top['collector']} collection"
+            v[f"steps.{p}.{op}_then"] = (", in a run that then ran out of memory" if top["exit_code"] == 70 else
+                                         "" if top["exit_code"] == 0 else f", in a run that exited {top['exit_code']}")
+    return v
+
+
+# --- Figure 10: how requests were satisfied ---------------------------------------------
+
+def satisfied_values(f):
+    means = keyed(f.rows("satisfied_means"), "collector", "policy", "subset")
+    sat = f.rows("satisfied")
+    v = {"fig10.table": Table(lambda spec: satisfied_table(f))}
+    for c in COLLECTORS:
+        v[f"fig10.{c}.recycling"] = means[(c, "list", "recycling")]["workloads"]
+    none = sorted({r["workload"] for r in sat} - {r["workload"] for r in sat if r["recycling"]})
+    v["fig10.never_recycle"] = Names(none)
+    for p, paper in PAPER_IMMEDIATE.items():
+        x = means[("occasional", p, "recycling")]["immediate_pct_weighted"]
+        claim(abs(x - paper) <= AGREES_WITHIN, f"{p} meets about {paper}% of requests immediately, as in the paper")
+    est = [means[(c, "estranged", "recycling")]["immediate_pct_weighted"] for c in COLLECTORS]
+    knuth = [means[(c, "knuth", "recycling")]["immediate_pct_weighted"] for c in COLLECTORS]
+    claim(abs(est[1] - est[0]) < CHANGES_LITTLE, "continuous collection changes little for estranged")
+    claim(knuth[1] - knuth[0] >= CHANGES_LITTLE, "continuous collection helps knuth")
+    retried = [r for r in sat if (r["retried"] or 0) > 0]
+    most = max(retried, key=lambda r: r["retried"])
+    there = [r for r in retried if (r["workload"], r["collector"]) == (most["workload"], most["collector"])]
+    v["fig10.retried_most"] = f"{most['workload']} under {most['collector']} collection"
+    v["fig10.retried_most_range"] = Range(r["retried"] for r in there)
+    v["fig10.retried_elsewhere"] = max((r["retried"] for r in retried if r not in there), default=0)
+    v.update(satisfied_vs_heap(f, sat))
+    sizes = collections.Counter()
+    for r in f.rows("sizes"):
+        sizes[r["size_class"]] += r["count"]
+    v["fig10.top_classes"] = Names(f"{s}" for s, _ in sorted(sizes.most_common(2)))
+    return v
+
+
+def satisfied_table(f):
+    """Percent met immediately, request-weighted / per-workload mean, over the recycling
+    workloads; a policy recycling on fewer of them than list, its number."""
+    means = keyed(f.rows("satisfied_means"), "collector", "policy", "subset")
+    policies = ordered_policies({p for _, p, _ in means})
+    body = []
+    for c in COLLECTORS:
+        n = means[(c, "list", "recycling")]["workloads"]
+        line = [c]
+        for p in policies:
+            r = means.get((c, p, "recycling"))
+            line.append("" if r is None else f"{r['immediate_pct_weighted']:.1f} / {r['immediate_pct_unweighted']:.1f}"
+                        + (f" ({r['workloads']})" if r["workloads"] != n else ""))
+        body.append(line)
+    return markdown(["collector"] + policies, body, ["---"] + ["---:"] * len(policies))
+
+
+def satisfied_vs_heap(f, sat):
+    """Per-workload mean met immediately over the recycling workloads (occasional) at the
+    smallest and the largest multiple of each buddy's own minimum heap."""
+    trade = [r for r in f.rows("tradeoff") if r["collector"] == "occasional" and r["immediate_pct"] is not None]
+    v = {}
+    for p in BUDDIES:
+        recycling = {r["workload"] for r in sat if r["policy"] == p and r["collector"] == "occasional"
+                     and r["recycling"]}
+        mine = [r for r in trade if r["policy"] == p and r["workload"] in recycling]
+        multiples = sorted({r["multiple"] for r in mine})
+        at = [statistics.fmean(r["immediate_pct"] for r in mine if r["multiple"] == m) for m in multiples]
+        claim(at[0] > at[-1], f"{p} meets fewer requests immediately in a larger heap")
+        v[f"fig10.{p}.at_smallest"], v[f"fig10.{p}.at_largest"] = at[0], at[-1]
+        v[f"fig10.{p}.recycling"] = len(recycling)
+    return v
+
+
+# --- Figure 11: request sizes -----------------------------------------------------------
+
+def size_values(f):
+    rows = f.rows("sizes")
+    heavy = {r["workload"] for r in f.rows("workloads") if r["objects"] >= HEAVY_OBJECTS}
+    by_workload = collections.defaultdict(dict)
+    for r in rows:
+        by_workload[r["workload"]][r["size_class"]] = r["fraction"]
+    one = collections.defaultdict(list)
+    two = []
+    for w, classes in by_workload.items():
+        if w not in heavy:
+            continue
+        top = sorted(classes.items(), key=lambda x: -x[1])
+        if top[0][1] >= DOMINANT:
+            one[top[0][0]].append(w)
+        elif len(top) > 1 and top[1][1] >= SHARE and top[0][1] + top[1][1] >= DOMINANT:
+            two.append((w, tuple(sorted((top[0][0], top[1][0])))))
+    pairs = list(dict.fromkeys(p for _, p in two))
+    largest = {w: max(c) for w, c in by_workload.items()}
+    return {
+        "fig11.one_class": "; ".join(f"{Names(ws)} ({s}-byte blocks)" for s, ws in sorted(one.items())),
+        "fig11.two_classes": Names(f"{Names(w for w, q in two if q == p)} ({p[0]} and {p[1]})" for p in pairs),
+        "fig11.sieve_largest": format_size(largest["sieve"]),
+        "fig11.em3d_class": format_size(max(by_workload["em3d"], key=by_workload["em3d"].get)),
+        "fig11.class16_max": claimed(max((c.get(16, 0) for c in by_workload.values())), lambda x: x < ALMOST_NONE,
+                                     "the 16-byte class gets almost none of any workload's requests"),
+        "fig11.dominant": DOMINANT,
+    }
+
+
+# --- beyond the paper -------------------------------------------------------------------
+
+def minheap_values(f):
+    rows = [r for r in f.rows("minheap") if r["collector"] == "occasional" and r["min_heap_bytes"]]
+    mh = {(r["workload"], r["policy"]): r["min_heap_bytes"] for r in rows}
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    v = {}
+    ratio = {w: mh[(w, "estranged")] / mh[(w, "knuth")] for w in workloads}
+    dearer = sorted((w for w in workloads if ratio[w] > 1), key=lambda w: -ratio[w])
+    cheaper = [w for w in workloads if ratio[w] < 1]
+    v["minheap.est_over_knuth_max"] = max(ratio.values()) - 1
+    v["minheap.est_dearer"] = Names(f"{w} {ratio[w] - 1:.0%}" for w in dearer)
+    v["minheap.est_equal"] = sum(1 for w in workloads if ratio[w] == 1)
+    v["minheap.est_cheaper"] = (Names(f"{w} {1 - ratio[w]:.0%}" for w in cheaper)) if cheaper else None
+    claim(not cheaper, "estranged never needs a smaller minimum heap than knuth")
+    for w in ("treeadd", "mst"):
+        claim(mh[(w, "knuth")] > mh[(w, "list")], f"the buddies need more heap than list on {w}")
+    for w in ("binary_trees", "deltablue", "voronoi"):
+        claim(mh[(w, "knuth")] < mh[(w, "list")], f"the buddies need less heap than list on {w}")
+    kingsley = {w: mh[(w, "kingsley")] for w in workloads if (w, "kingsley") in mh}
+    v["minheap.kingsley_most"] = sum(1 for w in kingsley if kingsley[w] == max(x for (u, _), x in mh.items() if u == w))
+    v["minheap.kingsley_workloads"] = len(kingsley)
+    top = max(kingsley, key=lambda w: kingsley[w] / mh[(w, "knuth")])
+    v["minheap.kingsley_top"], v["minheap.kingsley_top_ratio"] = top, kingsley[top] / mh[(top, "knuth")]
+    v["minheap.kingsley_top_bytes"] = kingsley[top]
+    claim(2 * v["minheap.kingsley_most"] > len(kingsley), "kingsley needs the largest minimum heap on most workloads")
+    lea = sorted(((mh[(w, "lea")] / mh[(w, "estranged")], w) for w in workloads if (w, "lea") in mh), reverse=True)
+    v["minheap.lea_top"], v["minheap.lea_top_ratio"] = lea[0][1], lea[0][0]
+    v["minheap.lea_next"] = Names(f"{w} {x:.1f}x" for x, w in lea[1:4])
+    notes = [r for r in f.rows("speedup") if r.get("note")]
+    v["minheap.kingsley_did_not_run"] = sum(1 for r in notes if r["policy"] == "kingsley")
+    v["minheap.lea_did_not_run"] = Names(f"{r['workload']} ({r['collector']})" for r in notes if r["policy"] == "lea")
+    cd = f.row("workloads", workload="cd")["heap_size"]
+    claim(mh[("cd", "lea")] < cd and any(r["policy"] == "lea" and r["workload"] == "cd" for r in notes),
+          "lea runs cd at its own minimum heap but not at the larger common heap")
+    return v
+
+
+def pause_values(f):
+    rows = keyed(f.rows("pause_summary"), "workload", "collector")
+    workloads = list(dict.fromkeys(w for w, _ in rows))
+    occ = {w: rows[(w, "occasional")] for w in workloads if (w, "occasional") in rows}
+    cont = {w: rows[(w, "continuous")] for w in workloads if (w, "continuous") in rows}
+    long = [w for w in occ if occ[w]["max_ms"] > LONG_PAUSE_MS and w in cont]
+    good = [w for w in long if cont[w]["mmu_1ms"] >= GOOD_MMU]
+    poor = [w for w in long if cont[w]["mmu_1ms"] < GOOD_MMU]
+    longest = max(cont, key=lambda w: cont[w]["max_ms"])
+    v = {
+        "pauses.cont_p50": Range(r["p50_ms"] for r in cont.values()),
+        "pauses.occ_p50_min": min(r["p50_ms"] for r in occ.values()),
+        "pauses.occ_p50_max": max(r["p50_ms"] for r in occ.values()),
+        "pauses.long_pause_ms": LONG_PAUSE_MS, "pauses.good": Names(good),
+        "pauses.good_mmu": Range(cont[w]["mmu_1ms"] for w in good),
+        "pauses.poor": Names(poor), "pauses.longest_workload": longest,
+        "pauses.others_max": max(r["max_ms"] for w, r in cont.items() if w != longest),
+    }
+    claim(set(poor) == {"em3d", "havlak"}, "em3d and havlak are the workloads whose MMU at 1 ms stays low")
+    claim(occ["deltablue"]["max_ms"] <= LONG_PAUSE_MS, "deltablue's occasional pause is under a millisecond")
+    havlak = cont["havlak"]
+    claim(havlak["max_ms"] > LONG_PAUSE_MS, "havlak has one long pause under continuous collection")
+    heap = f.row("workloads", workload="havlak")
+    v["pauses.havlak_heap_over_live"] = heap["heap_size"] / heap["peak_live_bytes"]
+    return v
+
+
+def demographics_values(f):
+    rows = {r["workload"]: r for r in f.rows("demographics")}
+    sat = keyed(f.rows("satisfied"), "workload", "collector", "policy")
+    controls = {r["workload"] for r in f.rows("workloads") if r["bytes"] < CONTROL_BYTES}
+    young = [w for w, r in rows.items() if r["within_1m"] >= DIE_YOUNG]
+    old = [w for w, r in rows.items() if r["within_1m"] < ALMOST_NONE and w not in controls]
+    pieces = [w for w, r in rows.items() if r["largest_over_free_estranged"] is not None and
+              r["largest_over_free_knuth"] - r["largest_over_free_estranged"] >= PIECES]
+    return {
+        "demog.die_young": DIE_YOUNG, "demog.young": Names(young), "demog.young_range": Range(
+            rows[w]["within_1m"] for w in young),
+        "demog.young_immediate": Range(sat[(w, "occasional", "estranged")]["immediate_pct"] for w in young),
+        "demog.old": Names(old), "demog.almost_none": ALMOST_NONE,
+        "demog.old_immediate_max": max(sat[(w, "occasional", "estranged")]["immediate_pct"] for w in old),
+        "demog.pieces": Names(pieces),
+        "demog.pieces_estranged": Names(f"{rows[w]['largest_over_free_estranged']:.2f}" for w in pieces),
+        "demog.pieces_knuth": Names(f"{rows[w]['largest_over_free_knuth']:.2f}" for w in pieces),
+    }
+
+
+# --- all of them ------------------------------------------------------------------------
+
+# What the narrative speaks of by name: a study without one of them cannot tell it.
+NAMED_WORKLOADS = ["binary_trees", "deltablue", "json", "cd", "havlak", "gcbench", "treeadd", "em3d", "sieve",
+                   "storage", "mst", "health", "bh", "voronoi"]
+
+
+def check_coverage(files):
+    """MissingData unless the study ran the policies, collectors and workloads the narrative
+    names (a quick study, or one of a few workloads, has no STUDY.md)."""
+    config = files.config()
+    lacking = ([f"policy {p}" for p in POLICY_ORDER if p not in config.get("policies", [])] +
+               [f"collector {c}" for c in COLLECTORS if c not in config.get("collectors", [])] +
+               [f"workload {w}" for w in NAMED_WORKLOADS if w not in config.get("workload_names", [])])
+    if lacking:
+        more = f" and {len(lacking) - 4} more" if len(lacking) > 4 else ""
+        raise MissingData(f"the narrative speaks of {', '.join(lacking[:4])}{more}, which this study did not run")
+
+
+def compute(files):
+    """Every named value of the narrative (MissingData, FalseClaim when it cannot be told)."""
+    check_coverage(files)
+    v = {}
+    parts = [run_values, lambda f: timing_values(f, v["runs.target_ci"]), workload_values, contrived_values,
+             cost_values, replay_values, speedup_values, not_significant_values, tradeoff_values, share_values,
+             step_values, satisfied_values, size_values, minheap_values, pause_values, demographics_values,
+             lambda f: overall_values(v, f)]
+    for part in parts:
+        try:
+            v.update(part(files))
+        except (KeyError, ValueError, IndexError, TypeError, ZeroDivisionError) as e:
+            # A row or cell the study lacks (a run that failed, a table left short).
+            raise MissingData(f"{getattr(part, '__name__', 'a value')}: the study lacks a row or value it needs "
+                              f"({type(e).__name__}: {e})")
+    return {k: x for k, x in v.items() if x is not None}
+
+
+__all__ = ["compute", "FalseClaim", "MissingData"]
