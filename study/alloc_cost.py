@@ -96,23 +96,17 @@ def plan_runs(study):
     configuration, then repeat 1, ..."""
     c = study.config
     traces, costs, replays = [], [], []
-    for w in study.workloads:
-        ok, base = study.min_heap_base(w)
-        if not ok:
+    for w, heap, col, p in study.main_configurations():
+        if p in NO_REPLAY:
             continue
-        heap = study.main_heap(w, base)
-        for col in c["collectors"]:
-            for p in c["policies"]:
-                if p in NO_REPLAY:
-                    continue
-                t = study.make("trace", w, p, col, heap, 0)
-                traces.append(t)
-                if study.done.get(t.id) != 0 or not os.path.exists(os.path.join(study.out, t.path("trace"))):
-                    continue
-                for policy in (p, BASELINE_PREFIX + p):
-                    costs.append(study.make("cost", w, policy, col, heap, 0))
-                    for rep in range(c.get("replay_repeat", REPLAY_REPEAT)):
-                        replays.append(study.make("replay", w, policy, col, heap, rep))
+        t = study.make("trace", w, p, col, heap, 0)
+        traces.append(t)
+        if study.done.get(t.id) != 0 or not os.path.exists(os.path.join(study.out, t.path("trace"))):
+            continue
+        for policy in (p, BASELINE_PREFIX + p):
+            costs.append(study.make("cost", w, policy, col, heap, 0))
+            for rep in range(c.get("replay_repeat", REPLAY_REPEAT)):
+                replays.append(study.make("replay", w, policy, col, heap, rep))
     replays.sort(key=lambda r: r.repeat)
     return traces + costs + replays
 

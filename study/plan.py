@@ -305,6 +305,18 @@ class Study:
     def sized(self, base, multiple):
         return int(math.ceil(base * multiple / 1024) * 1024)
 
+    def main_configurations(self):
+        """(workload, main heap, collector, policy) of every main configuration whose
+        workload's main heap is known (its minimum-heap search done)."""
+        for w in self.workloads:
+            ok, base = self.min_heap_base(w)
+            if not ok:
+                continue
+            heap = self.main_heap(w, base)
+            for col in self.config["collectors"]:
+                for p in self.config["policies"]:
+                    yield w, heap, col, p
+
     def main_heap(self, w, base):
         """The heap of the main and pause runs: --main-heap times the minimum heap, or the
         suite's heap_size (--main-heap=suite, or no minimum heap known)."""

@@ -48,17 +48,7 @@ MATCHED_COUNTS = ("heap.allocations", "heap.frees", "gc.cycles")
 
 def plan_runs(study):
     """One run per main configuration of every workload whose main heap is known."""
-    c = study.config
-    runs = []
-    for w in study.workloads:
-        ok, base = study.min_heap_base(w)
-        if not ok:
-            continue
-        heap = study.main_heap(w, base)
-        for col in c["collectors"]:
-            for p in c["policies"]:
-                runs.append(study.make(KIND, w, p, col, heap, 0))
-    return runs
+    return [study.make(KIND, w, p, col, heap, 0) for w, heap, col, p in study.main_configurations()]
 
 
 def measure_argv(run, kith_argv):
