@@ -54,6 +54,7 @@ OUTCOMES = [("immediate", BLUE), ("split", ORANGE), ("glue", GREEN), ("defrag", 
 # Figure 10's immediate bar, split where the policy tracks where the block came from: a
 # free (recycling) or a split's leftover (the floor), drawn hatched in the same blue.
 IMMEDIATE_SOURCES = [("recycled", BLUE), ("leftover", SKY)]
+UNTRACKED = ("immediate", PURPLE)  # beside tracked policies, one that does not say where its blocks came from
 
 plt.rcParams.update({
     "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 8, "ytick.labelsize": 8,
@@ -554,7 +555,8 @@ def fig_satisfied(out_dir):
             # A policy whose every workload says where its immediate blocks came from gets
             # the two parts; one that does not track it, one "immediate" bar.
             split = all(col(r, "recycled_pct") is not None for r in mine)
-            parts = [x for o in outcomes for x in (IMMEDIATE_SOURCES if o[0] == "immediate" and split else [o])]
+            parts = [x for o in outcomes for x in (IMMEDIATE_SOURCES if o[0] == "immediate" and split else
+                                                   [UNTRACKED] if o[0] == "immediate" and sourced else [o])]
             left = 0
             for o, colour in parts:
                 v = statistics.fmean([col(r, f"{o}_pct") or 0 for r in mine])
@@ -562,7 +564,7 @@ def fig_satisfied(out_dir):
                         hatch="////" if o == "leftover" else None)
                 if v >= 12:
                     ax.text(left + v / 2, len(ps) - 1 - i, f"{v:.0f}", ha="center", va="center",
-                            color="white" if colour in (BLUE, VERMILLION, BLACK, GREEN) else BLACK)
+                            color="white" if colour in (BLUE, VERMILLION, BLACK, GREEN, PURPLE) else BLACK)
                 left += v
         ax.set_yticks(range(len(ps)))
         ax.set_yticklabels(list(reversed(ps)))
@@ -574,9 +576,11 @@ def fig_satisfied(out_dir):
     axes[-1, 0].set_xlabel("% of requests (each workload weighs the same)")
     labels = {"recycled": "immediate: recycled (a free's block)", "leftover": "immediate: a split's leftover",
               "immediate": "immediate" + (" (source not tracked)" if sourced else "")}
-    keys = [x for o in outcomes for x in ((IMMEDIATE_SOURCES + [o]) if o[0] == "immediate" and sourced else [o])]
+    untracked = any(col(r, "recycled_pct") is None for r in rows)
+    keys = [x for o in outcomes for x in ((IMMEDIATE_SOURCES + ([UNTRACKED] if untracked else []))
+                                          if o[0] == "immediate" and sourced else [o])]
     legend_below(fig, [Patch(facecolor=c, label=labels.get(o, o), hatch="////" if o == "leftover" else None,
-                             edgecolor="white") for o, c in keys], ncol=3)
+                             edgecolor="white") for o, c in keys], ncol=2)
     save(fig, out_dir, "fig-satisfied")
 
 
