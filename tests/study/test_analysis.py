@@ -126,14 +126,44 @@ class GoldenCounts(unittest.TestCase):
     def test_names_every_differing_cell(self):
         from study import golden
         row = {"workload": "json", "args": "Json 3", "policy": "knuth", "collector": "continuous",
-               "heap_size": "1048576", **{c: "7" for c in golden.COUNTS}}
-        changed = dict(row, **{"gc.cycles": "8"})
+               "heap_size": "1048576", **{c: "7" for c in golden.COUNTS + golden.STEPS}}
+        changed = dict(row, **{"gc.cycles": "8", "heap.steps.malloc.histogram": "1:5 2:3"})
         gone = dict(row, policy="list")
         self.assertEqual(golden.differences([row], [row]), [])
         diffs = golden.differences([row, gone], [changed])
         self.assertEqual(diffs[0], "json/knuth/continuous gc.cycles: golden 7, now 8")
-        self.assertIn("json/list/continuous", diffs[1])
-        self.assertEqual(len(diffs), 2)
+        self.assertEqual(diffs[1], "json/knuth/continuous heap.steps.malloc.histogram: golden 7, now 1:5 2:3")
+        self.assertIn("json/list/continuous", diffs[2])
+        self.assertEqual(len(diffs), 3)
+
+    def test_covers_every_policy_and_what_varies_is_said_not_compared(self):
+        from study import golden
+        from study.common import DEFAULT_POLICIES
+        self.assertEqual(golden.POLICIES, DEFAULT_POLICIES)
+        with open(golden.GOLDEN, newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(list(rows[0]), golden.COLUMNS)
+        self.assertEqual({r["policy"] for r in rows}, set(DEFAULT_POLICIES), "tlsf and malloc included")
+        self.assertTrue(all(r["heap.steps.malloc.histogram"] for r in rows if r["policy"] != "malloc"), "steps")
+        malloc = dict(rows[0], policy="malloc", **{c: golden.VARIES for c in golden.NOT_REPRODUCIBLE["malloc"]})
+        now = dict(malloc, **{"heap.frees": "12345"})
+        self.assertEqual(golden.differences([malloc], [now]), [])
+        self.assertNotEqual(golden.differences([malloc], [dict(now, **{"heap.allocations": "1"})]), [])
+
+    def test_costs_differences_and_the_check_fails(self):
+        from study import golden
+        with open(golden.GOLDEN_COSTS, newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(list(rows[0]), golden.COST_COLUMNS)
+        self.assertEqual({(r["traced_on"], r["replayed_on"]) for r in rows},
+                         {(p, q) for p in golden.POLICIES for q in (p, "nothing")})
+        moved = [dict(r) for r in rows]
+        moved[2]["malloc_ir"] = str(int(moved[2]["malloc_ir"]) + 1)
+        diffs = golden.differences(rows, moved, **golden.COST_HOW)
+        self.assertEqual(diffs, [f"binary_trees/{rows[2]['traced_on']}/{rows[2]['replayed_on']} malloc_ir: golden "
+                                 f"{rows[2]['malloc_ir']}, now {moved[2]['malloc_ir']}"])
+        self.assertEqual(golden.check(golden.GOLDEN_COSTS, rows, "exact costs", **golden.COST_HOW), 0)
+        self.assertEqual(golden.check(golden.GOLDEN_COSTS, moved, "exact costs", **golden.COST_HOW), 1)
 
 
 def run_study(out, *extra, env=None):
