@@ -17,7 +17,9 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
   pauses     every workload x collector on one policy at the same heap, with
              --gc-pacing=time and --gc-pauses-file: pause distributions and MMU curves
   tradeoff   every workload x policy x collector at multiples of EACH POLICY'S OWN minimum
-             heap (1.25x ... 6x), so space is not confounded with collection frequency
+             heap (1.25x ... 6x), so space is not confounded with collection frequency;
+             repeated as the main runs are (--tradeoff-repeat, --tradeoff-max-repeat), each
+             policy tested against list at the same multiple
   demog      per workload, estranged and knuth under occasional collection at the main
              heap with --frag-file (and --trace on estranged): object lifetimes, alloc
              rate, fragmentation over time (demographics.py)
@@ -40,12 +42,17 @@ replacing a finished run). A study writes only into a new or empty --out or a st
 own, and deletes only its own runs there (study_dir.py). Bad input is one line
 `kith study: ...` and ../shared/CLI.md's exit code: 64 a bad option, 65 a malformed suite
 (suite.py) or study.json (state.py), a refused merged run or a run in the study whose
-numbers cannot be counted (run_json.py), 66 a missing suite or --merge directory,
+numbers cannot be counted (run_json.py), runs of more than one build without --draft, 66 a missing suite or --merge directory,
 73 an --out that cannot be written or is some other directory than a study's.
 SIGTERM and SIGHUP stop a study as SIGINT does (runner.py kills the running children,
 finished runs stay), exiting 128 + the signal.
 Then (analysis.py): results.csv/json (one row per run), summary.csv and one CSV per
 figure; the figures (plot_study.py, from the CSVs alone) and report.md (report.py).
+Published numbers come from one build (builds.py): a study whose runs more than one build
+made (or a build with uncommitted changes, or one not recorded) writes none of these and
+exits 65 naming the kinds and builds, unless --draft (every section and figure then says
+"draft: runs from N builds"); --resume first redoes the runs whose build's code is not this
+kith's (stale.py: git diff in the repository the kith was built in), unless --keep-stale.
 """
 
 import argparse
@@ -167,10 +174,11 @@ def parse_args(argv):
                     help=f"trade-off heap sizes, multiples of the minimum heap "
                          f"(default {','.join(f'{x:g}' for x in FULL_MULTIPLES)})")
     ap.add_argument("--tradeoff-repeat", type=int, default=None,
-                    help=f"runs of each trade-off configuration, at least, then more as --max-repeat says "
-                         f"(default: --repeat's). Each repeat is one run per workload x policy x collector x heap "
-                         f"multiple: {TRADEOFF_RUNS_PER_WORKLOAD} a workload with the default policies, collectors "
-                         f"and multiples (--plan says how many in all)")
+                    help=f"runs of each trade-off configuration at least, then one more per round while its "
+                         f"interval is wider than --target-ci, up to --tradeoff-max-repeat (default: --repeat's). "
+                         f"Each repeat is one run per workload x policy x collector x heap multiple: "
+                         f"{TRADEOFF_RUNS_PER_WORKLOAD} runs a workload with the default policies, collectors and "
+                         f"multiples (--plan says how many in all)")
     ap.add_argument("--tradeoff-max-repeat", type=int, default=None,
                     help="runs of a trade-off configuration at most (default: --max-repeat's); the same as "
                          "--tradeoff-repeat: no repeats beyond it")
