@@ -486,6 +486,10 @@ def main(argv):
             warn("nothing left to run")
         if "tradeoff" in config["experiments"]:
             warn(tradeoff_size_line(study))
+        old_builds = stale.stale_runs(out_dir, config["commit"], legacy, code)
+        if old_builds:  # a merge never replaces a finished run: these are redone where the study is
+            warn(f"{len(old_builds)} finished runs are of other builds' code; `kith study --resume` redoes them "
+                 "(the report of this study is a draft until then)")
         return 0
 
     failures = []

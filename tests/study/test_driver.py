@@ -395,6 +395,10 @@ class OneBuild(Base):
         self.assertIn(f"--resume: {len(runs) - 1} runs of build {self.first[:12]} redone (the code changed): main 3, "
                       f"minheap {len(runs) - 4}", p.stderr)
         self.assertIn(f"--resume: 1 runs of build {self.docs[:12]} redone (the code changed): main 1", p.stderr)
+        p = self.run_study(self.first, "--plan")  # a plan names the runs a resume would redo
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"{len(runs)} finished runs are of other builds' code; `kith study --resume` redoes them",
+                      p.stderr)
         self.assertEqual({b[1] for b in self.builds()}, {self.code})
         # Back to the first build, keeping the other's runs: a draft, stamped, not refused.
         os.remove(os.path.join(self.out, "runs", "main", main[1] + ".rc"))
