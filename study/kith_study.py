@@ -42,8 +42,9 @@ replacing a finished run). A study writes only into a new or empty --out or a st
 own, and deletes only its own runs there (study_dir.py). Bad input is one line
 `kith study: ...` and ../shared/CLI.md's exit code: 64 a bad option, 65 a malformed suite
 (suite.py) or study.json (state.py), a refused merged run or a run in the study whose
-numbers cannot be counted (run_json.py), runs of more than one build without --draft, 66 a missing suite or --merge directory,
-73 an --out that cannot be written or is some other directory than a study's.
+numbers cannot be counted (run_json.py), or runs of more than one build without --draft,
+66 a missing suite or --merge directory, 73 an --out that cannot be written or is some
+other directory than a study's.
 SIGTERM and SIGHUP stop a study as SIGINT does (runner.py kills the running children,
 finished runs stay), exiting 128 + the signal.
 Then (analysis.py): results.csv/json (one row per run), summary.csv and one CSV per
