@@ -7,6 +7,7 @@ import json
 import os
 
 from . import alloc_cost
+from . import builds
 from . import demographics
 from . import size_class_free
 from . import predicted
@@ -256,12 +257,18 @@ def satisfied_tables(a):
 
 
 def tradeoff_tables(a):
-    """Figures 7 and 10: the space-time trade-off (tradeoff.csv, tradeoff_summary.csv)."""
+    """Figures 7 and 10: the space-time trade-off (tradeoff.csv, tradeoff_summary.csv) and its
+    comparisons with list (tradeoff_vs_list.csv)."""
     study, out_dir, rows, policies = a.study, a.out_dir, a.rows, a.policies
     collectors, workloads, tables = a.collectors, a.workloads, a.tables
     # Figure 7 (and Figure 10 against heap multiple): the trade-off at multiples of each
     # policy's own minimum heap.
     tr, trs = tradeoff_rows(study, rows, workloads, policies, collectors)
+    tests = tradeoff_tests(study, rows, workloads, policies, collectors)
+    for r in trs:  # each point's tests against list (tradeoff_vs_list.csv), significant after Holm
+        r["tested"], r["faster"], r["slower"] = tradeoff_test_counts(tests, r["collector"], r["policy"], r["multiple"])
+    write_csv(os.path.join(out_dir, "tradeoff_vs_list.csv"), tests, TRADEOFF_TEST_COLUMNS)
+    tables["tradeoff_vs_list"] = (tests, TRADEOFF_TEST_COLUMNS)
     write_csv(os.path.join(out_dir, "tradeoff.csv"), tr, TRADEOFF_COLUMNS)
     tables["tradeoff"] = (tr, TRADEOFF_COLUMNS)
     write_csv(os.path.join(out_dir, "tradeoff_summary.csv"), trs, TRADEOFF_SUMMARY_COLUMNS)
@@ -463,43 +470,64 @@ def speedup_rows(study, rows, workloads, policies, collectors):
         for col in collectors:
             base_runs = config_runs(rows, argset, "main", name, "list", col)
             base = ok_walls(base_runs)
-            base_status, base_why = run_status(study, base_runs)
             for p in policies:
                 runs = config_runs(rows, argset, "main", name, p, col)
                 if not runs and not base_runs:
                     continue
                 xs = ok_walls(runs)
-                status, why = run_status(study, runs)
                 row = {"workload": name, "collector": col, "policy": p,
                        "heap_size": (runs or base_runs)[0]["heap_size"], "runs": len(xs), "list_runs": len(base),
                        "gc_ms_policy": mean_of([r for r in runs if r["exit_code"] == 0], "gc.pause_ms.total"),
                        "gc_ms_list": mean_of([r for r in base_runs if r["exit_code"] == 0], "gc.pause_ms.total"),
                        "gc_cycles_policy": int_or_none(num(first_ok(runs), "gc.cycles")) if xs else None,
                        "gc_cycles_list": int_or_none(num(first_ok(base_runs), "gc.cycles")) if base else None,
-                       "gc_parameters": gc_parameters(runs[0]) if runs else "", "note": "",
+                       "gc_parameters": gc_parameters(runs[0]) if runs else "",
+                       "note": comparison_note(study, p, runs, base_runs),
                        "commit": kind_commit(study.config, "main")}
-                notes = []
-                if not base:
-                    notes.append(f"list did not run: {base_why}")
-                elif base_status != "ok":
-                    notes.append(f"{len(base_runs) - len(base)} of {len(base_runs)} list runs failed: {base_why}")
-                if not xs and p != "list":
-                    notes.append(f"{p} did not run: {why}")
-                elif status != "ok" and p != "list":
-                    notes.append(f"{len(runs) - len(xs)} of {len(runs)} runs failed: {why}")
-                row["note"] = "; ".join(notes)
                 if base and xs:
-                    q, lo, hi = stats.ratio_ci(base, xs)
-                    row.update({"speedup": q, "ci_low": lo, "ci_high": hi,
-                                "median_speedup": stats.median(base) / stats.median(xs)})
-                    if p != "list":
-                        row["log_ratio"], row["p_value"] = stats.welch_log_test(base, xs)
+                    row.update(against_list(base, xs, tested=p != "list"))
                 sp.append(row)
-    significant, adjusted = stats.holm_bonferroni([r.get("p_value") for r in sp])
-    for r, sig, adj in zip(sp, significant, adjusted):
+    holm_columns(sp)
+    return sp
+
+
+def comparison_note(study, policy, runs, base_runs):
+    """Why a comparison with list lacks runs: list's, or the policy's, that did not run or failed."""
+    notes = []
+    base_status, base_why = run_status(study, base_runs)
+    n_base = len(ok_walls(base_runs))
+    if not n_base:
+        notes.append(f"list did not run: {base_why}")
+    elif base_status != "ok":
+        notes.append(f"{len(base_runs) - n_base} of {len(base_runs)} list runs failed: {base_why}")
+    if policy != "list":
+        status, why = run_status(study, runs)
+        n = len(ok_walls(runs))
+        if not n:
+            notes.append(f"{policy} did not run: {why}")
+        elif status != "ok":
+            notes.append(f"{len(runs) - n} of {len(runs)} runs failed: {why}")
+    return "; ".join(notes)
+
+
+def against_list(base, xs, tested=True):
+    """A policy's wall times `xs` against list's `base`: list's mean over the policy's (the
+    speedup) with its Fieller interval, the ratio of medians, and (when tested) Welch's t
+    test on the log times: log_ratio and p_value."""
+    q, lo, hi = stats.ratio_ci(base, xs)
+    row = {"speedup": q, "ci_low": lo, "ci_high": hi, "median_speedup": stats.median(base) / stats.median(xs)}
+    if tested:
+        row["log_ratio"], row["p_value"] = stats.welch_log_test(base, xs)
+    return row
+
+
+def holm_columns(rows):
+    """p_holm and holm_significant of every row with a p_value: Holm-Bonferroni over the
+    rows, one family."""
+    significant, adjusted = stats.holm_bonferroni([r.get("p_value") for r in rows])
+    for r, sig, adj in zip(rows, significant, adjusted):
         r["p_holm"] = adj
         r["holm_significant"] = sig if r.get("p_value") is not None else None
-    return sp
 
 
 # A workload recycles memory under a collector when its frees are at least this fraction of
@@ -590,7 +618,8 @@ TRADEOFF_COLUMNS = ["workload", "policy", "collector", "multiple", "heap_size", 
                     "immediate_pct", "split_pct", "glue_pct", "defrag_pct", "retried", "note", "gc_parameters",
                     "commit"]
 TRADEOFF_SUMMARY_COLUMNS = ["collector", "policy", "multiple", "workloads", "geomean_relative_time", "ci_low", "ci_high",
-                            "geomean_speedup_vs_list"]
+                            "geomean_speedup_vs_list", "speedup_ci_low", "speedup_ci_high", "tested", "faster",
+                            "slower"]
 
 
 def tradeoff_rows(study, rows, workloads, policies, collectors):
@@ -642,11 +671,58 @@ def tradeoff_rows(study, rows, workloads, policies, collectors):
                 if not rs:
                     continue
                 g, lo, hi = stats.geomean_ci([r["relative_time"] for r in rs])
-                sv = [r["speedup_vs_list"] for r in rs if r.get("speedup_vs_list")]
+                sg, slo, shi = stats.geomean_ci([r["speedup_vs_list"] for r in rs if r.get("speedup_vs_list")])
                 summary.append({"collector": col, "policy": p, "multiple": f"{float(m):g}", "workloads": len(rs),
                                 "geomean_relative_time": g, "ci_low": lo, "ci_high": hi,
-                                "geomean_speedup_vs_list": stats.geomean_ci(sv)[0] if sv else None})
+                                "geomean_speedup_vs_list": sg, "speedup_ci_low": slo, "speedup_ci_high": shi})
     return out, summary
+
+
+TRADEOFF_TEST_COLUMNS = ["workload", "collector", "multiple", "policy", "heap_size", "list_heap_size", "runs",
+                         "list_runs", "speedup", "ci_low", "ci_high", "median_speedup", "log_ratio", "p_value",
+                         "p_holm", "holm_significant", "note", "commit"]
+
+
+def tradeoff_tests(study, rows, workloads, policies, collectors):
+    """tradeoff_vs_list.csv: each policy against list at the same multiple of each one's own
+    minimum heap, per workload and collector, as speedup.csv compares them at the common
+    heap: list's mean wall time over the policy's (Fieller interval), Welch's t test on the
+    log times, and Holm-Bonferroni over every such test of the trade-off (a family of its
+    own; speedup.csv's is the main runs'). A comparison that cannot be made keeps its row,
+    with a note saying why."""
+    argset = study.argset
+    out = []
+    for name in workloads:
+        for col in collectors:
+            for m in study.config["multiples"]:
+                base_runs = config_runs(rows, argset, "tradeoff", name, "list", col, multiple=m)
+                base = ok_walls(base_runs)
+                for p in policies:
+                    runs = config_runs(rows, argset, "tradeoff", name, p, col, multiple=m)
+                    if p == "list" or not (runs or base_runs):
+                        continue
+                    xs = ok_walls(runs)
+                    row = {"workload": name, "collector": col, "multiple": f"{float(m):g}", "policy": p,
+                           "heap_size": runs[0]["heap_size"] if runs else None,
+                           "list_heap_size": base_runs[0]["heap_size"] if base_runs else None,
+                           "runs": len(xs), "list_runs": len(base),
+                           "note": comparison_note(study, p, runs, base_runs),
+                           "commit": kind_commit(study.config, "tradeoff")}
+                    if base and xs:
+                        row.update(against_list(base, xs))
+                    out.append(row)
+    holm_columns(out)
+    return out
+
+
+def tradeoff_test_counts(tests, collector, policy, multiple):
+    """(tested, significantly faster than list, significantly slower) among the trade-off
+    tests of a policy at a multiple under a collector."""
+    mine = [t for t in tests if t["collector"] == collector and t["policy"] == policy and t["multiple"] == multiple
+            and t.get("p_value") is not None]
+    faster = sum(1 for t in mine if t["holm_significant"] and t["log_ratio"] > 0)
+    slower = sum(1 for t in mine if t["holm_significant"] and t["log_ratio"] < 0)
+    return len(mine), faster, slower
 
 
 def allocator_share(rows, argset, workloads, policies, collectors):
@@ -699,9 +775,9 @@ def timing_target(rows, argset, config):
     return out, TIMING_TARGET_COLUMNS
 
 
-def write_results(study, out_dir):
+def write_results(study, out_dir, verdict=None):
     """Writes every table; returns {name: (rows, columns)}, and "refused": {run id: why}
-    (refused_runs)."""
+    (refused_runs). verdict: the builds behind the runs (builds.Verdict), for builds.csv."""
     refused = refused_runs(out_dir, run_files(out_dir))
     rows, contrived = collect_rows(study, out_dir, refused)
     stat_cols = set()
@@ -724,6 +800,7 @@ def write_results(study, out_dir):
     tables.update(whole_run.write_tables(out_dir, rows, study.argset))  # whole_run.csv (opt-in kind)
     tables.update(predicted.write_tables(out_dir))  # predicted.csv: the exact costs' prediction against the times
     tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
+    tables.update(builds.write_tables(out_dir, verdict))  # runs.csv (every run, by kind), builds.csv
     tables["refused"] = refused
     return tables
 

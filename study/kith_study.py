@@ -17,7 +17,9 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
   pauses     every workload x collector on one policy at the same heap, with
              --gc-pacing=time and --gc-pauses-file: pause distributions and MMU curves
   tradeoff   every workload x policy x collector at multiples of EACH POLICY'S OWN minimum
-             heap (1.25x ... 6x), so space is not confounded with collection frequency
+             heap (1.25x ... 6x), so space is not confounded with collection frequency;
+             repeated as the main runs are (--tradeoff-repeat, --tradeoff-max-repeat), each
+             policy tested against list at the same multiple
   demog      per workload, estranged and knuth at the main heap under occasional collection
              and every other collector of the study that collects, with --frag-file (and
              --trace on estranged, occasional): object lifetimes, alloc rate, fragmentation
@@ -44,13 +46,19 @@ replacing a finished run). A study writes only into a new or empty --out or a st
 own, and deletes only its own runs there (study_dir.py). Bad input is one line
 `kith study: ...` and ../shared/CLI.md's exit code: 64 a bad option, 65 a malformed suite
 (suite.py) or study.json (state.py), a refused merged run or a run in the study whose
-numbers cannot be counted (run_json.py), 66 a missing suite or --merge directory,
-73 an --out that cannot be written or is some other directory than a study's.
+numbers cannot be counted (run_json.py), or runs of more than one build without --draft,
+66 a missing suite or --merge directory, 73 an --out that cannot be written or is some
+other directory than a study's.
 SIGTERM and SIGHUP stop a study as SIGINT does (runner.py kills the running children,
 finished runs stay), exiting 128 + the signal.
 Then (analysis.py): results.csv/json (one row per run), summary.csv and one CSV per
 figure; the figures (plot_study.py, from the CSVs alone), report.md (report.py) and
 STUDY.md, the narrative (prose.py, from the CSVs and study/STUDY.md.in).
+Published numbers come from one build (builds.py): a study whose runs more than one build
+made (or a build with uncommitted changes, or one not recorded) writes none of these and
+exits 65 naming the kinds and builds, unless --draft (every section and figure then says
+"draft: runs from N builds"); --resume first redoes the runs whose build's code is not this
+kith's (stale.py: git diff in the repository the kith was built in), unless --keep-stale.
 """
 
 import argparse
@@ -76,6 +84,8 @@ from .plan import Run, Study, run_files  # noqa: E402
 from .prose import write_beside_report  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
 from . import run_commits as provenance  # noqa: E402
+from . import stale  # noqa: E402
+from .builds import Verdict  # noqa: E402
 from .runner import Progress, execute  # noqa: E402
 from . import state as study_state  # noqa: E402
 from .state import fill_options  # noqa: E402
@@ -85,6 +95,10 @@ from .suite import quick_subset, read_suite  # noqa: E402
 
 
 # --- the command line -------------------------------------------------------------------
+
+# Trade-off runs per workload and repeat with the default policies, collectors and multiples.
+TRADEOFF_RUNS_PER_WORKLOAD = len(DEFAULT_POLICIES) * len(DEFAULT_COLLECTORS) * len(FULL_MULTIPLES)
+
 
 class Parser(argparse.ArgumentParser):
     """argparse whose usage errors are CLI.md's: one line and a hint, exit 64 (not 2)."""
@@ -169,10 +183,24 @@ def parse_args(argv):
                     help=f"trade-off heap sizes, multiples of the minimum heap "
                          f"(default {','.join(f'{x:g}' for x in FULL_MULTIPLES)})")
     ap.add_argument("--tradeoff-repeat", type=int, default=None,
-                    help="repeats of the trade-off runs (default 1, at least 1)")
+                    help=f"runs of each trade-off configuration at least, then one more per round while its "
+                         f"interval is wider than --target-ci, up to --tradeoff-max-repeat (default: --repeat's). "
+                         f"Each repeat is one run per workload x policy x collector x heap multiple: "
+                         f"{TRADEOFF_RUNS_PER_WORKLOAD} runs a workload with the default policies, collectors and "
+                         f"multiples (--plan says how many in all)")
+    ap.add_argument("--tradeoff-max-repeat", type=int, default=None,
+                    help="runs of a trade-off configuration at most (default: --max-repeat's); the same as "
+                         "--tradeoff-repeat: no repeats beyond it")
     ap.add_argument("--contrived-sizes", default=None,
                     help=f"heap sizes of the worst-case request, 1M to 4G (default {','.join(FULL_CONTRIVED)})")
     ap.add_argument("--timeout", type=int, default=None, help="seconds before a run is killed (default 3600)")
+    ap.add_argument("--draft", action="store_true",
+                    help="write the results and report even when the runs come from more than one build (or one "
+                         "with uncommitted changes), every page and figure stamped 'draft: runs from N builds'; "
+                         "without it such a study exits 65")
+    ap.add_argument("--keep-stale", action="store_true",
+                    help="--resume: keep the finished runs of other builds (by default a run whose build's code "
+                         "differs from this kith's is run again); the report is then a draft")
     ap.add_argument("--no-figures", action="store_true", default=None,
                     help="write the CSVs and report without figures (--resume, --merge and --plan keep it)")
     ap.add_argument("--figures", dest="no_figures", action="store_false", default=None,
@@ -258,6 +286,12 @@ def build_config(a, kith):
         raise usage_error(f"--probes-per-round wants at least 1; got {a.probes_per_round}")
     if a.tradeoff_repeat is not None and a.tradeoff_repeat < 1:
         raise usage_error(f"--tradeoff-repeat wants at least 1; got {a.tradeoff_repeat}")
+    tradeoff_repeat = a.tradeoff_repeat if a.tradeoff_repeat is not None else repeat
+    if a.tradeoff_max_repeat is not None and a.tradeoff_max_repeat < tradeoff_repeat:
+        raise usage_error(f"--tradeoff-max-repeat ({a.tradeoff_max_repeat}) is below --tradeoff-repeat "
+                          f"({tradeoff_repeat})")
+    if a.keep_stale and not a.resume:
+        raise usage_error("--keep-stale goes with --resume (it keeps the runs of other builds a resume redoes)")
     if a.pause_policy is not None and a.pause_policy not in policies:
         raise usage_error(f"--pause-policy: '{a.pause_policy}' is not one of the study's policies: "
                           f"{', '.join(policies)}")
@@ -287,7 +321,9 @@ def build_config(a, kith):
         "experiments": experiments,
         "pause_policy": a.pause_policy or ("estranged" if "estranged" in policies else policies[0]), "pause_repeat": 1,
         "minheap_collector": mh_col, "precision": a.min_heap_precision, "probes": a.probes_per_round,
-        "multiples": multiples, "tradeoff_repeat": a.tradeoff_repeat if a.tradeoff_repeat is not None else 1,
+        "multiples": multiples, "tradeoff_repeat": tradeoff_repeat,
+        "tradeoff_max_repeat": max(a.tradeoff_max_repeat if a.tradeoff_max_repeat is not None else max_repeat,
+                                   tradeoff_repeat),
         "contrived_sizes": sizes, "contrived_repeat": repeat, "timeout": a.timeout, "heap_cap": HEAP_CAP,
         "probe_timeout_min": 5 if a.quick else 30, "probe_timeout_factor": 20, "suite": os.path.abspath(a.suite),
         "workloads": a.workloads, "main_heap": a.main_heap,
@@ -342,6 +378,31 @@ def previous_state(a, out_dir, continuing):
 REFUSED_LISTED = 10  # runs named one a line when the analysis refuses some
 
 
+def set_aside_stale_runs(out_dir, current, legacy, code):
+    """--resume: the finished runs whose build's code is not this kith's are made not done,
+    so the plan runs them again (stale.py); says how many, of which builds, and why."""
+    found = stale.stale_runs(out_dir, current, legacy, code)
+    if not found:
+        return
+    stale.set_aside(out_dir, found)
+    for line in stale.summary(found, current, code):
+        warn(f"--resume: {line}")
+    warn(f"--resume: {len(found)} runs of other builds to run again with this one ({provenance.short(current)}); "
+         "--keep-stale keeps them (a draft)")
+
+
+def tradeoff_size_line(study):
+    """What the trade-off adds, for --plan."""
+    n, least, most = study.tradeoff_size()
+    c = study.config
+    text = (f"the trade-off is {n:,} configurations ({len(study.workloads)} workloads x {len(c['policies'])} policies "
+            f"x {len(c['collectors'])} collectors x {len(c['multiples'])} heap multiples), {c['tradeoff_repeat']} runs "
+            f"each: {least:,} runs")
+    if most > least:
+        text += f", up to {most:,} where an interval is wider than +-{100 * c['target_ci']:g}%"
+    return text + " (--tradeoff-repeat, --tradeoff-max-repeat)"
+
+
 def on_signal(signum, frame):
     raise Stopped(signum)
 
@@ -379,11 +440,14 @@ def main(argv):
     if continuing:
         legacy = provenance.legacy_ledger(previous.get("unrecorded_run_commits",
                                                        previous.get("run_commits", {})))
-    run_commits = provenance.scan(out_dir, legacy) if continuing else {}
-    config["run_commits"] = run_commits
     all_workloads, fallback = read_suite(config["suite"])
     workloads = select_workloads(all_workloads, a.workloads, a.quick)
     study_dir.make(out_dir)  # every option checked: now the directory
+    code = stale.Code(stale.repository(kith))
+    if a.resume and not a.keep_stale:
+        set_aside_stale_runs(out_dir, config["commit"], legacy, code)
+    run_commits = provenance.scan(out_dir, legacy) if continuing else {}
+    config["run_commits"] = run_commits
     config["workload_names"] = [w.name for w in workloads]
     study = Study(config, workloads, kith)
     invocation = "kith study " + " ".join(shlex.quote(x) for x in argv if not x.startswith(("--kith=",
@@ -415,13 +479,13 @@ def main(argv):
     def record_commands(runs):
         with open(commands_path, "a") as f:
             for r in runs:
-                line = r.shell_command(kith)
+                line = r.shell_command(kith, config["commit"])
                 f.write(line + "\n")
 
     if a.plan:
         runs = study.plan(out_dir)
         for r in runs:
-            print(r.shell_command(kith))
+            print(r.shell_command(kith, config["commit"]))
         sys.stdout.flush()  # here, where a reader gone away is caught (entry), not at exit
         more = study.estimate_remaining(runs)
         if runs:
@@ -429,6 +493,12 @@ def main(argv):
                  + (f" (about {more} more runs in later rounds)" if more else ""))
         else:
             warn("nothing left to run")
+        if "tradeoff" in config["experiments"]:
+            warn(tradeoff_size_line(study))
+        old_builds = stale.stale_runs(out_dir, config["commit"], legacy, code)
+        if old_builds:  # a merge never replaces a finished run: these are redone where the study is
+            warn(f"{len(old_builds)} finished runs are of other builds' code; `kith study --resume` redoes them "
+                 "(the report of this study is a draft until then)")
         return 0
 
     failures = []
@@ -469,7 +539,14 @@ def main(argv):
                 m = re.search(r"runs/(\w+) && ", line)
                 if m:
                     examples[m.group(1)] = line.strip()
-    tables = write_results(study, out_dir)
+    # Published numbers come from one build (builds.py): a study of more, or of a build with
+    # uncommitted changes, writes nothing unless --draft (or --keep-stale) says it may.
+    verdict = Verdict(provenance.counts(out_dir, legacy), code.same)
+    if verdict.draft and not (a.draft or a.keep_stale):
+        raise StudyError(EXIT_MALFORMED, verdict.refusal(), verdict.hint())
+    if verdict.draft:
+        warn(f"{verdict.stamp()}: report.md and every figure say so")
+    tables = write_results(study, out_dir, verdict)
     failed_runs, did_not_fit = split_out_of_memory(
         [r for r in tables["results"][0] if r["kind"] in ("main", "pauses", "trace", "wholerun")
          and r["exit_code"] != 0],
@@ -490,7 +567,7 @@ def main(argv):
     write_report(study, out_dir, tables, info, figures_ok)
     narrative_ok = write_beside_report(out_dir)  # STUDY.md, from the CSVs just written (prose.py)
     save_state()
-    count = len(tables["results"][0]) + len(read_csv(os.path.join(out_dir, "contrived.csv")))
+    count = tables["runs"][0][-1]["runs"]  # every run of every kind (runs.csv's total)
     print(f"kith study: {count} runs in {out_dir}; report: {os.path.join(out_dir, 'report.md')}",
           file=sys.stderr)
     if did_not_fit:

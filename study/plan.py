@@ -96,8 +96,10 @@ class Run:
         argv.append(f"--stats-file={self.path('json')}")
         return argv + [self.script] + list(self.args)
 
-    def shell_command(self, kith):
-        """One self-contained line: run it in any directory, then --merge that directory."""
+    def shell_command(self, kith, commit):
+        """One self-contained line: run it in any directory, then --merge that directory. The
+        build (`commit`, of `kith`) goes to the run's .commit before its .rc, as runner.execute
+        writes them."""
         q = shlex.quote
         timeout = f"timeout {int(self.timeout)} " if self.timeout else ""
         argv = " ".join(q(a) for a in self.argv(kith))
@@ -106,7 +108,7 @@ class Run:
         else:
             redirect = f">{q(self.path('log'))} 2>&1"
         return (f"mkdir -p runs/{self.kind} && {timeout}{argv} {redirect}; "
-                f"echo $? >{q(self.path('rc'))}")
+                f"rc=$?; echo {q(commit)} >{q(self.path('commit'))}; echo $rc >{q(self.path('rc'))}")
 
 
 def run_files(out_dir):
@@ -290,14 +292,14 @@ class Study:
         half = stats.relative_half_width(walls)
         return half is not None and half > self.config.get("target_ci", DEFAULT_TARGET_CI)
 
-    def repeats(self, minimum, make):
+    def repeats(self, minimum, make, most=None):
         """A configuration's runs: `minimum` repeats, then one more per round (so extra
-        repeats stay interleaved across configurations) while wants_more, up to
-        max_repeat. make(rep) builds repeat rep."""
+        repeats stay interleaved across configurations) while wants_more, up to `most`
+        (default max_repeat). make(rep) builds repeat rep."""
         runs = [make(rep) for rep in range(minimum)]
         if minimum < 2:
             return runs
-        top = max(self.config.get("max_repeat", DEFAULT_MAX_REPEAT), minimum)
+        top = max(most or self.config.get("max_repeat", DEFAULT_MAX_REPEAT), minimum)
         while len(runs) < top and self.wants_more(runs):
             runs.append(make(len(runs)))
         return runs
@@ -355,8 +357,10 @@ class Study:
                         runs.append(self.make("pauses", w, c["pause_policy"], col, heap, rep))
         # Trade-off runs at multiples of each policy's OWN minimum heap: at one absolute
         # heap, policies would run at different multiples of their needs, and collection
-        # frequency would pass for allocator speed.
+        # frequency would pass for allocator speed. Repeated as the main runs are, so each
+        # configuration has its interval and each comparison with list its test.
         trade = []
+        most = c.get("tradeoff_max_repeat")
         for m in c["multiples"]:
             for w in self.workloads:
                 if ready.get(w.name) is None:
@@ -368,7 +372,7 @@ class Study:
                             continue
                         heap = self.sized(own, m)
                         rs = self.repeats(c["tradeoff_repeat"],
-                                          lambda rep: self.make("tradeoff", w, p, col, heap, rep, multiple=m))
+                                          lambda rep: self.make("tradeoff", w, p, col, heap, rep, multiple=m), most)
                         trade += rs[:c["tradeoff_repeat"]]
                         extra += rs[c["tradeoff_repeat"]:]
         trade.sort(key=lambda r: r.repeat)
@@ -390,6 +394,16 @@ class Study:
         runs += alloc_cost.plan_runs(self)  # trace runs, then their replays once traced
         runs += whole_run.plan_runs(self)  # main configurations under cachegrind (opt-in)
         return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
+
+    def tradeoff_size(self):
+        """(configurations, runs at least, runs at most) of the trade-off: one configuration
+        per workload x policy x collector x heap multiple, each run --tradeoff-repeat times,
+        and up to --tradeoff-max-repeat while its interval is wider than --target-ci."""
+        c = self.config
+        n = len(self.workloads) * len(c["policies"]) * len(c["collectors"]) * len(c["multiples"])
+        least = c["tradeoff_repeat"]
+        most = max(c.get("tradeoff_max_repeat") or least, least) if least >= 2 else least
+        return n, n * least, n * most
 
     def estimate_remaining(self, planned):
         """Runs still to come after `planned` (later rounds of the searches, and the runs

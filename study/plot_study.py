@@ -225,7 +225,12 @@ def plain_log_labels(fig):
                 axis.set_major_locator(LogLocator(10, subs=subs))
 
 
+DRAFT = {"stamp": ""}  # builds.csv's stamp of a study whose runs are not one build (main sets it)
+
+
 def save(fig, out_dir, name):
+    if DRAFT["stamp"]:  # above everything, so no crop of a draft's figure passes for a published one
+        fig.text(0.5, 1.0, DRAFT["stamp"].upper(), ha="center", va="bottom", color=VERMILLION, fontweight="bold")
     plain_log_labels(fig)
     os.makedirs(os.path.join(out_dir, "figures"), exist_ok=True)
     png, svg, pdf = figure_paths(out_dir, name)
@@ -770,35 +775,75 @@ def fig_mmu(out_dir):
 # --- time and space ---------------------------------------------------------------------
 
 def fig_time_space(out_dir):
+    """(a) time relative to each workload's fastest configuration, (b) speedup over list at the
+    same multiple, each a geometric mean over the workloads with its 95% interval across them;
+    (b) says how many of the per-workload tests against list are significant (Holm), and a
+    point with any marks them: filled where some are, hollow where none is."""
     rows = need(out_dir, "tradeoff_summary.csv",
                 lambda r: col(r, "geomean_relative_time") and col(r, "multiple"))
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
     policies, styles = policy_series(rows)
     multiples = sorted({col(r, "multiple") for r in rows})
-    fig, axes = plt.subplots(1, len(collectors), squeeze=False, sharey=True, layout="constrained",
-                             figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 2.5))
+    versus = [p for p in policies if p != "list" and any(col(r, "geomean_speedup_vs_list") for r in rows
+                                                          if r["policy"] == p)]
+    n_rows = 2 if versus else 1
+    fig, axes = plt.subplots(n_rows, len(collectors), squeeze=False, sharey="row", layout="constrained",
+                             figsize=(SINGLE if len(collectors) == 1 else DOUBLE, 2.5 * n_rows))
     any_iv = False
-    for ax, c in zip(axes[0], collectors):
+    tested = faster = slower = 0
+
+    def dodged(r, p, among):  # the policies' intervals side by side at each multiple, not on top of each other
+        return col(r, "multiple") * 1.025 ** (among.index(p) - (len(among) - 1) / 2)
+
+    for j, c in enumerate(collectors):
+        ax = axes[0][j]
         for p in policies:
             mine = sorted((r for r in rows if r["collector"] == c and r["policy"] == p),
                           key=lambda r: col(r, "multiple"))
             if not mine:
                 continue
-            ax.plot([col(r, "multiple") for r in mine], [col(r, "geomean_relative_time") for r in mine],
+            ax.plot([dodged(r, p, policies) for r in mine], [col(r, "geomean_relative_time") for r in mine],
                     **marker_kw(styles[p]))
             for r in mine:
                 iv = interval(r, "ci_low", "ci_high", "workloads")
                 if iv:
-                    ax.plot([col(r, "multiple")] * 2, iv, color=styles[p][0], lw=0.9)
+                    ax.plot([dodged(r, p, policies)] * 2, iv, color=styles[p][0], lw=0.9)
+                    any_iv = True
+        ax.axhline(1, color="#555555", lw=0.8)
+        multiple_axis(ax, multiples)
+        n = max((col(r, "workloads") or 0 for r in rows if r["collector"] == c), default=0)
+        ax.set_title(f"(a) time, {c} collection" + (f" ({n:.0f} workloads)" if n else ""))
+        if not versus:
+            ax.set_xlabel("heap / the policy's own minimum heap")
+            continue
+        ax = axes[1][j]
+        for p in versus:
+            mine = sorted((r for r in rows if r["collector"] == c and r["policy"] == p
+                           and col(r, "geomean_speedup_vs_list")), key=lambda r: col(r, "multiple"))
+            ax.plot([dodged(r, p, versus) for r in mine], [col(r, "geomean_speedup_vs_list") for r in mine],
+                    color=styles[p][0], lw=1.0)
+            for r in mine:
+                m, significant = dodged(r, p, versus), (col(r, "faster") or 0) + (col(r, "slower") or 0)
+                tested += col(r, "tested") or 0
+                faster += col(r, "faster") or 0
+                slower += col(r, "slower") or 0
+                ax.plot([m], [col(r, "geomean_speedup_vs_list")], linestyle="none",
+                        **marker_kw(styles[p], filled=significant > 0 or col(r, "tested") is None))
+                iv = interval(r, "speedup_ci_low", "speedup_ci_high", "workloads")
+                if iv:
+                    ax.plot([m] * 2, iv, color=styles[p][0], lw=0.9)
                     any_iv = True
         ax.axhline(1, color="#555555", lw=0.8)
         multiple_axis(ax, multiples)
         ax.set_xlabel("heap / the policy's own minimum heap")
-        n = max((col(r, "workloads") or 0 for r in rows if r["collector"] == c), default=0)
-        ax.set_title(f"{c} collection" + (f" ({n:.0f} workloads)" if n else ""))
+        ax.set_title(f"(b) speedup over list at the same multiple, {c}")
     axes[0, 0].set_ylabel("run time / best policy's\n(geometric mean)")
-    fig.suptitle("Time against space, normalised to the fastest policy at each point"
-                 + (f"; {CONFIDENCE_LABEL} across workloads" if any_iv else ""))
+    if versus:
+        axes[1, 0].set_ylabel("speedup over list\n(geometric mean; >1: faster)")
+    tests = (f"\n(b) per workload, {faster:.0f} of {tested:.0f} tests faster than list and {slower:.0f} slower "
+             f"after Holm; filled: some significant" if tested else "")
+    fig.suptitle("Time against space at multiples of each policy's own minimum heap"
+                 + (f"; {CONFIDENCE_LABEL} across workloads" if any_iv else "") + tests)
     legend_below(fig, [handle(p, styles[p], line=True) for p in policies], ncol=len(policies))
     save(fig, out_dir, "fig-time-space")
 
@@ -1115,6 +1160,8 @@ def main(argv):
     if not os.path.isdir(out_dir):
         print(f"plot_study.py: {out_dir}: no such directory", file=sys.stderr)
         return 2
+    builds = read(out_dir, "builds.csv")
+    DRAFT["stamp"] = builds[0].get("draft", "") if builds else ""
     failed = 0
     for name, draw in FIGURES:
         try:

@@ -5,11 +5,13 @@ import collections
 import math
 import os
 import platform
+import re
 import subprocess
 import time
 
 from . import alloc_cost
 from .analysis import RECYCLING_MIN_FREES
+from . import builds
 from . import demographics
 from . import size_class_free
 from . import predicted
@@ -63,11 +65,21 @@ def machine_info():
             "python": platform.python_version(), "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg())}
 
 
+VERSION_COMMIT = re.compile(r"\(([0-9a-f]{7,40})(-dirty)?\)")  # `kith --version`: "kith 0.1.0 (abc1234def56-dirty)"
+
+
 def version_info(kith, build):
+    """The kith binary's version line and build: the commit its --version names (the build
+    that runs the study's runs), else the study's source tree's HEAD (and whether that has
+    uncommitted changes)."""
     try:
         version = subprocess.run([kith, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         version = "?"
+    info = {"version": version, "build": build, "kith": kith}
+    m = VERSION_COMMIT.search(version)
+    if m:
+        return dict(info, commit=m.group(1), dirty=bool(m.group(2)))
     commit, dirty = "", False
     try:
         commit = subprocess.run(["git", "-C", SOURCE_DIR, "rev-parse", "HEAD"], capture_output=True, text=True,
@@ -77,7 +89,7 @@ def version_info(kith, build):
         dirty = bool(st.strip())
     except (OSError, subprocess.SubprocessError):
         pass
-    return {"version": version, "commit": commit, "dirty": dirty, "build": build, "kith": kith}
+    return dict(info, commit=commit, dirty=dirty)
 
 
 def md_table(rows, columns, headers=None, formats=None):
@@ -124,9 +136,24 @@ def write_report(study, out_dir, tables, info, figures_ok):
                     speedup_figure, predicted_section, satisfied_figure, sizes_figure, pauses_figure,
                     tradeoff_figure, minheap_figure, fragmentation_figure, size_class_section, files_section):
         section(L, page)
+    L = stamped(L, builds.stamp_of(out_dir))
     with open(os.path.join(out_dir, "report.md.tmp"), "w") as f:
         f.write("\n".join(L))
     os.replace(os.path.join(out_dir, "report.md.tmp"), os.path.join(out_dir, "report.md"))
+
+
+def stamped(L, stamp):
+    """The report's lines with a draft's stamp (builds.py) under its title and every section's
+    heading, so that no part of it passes for published numbers; L itself without one."""
+    if not stamp:
+        return L
+    line = f"> **{stamp[0].upper() + stamp[1:]}** (`builds.csv`): not the published numbers of one build."
+    out = []
+    for i, text in enumerate(L):
+        out.append(text)
+        if i == 0 or text.startswith("## "):
+            out += ["", line]
+    return out
 
 
 # What the sections read: the study, its directory, the tables of analysis.analyse, the run
@@ -172,12 +199,13 @@ def intro_section(L, page):
         {"k": "kith", "v": f"{v['version']} ({v['kith']})"}, {"k": "git commit", "v": commit},
         {"k": "load average at start / end", "v": f"{info['load_start']} / {info['load_end']}"},
         {"k": "python", "v": m["python"]}], ["k", "v"], ["", ""]))
-    mixed = commits_by_kind(page.c)
+    L.append("")
+    L += builds.report_lines(page.tables)
+    mixed = commits_by_kind(page.c) if builds.stamp_of(out_dir) else ""  # else: one build's code
     if mixed:
-        L.append("")
         L.append(f"**The runs come from more than one build** (`--resume` or `--merge` after a change), by kind "
                  f"of run: {mixed}. Each section's numbers are from the runs of its kind.")
-    L.append("")
+        L.append("")
     L.append("Timing figures (3, 6, 7, and 2) depend on the machine's load; count figures (4, 5, 8, 9) do not: "
              "the continuous collector runs with `--gc-pacing=work` in every run except the pause runs, so its "
              "counts are identical run to run (the `counts_identical` column of `satisfied.csv` checks it).")
@@ -207,7 +235,8 @@ def commands_section(L, page):
              f"; pause runs on `{c['pause_policy']}`; minimum heap with `{c['minheap_collector']}` to "
              f"{100 * c['precision']:g}%; trade-off at {', '.join(f'{x:g}x' for x in c['multiples'])} of "
              f"each policy's own minimum heap (malloc, which has none: the workload's smallest), "
-             f"{c['tradeoff_repeat']} repeat(s) at least; jobs {c['jobs']}, timed runs (main, trade-off, contrived, "
+             f"{c['tradeoff_repeat']} to {c.get('tradeoff_max_repeat', c['tradeoff_repeat'])} repeats as the main "
+             f"runs'; jobs {c['jobs']}, timed runs (main, trade-off, contrived, "
              f"replay) {c['timing_jobs']} at a time with nothing else beside them, pause runs alone; main, trade-off "
              f"and pause runs with `--stats-timers=off` (counts, no clock read per malloc and free).")
     L.append("")
@@ -402,10 +431,12 @@ def files_section(L, page):
     L.append("`results.csv` / `results.json` (one row per `kith run`: every statistic of the JSON, flattened), "
              "`summary.csv` (median, mean and 95% interval per configuration), `workloads.csv`, "
              "`contrived.csv` + `contrived_summary.csv`, `speedup.csv`, `satisfied.csv` + `satisfied_means.csv`, "
-             "`tradeoff.csv` + `tradeoff_summary.csv`, `alloc_share.csv`, `predicted.csv` (+ `whole_run.csv` "
-             "with `wholerun` runs), `timing_target.csv`, `sizes.csv`, "
+             "`tradeoff.csv` + `tradeoff_summary.csv` + `tradeoff_vs_list.csv`, `alloc_share.csv`, "
+             "`predicted.csv` (+ `whole_run.csv` with `wholerun` runs), `timing_target.csv`, `sizes.csv`, "
              "`pauses.csv` + `mmu.csv` + `pause_summary.csv`, `minheap.csv`, `fragmentation.csv`, "
-             "`commands.txt`, `study.json`, `runs/` (every run's statistics, output and exit code).")
+             "`size_class_free.csv` + `size_class_summary.csv` + `size_class_correlation.csv`, "
+             "`runs.csv` (the runs by kind), `builds.csv` (by build), `commands.txt`, "
+             "`study.json`, `runs/` (every run's statistics, output and exit code).")
     L.append("")
 
 
@@ -558,20 +589,23 @@ def tradeoff_section(L, c, tables):
     trs, _ = tables.get("tradeoff_summary", ([], []))
     if trs:
         L.append("Each policy at multiples of its own minimum heap. Time relative to the workload's fastest "
-                 "configuration (any policy, any multiple; same collector), geometric mean over the workloads "
-                 "that ran, with the 95% interval across workloads (t on the logs); in parentheses the geometric "
-                 "mean speedup over `list` at the same multiple.")
+                 "configuration (any policy, any multiple; same collector; means of each configuration's runs), "
+                 "geometric mean over the workloads that ran, with the 95% interval across workloads (t on the "
+                 "logs); in parentheses the geometric mean speedup over `list` at the same multiple, with its "
+                 "interval across workloads.")
         L.append("")
         rows = [dict(r, m=f"{float(r['multiple']):g}x") for r in trs]
         L.append(pivot(rows, "collector", None, "m",
                        lambda r: ci_text(r["geomean_relative_time"], r["ci_low"], r["ci_high"]) +
-                       (f" ({r['geomean_speedup_vs_list']:.3f})" if r.get("geomean_speedup_vs_list") else "") +
-                       f" n={r['workloads']}",
+                       (f" ({ci_text(r['geomean_speedup_vs_list'], r.get('speedup_ci_low'), r.get('speedup_ci_high'))})"
+                        if r.get("geomean_speedup_vs_list") else "") + f" n={r['workloads']}",
                        [f"{x:g}x" for x in c["multiples"]], extra_key="policy"))
         L.append("")
+    L += tradeoff_test_lines(c, tables)
     if tr:
-        L.append("Per workload: mean wall time (s) / mean GC time (ms); `oom`: out of memory at that multiple, "
-                 "`failed`: another error (`tradeoff.csv` has the heap sizes and the notes).")
+        L.append("Per workload: mean wall time (s) ± the half-width of its 95% interval (% of the mean; none for a "
+                 "single run) / mean GC time (ms); `oom`: out of memory at that multiple, `failed`: another error "
+                 "(`tradeoff.csv` has the heap sizes, the intervals, the runs and the notes).")
         L.append("")
 
         def cell(r):
@@ -579,7 +613,10 @@ def tradeoff_section(L, c, tables):
                 return "oom"
             if r["status"] != "ok" or r["wall_s_mean"] is None:
                 return r["status"]
-            return f"{r['wall_s_mean']:.3f} / {(r['gc_ms_mean'] or 0):.1f}"
+            half = ""
+            if r.get("wall_s_ci_high") is not None and r["wall_s_mean"]:
+                half = f" ±{50 * (r['wall_s_ci_high'] - r['wall_s_ci_low']) / r['wall_s_mean']:.1f}%"
+            return f"{r['wall_s_mean']:.3f}{half} / {(r['gc_ms_mean'] or 0):.1f}"
         rows = [dict(r, m=f"{float(r['multiple']):g}x") for r in tr]
         L.append(pivot(rows, "workload", "collector", "m", cell, [f"{x:g}x" for x in c["multiples"]],
                        extra_key="policy"))
@@ -590,6 +627,41 @@ def tradeoff_section(L, c, tables):
             L.append("Where `list` did not run, no speedup over it exists at that multiple: " +
                      "; ".join(f"{w}/{col} at {m}" for w, col, m in no_list) + ".")
             L.append("")
+
+
+def tradeoff_test_lines(c, tables):
+    """The trade-off's comparisons with list (tradeoff_vs_list.csv): how many are significant
+    after Holm, each way, overall and per policy."""
+    tests, _ = tables.get("tradeoff_vs_list", ([], []))
+    tested = [t for t in tests if t.get("p_value") is not None]
+    if not tests:
+        return []
+    sig = [t for t in tested if t.get("holm_significant")]
+    faster = [t for t in sig if t["log_ratio"] > 0]
+    untested = len(tests) - len(tested)
+    L = [f"**Against `list` at equal multiples.** Each policy against `list` at the same multiple of each one's own "
+         f"minimum heap, per workload and collector, tested as the main comparisons are: Welch's t test on the "
+         f"logarithms of the wall times, Holm–Bonferroni over all {len(tested)} such tests of the trade-off "
+         f"(a family of its own) at a family-wise 5% (`tradeoff_vs_list.csv`"
+         + (f"; {untested} comparisons without two runs on each side are not tests" if untested else "")
+         + f"): {len(sig)} significant, {len(faster)} faster than `list` and {len(sig) - len(faster)} slower.", ""]
+    rows = []
+    for p in [p for p in c["policies"] if p != "list"]:
+        mine = [t for t in tested if t["policy"] == p]
+        if not mine:
+            continue
+        speedups = [t["speedup"] for t in mine if t.get("speedup")]
+        f = sum(1 for t in mine if t.get("holm_significant") and t["log_ratio"] > 0)
+        s = sum(1 for t in mine if t.get("holm_significant") and t["log_ratio"] < 0)
+        rows.append({"policy": f"`{p}`", "tests": len(mine), "faster": f, "slower": s,
+                     "range": f"{min(speedups):.3f}–{max(speedups):.3f}" if speedups else "",
+                     "geomean": ci_text(*stats.geomean_ci(speedups)) if speedups else ""})
+    if rows:
+        L.append(md_table(rows, ["policy", "tests", "faster", "slower", "geomean", "range"],
+                          ["policy", "tests", "significantly faster than list", "significantly slower",
+                           "speedup over list: geometric mean over the tests [95% interval]", "smallest–largest"]))
+        L.append("")
+    return L
 
 
 def share_section(L, tables):

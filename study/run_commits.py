@@ -52,15 +52,27 @@ def legacy_ledger(value):
             for kind, commits in value.items() if isinstance(kind, str) and isinstance(commits, list)}
 
 
-def scan(out_dir, legacy):
-    """{kind: [commit, ...]} over the finished runs (plan.run_files) under out_dir/runs,
-    the commit that ran most runs of a kind first. A run without a .commit counts as its
-    kind's commits in `legacy`, or NOT_RECORDED."""
-    counts = {}
+def counts(out_dir, legacy):
+    """{kind: {commit: runs}} over the finished runs (plan.run_files) under out_dir/runs. A
+    run without a .commit counts as each of its kind's commits in `legacy`, or
+    NOT_RECORDED."""
+    found = {}
     for run_id in sorted(run_files(out_dir)):
         kind = run_id.split("__", 1)[0]
         commit = read(os.path.join(out_dir, "runs", kind, run_id))
-        kind_counts = counts.setdefault(kind, {})
+        kind_counts = found.setdefault(kind, {})
         for c in ([commit] if commit else legacy.get(kind) or [NOT_RECORDED]):
             kind_counts[c] = kind_counts.get(c, 0) + 1
-    return {kind: sorted(c, key=lambda x: (-c[x], x)) for kind, c in counts.items()}
+    return found
+
+
+def scan(out_dir, legacy):
+    """{kind: [commit, ...]} (counts), the commit that ran most runs of a kind first."""
+    return {kind: sorted(c, key=lambda x: (-c[x], x)) for kind, c in counts(out_dir, legacy).items()}
+
+
+def short(commit):
+    """A recorded build as people read it: a commit cut to 12 digits (as `kith --version`
+    prints it), its -dirty kept; anything else as it is."""
+    m = re.fullmatch(r"([0-9a-f]{7,40})(-dirty)?", commit or "")
+    return m.group(1)[:12] + (m.group(2) or "") if m else commit

@@ -14,7 +14,9 @@ run, with 50 ms between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.
 FAKE_KITH_RUNLOG=FILE appends "PID ARGS" of every `run` as it starts and FAKE_KITH_SLEEP=S makes
 each `run` take S seconds more, to see which runs ran and which processes outlive a signal;
 FAKE_KITH_SIGBLK=FILE appends the signal mask each `run` starts with (/proc/self/status's
-SigBlk, hex), to see that the driver hands its runs no blocked signal. With --frag-file
+SigBlk, hex), to see that the driver hands its runs no blocked signal; FAKE_KITH_COMMIT=C makes
+--version name commit C (as kith names the commit it was built from; empty: "commit unknown"),
+which is COMMIT otherwise: one clean build, whatever the state of the source tree. With --frag-file
 it writes a kith-frag file (frag_lines: FRAG_CYCLES collections) whose free bytes in the
 requested classes (32 and 64 bytes, as in the size histogram) depend on policy and
 collector, as the study's demog runs need."""
@@ -25,6 +27,7 @@ import re
 import sys
 import time
 
+COMMIT = "5ca1ab1e0000"
 MIN_HEAP = {"alpha": 3_000_000, "beta": 700_000}
 LIVE = {"alpha": 2_000_000, "beta": 400_000}
 FACTOR = {"list": 1.0, "knuth": 1.5, "estranged": 1.5, "tlsf": 1.1, "kingsley": 2.0, "lea": 1.05, "malloc": 0.0}
@@ -130,7 +133,8 @@ def run(args):
 
 def main(argv):
     if argv[:1] == ["--version"]:
-        print("kith 0.0.0-fake")
+        commit = os.environ.get("FAKE_KITH_COMMIT", COMMIT)
+        print(f"kith 0.0.0-fake ({commit or 'commit unknown'})")
         return 0
     if argv[:1] == ["policies"]:
         for p in FACTOR:

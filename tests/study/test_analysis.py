@@ -126,14 +126,44 @@ class GoldenCounts(unittest.TestCase):
     def test_names_every_differing_cell(self):
         from study import golden
         row = {"workload": "json", "args": "Json 3", "policy": "knuth", "collector": "continuous",
-               "heap_size": "1048576", **{c: "7" for c in golden.COUNTS}}
-        changed = dict(row, **{"gc.cycles": "8"})
+               "heap_size": "1048576", **{c: "7" for c in golden.COUNTS + golden.STEPS}}
+        changed = dict(row, **{"gc.cycles": "8", "heap.steps.malloc.histogram": "1:5 2:3"})
         gone = dict(row, policy="list")
         self.assertEqual(golden.differences([row], [row]), [])
         diffs = golden.differences([row, gone], [changed])
         self.assertEqual(diffs[0], "json/knuth/continuous gc.cycles: golden 7, now 8")
-        self.assertIn("json/list/continuous", diffs[1])
-        self.assertEqual(len(diffs), 2)
+        self.assertEqual(diffs[1], "json/knuth/continuous heap.steps.malloc.histogram: golden 7, now 1:5 2:3")
+        self.assertIn("json/list/continuous", diffs[2])
+        self.assertEqual(len(diffs), 3)
+
+    def test_covers_every_policy_and_what_varies_is_said_not_compared(self):
+        from study import golden
+        from study.common import DEFAULT_POLICIES
+        self.assertEqual(golden.POLICIES, DEFAULT_POLICIES)
+        with open(golden.GOLDEN, newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(list(rows[0]), golden.COLUMNS)
+        self.assertEqual({r["policy"] for r in rows}, set(DEFAULT_POLICIES), "tlsf and malloc included")
+        self.assertTrue(all(r["heap.steps.malloc.histogram"] for r in rows if r["policy"] != "malloc"), "steps")
+        malloc = dict(rows[0], policy="malloc", **{c: golden.VARIES for c in golden.NOT_REPRODUCIBLE["malloc"]})
+        now = dict(malloc, **{"heap.frees": "12345"})
+        self.assertEqual(golden.differences([malloc], [now]), [])
+        self.assertNotEqual(golden.differences([malloc], [dict(now, **{"heap.allocations": "1"})]), [])
+
+    def test_costs_differences_and_the_check_fails(self):
+        from study import golden
+        with open(golden.GOLDEN_COSTS, newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(list(rows[0]), golden.COST_COLUMNS)
+        self.assertEqual({(r["traced_on"], r["replayed_on"]) for r in rows},
+                         {(p, q) for p in golden.POLICIES for q in (p, "nothing")})
+        moved = [dict(r) for r in rows]
+        moved[2]["malloc_ir"] = str(int(moved[2]["malloc_ir"]) + 1)
+        diffs = golden.differences(rows, moved, **golden.COST_HOW)
+        self.assertEqual(diffs, [f"binary_trees/{rows[2]['traced_on']}/{rows[2]['replayed_on']} malloc_ir: golden "
+                                 f"{rows[2]['malloc_ir']}, now {moved[2]['malloc_ir']}"])
+        self.assertEqual(golden.check(golden.GOLDEN_COSTS, rows, "exact costs", **golden.COST_HOW), 0)
+        self.assertEqual(golden.check(golden.GOLDEN_COSTS, moved, "exact costs", **golden.COST_HOW), 1)
 
 
 def run_study(out, *extra, env=None):
@@ -176,11 +206,12 @@ class Driver(unittest.TestCase):
         r = run_study(out, "--policies=list,knuth", "--repeat=3", "--max-repeat=6", "--heap-multiples=2",
                       env={"FAKE_KITH_NOISE": "beta"})
         self.assertEqual(r.returncode, 0, r.stderr[-2000:])
-        main = [x for x in read(out, "results.csv") if x["kind"] == "main"]
-        for w, want in (("alpha", 3), ("beta", 6)):  # alpha's times are exact; beta's +-20%
-            for p in ("list", "knuth"):
-                n = len([x for x in main if x["workload"] == w and x["policy"] == p])
-                self.assertEqual(n, want, f"{w}/{p}: {n} runs")
+        results = read(out, "results.csv")
+        for kind in ("main", "tradeoff"):  # the trade-off repeated as the main runs are
+            for w, want in (("alpha", 3), ("beta", 6)):  # alpha's times are exact; beta's +-20%
+                for p in ("list", "knuth"):
+                    n = len([x for x in results if x["kind"] == kind and x["workload"] == w and x["policy"] == p])
+                    self.assertEqual(n, want, f"{kind} {w}/{p}: {n} runs")
         # Still interleaved: every repeat 2 was started before any repeat 3.
         with open(os.path.join(out, "commands.txt")) as f:
             lines = [ln for ln in f if "runs/main" in ln]
@@ -190,12 +221,68 @@ class Driver(unittest.TestCase):
         # The main runs count without per-operation clocks.
         self.assertTrue(all("--stats-timers=off" in ln for ln in lines))
         missed = read(out, "timing_target.csv")
-        self.assertEqual({(x["kind"], x["workload"]) for x in missed if x["half_width_pct"]}, {("main", "beta")})
+        self.assertEqual({(x["kind"], x["workload"]) for x in missed if x["half_width_pct"]},
+                         {("main", "beta"), ("tradeoff", "beta")})
+        self.assertEqual([x for x in missed if not x["half_width_pct"]], [], "no configuration of a single run")
         with open(os.path.join(out, "report.md")) as f:
             report = f.read()
         self.assertIn("**Timing target.**", report)
         self.assertIn("- main beta / occasional / `knuth`: ±", report)
         self.assertNotIn("main alpha / occasional", report)
+
+    def test_tradeoff_intervals_and_tests_against_list(self):
+        """Trade-off runs repeated as the main runs are: each row its interval, each policy
+        against list at the same multiple tested (Welch on log times, Holm over the
+        trade-off's tests), the report saying how many are significant."""
+        out = os.path.join(self.tmp, "tradeoff")
+        r = run_study(out, "--policies=list,knuth,estranged", "--repeat=3", "--max-repeat=6", "--heap-multiples=1.5,3",
+                      env={"FAKE_KITH_NOISE": "beta"})
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        for x in read(out, "tradeoff.csv"):
+            exact = x["workload"] == "alpha"  # alpha's times are exact, beta's +-20% on alternate repeats
+            self.assertEqual(x["runs"], "3" if exact else "6", x)
+            lo, mean, hi = (float(x[k]) for k in ("wall_s_ci_low", "wall_s_mean", "wall_s_ci_high"))
+            if exact:
+                self.assertTrue(math.isclose(lo, mean) and math.isclose(hi, mean), x)
+            else:
+                self.assertLess(lo, mean * 0.95, x)
+                self.assertGreater(hi, mean * 1.05, x)
+        tests = read(out, "tradeoff_vs_list.csv")
+        self.assertEqual(len(tests), 2 * 2 * 2, "2 workloads x 2 multiples x knuth, estranged against list")
+        trade = {(x["workload"], x["policy"], x["multiple"]): x for x in read(out, "tradeoff.csv")}
+        p_values = []
+        for t in tests:
+            base = trade[(t["workload"], "list", t["multiple"])]
+            mine = trade[(t["workload"], t["policy"], t["multiple"])]
+            self.assertAlmostEqual(float(t["speedup"]), float(base["wall_s_mean"]) / float(mine["wall_s_mean"]))
+            self.assertEqual((t["heap_size"], t["list_heap_size"]), (mine["heap_size"], base["heap_size"]))
+            p_values.append(float(t["p_value"]))
+            if t["workload"] == "alpha":  # exact times: a difference for certain (p = 0)
+                self.assertEqual((t["p_value"], t["holm_significant"]), ("0.0", "True"), t)
+        significant, adjusted = stats.holm_bonferroni(p_values)
+        self.assertEqual([float(t["p_holm"]) for t in tests], adjusted)
+        self.assertEqual([t["holm_significant"] for t in tests], [str(x) for x in significant])
+        # beta's noise (+-20% on alternate repeats) hides knuth's 24% at 3x in 6 runs
+        beta3 = next(t for t in tests if (t["workload"], t["policy"], t["multiple"]) == ("beta", "knuth", "3"))
+        self.assertEqual(beta3["holm_significant"], "False", beta3)
+        summary = read(out, "tradeoff_summary.csv")
+        knuth = next(x for x in summary if x["policy"] == "knuth" and x["multiple"] == "3")
+        self.assertEqual((knuth["tested"], knuth["faster"], knuth["slower"]), ("2", "1", "0"))
+        self.assertLess(float(knuth["speedup_ci_low"]), float(knuth["geomean_speedup_vs_list"]))
+        with open(os.path.join(out, "report.md")) as f:
+            report = f.read()
+        n = sum(significant)
+        self.assertIn("Holm–Bonferroni over all 8 such tests of the trade-off", report)
+        self.assertIn(f"{n} significant, {n} faster than `list` and 0 slower", report)
+        knuth_n = sum(x for x, t in zip(significant, tests) if t["policy"] == "knuth")
+        self.assertIn(f"| `knuth` | 4 | {knuth_n} | 0 |", report)
+        # The plan says what the trade-off adds.
+        p = subprocess.run([sys.executable, DRIVER, f"--kith={FAKE}", "--plan", f"--out={os.path.join(self.tmp, 'p')}",
+                            f"--suite={os.path.join(HERE, 'fake_suite', 'suite.tsv')}", "--policies=list,knuth",
+                            "--repeat=3", "--max-repeat=6", "--heap-multiples=1.5,3"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("the trade-off is 16 configurations (2 workloads x 2 policies x 2 collectors x 2 heap "
+                      "multiples), 3 runs each: 48 runs, up to 96 where an interval is wider than +-3%", p.stderr)
 
     def test_timed_runs_run_alone(self):
         spans = os.path.join(self.tmp, "spans")

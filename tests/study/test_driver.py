@@ -5,8 +5,10 @@ with ../shared/CLI.md's exit code (64 usage, 65 malformed, 66 missing, 73 cannot
 or a refusal that keeps the data. The driver runs on fake_kith.py (known answers, fast).
 Run: /usr/bin/python3 -m unittest test_driver (CTest: study.driver)."""
 
+import csv
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -20,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
 FAKE = os.path.join(HERE, "fake_kith.py")
 FAKE_SUITE = os.path.join(HERE, "fake_suite", "suite.tsv")
+sys.path.insert(0, HERE)
+import fake_kith  # noqa: E402  (its COMMIT: the build --version names)
 # A small study: the minimum-heap search and the main runs of two workloads on two policies.
 SMALL = ["--experiments=minheap,main", "--policies=list,tlsf", "--collectors=occasional", "--repeat=1",
          "--no-figures", "--jobs=2"]
@@ -58,6 +62,17 @@ class Base(unittest.TestCase):
         for w in words:
             self.assertIn(w, lines[0])
         self.assertEqual(p.stdout, "", "nothing planned or run")
+
+    def assertRefused(self, p, *words):
+        """A study that ran (or merged) its runs, then refused to write results: exit 65, its
+        last two lines of stderr the error (with words) and the hint, no traceback."""
+        lines = p.stderr.strip().splitlines()
+        self.assertEqual(p.returncode, 65, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertTrue(len(lines) >= 2 and lines[-2].startswith("kith study: ") and
+                        lines[-1].startswith("kith study: "), p.stderr)
+        for w in words:
+            self.assertIn(w, lines[-2])
 
 
 class Suite(Base):
@@ -160,7 +175,8 @@ class Usage(Base):
              "--contrived-sizes=0", "--contrived-sizes=15K", "--contrived-sizes=512K", "--contrived-sizes=1T",
              "--contrived-sizes=5G", "--contrived-sizes=1M,1024K", "--heap-multiples=1.5,1.50",
              "--probes-per-round=0", "--max-repeat=0", "--min-heap-precision=nan", "--target-ci=nan",
-             "--heap-multiples=nan", "--main-heap=nan", "--main-heap=0.5"]
+             "--heap-multiples=nan", "--main-heap=nan", "--main-heap=0.5", "--repeat=3 --tradeoff-max-repeat=2",
+             "--tradeoff-repeat=4 --tradeoff-max-repeat=3", "--tradeoff-max-repeat=x", "--keep-stale"]
 
     def test_each_is_one_line_64(self):
         for case in self.CASES:
@@ -172,7 +188,8 @@ class Usage(Base):
     def test_messages_say_what_is_wrong(self):
         for case, words in (("--contrived-sizes=1T", ["'1T'", "too large", "4G"]),
                             ("--contrived-sizes=15K", ["'15K'", "too small", "1M"]),
-                            ("--tradeoff-repeat=0", ["at least 1"])):
+                            ("--tradeoff-repeat=0", ["at least 1"]),
+                            ("--tradeoff-max-repeat=2", ["--tradeoff-max-repeat (2)", "--tradeoff-repeat (5)"])):
             with self.subTest(case=case):
                 self.assertError(study(f"--suite={FAKE_SUITE}", case, "--plan", f"--out={self.out}"), 64, *words)
         self.assertError(study(f"--suite={FAKE_SUITE}", "--plan", "--out="), 64, "--out")
@@ -246,11 +263,12 @@ class Resume(Base):
                     with open(os.path.join(main, name), "w") as f:
                         f.write(text)
 
-        # As if an older build had run the main runs, and one of them is run again now.
+        # As if an older build had run the main runs, and one of them is run again now;
+        # the others kept (--keep-stale: a draft).
         set_main_commits("0123abc\n")
         names = sorted(n for n in os.listdir(main) if n.endswith(".rc"))
         os.remove(os.path.join(main, names[0]))
-        p = study("--resume", f"--out={self.out}")
+        p = study("--resume", "--keep-stale", f"--out={self.out}")
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(state_path) as f:
             self.assertEqual(json.load(f)["run_commits"], {"minheap": [now], "main": ["0123abc", now]})
@@ -258,6 +276,7 @@ class Resume(Base):
             report = f.read()
         self.assertIn("**The runs come from more than one build**", report)
         self.assertIn(f"0123abc: main; {now}: main, minheap", report)
+        self.assertIn("> **Draft: runs from 2 builds** (`builds.csv`)", report)
         # Every main run set aside and run again: only this build ran them now.
         set_main_commits("0123abc\n")
         shutil.rmtree(main)
@@ -277,7 +296,7 @@ class Resume(Base):
                 if name.endswith(".commit"):
                     os.remove(os.path.join(d, name))
         os.remove(os.path.join(main, names[0]))  # one redone by this build
-        p = study("--resume", f"--out={self.out}")
+        p = study("--resume", "--keep-stale", f"--out={self.out}")
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(state_path) as f:
             state = json.load(f)
@@ -292,11 +311,131 @@ class Resume(Base):
                 state["unrecorded_run_commits"] = damage
                 with open(state_path, "w") as f:
                     json.dump(state, f)
-                p = study("--resume", f"--out={self.out}")
+                p = study("--resume", "--keep-stale", f"--out={self.out}")
                 self.assertEqual(p.returncode, 0, p.stderr)
                 self.assertNotIn("Traceback", p.stderr)
                 with open(state_path) as f:
                     self.assertEqual(json.load(f)["run_commits"]["main"], ["commit not recorded"])
+
+
+class OneBuild(Base):
+    """Published numbers come from one build: --resume redoes what a code change made stale
+    (git diff in the repository the kith was built in, a throwaway one here), and a report of
+    more than one build, or of a build with uncommitted changes, is refused (65) unless --draft."""
+
+    def git(self, *args):
+        p = subprocess.run(["git", "-C", self.repo, *args], capture_output=True, text=True, check=True)
+        return p.stdout.strip()
+
+    def commit(self, path, text):
+        os.makedirs(os.path.dirname(os.path.join(self.repo, path)), exist_ok=True)
+        with open(os.path.join(self.repo, path), "w") as f:
+            f.write(text)
+        self.git("add", "-A")
+        self.git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", path)
+        return self.git("rev-parse", "HEAD")
+
+    def setUp(self):
+        if not shutil.which("git"):
+            self.skipTest("git is not installed (the study diffs builds with it)")
+        super().setUp()
+        # The kith binary inside the repository it was built in, as build/release/cli/kith is.
+        self.repo = os.path.join(self.tmp, "repo")
+        os.makedirs(self.repo)
+        self.git("init", "-q")
+        shutil.copy(FAKE, os.path.join(self.repo, "kith.py"))
+        self.first = self.commit("heap/policy.cpp", "one\n")
+        self.docs = self.commit("docs/STUDY.md", "words\n")  # nothing that shapes a run
+        self.code = self.commit("heap/policy.cpp", "two\n")  # a policy changed
+        self.runlog = os.path.join(self.tmp, "runlog")
+
+    def run_study(self, build, *args):
+        if os.path.exists(self.runlog):
+            os.remove(self.runlog)
+        env = dict(os.environ, FAKE_KITH_COMMIT=build, FAKE_KITH_RUNLOG=self.runlog)
+        return subprocess.run([sys.executable, DRIVER, f"--kith={os.path.join(self.repo, 'kith.py')}", *args,
+                               f"--out={self.out}"], capture_output=True, text=True, env=env, timeout=300)
+
+    def ran(self):
+        if not os.path.exists(self.runlog):
+            return set()
+        with open(self.runlog) as f:
+            return {os.path.basename(a.split("=", 1)[1])[:-5] for line in f for a in line.split()
+                    if a.startswith("--stats-file=")}
+
+    def builds(self):
+        with open(os.path.join(self.out, "builds.csv")) as f:
+            return {(r["kind"], r["commit"], r["build"], r["draft"]) for r in csv.DictReader(f)}
+
+    def test_resume_redoes_only_what_a_code_change_made_stale(self):
+        p = self.run_study(self.first, f"--suite={FAKE_SUITE}", *SMALL)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        runs = finished_runs(self.out)
+        # Only the documents changed: nothing is stale, nothing runs again.
+        p = self.run_study(self.docs, "--resume")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.ran(), set())
+        self.assertNotIn("redone", p.stderr)
+        # One run set aside is done by the new build: two commits, one build (the same code).
+        main = sorted(r for r in runs if r.startswith("main__"))
+        os.remove(os.path.join(self.out, "runs", "main", main[0] + ".rc"))
+        p = self.run_study(self.docs, "--resume")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.ran(), {main[0]})
+        self.assertIn(("main", self.docs, self.first, ""), self.builds())
+        with open(os.path.join(self.out, "report.md")) as f:
+            report = f.read()
+        self.assertNotIn("Draft", report)
+        line = next(x for x in report.splitlines() if x.startswith("Every run is of one build"))
+        self.assertIn(f"Every run is of one build, `{self.first[:12]}` (recorded as ", line)
+        self.assertIn(": commits with the same code)", line)
+        self.assertEqual(sorted(re.findall(r"`([0-9a-f]{12})`", line)), sorted([self.first[:12]] * 2 + [self.docs[:12]]))
+        # A policy changed: every run is stale and runs again, and the report is one build's.
+        p = self.run_study(self.code, "--resume")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.ran(), runs)
+        self.assertIn(f"--resume: {len(runs) - 1} runs of build {self.first[:12]} redone (the code changed): main 3, "
+                      f"minheap {len(runs) - 4}", p.stderr)
+        self.assertIn(f"--resume: 1 runs of build {self.docs[:12]} redone (the code changed): main 1", p.stderr)
+        p = self.run_study(self.first, "--plan")  # a plan names the runs a resume would redo
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(f"{len(runs)} finished runs are of other builds' code; `kith study --resume` redoes them",
+                      p.stderr)
+        self.assertEqual({b[1] for b in self.builds()}, {self.code})
+        # Back to the first build, keeping the other's runs: a draft, stamped, not refused.
+        os.remove(os.path.join(self.out, "runs", "main", main[1] + ".rc"))
+        p = self.run_study(self.first, "--resume", "--keep-stale")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.ran(), {main[1]})
+        self.assertIn("draft: runs from 2 builds: report.md and every figure say so", p.stderr)
+        self.assertEqual({b[3] for b in self.builds()}, {"draft: runs from 2 builds"})
+
+    def test_a_build_with_uncommitted_changes_or_of_no_repository(self):
+        p = self.run_study(self.code + "-dirty", f"--suite={FAKE_SUITE}", *SMALL)
+        self.assertRefused(p, "not of one clean build: uncommitted changes", f"main: {self.code[:12]}-dirty (4)")
+        self.assertIn("commit the changes, rebuild", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "report.md")), "no report")
+        p = self.run_study(self.code + "-dirty", "--resume", "--draft")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.ran(), set(), "the same dirty build: nothing stale")
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertIn("> **Draft: runs from 1 build, with uncommitted changes**", f.read())
+        # Committed: its runs are stale (what the uncommitted changes were cannot be known).
+        p = self.run_study(self.code, "--resume")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.ran(), finished_runs(self.out))
+        self.assertIn(f"redone (uncommitted changes)", p.stderr)
+        # A kith outside any repository (the driver's own tree does not hold these commits):
+        # a different commit is stale.
+        shutil.rmtree(os.path.join(self.repo, ".git"))
+        p = self.run_study(self.docs, "--resume")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.ran(), finished_runs(self.out))
+        self.assertIn(f"runs of build {self.code[:12]} redone (commit not in ", p.stderr)
+
+    def test_keep_stale_goes_with_resume(self):
+        self.assertError(self.run_study(self.first, f"--suite={FAKE_SUITE}", "--keep-stale", *SMALL), 64,
+                         "--keep-stale", "--resume")
 
 
 class Merge(Base):
@@ -308,9 +447,12 @@ class Merge(Base):
         self.incoming = os.path.join(self.tmp, "incoming", "runs", "main")
         os.makedirs(self.incoming)
 
-    def put(self, run_id, stats, rc="0\n"):
+    def put(self, run_id, stats, rc="0\n", commit=None):
         with open(os.path.join(self.incoming, run_id + ".json"), "w") as f:
             f.write(stats if isinstance(stats, str) else json.dumps(stats))
+        if commit is not None:  # as --plan's commands record it
+            with open(os.path.join(self.incoming, run_id + ".commit"), "w") as f:
+                f.write(commit + "\n")
         with open(os.path.join(self.incoming, run_id + ".rc"), "w") as f:
             f.write(rc)
 
@@ -390,7 +532,7 @@ class Merge(Base):
             self.assertFalse([r for r in runs if bad in r and r.startswith("main__")], bad)
 
     def test_clean_merge_exits_0(self):
-        self.put(self.main_runs[0].replace("__r0", "__r1"), self.existing(self.main_runs[0]))
+        self.put(self.main_runs[0].replace("__r0", "__r1"), self.existing(self.main_runs[0]), commit=fake_kith.COMMIT)
         p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("kith study: merged 1 runs\n", p.stderr)
@@ -427,8 +569,12 @@ class Merge(Base):
         for run_id in self.main_runs[0], self.main_runs[2]:
             with open(os.path.join(main, run_id + ".rc")) as f:
                 self.assertEqual(f.read(), "0\n", "the run was done again")
+        # The run whose .commit was a pipe (its build not recorded) is stale: run again by this build.
+        self.assertIn("--resume: 1 runs of build commit not recorded redone (build not recorded): main 1", p.stderr)
+        with open(os.path.join(main, self.main_runs[1] + ".commit")) as f:
+            self.assertEqual(f.read(), fake_kith.COMMIT + "\n")
         with open(os.path.join(self.out, "study.json")) as f:
-            self.assertIn("commit not recorded", json.load(f)["run_commits"]["main"])
+            self.assertEqual(json.load(f)["run_commits"]["main"], [fake_kith.COMMIT])
 
     def test_a_merged_run_keeps_its_build_or_says_it_was_not_recorded(self):
         runs = [self.main_runs[0].replace("__r0", f"__r{i}") for i in (1, 2, 3)]
@@ -437,8 +583,26 @@ class Merge(Base):
             if commit is not None:
                 with open(os.path.join(self.incoming, run_id + ".commit"), "w") as f:
                     f.write(commit)
+        with open(os.path.join(self.out, "report.md")) as f:
+            published = f.read()
+        # Runs of other builds, or of builds not recorded: merged, but no published numbers from the mix.
         p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures")
+        self.assertRefused(p, "not of one clean build: 2 builds, runs whose build is not recorded",
+                         f"main: {fake_kith.COMMIT} (4), abcdef1 (1), commit not recorded (1), merged, commit not "
+                         f"recorded (1); minheap: {fake_kith.COMMIT} (", "no results, figures or report written")
+        self.assertIn("--draft", p.stderr.splitlines()[-1])
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertEqual(f.read(), published, "the report of one build kept as it was")
+        self.assertTrue(set(runs) <= finished_runs(self.out), "the runs merged all the same")
+        p = study("--merge", os.path.dirname(os.path.dirname(self.incoming)), f"--out={self.out}", "--no-figures",
+                  "--draft")
         self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "report.md")) as f:
+            report = f.read()
+        stamp = "> **Draft: runs from 2 builds and builds not recorded** (`builds.csv`)"
+        self.assertEqual(report.count(stamp), 1 + report.count("\n## "), "under the title and every section")
+        with open(os.path.join(self.out, "builds.csv")) as f:
+            self.assertIn(",abcdef1,abcdef1,1,draft: runs from 2 builds and builds not recorded", f.read())
         said = []
         for run_id in runs:
             with open(os.path.join(self.out, "runs", "main", run_id + ".commit")) as f:

@@ -9,6 +9,7 @@ Usage: test_end_to_end.py KITH WORK_DIR. Exits non-zero on failure. CTest: study
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,12 @@ cmd = [kith, "study", f"--suite={os.path.join(HERE, 'workloads', 'suite.tsv')}",
 sanitized = bool(os.environ.get("KITH_SANITIZED"))
 if sanitized:
     cmd.append("--experiments=contrived,main,pauses,minheap,tradeoff,demog,trace,replay")
+# A kith built with uncommitted changes (or outside git) makes a draft: the study refuses to
+# write its results without --draft (study/builds.py). A clean build's study is one build.
+version = subprocess.run([kith, "--version"], capture_output=True, text=True).stdout
+clean_build = re.search(r"\([0-9a-f]{7,40}\)", version) is not None
+if not clean_build:
+    cmd.append("--draft")
 r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 print(r.stderr[-3000:])
 check(r.returncode == 0, f"kith study exit {r.returncode}")
@@ -104,6 +111,17 @@ for text in ("## Machine and build", "git commit", "kith study", "--suite=", "ki
     check(text in report, f"report.md mentions {text!r}")
 for p in figure_problems(out):
     check(False, p)
+# Every run of every kind counted (runs.csv), and its build: one, or a draft that says so.
+run_table = {x["kind"]: x for x in csv.DictReader(open(os.path.join(out, "runs.csv")))}
+rc_files = [n for _, _, files in os.walk(os.path.join(out, "runs")) for n in files if n.endswith(".rc")]
+check(int(run_table["total"]["runs"]) == len(rc_files), f"runs.csv counts all {len(rc_files)} runs: {run_table}")
+check(f"| **total** | {len(rc_files):,} |" in report, "report.md gives the total of runs")
+check(("> **Draft: runs" in report) != clean_build, f"report.md a draft iff the build is ({version})")
+# The trade-off repeated as the main runs are (--repeat=2): an interval on every row.
+trade = list(csv.DictReader(open(os.path.join(out, "tradeoff.csv"))))
+check(trade and all(x["runs"] == "2" and x["wall_s_ci_low"] != "" for x in trade if x["status"] == "ok"),
+      "tradeoff.csv: two runs and an interval per configuration")
+check(os.path.exists(os.path.join(out, "tradeoff_vs_list.csv")), "tradeoff_vs_list.csv written")
 # Object demographics (study/demographics.py) from the demog runs of both workloads.
 demog = list(csv.DictReader(open(os.path.join(out, "demographics.csv"))))
 check(sorted(d["workload"] for d in demog) == ["tiny_mix", "tiny_trees"], "demographics.csv: one row per workload")

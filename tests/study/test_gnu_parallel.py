@@ -6,7 +6,6 @@ fake_kith.py. Exits 77 (skipped) without `parallel`, non-zero on failure.
 Run: /usr/bin/python3 test_gnu_parallel.py (CTest: study.gnu_parallel)."""
 
 import csv
-import io
 import os
 import shutil
 import subprocess
@@ -16,6 +15,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
 FAKE = os.path.join(HERE, "fake_kith.py")
+sys.path.insert(0, HERE)
+import fake_kith  # noqa: E402  (its COMMIT: the build --version names)
 OPTIONS = [f"--suite={os.path.join(HERE, 'fake_suite', 'suite.tsv')}", "--experiments=minheap,main,tradeoff",
            "--policies=list,knuth,tlsf", "--collectors=occasional", "--repeat=1", "--heap-multiples=1.5",
            "--no-figures"]
@@ -28,33 +29,24 @@ def study(*args, **kw):
     return p
 
 
-def without_commit(text):
-    """A CSV without its commit column: the local runs' commit is this build's, the merged
-    runs' is not recorded (the study says so), and every count must still be equal."""
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows or "commit" not in rows[0]:
-        return text
-    i = rows[0].index("commit")
-    return "\n".join(",".join(r[:i] + r[i + 1:]) for r in rows)
-
-
 def commits_in(out, table):
     with open(os.path.join(out, table)) as f:
         return {row.get("commit") for row in csv.DictReader(f)}
 
 
 def compare(local, merged):
-    """The merged counts equal the local study's (the failures, none when they do); test_slurm.py
-    checks its cluster the same way."""
+    """The merged counts equal the local study's (the failures, none when they do), and so does
+    the build beside them: each planned command records the kith's (fake_kith.COMMIT), as a
+    local run does. test_slurm.py checks its cluster the same way."""
     failures = []
     for table in ("minheap.csv", "satisfied.csv"):
         with open(os.path.join(local, table)) as a, open(os.path.join(merged, table)) as b:
-            expected, got = without_commit(a.read()), without_commit(b.read())
+            expected, got = a.read(), b.read()
         if len(expected.splitlines()) < 2:
             failures.append(f"{table}: the local study has no rows")
-        merged_commit = "merged, commit not recorded"
-        if table == "satisfied.csv" and merged_commit not in commits_in(merged, table):
-            failures.append(f"{table}: the merged runs' commit column does not say '{merged_commit}'")
+        if table == "satisfied.csv" and commits_in(merged, table) != {fake_kith.COMMIT}:
+            failures.append(f"{table}: the merged runs' commit column says {commits_in(merged, table)}, not the "
+                            f"build of the kith that ran them ({fake_kith.COMMIT})")
         if expected != got:
             failures.append(f"{table}: merged differs from local:\n{got}\nvs\n{expected}")
     return failures

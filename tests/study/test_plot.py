@@ -30,6 +30,7 @@ WORKLOADS = ["alpha", "beta", "gamma", "delta"]
 POLICIES = ["list", "knuth", "estranged"]
 COLLECTORS = ["occasional", "continuous"]
 MULTIPLES = [1.25, 1.5, 2, 3, 4, 6]
+DRAFT = "draft: runs from 2 builds"
 
 failures = []
 
@@ -100,10 +101,14 @@ def synthetic_tables(d):
         for i, p in enumerate(POLICIES):
             for m in MULTIPLES:
                 g = 1 + 0.1 * i + 0.2 / m
-                summary.append([c, p, m, len(WORKLOADS), g, g * 0.95, g * 1.05, 1 / g])
+                tests = [len(WORKLOADS), 1, 0] if p == "knuth" else [len(WORKLOADS), 0, 0] if i else ["", "", ""]
+                summary.append([c, p, m, len(WORKLOADS), g, g * 0.95, g * 1.05, 1 / g, 0.9 / g, 1.1 / g] + tests)
     write(os.path.join(d, "tradeoff_summary.csv"),
           ["collector", "policy", "multiple", "workloads", "geomean_relative_time", "ci_low", "ci_high",
-           "geomean_speedup_vs_list"], summary)
+           "geomean_speedup_vs_list", "speedup_ci_low", "speedup_ci_high", "tested", "faster", "slower"], summary)
+    # Runs of two builds, written as a draft (--draft): every figure says so.
+    write(os.path.join(d, "builds.csv"), ["kind", "commit", "build", "runs", "draft"],
+          [["main", "0123abc", "0123abc", 10, DRAFT], ["main", "fedcba9", "fedcba9", 2, DRAFT]])
     # Ten workloads: more than one panel's eight series.
     lifetimes = []
     for k in range(10):
@@ -187,6 +192,17 @@ try:
         for text in ("significant (Holm)", "GC time", "geomean", "95% CI"):
             if text not in speedup:
                 failures.append(f"fig-speedup.svg lacks {text!r}")
+    for name in FIGURES:
+        if os.path.exists(os.path.join(full, "figures", f"{name}.svg")) and \
+                DRAFT.upper() not in svg_text(full, name):
+            failures.append(f"{name}.svg of a draft does not say '{DRAFT.upper()}'")
+    if os.path.exists(os.path.join(full, "figures", "fig-time-space.svg")):
+        # The trade-off against list: the speedups with their intervals, the tests counted.
+        time_space = svg_text(full, "fig-time-space")
+        for text in ("(b) speedup over list at the same multiple", f"{2 * len(MULTIPLES)} of "
+                     f"{2 * 2 * len(MULTIPLES) * len(WORKLOADS)} tests faster than list and 0 slower after Holm"):
+            if text not in time_space:
+                failures.append(f"fig-time-space.svg lacks {text!r}")
     if os.path.exists(os.path.join(full, "figures", "fig-satisfied.svg")) and \
             "mean over 1 recycling workload<" not in svg_text(full, "fig-satisfied"):
         failures.append("fig-satisfied does not say it averages the one recycling workload")
@@ -215,6 +231,8 @@ try:
             failures.append("fig-speedup from single runs must say 'single run' and claim no 95% interval")
         if "significant" in speedup or "GC time" in speedup:
             failures.append("fig-speedup shows Holm or GC columns its CSV does not have")
+        if "DRAFT" in speedup:
+            failures.append("fig-speedup of a study without builds.csv is stamped a draft")
 
     # 3. Nothing at all.
     empty = os.path.join(tmp, "empty")
