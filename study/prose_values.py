@@ -9,6 +9,7 @@ import collections
 import math
 import statistics
 
+from . import predicted
 from . import stats
 from . import steps
 from .prose import KIB, MIB, FalseClaim, MissingData, Names, Range, Table, claim, format_ns, format_size
@@ -326,6 +327,52 @@ def cost_values(f):
     v["cost.table"] = Table(lambda spec: cost_table(occ, spec))
     v["cost.geo_table"] = Table(lambda spec: cost_geo_table(f))
     v.update(walk_values(f, occ))
+    return v
+
+
+def weighted_cost_values(f):
+    """Figure 9's headline: estranged against knuth by each run's whole allocator
+    instructions (its own numbers of mallocs and frees), over the workloads both free on."""
+    rows = f.rows("alloc_cost")
+    counts = predicted.cheaper_counts(rows, "estranged", "knuth")
+    cells = {(r["collector"], r["workload"], r["policy"]): r for r in rows}
+    v = {}
+    for c in COLLECTORS:
+        cheaper, compared = counts[c]["weighted"]
+        v[f"cost.{c}.est_cheaper_weighted"] = cheaper
+        v[f"cost.{c}.both_free_weighted"] = compared
+        v[f"cost.{c}.est_over_knuth_weighted"] = counts[c]["ratio"]
+        dearer = []
+        for (col, w, p), r in cells.items():
+            k = cells.get((col, w, "knuth"))
+            if col == c and p == "estranged" and k and predicted.frees_something(r) and predicted.frees_something(k) \
+                    and predicted.weighted(r, "ir") >= predicted.weighted(k, "ir"):
+                dearer.append(w)
+        claim(len(dearer) == compared - cheaper, f"the workloads where estranged is not cheaper, weighted ({c})")
+        v[f"cost.{c}.est_dearer_weighted"] = Names(dearer) if dearer else "none"
+    return v
+
+
+def predicted_values(f):
+    """Predicted against measured time (predicted.csv): how many pairs' measured intervals
+    hold the prediction, how many predictions the runs could resolve at all, the MDE's range."""
+    rows = [r for r in f.rows("predicted") if r.get("predicted") is not None and r.get("measured") is not None]
+    interval = [r for r in rows if r.get("agrees") in (True, False)]
+    mdes = [r["mde"] for r in interval if r.get("mde") is not None]
+    v = {"predicted.pairs": len(interval),
+         "predicted.agree": sum(1 for r in interval if r["agrees"] is True),
+         "predicted.resolvable": sum(1 for r in interval if r.get("resolvable") is True),
+         "predicted.mde": Range(100 * x for x in mdes),
+         "predicted.mde_median": 100 * statistics.median(mdes),
+         "predicted.with_gc": sum(1 for r in interval if r["agrees"] is False and r.get("agrees_with_gc") is True)}
+    v["predicted.disagree"] = v["predicted.pairs"] - v["predicted.agree"]
+    for c in COLLECTORS:
+        ek = [r for r in interval if (r["policy"], r["base"], r["collector"]) == ("estranged", "knuth", c)]
+        v[f"predicted.{c}.est_knuth.pairs"] = len(ek)
+        v[f"predicted.{c}.est_knuth.agree"] = sum(1 for r in ek if r["agrees"] is True)
+        v[f"predicted.{c}.est_knuth.resolvable"] = sum(1 for r in ek if r.get("resolvable") is True)
+        v[f"predicted.{c}.est_knuth.lo"] = min(100 * r["predicted"] for r in ek)
+        v[f"predicted.{c}.est_knuth.hi"] = max(100 * r["predicted"] for r in ek)
     return v
 
 
@@ -771,7 +818,7 @@ def compute(files):
     check_coverage(files)
     v = {}
     parts = [run_values, lambda f: timing_values(f, v["runs.target_ci"]), workload_values, contrived_values,
-             cost_values, replay_values, speedup_values, not_significant_values, tradeoff_values, share_values,
+             cost_values, weighted_cost_values, predicted_values, replay_values, speedup_values, not_significant_values, tradeoff_values, share_values,
              step_values, satisfied_values, size_values, minheap_values, pause_values, demographics_values,
              lambda f: overall_values(v, f)]
     for part in parts:
