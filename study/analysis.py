@@ -494,19 +494,14 @@ def speedup_rows(study, rows, workloads, policies, collectors):
 def comparison_note(study, policy, runs, base_runs):
     """Why a comparison with list lacks runs: list's, or the policy's, that did not run or failed."""
     notes = []
-    base_status, base_why = run_status(study, base_runs)
-    n_base = len(ok_walls(base_runs))
-    if not n_base:
-        notes.append(f"list did not run: {base_why}")
-    elif base_status != "ok":
-        notes.append(f"{len(base_runs) - n_base} of {len(base_runs)} list runs failed: {base_why}")
-    if policy != "list":
-        status, why = run_status(study, runs)
-        n = len(ok_walls(runs))
+    sides = [("list", base_runs, "list runs")] + ([(policy, runs, "runs")] if policy != "list" else [])
+    for name, rs, failed in sides:
+        status, why = run_status(study, rs)
+        n = len(ok_walls(rs))
         if not n:
-            notes.append(f"{policy} did not run: {why}")
+            notes.append(f"{name} did not run: {why}")
         elif status != "ok":
-            notes.append(f"{len(runs) - n} of {len(runs)} runs failed: {why}")
+            notes.append(f"{len(rs) - n} of {len(rs)} {failed} failed: {why}")
     return "; ".join(notes)
 
 
