@@ -9,7 +9,9 @@
 // bytes. Optional: `Outcome lastOutcome() const` (ReportsOutcome) fills
 // `satisfied`; freeBytes() and largestFreeBlock() give `external_at_failure`;
 // lastSteps() (CountsMallocSteps) and lastFreeSteps() (CountsFreeSteps), read after
-// every malloc and free, fill the `steps` histograms (step_histogram.h).
+// every malloc and free, fill the `steps` histograms (step_histogram.h); where the
+// policy's outcomes are reported, LeftoverSource (leftover_source.h) splits the
+// immediate ones into recycled and leftover, from marks only the counting modes keep.
 //
 // Latency: two reads of a CycleClock per operation (the TSC where it is invariant,
 // ~9 ns a read here), binned in ticks in a LatencyHistogram, so memory stays
