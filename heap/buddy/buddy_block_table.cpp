@@ -29,14 +29,14 @@ BuddyBlockTable::BuddyBlockTable(std::byte* base, std::size_t bytes)
 
 void BuddyBlockTable::trackLeftovers(bool on) {
   if (!on) {
-    leftovers_.reset();
+    leftovers_.release();
     return;
   }
-  if (leftovers_) return;
-  leftovers_ = makeZeroedArray<std::uint64_t>(leftoverWords());
+  if (leftovers_.on()) return;
+  leftovers_ = GranuleBits(bytes_);
   if (granules_ == 0) return;
   forEachBlock([&](std::size_t off, unsigned, BuddyState s) {
-    if (isFreeState(s)) leftovers_[off / kMinBlock / 64] |= leftoverBit(off);
+    if (isFreeState(s)) leftovers_.set(off);
   });
 }
 

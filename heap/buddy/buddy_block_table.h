@@ -45,6 +45,7 @@
 #include "heap/buddy/buddy_free_list.h"
 #include "heap/buddy/buddy_live_summary.h"
 #include "heap/layer.h"
+#include "heap/layers/granule_bits.h"
 #include "heap/layers/zeroed_array.h"
 
 namespace kith::heap {
@@ -251,21 +252,15 @@ class BuddyBlockTable {
   // block that was recombined or taken apart is harmless: a granule becomes a block's
   // start again only as an upper half (marked anew) or as the lower half a malloc
   // hands out (cleared). arena / 128 bytes while tracked.
-  bool tracksLeftovers() const { return leftovers_ != nullptr; }
+  bool tracksLeftovers() const { return leftovers_.on(); }
   // On: every free block now is taken for a leftover (at construction, the maximal
   // blocks, which no free has returned). Off: the bits are released.
   void trackLeftovers(bool on);
   void markLeftover(std::size_t off) {
-    if (leftovers_) leftovers_[off / kMinBlock / 64] |= leftoverBit(off);
+    if (leftovers_.on()) leftovers_.set(off);
   }
   // Whether the block at `off` was marked a leftover; clears its mark.
-  bool takeLeftover(std::size_t off) {
-    if (!leftovers_) return false;
-    std::uint64_t& word = leftovers_[off / kMinBlock / 64];
-    const bool was = (word & leftoverBit(off)) != 0;
-    word &= ~leftoverBit(off);
-    return was;
-  }
+  bool takeLeftover(std::size_t off) { return leftovers_.on() && leftovers_.take(off); }
 
   // --- live blocks and regions ----------------------------------------------------
   // A busy block of `level` at `off` became live (handed out, or a move's
@@ -319,7 +314,7 @@ class BuddyBlockTable {
   // Bytes of metadata kept outside the arena: the side table, the live summary and
   // this object.
   std::size_t metadataBytes() const {
-    return granules_ + 1 + live_.bytes() + sizeof(*this) + (leftovers_ ? leftoverWords() * 8 : 0);
+    return granules_ + 1 + live_.bytes() + sizeof(*this) + leftovers_.bytes();
   }
 
   // --- whole-arena walks ------------------------------------------------------------
@@ -357,8 +352,6 @@ class BuddyBlockTable {
     return static_cast<SideByte>(static_cast<unsigned>(s) << 5 | level);
   }
   unsigned byteAt(std::size_t off) const { return static_cast<unsigned>(side_[off / kMinBlock]); }
-  static std::uint64_t leftoverBit(std::size_t off) { return std::uint64_t{1} << (off / kMinBlock % 64); }
-  std::size_t leftoverWords() const { return granules_ / 64 + 1; }
   void write(std::size_t off, unsigned level, BuddyState s) { side_[off / kMinBlock] = encode(level, s); }
   BuddyFreeList& list(BuddyState s, unsigned level) {
     return lists_[s == BuddyState::listedB][level];
@@ -384,7 +377,7 @@ class BuddyBlockTable {
   BuddyLiveSummary live_;                 // live granules per region of level 8
   BuddyFreeList lists_[2][kListLevels];   // [0] = list A, [1] = list B, by level (see listLevelFor)
   std::size_t freeCount_[kLevels] = {};   // free blocks per level, listed or implied
-  ZeroedArray<std::uint64_t> leftovers_;  // a bit per granule while tracked (addLeftover)
+  GranuleBits leftovers_;                 // a bit per granule while tracked (markLeftover)
 };
 
 }  // namespace kith::heap

@@ -215,6 +215,25 @@ class TlsfHeap : public Super {
         for (const Block* b = heads_[(f << kSecondLevelLog2) + s]; b != nullptr; b = b->nextInList) fn(b->size() - kHeaderSize, std::size_t{1});
   }
 
+  // Read-only views of a block's physical neighbours, for the statistics layer (its
+  // leftover marks, split_leftovers.h); malloc and free never call them. The block
+  // just above `ptr` (after a split, the rest), or nullptr at the sentinel; the free
+  // block just below `ptr`, which a free of ptr will merge with, or nullptr.
+  void* blockAfter(void* ptr) const {
+    Block* next = at(blockOf(ptr), blockOf(ptr)->size());
+    return next->size() == 0 ? nullptr : payload(next);
+  }
+  void* freeBlockBefore(void* ptr) const {
+    const Block* block = blockOf(ptr);
+    return block->header & kPreviousFreeBit ? payload(previousPhysical(block)) : nullptr;
+  }
+  // fn(payload) for each block on the free lists.
+  template <class Fn>
+  void forEachFreeBlock(Fn&& fn) const {
+    for (unsigned list = 0; list < kListCount; ++list)
+      for (Block* b = heads_[list]; b != nullptr; b = b->nextInList) fn(payload(b));
+  }
+
   // Walks every physical block and every free list; "" when invariants 1-5 hold,
   // otherwise what is wrong, with offsets from arenaBase().
   std::string checkInvariants() const {

@@ -139,6 +139,10 @@ class QuickListHeap : public Super {
 
   Outcome lastOutcome() const { return lastMalloc_.outcome; }
   std::size_t cachedBlocks() const { return cached_; }
+  // Whether free(ptr) would cache the block rather than hand it to Super, as free
+  // decides. Read-only, for the statistics layer (split_leftovers.h): a cached block
+  // merges with no neighbour until a consolidation.
+  bool cachesOnFree(void* ptr) const { return cachingList(Super::getSize(ptr)) >= 0 && cached_ < Capacity; }
   // Walks the list: for tests and reports, not the allocator's own paths.
   std::size_t cachedBlocks(unsigned list) const {
     std::size_t n = 0;

@@ -9,7 +9,9 @@
 // bytes. Optional: `Outcome lastOutcome() const` (ReportsOutcome) fills
 // `satisfied`; freeBytes() and largestFreeBlock() give `external_at_failure`;
 // lastSteps() (CountsMallocSteps) and lastFreeSteps() (CountsFreeSteps), read after
-// every malloc and free, fill the `steps` histograms (step_histogram.h).
+// every malloc and free, fill the `steps` histograms (step_histogram.h); where the
+// policy's outcomes are reported, LeftoverSource (leftover_source.h) splits the
+// immediate ones into recycled and leftover, from marks only the counting modes keep.
 //
 // Latency: two reads of a CycleClock per operation (the TSC where it is invariant,
 // ~9 ns a read here), binned in ticks in a LatencyHistogram, so memory stays
@@ -26,6 +28,7 @@
 
 #include "heap/statistics/cycle_clock.h"
 #include "heap/statistics/latency_histogram.h"
+#include "heap/statistics/leftover_source.h"
 #include "heap/layer.h"
 #include "heap/outcome.h"
 #include "heap/statistics/statistics.h"
@@ -48,15 +51,6 @@ concept CountsMallocSteps = requires(const H h) {
 template <class H>
 concept CountsFreeSteps = requires(const H h) {
   { h.lastFreeSteps() } -> std::convertible_to<std::size_t>;
-};
-
-// Knows which free blocks no free has returned (BuddyBlockTable's leftovers): the
-// layer asks after every malloc, so an immediate request splits into recycled and
-// leftover (statistics.h, immediate_leftover).
-template <class H>
-concept TracksLeftovers = requires(H h, void* p, bool on) {
-  { h.tookLeftover(p) } -> std::same_as<bool>;
-  h.trackLeftovers(on);
 };
 
 template <class Super>
@@ -98,12 +92,12 @@ class StatsHeap : public Super {
   // Set before the first malloc: a mode chosen later would count only part of the blocks.
   void setMode(StatisticsMode mode) {
     mode_ = mode;
-    if constexpr (TracksLeftovers<Super>) {
-      // Only the counting modes read the leftover marks; without them the policy's
-      // bisections pay no bit. Marks dropped once cannot be trusted again.
+    if constexpr (Leftovers::kKnown) {
+      // Only the counting modes read the leftover marks; without them nothing keeps
+      // them. Marks dropped once cannot be trusted again.
       const bool counting = mode >= StatisticsMode::counts;
       if (!counting) leftoversLost_ = true;
-      Super::trackLeftovers(counting && !leftoversLost_);
+      leftovers_.track(*this, counting && !leftoversLost_);
     }
   }
   StatisticsMode mode() const { return mode_; }
@@ -119,7 +113,7 @@ class StatsHeap : public Super {
     s.op_timers = mode_ == StatisticsMode::countsAndTimes;
     if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
     if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
-    if constexpr (TracksLeftovers<Super>) s.immediate_source_known = !leftoversLost_;
+    if constexpr (Leftovers::kKnown && ReportsOutcome<Super>) s.immediate_source_known = !leftoversLost_;
     s.internal_bytes =
         s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
     return s;
@@ -129,6 +123,7 @@ class StatsHeap : public Super {
   // Out of line, so that the registers the counting needs are saved only when it runs:
   // inlined, their saving and restoring would cost the cheap modes' path too.
   [[gnu::noinline]] void* countedMalloc(std::size_t size, const void* near) {
+    [[maybe_unused]] const std::size_t leftoverToken = leftovers_.beforeMalloc(*this);
     bool timing = mode_ == StatisticsMode::countsAndTimes;
     std::uint64_t start = timing ? clock_.ticks() : 0;
     void* p = mallocNear(static_cast<Super&>(*this), size, near);
@@ -139,10 +134,9 @@ class StatsHeap : public Super {
       // A null result is a failure whatever the policy reports.
       const Outcome outcome = p ? Super::lastOutcome() : Outcome::failed;
       ++stats_.satisfied[static_cast<int>(outcome)];
-      if constexpr (TracksLeftovers<Super>) {
-        // Every block handed out clears its mark, whatever the outcome.
-        if (p && Super::tookLeftover(p) && outcome == Outcome::immediate) ++stats_.immediate_leftover;
-      }
+      // Every block handed out clears its mark, whatever the outcome.
+      if (leftovers_.afterMalloc(*this, p, outcome, leftoverToken) && outcome == Outcome::immediate)
+        ++stats_.immediate_leftover;
     } else if (!p) {
       ++stats_.satisfied[static_cast<int>(Outcome::failed)];
     }
@@ -164,6 +158,7 @@ class StatsHeap : public Super {
 
   [[gnu::noinline]] void countedFree(void* p) {
     std::size_t block = Super::getSize(p);
+    leftovers_.beforeFree(*this, p);
     bool timing = mode_ == StatisticsMode::countsAndTimes;
     std::uint64_t start = timing ? clock_.ticks() : 0;
     Super::free(p);
@@ -206,6 +201,10 @@ class StatsHeap : public Super {
   LatencyHistogram allocTicks_, freeTicks_;  // in clock_ ticks
   StepHistogram mallocSteps_, freeSteps_;
   StatisticsMode mode_ = StatisticsMode::countsAndTimes;
+  // Where immediate blocks came from (leftover_source.h), tracked from construction
+  // (Super is built before this member).
+  using Leftovers = LeftoverSource<Super>;
+  Leftovers leftovers_{static_cast<Super&>(*this)};
   bool leftoversLost_ = false;  // a mode that does not count has let blocks out unmarked
 };
 

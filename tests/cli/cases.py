@@ -107,7 +107,17 @@ case("cli.replay_immediate_source", f"replay --heap=knuth --heap-size=1M --stats
      stdout=ANY, stderr=r'"satisfied": \{"immediate": 2, "split": 1, .*\}, "immediate_source": \{"recycled": 1, "leftover": 1\}')
 case("cli.replay_immediate_source_table", f"replay --heap=estranged --heap-size=1M --stats {FIXTURES}/leftover.txt",
      stdout=ANY, stderr=r'\n  immediate from +recycled 1, leftover 1 \(a block no free had returned\)\n')
-case("cli.replay_immediate_source_untracked", f"replay --heap=list --heap-size=1M --stats=json {FIXTURES}/leftover.txt",
+# The coalescing heaps: one large request leaves the arena's last few hundred bytes, ten small
+# ones carve them and the tenth takes the last block whole (a leftover), then a freed block
+# is taken again (recycled). The heap sizes put the same bytes at the end of list's and tlsf's.
+case("cli.replay_immediate_source_list", f"replay --heap=list --heap-size=16416 --stats=json {FIXTURES}/leftover_end.txt",
+     stdout=ANY, stderr=r'"satisfied": \{"immediate": 2, "split": 10, .*\}, "immediate_source": \{"recycled": 1, "leftover": 1\}')
+case("cli.replay_immediate_source_tlsf", f"replay --heap=tlsf --heap-size=16384 --stats=json {FIXTURES}/leftover_end.txt",
+     stdout=ANY, stderr=r'"satisfied": \{"immediate": 2, "split": 10, .*\}, "immediate_source": \{"recycled": 1, "leftover": 1\}')
+case("cli.replay_immediate_source_lea_table", f"replay --heap=lea --heap-size=16416 --stats {FIXTURES}/leftover_end.txt",
+     stdout=ANY, stderr=r'\n  immediate from +recycled 1, leftover 1 \(a block no free had returned\)\n')
+# The Allotheque policies report no outcomes: no immediate requests to split.
+case("cli.replay_immediate_source_untracked", f"replay --heap=velox --heap-size=1M --stats=json {FIXTURES}/leftover.txt",
      stdout=ANY, stderr=r'"satisfied": \{[^}]*\}, "immediate_source": null')
 # --bare: the policy alone, nothing counted, so the statistics say so instead of a heap block of zeros.
 case("cli.replay_bare_json", f"replay --bare --heap=knuth --heap-size=1M --stats=json {FIXTURES}/small.txt",
