@@ -277,6 +277,7 @@ const std::vector<OptionSpec>& replayOptionSpecs() {
   static const std::vector<OptionSpec> specs = {
       {"--heap", required},      {"--heap-size", required, OptionValue::size}, {"--pretouch", none},
       {"--stats", optional},     {"--stats-file", required},                 {"--stats-timers", required},
+      {"--stats-sources", required},
       {"--bare", none},          {"--stop-on-failure", none},
   };
   return specs;
@@ -310,6 +311,7 @@ int replayCommand(const std::vector<std::string_view>& args) {
                  o.heapSize);
     return kExitUsage;
   }
+  configureHeap(o.statistics, *heap);
 
   heap::TraceReader reader(file.get());
   TraceReplayer replayer(*heap, o.stopOnFailure);

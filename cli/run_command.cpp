@@ -339,6 +339,7 @@ int runScript(const RunOptions& options) {
   bool countsRead = !options.fragFile.empty() || scriptMayReadHeapStatistics(*source);
   std::unique_ptr<heap::Heap> heap = buildHeap(options, options.statistics.heapMode(countsRead));
   if (!heap) return kExitUsage;
+  configureHeap(options.statistics, *heap);
   const double arenaSeconds = secondsBetween(arenaStart, Clock::now());
   NoteAtExit ignoredOptionsNote;
   // Before the collector that samples into it, so it outlives the collector.

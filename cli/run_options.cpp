@@ -69,6 +69,7 @@ const std::vector<OptionSpec>& runOptionSpecs() {
       {"--stats", optional},
       {"--stats-file", required},
       {"--stats-timers", required},
+      {"--stats-sources", required},
       {"--trace", required},
       {"--trace-format", required},
       {"--compiler-heap", required},

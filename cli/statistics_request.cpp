@@ -17,10 +17,18 @@ std::optional<int> readStatisticsOption(std::string_view option, StatisticsReque
     std::string v(option.substr(15));
     if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
     request.timers = v == "on";
+  } else if (option.starts_with("--stats-sources=")) {
+    std::string v(option.substr(16));
+    if (v != "on" && v != "off") return usageError("--stats-sources wants on or off; got '" + v + "'");
+    request.sources = v == "on";
   } else {
     return std::nullopt;
   }
   return kExitOk;
+}
+
+void configureHeap(const StatisticsRequest& request, heap::Heap& heap) {
+  if (!request.sources) heap.skipImmediateSources();
 }
 
 bool scriptMayReadHeapStatistics(std::string_view source) {

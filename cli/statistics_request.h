@@ -1,12 +1,14 @@
 // The statistics options `kith run` and `kith replay` share (CLI.md): --stats (a
 // table on stderr), --stats=json (the JSON on stderr), --stats-file=PATH (the JSON
-// to PATH, - for standard output) and --stats-timers=on|off; and writing what they asked for.
+// to PATH, - for standard output), --stats-timers=on|off and --stats-sources=on|off; and
+// writing what they asked for.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "heap/heap.h"
 #include "heap/statistics/statistics_mode.h"
 
 namespace kith::cli {
@@ -21,6 +23,9 @@ struct StatisticsRequest {
   // --stats-timers: time every malloc and free (alloc_ns/free_ns); off keeps every
   // count but reads no clock per operation.
   bool timers = true;
+  // --stats-sources: split the immediate requests into recycled and leftover
+  // (heap/statistics/leftover_source.h); off keeps the counting as cheap as without it.
+  bool sources = true;
 
   bool wanted() const { return format != StatsFormat::none || !file.empty(); }
   // What the heap keeps: the counts (and the timers, unless off) when they are reported
@@ -31,6 +36,10 @@ struct StatisticsRequest {
     return countsRead ? heap::StatisticsMode::counts : heap::StatisticsMode::bytesInUse;
   }
 };
+
+// Applies what the heap cannot take at construction (--stats-sources=off), before its
+// first malloc.
+void configureHeap(const StatisticsRequest& request, heap::Heap& heap);
 
 // Whether a script may show the heap's counts itself (System.heapStats()): conservatively
 // also any script that imports, as the imported files are read only as it runs.

@@ -43,6 +43,10 @@ class Heap {
   virtual HeapStatistics statistics() const = 0;
   // statistics().bytes_in_use without building the rest (collectors ask at every cycle).
   virtual std::size_t bytesInUse() const { return statistics().bytes_in_use; }
+  // Before the first malloc: the statistics leave where immediate blocks came from
+  // unknown (`--stats-sources=off`), so counting costs what it did without it
+  // (stats_heap.h). For good: marks not kept cannot be trusted again.
+  virtual void skipImmediateSources() {}
   // Installs the callback moving heaps need; false if the policy never moves blocks.
   virtual bool setRelocator(RelocateFn fn, void* context) = 0;
   // Walks the policy's structures; empty string when they are consistent.

@@ -34,6 +34,9 @@ class PolicyHeap final : public Heap {
     if constexpr (kBoehm) return statistics().bytes_in_use;  // Boehm's own count
     else return heap_.bytesInUse();
   }
+  void skipImmediateSources() override {
+    if constexpr (requires { heap_.skipImmediateSources(); }) heap_.skipImmediateSources();
+  }
   bool setRelocator(RelocateFn fn, void* context) override {
     if constexpr (requires { heap_.setRelocator(fn, context); }) {
       heap_.setRelocator(fn, context);

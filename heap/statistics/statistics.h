@@ -39,6 +39,7 @@ struct HeapStatistics {
   // TracksLeftovers); the JSON has null otherwise.
   bool immediate_source_known = false;
   std::uint64_t immediate_leftover = 0;
+  bool immediate_source_skipped = false;  // not tracked because it was asked not to be
   std::map<std::size_t, std::uint64_t> size_histogram;   // block size -> count
   bool op_timers = true;                // false: alloc_ns/free_ns were not measured (setTiming(false))
   LatencySummary alloc_ns, free_ns;

@@ -151,7 +151,8 @@ std::string heapStatisticsTable(const HeapStatistics& h) {
           ? formatted("recycled %llu, leftover %llu (a block no free had returned)",
                       u(h.satisfied[static_cast<int>(Outcome::immediate)] - h.immediate_leftover),
                       u(h.immediate_leftover))
-          : std::string("not tracked by this policy"));
+          : std::string(h.immediate_source_skipped ? "not tracked (--stats-sources=off)"
+                                                   : "not tracked by this policy"));
   out += sizeHistogramLines(h);
   out += latencyLine("alloc ns", h.alloc_ns, h.op_timers);
   out += latencyLine("free ns", h.free_ns, h.op_timers);

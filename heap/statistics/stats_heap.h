@@ -70,7 +70,9 @@ class StatsHeap : public Super {
       if (p) stats_.bytes_in_use += Super::getSize(p);
       return p;
     }
-    return countedMalloc(size, near);
+    // Two copies of the counting path, so that one not tracking sources (the study's
+    // timed runs) is the path as it was before they existed.
+    return tracksSources() ? countedMalloc<true>(size, near) : countedMalloc<false>(size, near);
   }
 
   // free(nullptr) does nothing, as in C, and is not counted.
@@ -85,7 +87,8 @@ class StatsHeap : public Super {
       Super::free(p);
       return;
     }
-    countedFree(p);
+    if (tracksSources()) countedFree<true>(p);
+    else countedFree<false>(p);
   }
 
   std::size_t bytesInUse() const { return stats_.bytes_in_use; }
@@ -101,6 +104,16 @@ class StatsHeap : public Super {
     }
   }
   StatisticsMode mode() const { return mode_; }
+  // Where immediate blocks came from is not tracked (the source stays unknown), so the
+  // counting modes pay no more than they did without it: the study's timed runs.
+  bool tracksSources() const { return Leftovers::kKnown && !leftoversLost_; }
+  void skipImmediateSources() {
+    sourcesSkipped_ = true;
+    if constexpr (Leftovers::kKnown) {
+      leftoversLost_ = true;
+      leftovers_.track(*this, false);
+    }
+  }
 
   HeapStatistics statistics() const {
     HeapStatistics s = stats_;  // the large block sizes are already in the map
@@ -114,6 +127,7 @@ class StatsHeap : public Super {
     if constexpr (CountsMallocSteps<Super>) s.malloc_steps = mallocSteps_.summary();
     if constexpr (CountsFreeSteps<Super>) s.free_steps = freeSteps_.summary();
     if constexpr (Leftovers::kKnown && ReportsOutcome<Super>) s.immediate_source_known = !leftoversLost_;
+    s.immediate_source_skipped = sourcesSkipped_;
     s.internal_bytes =
         s.bytes_allocated > s.bytes_requested ? s.bytes_allocated - s.bytes_requested : 0;
     return s;
@@ -122,8 +136,9 @@ class StatsHeap : public Super {
  private:
   // Out of line, so that the registers the counting needs are saved only when it runs:
   // inlined, their saving and restoring would cost the cheap modes' path too.
+  template <bool kSources>
   [[gnu::noinline]] void* countedMalloc(std::size_t size, const void* near) {
-    [[maybe_unused]] const std::size_t leftoverToken = leftovers_.beforeMalloc(*this);
+    [[maybe_unused]] const std::size_t leftoverToken = kSources ? leftovers_.beforeMalloc(*this) : 0;
     bool timing = mode_ == StatisticsMode::countsAndTimes;
     std::uint64_t start = timing ? clock_.ticks() : 0;
     void* p = mallocNear(static_cast<Super&>(*this), size, near);
@@ -135,8 +150,10 @@ class StatsHeap : public Super {
       const Outcome outcome = p ? Super::lastOutcome() : Outcome::failed;
       ++stats_.satisfied[static_cast<int>(outcome)];
       // Every block handed out clears its mark, whatever the outcome.
-      if (leftovers_.afterMalloc(*this, p, outcome, leftoverToken) && outcome == Outcome::immediate)
-        ++stats_.immediate_leftover;
+      if constexpr (kSources) {
+        if (leftovers_.afterMalloc(*this, p, outcome, leftoverToken) && outcome == Outcome::immediate)
+          ++stats_.immediate_leftover;
+      }
     } else if (!p) {
       ++stats_.satisfied[static_cast<int>(Outcome::failed)];
     }
@@ -156,9 +173,10 @@ class StatsHeap : public Super {
     return p;
   }
 
+  template <bool kSources>
   [[gnu::noinline]] void countedFree(void* p) {
     std::size_t block = Super::getSize(p);
-    leftovers_.beforeFree(*this, p);
+    if constexpr (kSources) leftovers_.beforeFree(*this, p);
     bool timing = mode_ == StatisticsMode::countsAndTimes;
     std::uint64_t start = timing ? clock_.ticks() : 0;
     Super::free(p);
@@ -205,6 +223,7 @@ class StatsHeap : public Super {
   // (Super is built before this member).
   using Leftovers = LeftoverSource<Super>;
   Leftovers leftovers_{static_cast<Super&>(*this)};
+  bool sourcesSkipped_ = false;  // skipImmediateSources: asked not to track them
   bool leftoversLost_ = false;  // a mode that does not count has let blocks out unmarked
 };
 

@@ -119,6 +119,13 @@ case("cli.replay_immediate_source_lea_table", f"replay --heap=lea --heap-size=16
 # The Allotheque policies report no outcomes: no immediate requests to split.
 case("cli.replay_immediate_source_untracked", f"replay --heap=velox --heap-size=1M --stats=json {FIXTURES}/leftover.txt",
      stdout=ANY, stderr=r'"satisfied": \{[^}]*\}, "immediate_source": null')
+# --stats-sources=off: counted as before the sources existed, the source left unknown, and said so.
+case("cli.replay_immediate_source_off", f"replay --heap=knuth --heap-size=1M --stats=json --stats-sources=off {FIXTURES}/leftover.txt",
+     stdout=ANY, stderr=r'"satisfied": \{"immediate": 2, [^}]*\}, "immediate_source": null')
+case("cli.replay_immediate_source_off_table", f"replay --heap=knuth --heap-size=1M --stats --stats-sources=off {FIXTURES}/leftover.txt",
+     stdout=ANY, stderr=r'\n  immediate from +not tracked \(--stats-sources=off\)\n')
+case("cli.run_stats_sources_bad", "run --stats-sources=maybe {source}/examples/binary_trees.kith 2", exit=64,
+     stderr=r"^kith: --stats-sources wants on or off; got 'maybe'\n")
 # --bare: the policy alone, nothing counted, so the statistics say so instead of a heap block of zeros.
 case("cli.replay_bare_json", f"replay --bare --heap=knuth --heap-size=1M --stats=json {FIXTURES}/small.txt",
      stdout=ANY, absent=r'"heap":', stderr=(

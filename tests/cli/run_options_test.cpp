@@ -100,7 +100,7 @@ TEST(RunOptions, EveryListedOptionIsTaken) {
       {"--gc-threshold", "0.5"},  {"--gc-step", "8"},             {"--gc-pacing", "work"},
       {"--gc-pauses-file", "p"},  {"--frag-file", "f"},           {"--gc-overhead-limit", "50"},
       {"--fail-alloc", "3"},      {"--fail-alloc-every", "4"},    {"--max-depth", "9"},
-      {"--stats-file", "s"},      {"--stats-timers", "off"},      {"--trace", "t"},
+      {"--stats-file", "s"},      {"--stats-timers", "off"},     {"--stats-sources", "off"},      {"--trace", "t"},
       {"--trace-format", "text"}, {"--compiler-heap", "reap"},
   };
   for (const OptionSpec& spec : runOptionSpecs()) {
@@ -174,6 +174,12 @@ TEST(StatisticsRequest, OptionsSharedByRunAndReplay) {
   EXPECT_EQ(readStatisticsOption("--stats-timers=maybe", r), kExitUsage);
   testing::internal::GetCapturedStderr();
   EXPECT_TRUE(r.timers);
+  EXPECT_TRUE(r.sources);
+  EXPECT_EQ(readStatisticsOption("--stats-sources=off", r), kExitOk);
+  EXPECT_FALSE(r.sources);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(readStatisticsOption("--stats-sources=yes", r), kExitUsage);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("--stats-sources wants on or off"), std::string::npos);
 }
 
 TEST(StatisticsRequest, KeepsOnlyBytesInUseWhenNothingShowsTheCounts) {
