@@ -237,7 +237,7 @@ def satisfied_tables(a):
             for p in policies:
                 rs = [r for r in mains if r["workload"] == name and r["policy"] == p and r["collector"] == col
                       and r["exit_code"] == 0]
-                row = satisfied_row(rs)
+                row = satisfied_row(rs, a.pick(name, p, col, kind="sources"))
                 if row is None:
                     continue  # no run, or the policy does not say how it met requests (malloc)
                 row.update({"workload": name, "collector": col, "policy": p, "heap_size": rs[0]["heap_size"],
@@ -246,7 +246,7 @@ def satisfied_tables(a):
                 sat.append(row)
     cols = (["workload", "collector", "policy", "pacing", "heap_size", "runs", "requests"] + OUTCOMES +
             [f"{o}_pct" for o in OUTCOMES] + IMMEDIATE_SOURCES + [f"{s}_pct" for s in IMMEDIATE_SOURCES] +
-            ["retried", "counts_identical", "recycling", "gc_parameters", "commit"])
+            ["retried", "counts_identical", "sources_match", "recycling", "gc_parameters", "commit"])
     write_csv(os.path.join(out_dir, "satisfied.csv"), sat, cols)
     tables["satisfied"] = (sat, cols)
     means = satisfied_means(sat)
@@ -549,12 +549,15 @@ def recycling_workloads(mains):
     return out
 
 
-def satisfied_row(runs):
+def satisfied_row(runs, sources=()):
     """How the requests of a configuration's runs were met (counts from its first repeat),
     or None when there is no successful run or the policy does not say. The percentages'
     denominator is the successful requests (immediate + split + glue + defrag): a request
     that fails (heap.satisfied.failed) is collected for and retried, so it would count
-    twice; those are the `retried` column, outside the percentages."""
+    twice; those are the `retried` column, outside the percentages. The immediate ones'
+    split into recycled and leftover comes from the configuration's sources run (the main
+    runs leave it out to count cheaply), kept only when its counts are the main runs'
+    (`sources_match`)."""
     runs = sorted((r for r in runs if r["exit_code"] == 0), key=lambda r: r["repeat"])
     if not runs:
         return None
@@ -573,9 +576,13 @@ def satisfied_row(runs):
         row[o] = counts[o]
         row[f"{o}_pct"] = 100.0 * counts[o] / total
     # Immediate split by where the block came from (a free, or a split's leftover: the
-    # floor); None where the policy does not track it (heap.immediate_source is null).
+    # floor); None where the policy does not track it (heap.immediate_source is null), or
+    # no sources run matched the main runs' counts.
+    src = next(iter(sources), None)
+    row["sources_match"] = (all(num(src, k) == num(first, k) for k in keys if not k.startswith("heap.immediate_source"))
+                            if src is not None else None)
     for source in IMMEDIATE_SOURCES:
-        v = num(first, f"heap.immediate_source.{source}")
+        v = num(src, f"heap.immediate_source.{source}") if row["sources_match"] else None
         row[source] = int(v) if v is not None else None
         row[f"{source}_pct"] = 100.0 * v / total if v is not None else None
     return row

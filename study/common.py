@@ -19,7 +19,8 @@ QUICK_MULTIPLES = [1.5, 3]
 FULL_CONTRIVED = ["1M", "2M", "4M", "8M", "16M", "32M", "64M", "128M", "256M"]
 QUICK_CONTRIVED = ["1M", "4M", "16M"]
 QUICK_WORKLOADS = 3
-KINDS = ["contrived", "main", "pauses", "minheap", "tradeoff", "demog", "trace", "cost", "replay", "wholerun"]
+KINDS = ["contrived", "main", "sources", "pauses", "minheap", "tradeoff", "demog", "trace", "cost", "replay",
+         "wholerun"]
 # Kinds a study runs only when --experiments names them: each wholerun run is a main run
 # under cachegrind (whole_run.py), 20-100 times its native time.
 OPT_IN_KINDS = {"wholerun"}
@@ -30,7 +31,11 @@ TIMEOUT_EXIT = 124  # as timeout(1)
 # always run alone (Run.exclusive) and with timers off too: two clock reads around every
 # free of a sweep would be part of the pauses they measure.
 TIMED_KINDS = {"contrived", "main", "tradeoff", "replay"}
-TIMERS_OFF_KINDS = {"main", "tradeoff", "pauses", "wholerun"}  # count, but read no clock per malloc/free
+TIMERS_OFF_KINDS = {"main", "sources", "tradeoff", "pauses", "wholerun"}  # count, but read no clock per malloc/free
+# Every kith run but these leaves out where immediate blocks came from (--stats-sources=off),
+# which costs the counting path 8-13 instructions a malloc: the sources runs, one untimed run
+# per main configuration, give Figure 10's recycled/leftover split (analysis.satisfied_tables).
+SOURCES_KINDS = {"sources"}
 DEFAULT_MAX_REPEAT = 15
 DEFAULT_TARGET_CI = 0.03  # the 95% interval's half-width, as a fraction of the mean
 MIN_HEAP = 16 << 10  # `kith run --heap-size=` wants at least 16K (cli/run_options.cpp)

@@ -24,6 +24,10 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
              and every other collector of the study that collects, with --frag-file (and
              --trace on estranged, occasional): object lifetimes, alloc rate, fragmentation
              over time (demographics.py), free bytes in the requested class (size_class_free.py)
+  sources    every main configuration once more, untimed, with --stats-sources=on: where
+             each immediate request's block came from, a free or a split's leftover
+             (Figure 10's recycled/leftover; every other run passes --stats-sources=off,
+             whose counting costs 8-13 instructions a malloc less)
   trace      every workload x policy x collector as its main run (repeat 0), with --trace:
              the recording, and the instrumented latency run (per-op timers on)
   cost       each trace replayed under callgrind on its own policy and on the `nothing`

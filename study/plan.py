@@ -16,8 +16,8 @@ from . import demographics
 from . import run_json
 from . import stats
 from . import whole_run
-from .common import (DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, TIMED_KINDS, TIMERS_OFF_KINDS,
-                     open_regular)
+from .common import (DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, SOURCES_KINDS, TIMED_KINDS,
+                     TIMERS_OFF_KINDS, open_regular)
 
 class Run:
     """One process of the study. Its id names everything the results need."""
@@ -85,6 +85,7 @@ class Run:
             argv.append(f"--gc-pacing={self.pacing}")
         if self.kind in TIMERS_OFF_KINDS:
             argv.append("--stats-timers=off")  # counts without two clock reads per malloc and free
+        argv.append(f"--stats-sources={'on' if self.kind in SOURCES_KINDS else 'off'}")
         if self.kind == "demog":
             argv += demographics.run_options(self)  # --frag-file, and --trace on estranged
         if self.kind == "pauses":
@@ -391,9 +392,18 @@ class Study:
         if self.searching():
             runs += self.minheap_runs()
         runs += self.sized_runs()
+        runs += self.sources_runs()
         runs += alloc_cost.plan_runs(self)  # trace runs, then their replays once traced
         runs += whole_run.plan_runs(self)  # main configurations under cachegrind (opt-in)
         return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
+
+    def sources_runs(self):
+        """One untimed run per main configuration of a policy that says how it met requests,
+        with --stats-sources=on: where its immediate blocks came from (a free or a split's
+        leftover), which the timed main runs leave out. Same heap, collector and pacing as
+        the main runs, so the same counts (analysis checks they are)."""
+        return [self.make("sources", w, p, col, heap, 0) for w, heap, col, p in self.main_configurations()
+                if p not in NOT_FIXED_SIZE]
 
     def tradeoff_size(self):
         """(configurations, runs at least, runs at most) of the trade-off: one configuration

@@ -37,7 +37,7 @@ IMMEDIATE_SOURCE = {"estranged": {"recycled": 850, "leftover": 50}, "knuth": {"r
 SPEED = {"list": 1.0, "knuth": 0.9, "estranged": 0.8, "tlsf": 0.85, "kingsley": 0.7, "lea": 0.95, "malloc": 1.2}
 
 
-def stats_json(policy, collector, heap, workload, wall):
+def stats_json(policy, collector, heap, workload, wall, sources=True):
     return {"policy": policy, "collector": collector, "heap_size": heap,
             "heap": {"allocations": 1000, "frees": 900, "bytes_requested": 48000, "bytes_allocated": 64000,
                      "bytes_in_use": 6400, "peak_bytes_in_use": min(heap, 2 * LIVE[workload]),
@@ -45,7 +45,7 @@ def stats_json(policy, collector, heap, workload, wall):
                      "satisfied": {"immediate": 900 if policy == "estranged" else 500,
                                    "split": 100 if policy == "estranged" else 500, "glue": 0, "defrag": 0,
                                    "failed": 0},
-                     "immediate_source": IMMEDIATE_SOURCE.get(policy),
+                     "immediate_source": IMMEDIATE_SOURCE.get(policy) if sources else None,
                      "alloc_ns": {"mean": 20.0, "p50": 18, "p99": 40, "max": 900},
                      "free_ns": {"mean": 15.0, "p50": 14, "p99": 30, "max": 700},
                      "fragmentation": {"internal_bytes": 16000, "external_at_failure": 0}},
@@ -116,7 +116,7 @@ def run(args):
             f.write(f"end {kind} {time.monotonic()}\n")
     if "--stats-file" in opts:
         with open(opts["--stats-file"], "w") as f:
-            json.dump(stats_json(policy, collector, heap, workload, wall), f)
+            json.dump(stats_json(policy, collector, heap, workload, wall, opts.get("--stats-sources") != "off"), f)
     if "--frag-file" in opts:
         with open(opts["--frag-file"], "w") as f:
             f.write(frag_lines(policy, collector, heap))

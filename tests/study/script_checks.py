@@ -3,10 +3,19 @@ check runs and is reported, and the exit code says at the end whether any failed
 work folder; CTest's skip (77) where valgrind is missing."""
 
 import os
+import re
 import shutil
+import subprocess
 import sys
 
 failures = []  # mutated, never rebound: importers may hold it
+
+
+def draft_unless_clean(kith):
+    """["--draft"] for a kith built with uncommitted changes (or outside git): a study refuses
+    to write its results from such a build without it (study/builds.py); [] for a clean one."""
+    version = subprocess.run([kith, "--version"], capture_output=True, text=True).stdout
+    return [] if re.search(r"\([0-9a-f]{7,40}\)", version) else ["--draft"]
 
 
 def check(cond, what):

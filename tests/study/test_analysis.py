@@ -89,12 +89,59 @@ class Recycling(unittest.TestCase):
                                ("voronoi", "occasional"): False, ("permute", "occasional"): True,
                                ("trees", "continuous"): False})
 
+    def test_a_handful_of_frees_is_not_recycling(self):
+        # perimeter: 1 free in 224,176 requests (its immediate requests are the split floor
+        # alone); em3d 7 in 8,090; a workload at exactly 1% recycles.
+        rows = [dict(run_row("perimeter", "occasional", 1, 1, 32), **{"heap.allocations": 224176}),
+                dict(run_row("em3d", "occasional", 7, 1, 5000), **{"heap.allocations": 8090}),
+                dict(run_row("edge", "occasional", 100, 1, 3200), **{"heap.allocations": 10000})]
+        self.assertEqual(recycling_workloads(rows), {("perimeter", "occasional"): False,
+                                                     ("em3d", "occasional"): False, ("edge", "occasional"): True})
+
 
 def sat_run(immediate, split, glue, failed, repeat=0):
     return {"exit_code": 0, "repeat": repeat, "pacing": "work", "heap.satisfied.immediate": immediate,
             "heap.satisfied.split": split, "heap.satisfied.glue": glue, "heap.satisfied.defrag": 0,
             "heap.satisfied.failed": failed, "heap.allocations": immediate + split + glue, "heap.frees": 1,
             "gc.cycles": 1, "heap.peak_bytes_in_use": 1}
+
+
+class ImmediateSources(unittest.TestCase):
+    """Figure 10's recycled/leftover split comes from the configuration's sources run (the
+    main runs pass --stats-sources=off), and only when its counts are the main runs'."""
+
+    @staticmethod
+    def sources(immediate, split, recycled, leftover):
+        return dict(sat_run(immediate, split, 0, 0), **{"heap.immediate_source.recycled": recycled,
+                                                        "heap.immediate_source.leftover": leftover})
+
+    def test_taken_from_the_sources_run(self):
+        row = satisfied_row([sat_run(500, 500, 0, 0)], [self.sources(500, 500, 40, 460)])
+        self.assertTrue(row["sources_match"])
+        self.assertEqual((row["recycled"], row["leftover"]), (40, 460))
+        self.assertAlmostEqual(row["recycled_pct"], 4.0)
+        self.assertAlmostEqual(row["leftover_pct"], 46.0)
+
+    def test_a_sources_run_with_other_counts_is_not_used(self):
+        row = satisfied_row([sat_run(500, 500, 0, 0)], [self.sources(501, 499, 41, 460)])
+        self.assertFalse(row["sources_match"])
+        self.assertIsNone(row["recycled"])
+        self.assertIsNone(row["leftover_pct"])
+
+    def test_none_without_a_sources_run(self):
+        row = satisfied_row([sat_run(500, 500, 0, 0)])
+        self.assertIsNone(row["sources_match"])
+        self.assertIsNone(row["recycled"])
+
+    def test_the_means_only_where_every_workload_has_them(self):
+        tracked = dict(satisfied_row([sat_run(90, 10, 0, 0)], [self.sources(90, 10, 80, 10)]),
+                       workload="a", collector="c", policy="p", recycling=True)
+        untracked = dict(satisfied_row([sat_run(50, 50, 0, 0)]), workload="b", collector="c", policy="p",
+                         recycling=True)
+        means = {m["subset"]: m for m in satisfied_means([tracked])}
+        self.assertAlmostEqual(means["all"]["recycled_pct_weighted"], 80.0)
+        means = {m["subset"]: m for m in satisfied_means([tracked, untracked])}
+        self.assertIsNone(means["all"]["recycled_pct_weighted"])
 
 
 class Retried(unittest.TestCase):

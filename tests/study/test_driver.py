@@ -643,6 +643,32 @@ class BadRunInTheStudy(Base):
             self.assertIn(runs[3], results)
 
 
+class Sources(Base):
+    def test_only_the_sources_runs_track_where_blocks_came_from(self):
+        # The split costs the counting path 8-13 instructions a malloc: the timed runs leave
+        # it out, one untimed run per main configuration gives it, and satisfied.csv has it.
+        p = study(f"--suite={FAKE_SUITE}", "--experiments=minheap,main,sources", "--policies=list,knuth",
+                  "--collectors=occasional", "--repeat=1", "--no-figures", "--jobs=2", f"--out={self.out}")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "commands.txt")) as f:
+            lines = f.read().splitlines()
+        kinds = {}
+        for line in lines:
+            kind = re.search(r"runs/(\w+)/", line).group(1)
+            kinds.setdefault(kind, []).append(line)
+        self.assertEqual(len(kinds["sources"]), 4)  # alpha and beta, list and knuth
+        for line in kinds["sources"]:
+            self.assertIn("--stats-sources=on", line)
+            self.assertIn("--stats-timers=off", line)
+        for kind in ("main", "minheap"):
+            for line in kinds[kind]:
+                self.assertIn("--stats-sources=off", line)
+        with open(os.path.join(self.out, "satisfied.csv")) as f:
+            rows = {(r["workload"], r["policy"]): r for r in csv.DictReader(f)}
+        self.assertEqual(rows[("alpha", "knuth")]["leftover"], "460")
+        self.assertEqual(rows[("alpha", "knuth")]["sources_match"], "True")
+
+
 class Signals(Base):
     def test_runs_start_with_no_signal_blocked(self):
         # The driver holds the stop signals off while it starts a run (runner.py); the run

@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from figure_files import figure_problems  # noqa: E402
-from script_checks import check, finish, fresh_dir  # noqa: E402
+from script_checks import check, draft_unless_clean, finish, fresh_dir  # noqa: E402
 
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 out = os.path.join(work, "study")
@@ -35,13 +35,12 @@ cmd = [kith, "study", f"--suite={os.path.join(HERE, 'workloads', 'suite.tsv')}",
 # study runs without its callgrind cost runs (tests/study/CMakeLists.txt sets KITH_SANITIZED).
 sanitized = bool(os.environ.get("KITH_SANITIZED"))
 if sanitized:
-    cmd.append("--experiments=contrived,main,pauses,minheap,tradeoff,demog,trace,replay")
+    cmd.append("--experiments=contrived,main,sources,pauses,minheap,tradeoff,demog,trace,replay")
 # A kith built with uncommitted changes (or outside git) makes a draft: the study refuses to
 # write its results without --draft (study/builds.py). A clean build's study is one build.
 version = subprocess.run([kith, "--version"], capture_output=True, text=True).stdout
-clean_build = re.search(r"\([0-9a-f]{7,40}\)", version) is not None
-if not clean_build:
-    cmd.append("--draft")
+cmd += draft_unless_clean(kith)
+clean_build = "--draft" not in cmd
 r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
 print(r.stderr[-3000:])
 check(r.returncode == 0, f"kith study exit {r.returncode}")
@@ -61,7 +60,7 @@ for c in identity + cli_keys:
     check(c in cols, f"results.csv has column {c}")
 check(any(c.startswith("heap.size_histogram.") for c in cols), "results.csv has the size histogram")
 kinds = {r["kind"] for r in rows}
-check(kinds == {"main", "pauses", "minheap", "tradeoff", "demog", "trace"}, f"kinds of run: {kinds}")
+check(kinds == {"main", "sources", "pauses", "minheap", "tradeoff", "demog", "trace"}, f"kinds of run: {kinds}")
 main = [r for r in rows if r["kind"] == "main"]
 check(len(main) == 2 * 2 * 2, f"main runs: {len(main)} (2 workloads x 2 policies x 2 repeats)")
 check(all(r["exit_code"] == "0" for r in main + [r for r in rows if r["kind"] == "pauses"]),

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, REPO)  # the repo root: the study package
 from study import predicted, whole_run  # noqa: E402
-from script_checks import check, finish, fresh_dir, skip_without_valgrind  # noqa: E402
+from script_checks import check, draft_unless_clean, finish, fresh_dir, skip_without_valgrind  # noqa: E402
 
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 skip_without_valgrind()
@@ -30,7 +30,8 @@ WRAPPER = [sys.executable, whole_run.THIS, "measure"]
 # 1. A study with the wholerun kind: every main configuration under cachegrind.
 r = subprocess.run([kith, "study", f"--suite={suite}", "--workloads=tiny_trees", "--policies=list,estranged",
                     "--collectors=occasional,continuous", "--repeat=2", "--max-repeat=2", "--jobs=2",
-                    "--main-heap=4", "--experiments=minheap,main,wholerun", "--no-figures", f"--out={out}"],
+                    "--main-heap=4", "--experiments=minheap,main,wholerun", "--no-figures", f"--out={out}",
+                    *draft_unless_clean(kith)],
                    capture_output=True, text=True, timeout=900)
 check(r.returncode == 0, f"kith study exit {r.returncode}: {r.stderr[-2000:]}")
 rows = list(csv.DictReader(open(os.path.join(out, "whole_run.csv"))))
