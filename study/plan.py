@@ -13,6 +13,7 @@ import shlex
 
 from . import alloc_cost
 from . import demographics
+from . import power
 from . import run_json
 from . import stats
 from . import whole_run
@@ -393,6 +394,7 @@ class Study:
         runs += self.sized_runs()
         runs += alloc_cost.plan_runs(self)  # trace runs, then their replays once traced
         runs += whole_run.plan_runs(self)  # main configurations under cachegrind (opt-in)
+        runs += power.plan_runs(self)  # the largest allocator shares at larger sizes, until resolved (opt-in)
         return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
 
     def tradeoff_size(self):
@@ -417,7 +419,7 @@ class Study:
         expected = {"main": c["repeat"] * w * pol * col,
                     "pauses": c["pause_repeat"] * w * len([x for x in c["collectors"] if x != "none"]),
                     "tradeoff": c["tradeoff_repeat"] * len(c["multiples"]) * w * pol * col if self.searching() else 0,
-                    "minheap": 0}
+                    "minheap": 0, power.KIND: power.expected_runs(c, self.workloads)}
         if self.searching():
             rounds = 1 + math.ceil(math.log2(max(math.log(4096) / math.log1p(c["precision"]), 2)))
             expected["minheap"] = w * len(self.minheap_policies()) * rounds
