@@ -5,7 +5,8 @@ A run is one process; its id (kind__workload__argset__policy__collector__h<heap>
 DIR/runs/<kind>/<id>.{json,log,pauses,rc}; it is done once its .rc (exit code) exists.
 Study.plan() looks at what is done and returns what can run now: the worst-case request
 runs and the minimum-heap probes at once, a workload's main, pause and trade-off runs
-once its minimum heap is known (their heap sizes are multiples of it)."""
+once its minimum heap is known (their heap sizes are multiples of it), the power runs
+(power.py, opt-in) once the trace runs have chosen their workloads."""
 
 import math
 import os

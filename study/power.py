@@ -380,7 +380,8 @@ def report_lines(out_dir, experiments=()):
     L = ["## Power: runs long enough to resolve the prediction", ""]
     L.append(f"The {plural(len(workloads), 'workload')} with the largest allocator share (the largest `share_pct` "
              "of their trace runs, `alloc_share.csv`), each at its `power_args` (the study-size run repeated; "
-             "`workloads/suite.tsv`), at the main heap's multiple of the scaled run's own minimum heap: " +
+             "`workloads/suite.tsv`), at the main heap's rule for the scaled run (its own minimum heap searched "
+             "again; `heap_size`): " +
              "; ".join(f"{w} ({float(s):.1f}%: `{a}`)" for w, s, a in workloads) + ". Each pair's runs are "
              "timed alone and interleaved, repeated until the 95% interval of the ratio resolves the predicted "
              f"change (its half-width, the MDE, below {RESOLVE_FRACTION:g} x |predicted|) or {cap} runs of each "
