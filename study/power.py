@@ -373,8 +373,9 @@ def report_lines(out_dir, experiments=()):
         if KIND not in experiments:
             return []
         return ["## Power: runs long enough to resolve the prediction", "",
-                "No power runs: they need the trace runs of the pairs' policies (`--experiments` with `trace`; "
-                "`cost` for the predictions) and start once those are done.", ""]
+                "No power runs: they need two of list, knuth and estranged among the policies and their trace "
+                "runs (`--experiments` with `trace`, and `cost` for the predictions), and start once those are "
+                "done.", ""]
     cap = rows[0]["max_repeat"]
     workloads = list(dict.fromkeys((r["workload"], r["workload_share_pct"], r["args"]) for r in rows))
     L = ["## Power: runs long enough to resolve the prediction", ""]

@@ -276,6 +276,16 @@ class Options(unittest.TestCase):
         with open(os.path.join(self.tmp, "plan", "study.json")) as f:
             self.assertNotIn("power", json.load(f)["config"]["experiments"])
 
+    def test_without_traces_the_report_says_why(self):
+        out = os.path.join(self.tmp, "notrace")
+        p = study(out, "--experiments=minheap,main,power", "--repeat=2", "--max-repeat=2")
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertFalse(os.path.exists(os.path.join(out, "runs", "power")))
+        self.assertFalse(os.path.exists(os.path.join(out, "power.csv")))
+        with open(os.path.join(out, "report.md")) as f:
+            self.assertIn("No power runs: they need two of list, knuth and estranged among the policies and their "
+                          "trace runs", f.read())
+
     def test_bad_options(self):
         for option, want in (("--power-workloads=0", "--power-workloads wants at least 1"),
                              ("--power-max-repeat=2", "--power-max-repeat (2) is below the power runs' minimum (3")):
