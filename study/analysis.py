@@ -10,6 +10,7 @@ from . import alloc_cost
 from . import builds
 from . import demographics
 from . import size_class_free
+from . import power
 from . import predicted
 from . import run_json
 from . import stats
@@ -745,9 +746,7 @@ def allocator_share(rows, argset, workloads, policies, collectors):
                     a, f = num(t, "heap.allocations"), num(t, "heap.frees")
                     an, fn, wall = num(t, "heap.alloc_ns.mean"), num(t, "heap.free_ns.mean"), num(t, "vm.wall_s")
                     row.update({"allocations": a, "frees": f, "alloc_ns_mean": an, "free_ns_mean": fn,
-                                "wall_s": wall, "source": t["run_id"]})
-                    if None not in (a, f, an, fn) and wall:
-                        row["share_pct"] = 100.0 * (an * a + fn * f) / (wall * 1e9)
+                                "wall_s": wall, "source": t["run_id"], "share_pct": stats.allocator_share_pct(t)})
                 out.append(row)
     return out
 
@@ -801,6 +800,7 @@ def write_results(study, out_dir, verdict=None):
     tables.update(alloc_cost.write_tables(study, out_dir))  # alloc_cost.csv, replay_time.csv
     tables.update(whole_run.write_tables(out_dir, rows, study.argset))  # whole_run.csv (opt-in kind)
     tables.update(predicted.write_tables(out_dir))  # predicted.csv: the exact costs' prediction against the times
+    tables.update(power.write_tables(study, out_dir, rows))  # power.csv: longer runs until resolved (opt-in kind)
     tables.update(steps.write_tables(out_dir, rows))  # steps.csv: steps per request against the bounds
     tables.update(builds.write_tables(out_dir, verdict))  # runs.csv (every run, by kind), builds.csv
     tables["refused"] = refused

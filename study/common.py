@@ -20,18 +20,19 @@ FULL_CONTRIVED = ["1M", "2M", "4M", "8M", "16M", "32M", "64M", "128M", "256M"]
 QUICK_CONTRIVED = ["1M", "4M", "16M"]
 QUICK_WORKLOADS = 3
 KINDS = ["contrived", "main", "sources", "pauses", "minheap", "tradeoff", "demog", "trace", "cost", "replay",
-         "wholerun"]
+         "wholerun", "power"]
 # Kinds a study runs only when --experiments names them: each wholerun run is a main run
-# under cachegrind (whole_run.py), 20-100 times its native time.
-OPT_IN_KINDS = {"wholerun"}
+# under cachegrind (whole_run.py), 20-100 times its native time; the power runs
+# (power.py) are main runs of a few workloads at larger sizes, up to 30 repeats each.
+OPT_IN_KINDS = {"wholerun", "power"}
 DEFAULT_KINDS = [k for k in KINDS if k not in OPT_IN_KINDS]
 TIMEOUT_EXIT = 124  # as timeout(1)
 # Runs whose wall time is a result: they run alone (no other run beside them) by default,
 # and with --stats-timers=off where they are study runs (main, tradeoff). Pause runs
 # always run alone (Run.exclusive) and with timers off too: two clock reads around every
 # free of a sweep would be part of the pauses they measure.
-TIMED_KINDS = {"contrived", "main", "tradeoff", "replay"}
-TIMERS_OFF_KINDS = {"main", "sources", "tradeoff", "pauses", "wholerun"}  # count, but read no clock per malloc/free
+TIMED_KINDS = {"contrived", "main", "tradeoff", "replay", "power"}
+TIMERS_OFF_KINDS = {"main", "sources", "tradeoff", "pauses", "wholerun", "power"}  # count, but read no clock per malloc/free
 # Every kith run but these leaves out where immediate blocks came from (--stats-sources=off),
 # which costs the counting path 8-13 instructions a malloc: the sources runs, one untimed run
 # per main configuration, give Figure 10's recycled/leftover split (analysis.satisfied_tables).

@@ -37,6 +37,11 @@ What runs (each a separate process, written under DIR/runs/<kind>/<run id>.*; pl
   wholerun   only when --experiments names it: every main configuration once under
              cachegrind, the whole run's instructions and misses (whole_run.py:
              whole_run.csv; predicted.py sets them beside the predicted and measured times)
+  power      only when --experiments names it: the --power-workloads (default 4) with the
+             largest allocator share at the suite's power_args (1-2 s a run), their minimum
+             heap searched again, estranged vs knuth and each vs list timed alone and
+             repeated until the interval resolves the predicted difference or
+             --power-max-repeat (default 30) (power.py: power.csv)
 Repeats are interleaved (repeat 0 of every configuration, then repeat 1, ...), so slow
 drift of the machine hits every configuration alike; after the --repeat minimum, a
 configuration whose 95% interval is wider than +-3% (--target-ci) of its mean gets one
@@ -87,6 +92,7 @@ from .merge import merge  # noqa: E402
 from .plan import Run, Study, run_files  # noqa: E402
 from .prose import write_beside_report  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
+from . import power  # noqa: E402
 from . import run_commits as provenance  # noqa: E402
 from . import stale  # noqa: E402
 from .builds import Verdict  # noqa: E402
@@ -169,9 +175,16 @@ def parse_args(argv):
     ap.add_argument("--suite", default=None,
                     help="the workload suite file (default workloads/suite.tsv)")
     ap.add_argument("--experiments", default=None,
-                    help=f"which kinds of run (default {','.join(DEFAULT_KINDS)}; also "
-                         f"{','.join(k for k in KINDS if k not in DEFAULT_KINDS)}: each main configuration once "
-                         "under cachegrind, whole-run counts)")
+                    help=f"which kinds of run (default {','.join(DEFAULT_KINDS)}; also wholerun, each main "
+                         "configuration once under cachegrind (whole-run counts), and power, the workloads with the "
+                         "largest allocator share at larger sizes, repeated until the interval resolves the "
+                         "predicted difference)")
+    ap.add_argument("--power-workloads", type=int, default=None,
+                    help=f"power: how many workloads, those with the largest allocator share (default "
+                         f"{power.DEFAULT_WORKLOADS})")
+    ap.add_argument("--power-max-repeat", type=int, default=None,
+                    help=f"power: runs of each side of a pair at most, where its interval does not resolve the "
+                         f"prediction (default {power.DEFAULT_MAX_REPEAT})")
     ap.add_argument("--main-heap", default=None,
                     help="heap of the main and pause runs: this multiple of the workload's minimum heap "
                          "(default 2), or 'suite' for the suite's heap_size column")
@@ -294,6 +307,12 @@ def build_config(a, kith):
     if a.tradeoff_max_repeat is not None and a.tradeoff_max_repeat < tradeoff_repeat:
         raise usage_error(f"--tradeoff-max-repeat ({a.tradeoff_max_repeat}) is below --tradeoff-repeat "
                           f"({tradeoff_repeat})")
+    if a.power_workloads is not None and a.power_workloads < 1:
+        raise usage_error(f"--power-workloads wants at least 1; got {a.power_workloads}")
+    power_least = max(repeat, 2)  # power.minimum_repeat: an interval needs two runs
+    if a.power_max_repeat is not None and a.power_max_repeat < power_least:
+        raise usage_error(f"--power-max-repeat ({a.power_max_repeat}) is below the power runs' minimum "
+                          f"({power_least}: --repeat, and at least 2)")
     if a.keep_stale and not a.resume:
         raise usage_error("--keep-stale goes with --resume (it keeps the runs of other builds a resume redoes)")
     if a.pause_policy is not None and a.pause_policy not in policies:
@@ -331,6 +350,8 @@ def build_config(a, kith):
         "contrived_sizes": sizes, "contrived_repeat": repeat, "timeout": a.timeout, "heap_cap": HEAP_CAP,
         "probe_timeout_min": 5 if a.quick else 30, "probe_timeout_factor": 20, "suite": os.path.abspath(a.suite),
         "workloads": a.workloads, "main_heap": a.main_heap,
+        "power_workloads": a.power_workloads or power.DEFAULT_WORKLOADS,
+        "power_max_repeat": max(a.power_max_repeat or power.DEFAULT_MAX_REPEAT, power_least),
     }
 
 
@@ -552,7 +573,7 @@ def main(argv):
         warn(f"{verdict.stamp()}: report.md and every figure say so")
     tables = write_results(study, out_dir, verdict)
     failed_runs, did_not_fit = split_out_of_memory(
-        [r for r in tables["results"][0] if r["kind"] in ("main", "pauses", "trace", "wholerun")
+        [r for r in tables["results"][0] if r["kind"] in ("main", "pauses", "trace", "wholerun", "power")
          and r["exit_code"] != 0],
         read_csv(os.path.join(out_dir, "minheap.csv")),
         lambda r: study.out_of_memory(Run.parse(r["run_id"])))

@@ -19,6 +19,7 @@ from . import alloc_cost
 from . import run_commits
 from .common import is_regular, open_regular
 from . import demographics
+from . import power
 from . import run_json
 from .plan import Run
 
@@ -68,7 +69,7 @@ def not_in_study(run, config):
         return None
     if run.workload not in config["workload_names"]:
         return "of workloads not in the suite or --workloads"
-    if run.argset != config["argset"]:
+    if run.argset != config["argset"] and not power.merges(run, config):
         return "of other sizes than --sizes"
     if run.kind == "demog":  # its own policies and collector, whatever --policies says
         if run.policy not in demographics.DEMOG_POLICIES:

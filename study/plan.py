@@ -5,7 +5,8 @@ A run is one process; its id (kind__workload__argset__policy__collector__h<heap>
 DIR/runs/<kind>/<id>.{json,log,pauses,rc}; it is done once its .rc (exit code) exists.
 Study.plan() looks at what is done and returns what can run now: the worst-case request
 runs and the minimum-heap probes at once, a workload's main, pause and trade-off runs
-once its minimum heap is known (their heap sizes are multiples of it)."""
+once its minimum heap is known (their heap sizes are multiples of it), the power runs
+(power.py, opt-in) once the trace runs have chosen their workloads."""
 
 import math
 import os
@@ -13,6 +14,7 @@ import shlex
 
 from . import alloc_cost
 from . import demographics
+from . import power
 from . import run_json
 from . import stats
 from . import whole_run
@@ -395,6 +397,7 @@ class Study:
         runs += self.sources_runs()
         runs += alloc_cost.plan_runs(self)  # trace runs, then their replays once traced
         runs += whole_run.plan_runs(self)  # main configurations under cachegrind (opt-in)
+        runs += power.plan_runs(self)  # the largest allocator shares at larger sizes, until resolved (opt-in)
         return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
 
     def sources_runs(self):
@@ -427,7 +430,7 @@ class Study:
         expected = {"main": c["repeat"] * w * pol * col,
                     "pauses": c["pause_repeat"] * w * len([x for x in c["collectors"] if x != "none"]),
                     "tradeoff": c["tradeoff_repeat"] * len(c["multiples"]) * w * pol * col if self.searching() else 0,
-                    "minheap": 0}
+                    "minheap": 0, power.KIND: power.expected_runs(c, self.workloads)}
         if self.searching():
             rounds = 1 + math.ceil(math.log2(max(math.log(4096) / math.log1p(c["precision"]), 2)))
             expected["minheap"] = w * len(self.minheap_policies()) * rounds

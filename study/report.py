@@ -14,6 +14,7 @@ from .analysis import RECYCLING_MIN_FREES
 from . import builds
 from . import demographics
 from . import size_class_free
+from . import power
 from . import predicted
 from . import stats
 from . import steps
@@ -133,7 +134,7 @@ def write_report(study, out_dir, tables, info, figures_ok):
     page = Page(study, out_dir, tables, info, figures_ok, study.config)
     L = []
     for section in (intro_section, commands_section, workloads_figure, contrived_figure,
-                    speedup_figure, predicted_section, satisfied_figure, sizes_figure, pauses_figure,
+                    speedup_figure, predicted_section, power_section, satisfied_figure, sizes_figure, pauses_figure,
                     tradeoff_figure, minheap_figure, fragmentation_figure, size_class_section, files_section):
         section(L, page)
     L = stamped(L, builds.stamp_of(out_dir))
@@ -330,6 +331,11 @@ def predicted_section(L, page):
     figure = []
     embed(figure, page, ["fig-predicted"])
     L += predicted.report_lines(page.out_dir, figure)
+
+
+def power_section(L, page):
+    """After the prediction: the power runs, long enough to resolve it (power.py, opt-in)."""
+    L += power.report_lines(page.out_dir, page.c["experiments"])
 
 
 def satisfied_figure(L, page):

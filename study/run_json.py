@@ -36,7 +36,7 @@ STATS = Shape(required=("heap.allocations", "heap.satisfied", "gc.cycles", "vm.w
               counts=("heap.allocations", "heap.frees", "heap.satisfied.*", "gc.cycles"), times=("vm.wall_s",),
               text=("policy", "collector", "gc.pacing", "heap.op_timers", "gc.parameters.*"))
 SHAPES = {
-    **{kind: STATS for kind in ("main", "tradeoff", "trace", "pauses", "minheap", "demog")},
+    **{kind: STATS for kind in ("main", "tradeoff", "trace", "pauses", "minheap", "demog", "power")},
     "contrived": Shape(required=("n",), counts=("n",), text=()),  # `kith bench contrived --json`
     "wholerun": Shape(required=STATS.required + ("cachegrind.Ir",), counts=STATS.counts + ("cachegrind.*",),
                       times=STATS.times + ("valgrind_s",), text=STATS.text),  # whole_run.py measure

@@ -99,7 +99,7 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
             f.write(f"{rc}\n")
         os.replace(rc_path + ".tmp", rc_path)
         progress.finished(r, seconds)
-        if rc != 0 and r.kind in ("main", "pauses", "contrived"):
+        if rc != 0 and r.kind in ("main", "pauses", "contrived", "power"):
             failures.append((r, rc))
             progress.end()
             warn(f"{r.id} exited {rc} (see {os.path.join(out_dir, r.path('log'))})")

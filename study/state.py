@@ -16,11 +16,13 @@ STUDY_OPTIONS = {"workloads": "all", "policies": None, "collectors": None, "repe
                  "suite": os.path.join(SOURCE_DIR, "workloads", "suite.tsv"), "experiments": ",".join(DEFAULT_KINDS),
                  "main_heap": "2", "pause_policy": None, "min_heap_collector": None, "min_heap_precision": 0.02,
                  "probes_per_round": 1, "heap_multiples": None, "tradeoff_repeat": None, "tradeoff_max_repeat": None,
-                 "contrived_sizes": None, "timeout": 3600, "no_figures": False}
+                 "contrived_sizes": None, "timeout": 3600, "no_figures": False, "power_workloads": None,
+                 "power_max_repeat": None}
 # Each option's type in study.json (None is the value of an option left at its default
 # where that default is None).
 OPTION_TYPES = {"repeat": int, "max_repeat": int, "jobs": int, "timing_jobs": int, "probes_per_round": int,
                 "tradeoff_repeat": int, "tradeoff_max_repeat": int, "timeout": int, "target_ci": float,
+                "power_workloads": int, "power_max_repeat": int,
                 "min_heap_precision": float, "quick": bool, "no_figures": bool}  # the others are text
 SIZES = ("study", "small", "default")  # --sizes
 # Every study.json since options were saved holds these (the options added later may be

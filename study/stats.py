@@ -395,6 +395,22 @@ def geomean_ci(xs, confidence=CONFIDENCE):
     return math.exp(m), (math.exp(lo) if lo is not None else None), (math.exp(hi) if hi is not None else None)
 
 
+def allocator_share_pct(flat):
+    """The allocator's share of a run's wall time, in percent, from its flattened statistics
+    (flatten): (heap.alloc_ns.mean x heap.allocations + heap.free_ns.mean x heap.frees) /
+    vm.wall_s; None when a number is missing (a run with timers off has no alloc_ns)."""
+    def value(key):
+        try:
+            return float(flat.get(key))
+        except (TypeError, ValueError):
+            return None
+    a, f = value("heap.allocations"), value("heap.frees")
+    an, fn, wall = value("heap.alloc_ns.mean"), value("heap.free_ns.mean"), value("vm.wall_s")
+    if None in (a, f, an, fn) or not wall:
+        return None
+    return 100.0 * (an * a + fn * f) / (wall * 1e9)
+
+
 def relative_half_width(xs, confidence=CONFIDENCE):
     """Half the confidence interval of the mean over the mean (None with fewer than two values)."""
     m, lo, hi = mean_ci(xs, confidence)

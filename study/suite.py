@@ -1,5 +1,5 @@
 """The workload suite: workloads/suite.tsv (tab-separated, a header line: name script
-default_args small_args heap_size stresses stress_args study_args), read when the study
+default_args small_args heap_size stresses stress_args study_args power_args), read when the study
 runs, so rows others append are picked up, and checked whole before any run."""
 
 import os
@@ -20,6 +20,9 @@ class Workload:
         # traces under callgrind, so a fraction of a second a run, not the benchmark's
         # default (up to 17 s)
         self.study_args = shlex.split(row.get("study_args") or "") or self.default_args
+        # the power runs' size (power.py): the study's run repeated to last 1-2 s, so that
+        # few repeats resolve a difference of a few percent
+        self.power_args = shlex.split(row.get("power_args") or "") or self.default_args
         heap_size = row.get("heap_size") or "-"  # suite.tsv's "-": kith run's default heap
         self.heap_size = parse_size("64M" if heap_size == "-" else heap_size)
         self.heap_size_text = heap_size  # as written in the suite ("-" or like 64M), for tables
@@ -36,10 +39,12 @@ class Workload:
         return os.path.abspath(os.path.join(base_dirs[0], script))
 
     def args(self, argset):
-        return {"small": self.small_args, "study": self.study_args}.get(argset, self.default_args)
+        return {"small": self.small_args, "study": self.study_args, "power": self.power_args}.get(argset,
+                                                                                                  self.default_args)
 
 
-COLUMNS = ["name", "script", "default_args", "small_args", "heap_size", "stresses", "stress_args", "study_args"]
+COLUMNS = ["name", "script", "default_args", "small_args", "heap_size", "stresses", "stress_args", "study_args",
+           "power_args"]
 REQUIRED = ["name", "script"]
 
 

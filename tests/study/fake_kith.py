@@ -4,13 +4,16 @@
 
 `run` succeeds iff --heap-size is at least MIN_HEAP[script name] * FACTOR[policy], else
 prints "error: out of memory: ..." and exits 70, like kith. It writes a statistics JSON
-(CLI.md's keys) whose wall time depends only on policy, collector and heap size, whose
+(CLI.md's keys) whose wall time depends only on policy, collector and heap size (times the
+script's second argument where it has one: a repeat count, as the suite's power_args), whose
 peak_live_bytes is LIVE[script name], and, with --gc-pauses-file, a pause list.
 `bench contrived --json`, `policies` and `--version` answer as kith does.
 Environment, for tests of the driver's analysis: FAKE_KITH_NOISE=w1,w2 makes those
 workloads' wall times 20% faster or slower on alternate repeats (from the run id in
---stats-file), never inside +-3%; FAKE_KITH_SPANS=FILE appends "begin|end KIND TIME" of every
-run, with 50 ms between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR;
+--stats-file), never inside +-3% (w:0.05: by that fraction instead); FAKE_KITH_SHARE=w=0.3,...
+makes the allocator's share of those workloads' wall time (alloc_ns and free_ns x the calls)
+that fraction; FAKE_KITH_SPANS=FILE appends "begin|end KIND TIME" of every run, with 50 ms
+between, to see which runs overlapped; FAKE_KITH_FACTORS=list=2.0,... overrides FACTOR;
 FAKE_KITH_RUNLOG=FILE appends "PID ARGS" of every `run` as it starts and FAKE_KITH_SLEEP=S makes
 each `run` take S seconds more, to see which runs ran and which processes outlive a signal;
 FAKE_KITH_SIGBLK=FILE appends the signal mask each `run` starts with (/proc/self/status's
@@ -37,7 +40,10 @@ IMMEDIATE_SOURCE = {"estranged": {"recycled": 850, "leftover": 50}, "knuth": {"r
 SPEED = {"list": 1.0, "knuth": 0.9, "estranged": 0.8, "tlsf": 0.85, "kingsley": 0.7, "lea": 0.95, "malloc": 1.2}
 
 
-def stats_json(policy, collector, heap, workload, wall, sources=True):
+def stats_json(policy, collector, heap, workload, wall, share=None, sources=True):
+    # the mean latency of a malloc and of a free: 20 and 15 ns, or both what makes the share
+    # (the run's 1000 mallocs and 900 frees take that fraction of its wall time)
+    per_call = share * wall * 1e9 / (1000 + 900) if share is not None else None
     return {"policy": policy, "collector": collector, "heap_size": heap,
             "heap": {"allocations": 1000, "frees": 900, "bytes_requested": 48000, "bytes_allocated": 64000,
                      "bytes_in_use": 6400, "peak_bytes_in_use": min(heap, 2 * LIVE[workload]),
@@ -46,8 +52,8 @@ def stats_json(policy, collector, heap, workload, wall, sources=True):
                                    "split": 100 if policy == "estranged" else 500, "glue": 0, "defrag": 0,
                                    "failed": 0},
                      "immediate_source": IMMEDIATE_SOURCE.get(policy) if sources else None,
-                     "alloc_ns": {"mean": 20.0, "p50": 18, "p99": 40, "max": 900},
-                     "free_ns": {"mean": 15.0, "p50": 14, "p99": 30, "max": 700},
+                     "alloc_ns": {"mean": per_call or 20.0, "p50": 18, "p99": 40, "max": 900},
+                     "free_ns": {"mean": per_call or 15.0, "p50": 14, "p99": 30, "max": 700},
                      "fragmentation": {"internal_bytes": 16000, "external_at_failure": 0}},
             "gc": {"cycles": 10, "objects_freed": 900, "bytes_freed": 57600,
                    "pause_ms": {"total": 12.5, "mean": 1.25, "p99": 2.0, "max": 2.0},
@@ -76,6 +82,15 @@ def frag_lines(policy, collector, heap):
     return "\n".join(lines) + "\n"
 
 
+def named_values(variable, default=None):
+    """{name: value} of an environment variable "name[:value],..." or "name=value,..."."""
+    out = {}
+    for item in filter(None, os.environ.get(variable, "").split(",")):
+        name, _, value = item.replace("=", ":").partition(":")
+        out[name] = float(value) if value else default
+    return out
+
+
 def run(args):
     opts = {"--heap": "estranged", "--gc": "occasional", "--heap-size": str(64 << 20)}
     i = 0
@@ -93,9 +108,12 @@ def run(args):
         factors[name] = float(value)
     ok = heap >= MIN_HEAP[workload] * factors[policy]
     wall = SPEED[policy] * (1.0 + (0.5 if collector == "continuous" else 0.0)) * (1 + 1_000_000 / heap)
-    if workload in os.environ.get("FAKE_KITH_NOISE", "").split(","):
+    if len(args) > i + 2:  # a repeat count
+        wall *= float(args[i + 2])
+    noise = named_values("FAKE_KITH_NOISE", 0.2)
+    if workload in noise:
         m = re.search(r"__r(\d+)", opts.get("--stats-file", ""))
-        wall *= 1.2 if m and int(m.group(1)) % 2 else 0.8
+        wall *= 1 + noise[workload] if m and int(m.group(1)) % 2 else 1 - noise[workload]
     print(f"{workload} {' '.join(args[i + 1:])}")
     runlog = os.environ.get("FAKE_KITH_RUNLOG")
     if runlog:
@@ -116,7 +134,9 @@ def run(args):
             f.write(f"end {kind} {time.monotonic()}\n")
     if "--stats-file" in opts:
         with open(opts["--stats-file"], "w") as f:
-            json.dump(stats_json(policy, collector, heap, workload, wall, opts.get("--stats-sources") != "off"), f)
+            share = named_values("FAKE_KITH_SHARE").get(workload)
+            json.dump(stats_json(policy, collector, heap, workload, wall, share,
+                                 opts.get("--stats-sources") != "off"), f)
     if "--frag-file" in opts:
         with open(opts["--frag-file"], "w") as f:
             f.write(frag_lines(policy, collector, heap))

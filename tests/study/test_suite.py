@@ -1,6 +1,7 @@
 """study/suite.py: which arguments each argset takes (the study_args column of the full
-study, falling back to default_args), and that the project's suite gives every row study
-sizes; that study/ runs as a package, and that the scripts read the suite through it.
+study and the power runs' power_args, each falling back to default_args), and that the
+project's suite gives every row study and power sizes (the power size the study size
+repeated where the workload takes a repeat count); that study/ runs as a package, and that the scripts read the suite through it.
 Run: /usr/bin/python3 -m unittest test_suite (CTest: study.suite)."""
 
 import os
@@ -12,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study package
 from study import suite  # noqa: E402
 
-HEADER = "name\tscript\tdefault_args\tsmall_args\theap_size\tstresses\tstress_args\tstudy_args\n"
+HEADER = "name\tscript\tdefault_args\tsmall_args\theap_size\tstresses\tstress_args\tstudy_args\tpower_args\n"
 
 
 def read(rows):
@@ -26,15 +27,17 @@ def read(rows):
 
 class Argsets(unittest.TestCase):
     def test_each_argset_takes_its_column(self):
-        (w,) = read(["a\ta.kith\tBig 1 100\tBig 1 2\t-\tx\t\tBig 1 10\n"])
+        (w,) = read(["a\ta.kith\tBig 1 100\tBig 1 2\t-\tx\t\tBig 1 10\tBig 7 10\n"])
         self.assertEqual(w.args("default"), ["Big", "1", "100"])
         self.assertEqual(w.args("small"), ["Big", "1", "2"])
         self.assertEqual(w.args("study"), ["Big", "1", "10"])
+        self.assertEqual(w.args("power"), ["Big", "7", "10"])
 
     def test_missing_study_args_fall_back_to_default(self):
-        (w,) = read(["a\ta.kith\t16\t8\t-\tx\n"])  # a row written before the column existed
+        (w,) = read(["a\ta.kith\t16\t8\t-\tx\n"])  # a row written before the columns existed
         self.assertEqual(w.args("study"), ["16"])
         self.assertEqual(w.args("small"), ["8"])
+        self.assertEqual(w.args("power"), ["16"])
 
 
 class ProjectSuite(unittest.TestCase):
@@ -47,6 +50,20 @@ class ProjectSuite(unittest.TestCase):
         self.assertGreater(len(rows), 20)
         for r in rows:
             self.assertTrue(r.get("study_args", "").strip(), f"{r['name']} has no study_args")
+
+    def test_every_row_has_power_args(self):
+        """The power runs repeat the study-size run: an Are We Fast Yet benchmark its outer
+        iterations (NAME ITERATIONS INNER: the same name and inner iterations, more outer
+        ones), a JOlden workload that takes a repeat count its study arguments and a count."""
+        for w in suite.read_suite(os.path.join(HERE, "..", "..", "workloads", "suite.tsv"))[0]:
+            study, power = w.args("study"), w.args("power")
+            self.assertTrue(w.power_args and power != study, w.name)
+            if w.script.endswith("harness.kith"):
+                self.assertEqual((power[0], power[2]), (study[0], study[2]), w.name)
+                self.assertGreater(int(power[1]), int(study[1]), w.name)
+            elif w.name in ("treeadd", "perimeter", "mst", "voronoi", "em3d"):
+                self.assertEqual(power[:len(study)], study, w.name)
+                self.assertGreater(int(power[-1]), 1, w.name)
 
 
 
