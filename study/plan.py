@@ -430,6 +430,7 @@ class Study:
         expected = {"main": c["repeat"] * w * pol * col,
                     "pauses": c["pause_repeat"] * w * len([x for x in c["collectors"] if x != "none"]),
                     "tradeoff": c["tradeoff_repeat"] * len(c["multiples"]) * w * pol * col if self.searching() else 0,
+                    "sources": w * len([p for p in c["policies"] if p not in NOT_FIXED_SIZE]) * col,
                     "minheap": 0, power.KIND: power.expected_runs(c, self.workloads)}
         if self.searching():
             rounds = 1 + math.ceil(math.log2(max(math.log(4096) / math.log1p(c["precision"]), 2)))
