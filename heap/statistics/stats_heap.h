@@ -70,9 +70,7 @@ class StatsHeap : public Super {
       if (p) stats_.bytes_in_use += Super::getSize(p);
       return p;
     }
-    // Two copies of the counting path, so that one not tracking sources (the study's
-    // timed runs) is the path as it was before they existed.
-    return tracksSources() ? countedMalloc<true>(size, near) : countedMalloc<false>(size, near);
+    return sourced_ ? countedMalloc<true>(size, near) : countedMalloc<false>(size, near);
   }
 
   // free(nullptr) does nothing, as in C, and is not counted.
@@ -87,7 +85,7 @@ class StatsHeap : public Super {
       Super::free(p);
       return;
     }
-    if (tracksSources()) countedFree<true>(p);
+    if (sourced_) countedFree<true>(p);
     else countedFree<false>(p);
   }
 
@@ -102,6 +100,7 @@ class StatsHeap : public Super {
       if (!counting) leftoversLost_ = true;
       leftovers_.track(*this, counting && !leftoversLost_);
     }
+    sourced_ = tracksSources();
   }
   StatisticsMode mode() const { return mode_; }
   // Where immediate blocks came from is not tracked (the source stays unknown), so the
@@ -113,6 +112,7 @@ class StatsHeap : public Super {
       leftoversLost_ = true;
       leftovers_.track(*this, false);
     }
+    sourced_ = false;
   }
 
   HeapStatistics statistics() const {
@@ -136,6 +136,8 @@ class StatsHeap : public Super {
  private:
   // Out of line, so that the registers the counting needs are saved only when it runs:
   // inlined, their saving and restoring would cost the cheap modes' path too.
+  // Two copies of the counting path (sourced_ picks), so that one not tracking sources
+  // (the study's timed runs) is the path as it was before they existed.
   template <bool kSources>
   [[gnu::noinline]] void* countedMalloc(std::size_t size, const void* near) {
     [[maybe_unused]] const std::size_t leftoverToken = kSources ? leftovers_.beforeMalloc(*this) : 0;
@@ -219,6 +221,8 @@ class StatsHeap : public Super {
   LatencyHistogram allocTicks_, freeTicks_;  // in clock_ ticks
   StepHistogram mallocSteps_, freeSteps_;
   StatisticsMode mode_ = StatisticsMode::countsAndTimes;
+  // tracksSources(), kept beside mode_ so that the paths test a byte they load anyway.
+  bool sourced_ = Leftovers::kKnown;
   // Where immediate blocks came from (leftover_source.h), tracked from construction
   // (Super is built before this member).
   using Leftovers = LeftoverSource<Super>;
