@@ -65,11 +65,12 @@ TIMELINE_COLUMNS = ["workload", "collector", "policy", "cycle", "bytes_allocated
                     "requested_class_free_bytes", "requested_class_free_blocks", "requested_class_share",
                     "coverage"]
 PER_POLICY = ["cycles", "mid_free_bytes", "mean_free_bytes", "run_free_bytes", "coverage",
-              "predicted_immediate_pct", "immediate_pct"]
+              "predicted_immediate_pct", "immediate_pct", "recycled_pct"]
+FROM_SATISFIED = ["immediate_pct", "recycled_pct"]  # the rest of PER_POLICY is the timeline's
 SUMMARY_COLUMNS = (["workload", "collector", "main_class", "main_class_fraction"] +
                    [f"{c}_{p}" for c in PER_POLICY for p in POLICIES] +
                    ["log10_ratio_mid", "log10_ratio_run", "coverage_diff", "predicted_immediate_diff",
-                    "immediate_diff", "dead_by_1m", "observed_gap", "size_class_predicts_gap",
+                    "immediate_diff", "recycled_diff", "dead_by_1m", "observed_gap", "size_class_predicts_gap",
                     "lifetime_predicts_gap", "size_class_explains", "lifetime_explains"])
 CORRELATION_COLUMNS = ["collector", "x", "y", "n", "pearson_r", "pearson_p", "spearman_rho", "spearman_p", "left_out"]
 # What is correlated with what, across workloads: (x, y, pooled over both policies).
@@ -78,13 +79,19 @@ CORRELATIONS = [("log10_ratio_run", "immediate_diff", False),
                 ("coverage_diff", "immediate_diff", False),
                 ("coverage", "immediate_pct", True),
                 ("dead_by_1m", "immediate_diff", False)]
+# With the sources runs' split of Figure 10 (satisfied.csv's recycled_pct): coverage against
+# the requests met by a freed block, which the split floor does not blur.
+RECYCLED_CORRELATIONS = [("coverage_diff", "recycled_diff", False),
+                         ("coverage", "recycled_pct", True)]
 DESCRIBE = {"log10_ratio_run": "log10 of estranged's requested-class free bytes over knuth's, over the run",
             "log10_ratio_mid": "the same at mid-run",
             "coverage_diff": "coverage, estranged minus knuth",
             "coverage": "coverage (each policy a point)",
             "dead_by_1m": "fraction of objects dead by 1 MB (the lifetime story)",
             "immediate_diff": "immediate, estranged minus knuth (points)",
-            "immediate_pct": "immediate (%)"}
+            "immediate_pct": "immediate (%)",
+            "recycled_diff": "recycled (a freed block), estranged minus knuth (points)",
+            "recycled_pct": "recycled (%)"}
 
 
 # --- the arithmetic ---------------------------------------------------------------------
@@ -166,20 +173,21 @@ def same(a, b):
     return None if a is None or b is None else a == b
 
 
-def summary_row(workload, collector, weights, runs, immediate, dead_by_1m):
-    """size_class_summary.csv's row: runs {policy: over_run}, immediate {policy: pct}."""
+def summary_row(workload, collector, weights, runs, satisfied, dead_by_1m):
+    """size_class_summary.csv's row: runs {policy: over_run}, satisfied {policy: {column: pct}}
+    (FROM_SATISFIED)."""
     main = max(weights, key=weights.get)
     row = {"workload": workload, "collector": collector, "main_class": main, "main_class_fraction": weights[main]}
     for p in POLICIES:
-        for c in PER_POLICY[:-1]:
-            row[f"{c}_{p}"] = runs.get(p, {}).get(c)
-        row[f"immediate_pct_{p}"] = immediate.get(p)
+        for c in PER_POLICY:
+            row[f"{c}_{p}"] = (satisfied.get(p, {}) if c in FROM_SATISFIED else runs.get(p, {})).get(c)
     k, e = "knuth", "estranged"
     row["log10_ratio_mid"] = log10_ratio(row[f"mid_free_bytes_{e}"], row[f"mid_free_bytes_{k}"])
     row["log10_ratio_run"] = log10_ratio(row[f"run_free_bytes_{e}"], row[f"run_free_bytes_{k}"])
     row["coverage_diff"] = diff(row[f"coverage_{e}"], row[f"coverage_{k}"])
     row["predicted_immediate_diff"] = diff(row[f"predicted_immediate_pct_{e}"], row[f"predicted_immediate_pct_{k}"])
     row["immediate_diff"] = diff(row[f"immediate_pct_{e}"], row[f"immediate_pct_{k}"])
+    row["recycled_diff"] = diff(row[f"recycled_pct_{e}"], row[f"recycled_pct_{k}"])
     row["dead_by_1m"] = dead_by_1m
     row["observed_gap"] = at_least(row["immediate_diff"], GAP_POINTS)
     row["size_class_predicts_gap"] = at_least(row["predicted_immediate_diff"], GAP_POINTS)
@@ -193,9 +201,10 @@ def correlation_rows(summary):
     """size_class_correlation.csv: each of CORRELATIONS per collector, over the workloads
     that have both values (the others named in left_out)."""
     out = []
+    recycled = any(number(r.get("recycled_diff")) is not None for r in summary)
     for collector in dict.fromkeys(r["collector"] for r in summary):
         rows = [r for r in summary if r["collector"] == collector]
-        for x, y, pooled in CORRELATIONS:
+        for x, y, pooled in CORRELATIONS + (RECYCLED_CORRELATIONS if recycled else []):
             pairs, left_out = [], []
             for r in rows:
                 keys = [(f"{x}_{p}", f"{y}_{p}") for p in POLICIES] if pooled else [(x, y)]
@@ -223,7 +232,7 @@ def tables_from(out_dir):
             runs.setdefault(key, []).append(r)
     totals = {(r["workload"], r["collector"], r["policy"]): number(r.get("bytes_allocated"))
               for r in read_csv(os.path.join(out_dir, "alloc_rate.csv")) if r.get("kind") == "demog"}
-    immediate = {(r["workload"], r["collector"], r["policy"]): number(r.get("immediate_pct"))
+    satisfied = {(r["workload"], r["collector"], r["policy"]): {c: number(r.get(c)) for c in FROM_SATISFIED}
                  for r in read_csv(os.path.join(out_dir, "satisfied.csv"))}
     dead = {r["workload"]: number(r.get("within_1m")) for r in read_csv(os.path.join(out_dir, "demographics.csv"))}
     timeline, summary = [], []
@@ -239,7 +248,7 @@ def tables_from(out_dir):
             timeline += rows
             over[p] = over_run(rows, totals.get((workload, collector, p)))
         summary.append(summary_row(workload, collector, weights[workload], over,
-                                   {p: immediate.get((workload, collector, p)) for p in POLICIES},
+                                   {p: satisfied.get((workload, collector, p), {}) for p in POLICIES},
                                    dead.get(workload)))
     return timeline, summary, correlation_rows(summary)
 

@@ -174,6 +174,18 @@ class Correlation(unittest.TestCase):
         self.assertEqual(rows["coverage"]["n"], 10)  # pooled: a point per policy
         self.assertEqual((rows["dead_by_1m"]["n"], rows["dead_by_1m"]["left_out"]), (4, "w0"))
         self.assertEqual(rows["log10_ratio_run"]["n"], 0)
+        self.assertNotIn("recycled_diff", {r["y"] for r in scf.correlation_rows(summary)})  # no sources runs
+
+    def test_recycled_correlations_with_the_sources_runs(self):
+        # With satisfied.csv's recycled_pct (the split floor taken out), coverage is set
+        # against the requests a freed block met: a row per pair, only then.
+        summary = [{"workload": f"w{i}", "collector": "occasional", "coverage_diff": x, "recycled_diff": 2 * x,
+                    "coverage_knuth": x / 2, "coverage_estranged": x, "recycled_pct_knuth": x,
+                    "recycled_pct_estranged": 2 * x} for i, x in enumerate([1, 2, 3, 4])]
+        rows = {(r["x"], r["y"]): r for r in scf.correlation_rows(summary)}
+        self.assertAlmostEqual(rows[("coverage_diff", "recycled_diff")]["pearson_r"], 1.0)
+        self.assertEqual(rows[("coverage", "recycled_pct")]["n"], 8)
+        self.assertAlmostEqual(rows[("coverage", "recycled_pct")]["spearman_rho"], 1.0)
 
 
 class Report(unittest.TestCase):
