@@ -22,7 +22,7 @@ Markdown table of instructions per request (malloc + free), with the ratio of ea
 policy's geometric mean to mimalloc's; --before=CSV (an earlier yardstick.csv) puts
 before -> after in each cell.
 
-Exit codes (../shared/CLI.md): 0; 64 bad usage; 65 a malformed --before; 66 a missing
+Exit codes (docs/CLI.md): 0; 64 bad usage; 65 a malformed --before; 66 a missing
 input; 69 no valgrind; 70 a replay that failed; 73 --out cannot be written."""
 
 import argparse

@@ -1,4 +1,4 @@
-// `kith exec [OPTIONS] -- COMMAND [ARGS...]` (../shared/CLI.md, docs/EXEC.md): runs
+// `kith exec [OPTIONS] -- COMMAND [ARGS...]` (docs/CLI.md, docs/EXEC.md): runs
 // COMMAND with a heap policy as its malloc and that of every process it starts,
 // by preloading libkith_malloc.so (preload/) with the options in its environment
 // variables (preload/preload_environment.h).

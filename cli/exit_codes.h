@@ -1,4 +1,4 @@
-// The `kith` command's exit codes (../shared/CLI.md), sysexits.h's numbers, so a
+// The `kith` command's exit codes (docs/CLI.md), sysexits.h's numbers, so a
 // shell script reads them as it reads any Unix tool's. A script's own
 // System.exit(code) passes through unchanged.
 #pragma once

@@ -1,4 +1,4 @@
-// The `kith` command (../shared/CLI.md is the contract): running scripts (`run`,
+// The `kith` command (docs/CLI.md; the contract is ../shared/CLI.md): running scripts (`run`,
 // `disasm`, cli/run_command.h), the heap side (`policies`, `bench contrived`,
 // `bench defrag`), `replay` and `trace dump` (cli/replay.h, cli/trace_command.h),
 // `study` (cli/study_command.h), `repl` (cli/repl.h) and `exec` (cli/exec_command.h).

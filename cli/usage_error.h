@@ -1,4 +1,4 @@
-// The one shape of a command-line mistake (../shared/CLI.md): a one-line
+// The one shape of a command-line mistake (docs/CLI.md): a one-line
 // "kith: ..." message and one hint line on stderr, exit 64 (sysexits' EX_USAGE).
 // The hint is a suggestion when there is one ("did you mean ...?", cli/suggestion.h),
 // else a pointer to --help.

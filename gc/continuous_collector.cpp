@@ -56,7 +56,7 @@ void ContinuousCollector::resetBudgets() {
 
 void ContinuousCollector::checkOccupancy(vm::HandleTableSpace& space, std::size_t bytesRequested) {
   if (options_.stress) {
-    startCycle(space, GcCause::stress);
+    startCycle(space, vm::GcCause::stress);
     return;
   }
   std::size_t inUse = space.heap().bytesInUse();
@@ -66,7 +66,7 @@ void ContinuousCollector::checkOccupancy(vm::HandleTableSpace& space, std::size_
     return;
   }
   if (inUse + std::max(bytesRequested, kOccupancyGranularity) >= triggerBytes_) {
-    startCycle(space, GcCause::heapOccupancy);
+    startCycle(space, vm::GcCause::heapOccupancy);
     return;
   }
   std::size_t budget = (triggerBytes_ - inUse) / 2;
@@ -150,7 +150,7 @@ void ContinuousCollector::backEdgeBudgetSpent(vm::HandleTableSpace& space) {
   if (phase_ != Phase::idle) allocationBudget_ = budget;  // the allocation pacing is unchanged
 }
 
-void ContinuousCollector::startCycle(vm::HandleTableSpace& space, GcCause cause) {
+void ContinuousCollector::startCycle(vm::HandleTableSpace& space, vm::GcCause cause) {
   if (phase_ != Phase::idle) return;
   cycle_ = recorder_.begin(space.heap(), cause);
   const std::size_t inUse = cycle_.bytesBefore;
@@ -174,7 +174,7 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, GcCause cause)
   // free space is the boxes' room (boxes pay the pacing in handle bytes).
   std::size_t size = heapBytes(space);
   std::size_t heapFree = size > inUse ? size - inUse : 0;
-  std::size_t free = cause == GcCause::boxedIntegers ? std::min(heapFree, space.boxRoomBytes()) : heapFree;
+  std::size_t free = cause == vm::GcCause::boxedIntegers ? std::min(heapFree, space.boxRoomBytes()) : heapFree;
   if (size == 0) {
     sliceBytes_ = options_.fallbackSliceBytes;
   } else {
@@ -257,10 +257,10 @@ void ContinuousCollector::step(vm::HandleTableSpace& space) {
   }
   std::size_t size = heapBytes(space);
   if (options_.stress) {
-    startCycle(space, GcCause::stress);
+    startCycle(space, vm::GcCause::stress);
   } else if (size != 0 && static_cast<double>(space.heap().bytesInUse()) >=
                               options_.startOccupancy * static_cast<double>(size)) {
-    startCycle(space, GcCause::heapOccupancy);
+    startCycle(space, vm::GcCause::heapOccupancy);
   }
 }
 
@@ -416,13 +416,13 @@ void ContinuousCollector::finishCycle(vm::HandleTableSpace& space) {
   resetBudgets();
 }
 
-void ContinuousCollector::collect(vm::HandleTableSpace& space, GcCause cause) {
+void ContinuousCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
   const CycleRecorder::Start start = recorder_.begin(space.heap(), cause);
   if (phase_ != Phase::idle) {
     // Its snapshot is old: finish it, then a whole cycle frees what died since.
-    if (cause == GcCause::allocationFailure) {
+    if (cause == vm::GcCause::allocationFailure) {
       ++forcedCompletions_;
       cycleForced_ = true;
     }

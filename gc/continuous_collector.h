@@ -86,7 +86,6 @@
 
 #include "gc/collector_options.h"
 #include "gc/cycle_recorder.h"
-#include "gc/gc_cause.h"
 #include "gc/gc_time_window.h"
 #include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
@@ -171,12 +170,12 @@ class ContinuousCollector final : public vm::Collector {
   // Finishes the cycle in progress (a forced completion when the cause is an
   // allocation failure), then runs a whole cycle at once: everything unreachable
   // now is freed.
-  void collect(vm::HandleTableSpace& space, GcCause cause) override;
+  void collect(vm::HandleTableSpace& space, vm::GcCause cause) override;
   // Starts a cycle, which frees the dead boxes at its end like the rest; when boxes
   // pile up again before that, the cycle is finished at once.
   void boxesPiledUp(vm::HandleTableSpace& space) override {
-    if (phase_ == Phase::idle) startCycle(space, GcCause::boxedIntegers);
-    else collect(space, GcCause::boxedIntegers);
+    if (phase_ == Phase::idle) startCycle(space, vm::GcCause::boxedIntegers);
+    else collect(space, vm::GcCause::boxedIntegers);
   }
   std::string_view name() const override { return "continuous"; }
   vm::CollectorStatistics statistics() const override;
@@ -185,7 +184,7 @@ class ContinuousCollector final : public vm::Collector {
   // Public for tests.
   void step(vm::HandleTableSpace& space);
   // Starts a cycle now if idle (scans the roots).
-  void startCycle(vm::HandleTableSpace& space, GcCause cause = GcCause::heapOccupancy);
+  void startCycle(vm::HandleTableSpace& space, vm::GcCause cause = vm::GcCause::heapOccupancy);
   // Runs the cycle in progress to its end, at once.
   void finishCycle(vm::HandleTableSpace& space);
 

@@ -21,7 +21,7 @@ std::uint64_t nanosBetween(CycleRecorder::Clock::time_point begin, CycleRecorder
 CycleRecorder::CycleRecorder(const CollectorOptions& options, Clock::time_point start)
     : log_(options.log), fragmentation_(options.fragmentation), heapBytes_(options.heapBytes), pauses_(start) {}
 
-CycleRecorder::Start CycleRecorder::begin(const heap::Heap& heap, GcCause cause) const {
+CycleRecorder::Start CycleRecorder::begin(const heap::Heap& heap, vm::GcCause cause) const {
   Start start;
   start.cause = cause;
   start.bytesBefore = heap.bytesInUse();

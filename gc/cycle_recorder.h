@@ -21,7 +21,6 @@
 #include <string>
 
 #include "gc/collector_options.h"
-#include "gc/gc_cause.h"
 #include "gc/gc_log.h"
 #include "gc/heap_verifier.h"
 #include "gc/pause_recorder.h"
@@ -36,7 +35,7 @@ class CycleRecorder {
 
   // What a cycle's beginning measured.
   struct Start {
-    GcCause cause = GcCause::heapOccupancy;
+    vm::GcCause cause = vm::GcCause::heapOccupancy;
     Clock::time_point time;
     std::size_t bytesBefore = 0;  // heap bytes in use (block bytes, heap statistics)
   };
@@ -58,7 +57,7 @@ class CycleRecorder {
   std::size_t heapBytes(const heap::Heap& heap) const { return heapBytes_ != 0 ? heapBytes_ : heap.arenaSize(); }
 
   // A cycle begins now, for `cause`.
-  Start begin(const heap::Heap& heap, GcCause cause) const;
+  Start begin(const heap::Heap& heap, vm::GcCause cause) const;
   // One slice of an incremental cycle, from `begin` to `end`: a pause, counted in
   // `slices`. Returns its length in ns.
   std::uint64_t recordSlice(Slices& slices, Clock::time_point begin, Clock::time_point end) {

@@ -24,7 +24,7 @@ std::string formatIncrementalCycleLine(const IncrementalCycleLogEntry& entry) {
   std::snprintf(line, sizeof line,
                 "[%.3fs][info][gc] GC(%llu) Incremental Cycle (%s) %zu%c->%zu%c(%zu%c) %llu slices %.3fms "
                 "(longest %.3fms) in %.3fms%s",
-                entry.uptimeSeconds, static_cast<unsigned long long>(entry.cycle), gcCauseName(entry.cause),
+                entry.uptimeSeconds, static_cast<unsigned long long>(entry.cycle), vm::gcCauseName(entry.cause),
                 entry.bytesBefore / unit, suffix, entry.bytesAfter / unit, suffix, entry.heapBytes / unit, suffix,
                 static_cast<unsigned long long>(entry.slices), entry.slicesMs, entry.longestSliceMs, entry.wallMs,
                 entry.forced ? ", forced" : "");
@@ -35,7 +35,7 @@ std::string formatGcLogLine(const GcLogEntry& entry) {
   auto [unit, suffix] = unitFor(entry.heapBytes);
   char line[256];
   std::snprintf(line, sizeof line, "[%.3fs][info][gc] GC(%llu) Pause Full (%s) %zu%c->%zu%c(%zu%c) %.3fms",
-                entry.uptimeSeconds, static_cast<unsigned long long>(entry.cycle), gcCauseName(entry.cause),
+                entry.uptimeSeconds, static_cast<unsigned long long>(entry.cycle), vm::gcCauseName(entry.cause),
                 entry.bytesBefore / unit, suffix, entry.bytesAfter / unit, suffix, entry.heapBytes / unit,
                 suffix, entry.pauseMs);
   return line;

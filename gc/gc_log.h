@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "gc/gc_cause.h"
+#include "vm/collector.h"
 
 namespace kith::gc {
 
@@ -15,7 +15,7 @@ namespace kith::gc {
 struct CycleLogFields {
   double uptimeSeconds = 0;  // at the cycle's start, since the collector (the run) started
   std::uint64_t cycle = 0;   // 0 for the first collection
-  GcCause cause = GcCause::allocationFailure;
+  vm::GcCause cause = vm::GcCause::allocationFailure;
   std::size_t bytesBefore = 0;  // heap bytes in use (block bytes, heap statistics)
   std::size_t bytesAfter = 0;
   std::size_t heapBytes = 0;    // the fixed heap's size

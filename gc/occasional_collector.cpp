@@ -22,7 +22,7 @@ std::size_t OccasionalCollector::heapBytes(vm::HandleTableSpace& space) const {
   return recorder_.heapBytes(space.heap());
 }
 
-void OccasionalCollector::collect(vm::HandleTableSpace& space, GcCause cause) {
+void OccasionalCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
   const CycleRecorder::Start start = recorder_.begin(space.heap(), cause);
@@ -44,7 +44,7 @@ void OccasionalCollector::collect(vm::HandleTableSpace& space, GcCause cause) {
 
 void OccasionalCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) {
   if (options_.stress) {
-    collect(space, GcCause::stress);  // leaves the budget at 0: again before the next allocation
+    collect(space, vm::GcCause::stress);  // leaves the budget at 0: again before the next allocation
     return;
   }
   if (!triggerSet_) setTriggerPoint(space, space.heap().bytesInUse());
@@ -54,7 +54,7 @@ void OccasionalCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
   }
   std::size_t inUse = space.heap().bytesInUse();
   if (inUse + std::max(bytes, kOccupancyGranularity) >= triggerBytes_) {
-    collect(space, GcCause::heapOccupancy);  // sets the next trigger point
+    collect(space, vm::GcCause::heapOccupancy);  // sets the next trigger point
     inUse = space.heap().bytesInUse();
   }
   grantBudget(inUse, bytes);

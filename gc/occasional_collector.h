@@ -6,7 +6,7 @@
 // A cycle runs when
 //   - an allocation fails (the object space's allocation gate calls collect(space,
 //     allocationFailure), then retries);
-//   - the script calls System.gc() (collect(space, GcCause::systemGc));
+//   - the script calls System.gc() (collect(space, vm::GcCause::systemGc));
 //   - heap occupancy passes the threshold (beforeAllocation, below);
 //   - with `stress`, before every allocation (--gc-stress).
 // Each cycle marks from the mutator's roots (HandleTableSpace::forEachRoot) through
@@ -42,7 +42,6 @@
 
 #include "gc/collector_options.h"
 #include "gc/cycle_recorder.h"
-#include "gc/gc_cause.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
@@ -59,9 +58,6 @@ struct OccasionalCollectorOptions : CollectorOptions {
   double occupancyThreshold = kDefaultThreshold;
 };
 
-// True for thresholds the option accepts: (0, 1]. 1 means "on failure only".
-constexpr bool isValidOccupancyThreshold(double fraction) { return fraction > 0 && fraction <= 1; }
-
 class OccasionalCollector final : public vm::Collector {
  public:
   static constexpr std::size_t kOccupancyGranularity = 4096;
@@ -69,7 +65,7 @@ class OccasionalCollector final : public vm::Collector {
   explicit OccasionalCollector(OccasionalCollectorOptions options = {});
 
   // A full stop-the-world cycle.
-  void collect(vm::HandleTableSpace& space, GcCause cause) override;
+  void collect(vm::HandleTableSpace& space, vm::GcCause cause) override;
   std::string_view name() const override { return "occasional"; }
   vm::CollectorStatistics statistics() const override;
 
@@ -82,8 +78,6 @@ class OccasionalCollector final : public vm::Collector {
   const OccasionalCollectorOptions& options() const { return options_; }
   // The log line of the last cycle ("" before the first).
   const std::string& lastLogLine() const { return recorder_.lastLogLine(); }
-  // Heap bytes in use at which the occupancy trigger fires next; SIZE_MAX when off.
-  std::size_t occupancyTriggerBytes() const { return triggerBytes_; }
   // Every pause so far; keepAll() for the whole list (kith run --gc-pauses-file).
   PauseRecorder& pauseRecorder() { return recorder_.pauses(); }
 

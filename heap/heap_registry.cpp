@@ -1,4 +1,5 @@
 // The type-erased registry: the only place a policy is chosen by name.
+#include <array>
 #include <memory>
 #include <utility>
 #include <string>
@@ -92,38 +93,29 @@ class PolicyHeap final : public Heap {
   StatsHeap<Policy> heap_;
 };
 
-// The names and descriptions one of policies.h's registries (forEachPolicy, ...) visits.
+// The names and descriptions one of policies.h's registries (forEachPolicy, ...) visits,
+// listed once: each registry's lambda is its own type, so each has its own list.
 template <class ForEach>
-std::vector<PolicyInfo> listed(ForEach forEach) {
-  std::vector<PolicyInfo> v;
-  forEach([&]<class P>(std::string_view n, std::string_view d) {
-    v.push_back({n, d});
-    return false;
-  });
-  return v;
+const std::vector<PolicyInfo>& listed(ForEach forEach) {
+  static const std::vector<PolicyInfo> list = [&] {
+    std::vector<PolicyInfo> v;
+    forEach([&]<class P>(std::string_view n, std::string_view d) {
+      v.push_back({n, d});
+      return false;
+    });
+    return v;
+  }();
+  return list;
 }
 
 }  // namespace
 
-const std::vector<PolicyInfo>& policyList() {
-  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachPolicy(fn); });
-  return list;
-}
-
-const std::vector<PolicyInfo>& baselineList() {
-  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachBaseline(fn); });
-  return list;
-}
-
+const std::vector<PolicyInfo>& policyList() { return listed([](auto&& fn) { return forEachPolicy(fn); }); }
+const std::vector<PolicyInfo>& baselineList() { return listed([](auto&& fn) { return forEachBaseline(fn); }); }
 const std::vector<PolicyInfo>& replayBaselineList() {
-  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachReplayBaseline(fn); });
-  return list;
+  return listed([](auto&& fn) { return forEachReplayBaseline(fn); });
 }
-
-const std::vector<PolicyInfo>& referenceList() {
-  static const std::vector<PolicyInfo> list = listed([](auto&& fn) { return forEachReference(fn); });
-  return list;
-}
+const std::vector<PolicyInfo>& referenceList() { return listed([](auto&& fn) { return forEachReference(fn); }); }
 
 bool isReplayBaseline(std::string_view name) {
   for (const auto& p : replayBaselineList())
@@ -143,8 +135,15 @@ const std::vector<PolicyInfo>& leftOutPolicyList() {
   return list;
 }
 
+namespace {
+// The policies `--heap` names: policies, baselines and references (not replay baselines).
+std::array<const std::vector<PolicyInfo>*, 3> selectable() {
+  return {&policyList(), &baselineList(), &referenceList()};
+}
+}  // namespace
+
 bool isPolicy(std::string_view name) {
-  for (const auto* list : {&policyList(), &baselineList(), &referenceList()})
+  for (const auto* list : selectable())
     for (const auto& p : *list)
       if (p.name == name) return true;
   return false;
@@ -152,7 +151,7 @@ bool isPolicy(std::string_view name) {
 
 std::string policyNames() {
   std::string out;
-  for (const auto* list : {&policyList(), &baselineList(), &referenceList()})
+  for (const auto* list : selectable())
     for (const auto& p : *list) {
       if (!out.empty()) out += ", ";
       out += p.name;

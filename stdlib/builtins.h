@@ -13,7 +13,7 @@ namespace kith::stdlib {
 // the script. Throws vm::KithThrow if the heap cannot even hold the prelude.
 void installBuiltins(vm::VM& vm);
 
-// The parts installBuiltins is made of (one per source file).
+// The parts installBuiltins (builtins.cpp) is made of, one per source file.
 void installCore(vm::VM& vm);           // print str int float typeOf chr clock, Array
 void installMath(vm::VM& vm);           // Math
 void installSystem(vm::VM& vm);         // System
@@ -23,10 +23,5 @@ void installContainers(vm::VM& vm);     // List, Map, StringBuilder
 // Map operations, shared with System.heapStats().
 vm::Value mapGet(vm::VM& vm, vm::Value map, vm::Value key, bool* found);
 void mapPut(vm::VM& vm, vm::Value map, vm::Value key, vm::Value value);
-
-// Helpers for natives: argument checks that throw a Kith error with a clear message.
-std::int64_t intArgument(vm::VM& vm, vm::Value v, const char* what);
-double numberArgument(vm::VM& vm, vm::Value v, const char* what);
-vm::Handle* stringArgument(vm::VM& vm, vm::Value v, const char* what);
 
 }  // namespace kith::stdlib

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "stdlib/arguments.h"
 #include "stdlib/builtins.h"
 
 namespace kith::stdlib {

@@ -1,5 +1,4 @@
-// Global functions (print str int float typeOf chr clock), the Array class, and
-// the prelude that defines Error in Kith.
+// Global functions (print str int float typeOf chr clock) and the Array class.
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -8,9 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "stdlib/arguments.h"
 #include "stdlib/builtins.h"
-#include "stdlib/ffi.h"
-#include "vm/compiler.h"
 
 namespace kith::stdlib {
 
@@ -19,21 +17,6 @@ using vm::NativeFunction;
 using vm::ObjectKind;
 using vm::Value;
 using vm::VM;
-
-std::int64_t intArgument(VM& vm, Value v, const char* what) {
-  if (!v.isInt()) vm.throwError(std::string(what) + " must be an int, not " + vm.typeName(v));
-  return v.asInt();
-}
-
-double numberArgument(VM& vm, Value v, const char* what) {
-  if (!v.isNumber()) vm.throwError(std::string(what) + " must be a number, not " + vm.typeName(v));
-  return v.toDouble();
-}
-
-Handle* stringArgument(VM& vm, Value v, const char* what) {
-  if (!vm.isKind(v, ObjectKind::string)) vm.throwError(std::string(what) + " must be a string, not " + vm.typeName(v));
-  return v.asHandle();
-}
 
 namespace {
 
@@ -131,15 +114,6 @@ const NativeFunction kChr{"chr", chr, 1, 1};
 const NativeFunction kClock{"clock", clock, 0, 0};
 const NativeFunction kNewArray{"Array", newArray, 1, 2};
 
-// Error is an ordinary Kith class, so subclasses and stack traces work like any other.
-constexpr const char* kPrelude = R"(
-class Error {
-  field message;
-  init(message) { this.message = message; }
-  toString() { return this.message; }
-}
-)";
-
 }  // namespace
 
 void installCore(VM& vm) {
@@ -148,19 +122,6 @@ void installCore(VM& vm) {
   vm::ClassInfo* array = vm.builtinClass(ObjectKind::array);
   array->constructor = &kNewArray;
   vm.defineGlobal("Array", Value::klassValue(array));
-}
-
-void installBuiltins(VM& vm) {
-  installCore(vm);
-  installMath(vm);
-  installSystem(vm);
-  installStringMethods(vm);
-  installContainers(vm);
-  installFfi(vm);
-  vm::CompileResult prelude = vm::compile(vm, kPrelude, "<prelude>");
-  if (!prelude.script) throw std::logic_error("the prelude does not compile: " + prelude.errors.front());
-  vm.runScript(prelude.script);
-  vm.setErrorClass(vm.global("Error").asClass());
 }
 
 }  // namespace kith::stdlib

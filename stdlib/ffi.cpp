@@ -34,6 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "stdlib/arguments.h"
 #include "stdlib/builtins.h"
 
 namespace kith::stdlib {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "stdlib/arguments.h"
 #include "stdlib/builtins.h"
 
 namespace kith::stdlib {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "stdlib/arguments.h"
 #include "stdlib/builtins.h"
 
 namespace kith::stdlib {

@@ -1,6 +1,7 @@
 // System: args, gc(), exit(code), heapStats().
 #include <cstdio>
 
+#include "stdlib/arguments.h"
 #include "stdlib/builtins.h"
 
 namespace kith::stdlib {

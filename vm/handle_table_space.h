@@ -27,7 +27,7 @@ class HandleTableSpace final : public ObjectSpace {
   ~HandleTableSpace() override;
 
   Handle* allocate(ClassInfo* klass, std::size_t bytes, Handle* near = nullptr) override;
-  Handle* boxInteger(std::int64_t i) override;  // vm/boxed_int.cpp
+  Handle* boxInteger(std::int64_t i) override;
   void collectGarbage(GcCause cause) override { collector_.collect(*this, cause); }
   void backEdgeSlice() override { collector_.backEdgeSlice(*this); }
   const HandleTable& handles() const override { return handles_; }
@@ -66,7 +66,7 @@ class HandleTableSpace final : public ObjectSpace {
   void releaseBlock(void* object);  // back to the heap (poisoned first when checking)
   void applyStress(std::size_t bytes) override;
   void moveObjectsForStress();  // --gc-stress=move
-  void payForBoxes() override;  // vm/boxed_int.cpp
+  void payForBoxes() override;
   [[noreturn]] void throwThrashing();
 
   Collector& collector_;

@@ -192,11 +192,9 @@ class VM final : private Mutator {
   heap::Heap& heap() { return space_->heap(); }
   Collector& collector() { return collector_; }
   std::uint64_t instructionsExecuted() const { return instructions_; }
-  std::size_t maxDepth() const { return maxDepth_; }
   const std::vector<std::string>& args() const { return args_; }
 
  private:
-  friend struct VMAccess;
   // The interpreter loop: runs from frames_[entryFrame] until that frame returns.
   Value run(std::size_t entryFrame);
   // Calls `callee` with argc args on the stack. True: a script frame was pushed

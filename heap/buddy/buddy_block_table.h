@@ -228,17 +228,6 @@ class BuddyBlockTable {
     write(off, level, s);
     if (isListedState(s)) list(s, level).push(address(off));
   }
-  // Moves a free block's table entry and list link from `from` to `to`, for example
-  // when the defragmenter relocates the half-block around it. The block's bytes are
-  // not copied: a free block holds nothing but its links. The caller clears `from`.
-  void moveFree(std::size_t from, std::size_t to) {
-    const unsigned level = levelAt(from);
-    const BuddyState s = stateAt(from);
-    if (isListedState(s)) list(s, level).remove(address(from));
-    write(to, level, s);
-    if (isListedState(s)) list(s, level).push(address(to));
-  }
-
   // --- where a free block came from (the split floor of Figure 10) ----------------
   // A free block is a leftover when no free has returned it since it was last handed
   // out: a bisection's upper half, or a maximal block never used. A request met from

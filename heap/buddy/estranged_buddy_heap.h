@@ -84,12 +84,9 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   }
 
   // The statistics layer's call after a malloc (BuddyHeapCore::noteHandedOut): step (4)
-  // records the level it bisected from (its steps count list heads too, so they cannot
-  // say).
-  bool tookLeftover(void* ptr) {
-    const unsigned own = table_.levelAt(table_.offsetOf(ptr));
-    return Core::noteHandedOut(ptr, outcome_ == Outcome::split ? splitFrom_ : own);
-  }
+  // records how many levels it bisected (its steps count list heads too, so they
+  // cannot say).
+  bool tookLeftover(void* ptr) { return Core::noteHandedOut(ptr, outcome_ == Outcome::split ? splitLevels_ : 0); }
 
   std::string checkInvariants() const {
     return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
@@ -147,7 +144,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
         table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
       }
       outcome_ = Outcome::split;
-      splitFrom_ = m;
+      splitLevels_ = m - k;
       return Core::hand(off, k);
     }
     // (5): glue level by level from the bottom, at most one pair per level.
@@ -233,7 +230,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     ++freeSteps_;  // the buddy changed list
   }
 
-  unsigned splitFrom_ = 0;  // the level step (4) of the last split malloc bisected from
+  unsigned splitLevels_ = 0;  // the levels step (4) of the last split malloc bisected
 };
 
 }  // namespace kith::heap

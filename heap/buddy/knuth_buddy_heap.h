@@ -71,8 +71,7 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
   // bisected a block (steps - 1) / 2 levels up, one inspection and one bisection a
   // level, so the count the malloc kept anyway says which halves it listed.
   bool tookLeftover(void* ptr) {
-    const unsigned levels = outcome_ == Outcome::split ? static_cast<unsigned>((steps_ - 1) / 2) : 0;
-    return Core::noteHandedOut(ptr, table_.levelAt(table_.offsetOf(ptr)) + levels);
+    return Core::noteHandedOut(ptr, outcome_ == Outcome::split ? static_cast<unsigned>((steps_ - 1) / 2) : 0);
   }
 
   std::string checkInvariants() const {

@@ -45,13 +45,6 @@ enum class DebugHeapError : std::uint8_t {
   useAfterFree,     // getSize of a block already freed
 };
 
-constexpr const char* debugHeapErrorName(DebugHeapError e) {
-  constexpr const char* names[] = {"double free", "foreign pointer", "interior pointer",
-                                   "write past end", "header smashed",
-                                   "use after free"};
-  return names[static_cast<int>(e)];
-}
-
 using DebugHeapErrorHandler = void (*)(void* context, DebugHeapError kind,
                                        const std::string& message);
 

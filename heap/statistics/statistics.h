@@ -41,7 +41,7 @@ struct HeapStatistics {
   std::uint64_t immediate_leftover = 0;
   bool immediate_source_skipped = false;  // not tracked because it was asked not to be
   std::map<std::size_t, std::uint64_t> size_histogram;   // block size -> count
-  bool op_timers = true;                // false: alloc_ns/free_ns were not measured (setTiming(false))
+  bool op_timers = true;                // false: alloc_ns/free_ns were not measured (StatisticsMode::counts)
   LatencySummary alloc_ns, free_ns;
   StepSummary malloc_steps, free_steps;  // every malloc (failed ones too) and every free
   std::uint64_t internal_bytes = 0;     // bytes_allocated - bytes_requested

@@ -93,14 +93,8 @@ class StatsHeap : public Super {
   // Set before the first malloc: a mode chosen later would count only part of the blocks.
   void setMode(StatisticsMode mode) {
     mode_ = mode;
-    if constexpr (Leftovers::kKnown) {
-      // Only the counting modes read the leftover marks; without them nothing keeps
-      // them. Marks dropped once cannot be trusted again.
-      const bool counting = mode >= StatisticsMode::counts;
-      if (!counting) leftoversLost_ = true;
-      leftovers_.track(*this, counting && !leftoversLost_);
-    }
-    sourced_ = tracksSources();
+    // Only the counting modes read the leftover marks; without them nothing keeps them.
+    if (mode < StatisticsMode::counts) dropSources();
   }
   StatisticsMode mode() const { return mode_; }
   // Where immediate blocks came from is not tracked (the source stays unknown), so the
@@ -108,11 +102,7 @@ class StatsHeap : public Super {
   bool tracksSources() const { return Leftovers::kKnown && !leftoversLost_; }
   void skipImmediateSources() {
     sourcesSkipped_ = true;
-    if constexpr (Leftovers::kKnown) {
-      leftoversLost_ = true;
-      leftovers_.track(*this, false);
-    }
-    sourced_ = false;
+    dropSources();
   }
 
   HeapStatistics statistics() const {
@@ -229,6 +219,16 @@ class StatsHeap : public Super {
   Leftovers leftovers_{static_cast<Super&>(*this)};
   bool sourcesSkipped_ = false;  // skipImmediateSources: asked not to track them
   bool leftoversLost_ = false;  // a mode that does not count has let blocks out unmarked
+
+  // Stops tracking where immediate blocks came from, for good: marks dropped once
+  // cannot be trusted again.
+  void dropSources() {
+    if constexpr (Leftovers::kKnown) {
+      leftoversLost_ = true;
+      leftovers_.track(*this, false);
+    }
+    sourced_ = false;
+  }
 };
 
 }  // namespace kith::heap

@@ -176,7 +176,6 @@ class BinaryTraceDecoder {
     return nextInFull(in, out, error);
   }
 
-  std::uint64_t eventOffset() const { return eventOffset_; }
   std::string position() const { return "offset " + std::to_string(eventOffset_); }
 
  private:

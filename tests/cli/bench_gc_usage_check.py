@@ -1,4 +1,4 @@
-"""scripts/bench-gc on bad input: one line on stderr and ../shared/CLI.md's exit code,
+"""scripts/bench-gc on bad input: one line on stderr and docs/CLI.md's exit code,
 never a traceback or a table of empty cells. Prints "ok" when every case holds.
 Run: python3 bench_gc_usage_check.py KITH BENCH_GC"""
 import subprocess

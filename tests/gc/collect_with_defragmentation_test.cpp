@@ -79,7 +79,7 @@ TEST_P(MovingPolicy, SurvivorsStayReadableAcrossCollectionsAndDefragmentation) {
       else vm.rootStack()[e.pinnedIndex] = Value::nil();
     }
     survivors = std::move(kept);
-    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
     ASSERT_EQ(verifyAfterFullCycle(vm), "") << "round " << round;
     expectIntact(vm, survivors);
     // A large request that no free buddy block can serve without moving survivors.
@@ -93,7 +93,7 @@ TEST_P(MovingPolicy, SurvivorsStayReadableAcrossCollectionsAndDefragmentation) {
   EXPECT_GT(t.heap->statistics().satisfied[static_cast<std::size_t>(heap::Outcome::defrag)], 0u)
       << "the test must have made the heap move objects";
   vm.rootStack().clear();
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
   EXPECT_EQ(t.heap->checkInvariants(), "");
 }

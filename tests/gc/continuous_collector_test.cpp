@@ -176,7 +176,7 @@ TEST(ContinuousCollector, ObjectsAllocatedWhileMarkingOrSweepingSurvive) {
   EXPECT_EQ(vm.stringView(vm.rootStack()[vm.rootStack().size() - 2]), "born while marking");
   EXPECT_EQ(vm.stringView(vm.rootStack().back()), "born while sweeping");
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 43u) << "the floating garbage waits for the next cycle";
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 42u);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
 }
@@ -194,7 +194,7 @@ TEST(ContinuousCollector, CollectMidCycleFreesEverythingUnreachable) {
   // Drop half the live strings mid-cycle (with the barrier): the snapshot keeps
   // them this cycle, the full collection that follows frees them.
   for (int i = 0; i < 5; ++i) t.store(element(vm.rootStack().back(), i), Value::nil());
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(t.collector.phase(), Phase::idle);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 6u);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
@@ -350,10 +350,10 @@ TEST_P(EveryPolicy, AllocationPacedCyclesKeepTheHeapFromFilling) {
   EXPECT_GT(t.collector.statistics().cycles, 1u);
   EXPECT_EQ(t.heap->statistics().failed_allocations, 0u);
   EXPECT_LE(t.collector.largestSweepBurst(), 256 / ContinuousCollector::kWorkUnitsPerFree + 1);
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
   vm.rootStack().clear();
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
 }
 

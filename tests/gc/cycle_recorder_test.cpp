@@ -38,8 +38,8 @@ TEST(CycleRecorder, EndPauseLogsCountsAndRecordsOnePause) {
   CycleRecorder recorder(options);
 
   for (int cycle = 0; cycle < 2; ++cycle) {
-    CycleRecorder::Start start = recorder.begin(*t.heap, GcCause::systemGc);
-    EXPECT_EQ(start.cause, GcCause::systemGc);
+    CycleRecorder::Start start = recorder.begin(*t.heap, vm::GcCause::systemGc);
+    EXPECT_EQ(start.cause, vm::GcCause::systemGc);
     EXPECT_EQ(start.bytesBefore, t.heap->bytesInUse());
     EXPECT_EQ(recorder.endPause(spaceOf(t.vm()), start), t.heap->bytesInUse());
   }
@@ -61,7 +61,7 @@ TEST(CycleRecorder, EndPauseLogsCountsAndRecordsOnePause) {
 TEST(CycleRecorder, EndIncrementalReportsItsSlicesWithoutAPauseOfItsOwn) {
   TestVm t("estranged", kHeapBytes);
   CycleRecorder recorder(CollectorOptions{});
-  CycleRecorder::Start start = recorder.begin(*t.heap, GcCause::heapOccupancy);
+  CycleRecorder::Start start = recorder.begin(*t.heap, vm::GcCause::heapOccupancy);
   CycleRecorder::Slices slices;
   Clock::time_point begin = Clock::now();
   EXPECT_EQ(recorder.recordSlice(slices, begin, begin + std::chrono::microseconds(300)), 300'000u);
@@ -111,10 +111,10 @@ TEST(CycleRecorder, VerifiesTheHeapAfterEachCycleWhenAsked) {
   VerifyOptions verify;
   verify.requireNoGarbage = true;
   recorder.verifyAfterEachCycle(verify);
-  recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, GcCause::systemGc));  // nothing unreachable: passes
+  recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, vm::GcCause::systemGc));  // nothing unreachable: passes
 
   vm.newArray(4, Value::nil());  // garbage no cycle has swept
-  EXPECT_DEATH(recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, GcCause::systemGc)),
+  EXPECT_DEATH(recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, vm::GcCause::systemGc)),
                "heap verification failed after GC\\(1\\)");
 }
 

@@ -30,11 +30,11 @@ TEST(OccasionalCollector, FreesAnUnreachableCycle) {
     Value b = vm.newInstance(node);
     field(a, 0) = b;
     field(b, 0) = a;
-    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
     EXPECT_EQ(spaceOf(vm).handles().liveCount(), 2u) << "a pinned cycle survives";
   }
   std::uint64_t freesBefore = t.heap->statistics().frees;
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u) << "reference counting would keep the cycle; tracing does not";
   EXPECT_EQ(t.heap->statistics().frees, freesBefore + 2);
   EXPECT_EQ(t.heap->statistics().bytes_in_use, 0u);
@@ -57,14 +57,14 @@ TEST(OccasionalCollector, MarksAMillionNodeListWithoutRecursionThenFreesIt) {
       field(n, 1) = Value::integer(i);
       head = n;
     }
-    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
     ASSERT_EQ(spaceOf(vm).handles().liveCount(), static_cast<std::size_t>(kNodes));
     // Walk it: every node is still there, in order.
     int expected = kNodes - 1;
     for (Value n = head; n.isObject(); n = field(n, 0)) ASSERT_EQ(field(n, 1).asInt(), expected--);
     EXPECT_EQ(expected, -1);
   }
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
   EXPECT_GE(t.collector.statistics().objectsFreed, static_cast<std::uint64_t>(kNodes));
   EXPECT_EQ(t.heap->statistics().bytes_in_use, 0u);
@@ -79,14 +79,14 @@ TEST(OccasionalCollector, KeepsWhatOnlyAClosureUpvalueReaches) {
     roots.root(array);
     Value closure = makeClosureCapturing(vm, array);
     vm.rootStack().back() = closure;  // now only the closure's upvalue reaches the array
-    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
     EXPECT_EQ(spaceOf(vm).handles().liveCount(), 3u) << "closure, upvalue, array";
     auto* up = vm::objectAt<vm::UpvalueObject>(vm::objectAt<vm::ClosureObject>(closure)->upvalues()[0]);
     ASSERT_TRUE(up->closed.isObject());
     EXPECT_EQ(element(up->closed, 2).asInt(), 7);
     EXPECT_EQ(verifyAfterFullCycle(vm), "");
   }
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
 }
 
@@ -98,11 +98,11 @@ TEST(OccasionalCollector, KeepsWhatNativeCodePinsAndFreesItAfterwards) {
     Value s = vm.newString("held by a native");
     roots.root(s);
     vm.newString("garbage");
-    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
     EXPECT_EQ(spaceOf(vm).handles().liveCount(), 1u);
     EXPECT_EQ(vm.stringView(s), "held by a native");
   }
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
 }
 
@@ -128,7 +128,7 @@ TEST(OccasionalCollector, KeepsGlobalsAndBoundMethodsAndContainers) {
   vm.defineGlobal("bound", vm.newBoundMethod(receiver, Value::nil()));
   std::size_t live = spaceOf(vm).handles().liveCount();
   for (int i = 0; i < 100; ++i) vm.newArray(8, Value::nil());  // garbage
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), live);
   EXPECT_EQ(vm.stringView(text), "in the list");
   EXPECT_EQ(verifyAfterFullCycle(vm), "");
@@ -200,7 +200,7 @@ TEST(OccasionalCollector, StatisticsAndLogLine) {
   vm::VM& vm = t.vm();
   for (int round = 0; round < 3; ++round) {
     for (int i = 0; i < 1000; ++i) vm.newArray(4, Value::nil());
-    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   }
   vm::CollectorStatistics s = t.collector.statistics();
   EXPECT_EQ(s.cycles, 3u);
@@ -218,7 +218,7 @@ TEST(GcLog, FormatsLikeJavaUnifiedLogging) {
   GcLogEntry e;
   e.uptimeSeconds = 0.025;
   e.cycle = 0;
-  e.cause = GcCause::systemGc;
+  e.cause = vm::GcCause::systemGc;
   e.bytesBefore = 2 << 20;
   e.bytesAfter = (1 << 20) + 5000;
   e.heapBytes = 64 << 20;
@@ -228,10 +228,10 @@ TEST(GcLog, FormatsLikeJavaUnifiedLogging) {
   e.bytesBefore = 300 << 10;
   e.bytesAfter = 120 << 10;
   e.cycle = 12;
-  e.cause = GcCause::allocationFailure;
+  e.cause = vm::GcCause::allocationFailure;
   EXPECT_EQ(formatGcLogLine(e),
             "[0.025s][info][gc] GC(12) Pause Full (Allocation Failure) 300K->120K(512K) 3.960ms");
-  e.cause = GcCause::heapOccupancy;
+  e.cause = vm::GcCause::heapOccupancy;
   EXPECT_NE(formatGcLogLine(e).find("(Heap Occupancy)"), std::string::npos);
 }
 
@@ -299,11 +299,11 @@ TEST_P(EveryPolicy, RandomGraphsSurviveExactlyAsReachable) {
       made.push_back(v);
     }
     vm.rootStack()[firstRoot + random() % kRoots] = vm.newArray(kSlots, Value::nil());  // drop one root
-    t.collector.collect(spaceOf(vm), GcCause::systemGc);
+    t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
     ASSERT_EQ(verifyAfterFullCycle(vm), "") << "round " << round;
   }
   vm.rootStack().resize(firstRoot);
-  t.collector.collect(spaceOf(vm), GcCause::systemGc);
+  t.collector.collect(spaceOf(vm), vm::GcCause::systemGc);
   EXPECT_EQ(spaceOf(vm).handles().liveCount(), 0u);
   EXPECT_EQ(t.heap->statistics().bytes_in_use, 0u);
   EXPECT_EQ(t.heap->statistics().frees, t.heap->statistics().allocations);

@@ -138,7 +138,7 @@ TEST(WriteBarrier, ObjectMovedFromAnUnscannedIntoAScannedObjectSurvives) {
   Value moved = field0(element(t.global("pair"), 1));
   ASSERT_TRUE(moved.isObject());
   EXPECT_EQ(t.machine->stringView(moved), "moved 1");
-  t.collector->collect(spaceOf(*t.machine), GcCause::systemGc);
+  t.collector->collect(spaceOf(*t.machine), vm::GcCause::systemGc);
   EXPECT_EQ(t.machine->stringView(field0(element(t.global("pair"), 1))), "moved 1");
   EXPECT_EQ(verifyAfterFullCycle(*t.machine), "");
 }
@@ -154,7 +154,7 @@ TEST(WriteBarrier, ObjectsBornDuringACycleSurviveIt) {
   EXPECT_GT(t.collector->statistics().cycles, 0u) << "the gate's slices ran the cycle through its sweep";
   t.run("let ok = keep.size() == 2000;\nfor (let i = 0; i < 2000; i = i + 1) if (keep.get(i) != \"k\" + i) ok = false;\n");
   EXPECT_TRUE(t.global("ok").asBool());
-  t.collector->collect(spaceOf(*t.machine), GcCause::systemGc);
+  t.collector->collect(spaceOf(*t.machine), vm::GcCause::systemGc);
   EXPECT_EQ(verifyAfterFullCycle(*t.machine), "");
 }
 

@@ -1,7 +1,7 @@
 """`kith study` on hostile input loses nothing and studies nothing silently different: a
 bad suite, bad options, an output it cannot create, a damaged study.json, merges of
 missing, broken, conflicting or foreign runs, and SIGTERM/SIGHUP, each a one-line error
-with ../shared/CLI.md's exit code (64 usage, 65 malformed, 66 missing, 73 cannot create)
+with docs/CLI.md's exit code (64 usage, 65 malformed, 66 missing, 73 cannot create)
 or a refusal that keeps the data. The driver runs on fake_kith.py (known answers, fast).
 Run: /usr/bin/python3 -m unittest test_driver (CTest: study.driver)."""
 
