@@ -40,9 +40,9 @@ if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost 
     import by_path  # noqa: F401
     __package__ = "study"
 from . import predicted  # noqa: E402
-from . import run_json  # noqa: E402
 from . import stats  # noqa: E402
 from .common import PYTHON, SOURCE_DIR, fmt, markdown_table, number, read_csv, write_csv  # noqa: E402
+from .runs import Run, load_stats, run_files  # noqa: E402
 
 KINDS = ("trace", "cost", "replay")
 BASELINE = "nothing"
@@ -292,13 +292,6 @@ def net_costs(own, base):
     return row
 
 
-def load_json(out_dir, run):
-    """The replay's JSON, or None when there is none or its numbers cannot be counted
-    (run_json.py; the analysis names such a run)."""
-    data, why = run_json.read(os.path.join(out_dir, run.path("json")), run.kind)
-    return data if why is None else None
-
-
 ALLOC_COST_COLUMNS = ["workload", "collector", "policy", "allocations", "frees", "ir_per_malloc", "ir_per_free",
                       "d1_per_malloc", "d1_per_free", "ll_per_malloc", "ll_per_free", "baseline_ir_per_malloc",
                       "baseline_ir_per_free", "ir_per_request", "d1_per_request", "ll_per_request",
@@ -327,13 +320,12 @@ def diff_ci(a, b, confidence=stats.CONFIDENCE):
 
 
 def alloc_cost_rows(study, out_dir, done):
-    from .plan import Run
     cost, replay_ns = {}, {}
     for run_id, rc in done.items():
         r = Run.parse(run_id)
         if not r or r.kind not in ("cost", "replay") or r.argset != study.argset or rc != 0:
             continue
-        s = load_json(out_dir, r)
+        s = load_stats(out_dir, r)
         if not s:
             continue
         key = (r.workload, r.collector, traced_policy(r), replay_policy(r) == BASELINE)
@@ -393,7 +385,6 @@ def alloc_cost_rows(study, out_dir, done):
 
 def write_tables(study, out_dir):
     """Writes alloc_cost.csv and replay_time.csv; returns them as {name: (rows, columns)}."""
-    from .plan import run_files
     ac, rt = alloc_cost_rows(study, out_dir, run_files(out_dir))
     write_csv(os.path.join(out_dir, "alloc_cost.csv"), ac, ALLOC_COST_COLUMNS)
     write_csv(os.path.join(out_dir, "replay_time.csv"), rt, REPLAY_TIME_COLUMNS)

@@ -89,7 +89,9 @@ from .common import (CONTRIVED_MIN, DEFAULT_COLLECTORS, DEFAULT_KINDS, DEFAULT_M
                      HEAP_CAP, KINDS, QUICK_CONTRIVED, QUICK_MULTIPLES, QUICK_WORKLOADS, StudyError, format_size,
                      name_list, parse_size, read_csv, usage_error, warn)
 from .merge import merge  # noqa: E402
-from .plan import Run, Study, run_files  # noqa: E402
+from .plan import Study  # noqa: E402
+from .run_command import shell_command  # noqa: E402
+from .runs import Run, run_files  # noqa: E402
 from .prose import write_beside_report  # noqa: E402
 from .report import draw_figures, machine_info, version_info, write_report  # noqa: E402
 from . import power  # noqa: E402
@@ -504,13 +506,13 @@ def main(argv):
     def record_commands(runs):
         with open(commands_path, "a") as f:
             for r in runs:
-                line = r.shell_command(kith, config["commit"])
+                line = shell_command(r, kith, config["commit"])
                 f.write(line + "\n")
 
     if a.plan:
         runs = study.plan(out_dir)
         for r in runs:
-            print(r.shell_command(kith, config["commit"]))
+            print(shell_command(r, kith, config["commit"]))
         sys.stdout.flush()  # here, where a reader gone away is caught (entry), not at exit
         more = study.estimate_remaining(runs)
         if runs:

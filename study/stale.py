@@ -18,7 +18,7 @@ import subprocess
 
 from . import run_commits
 from .common import SOURCE_DIR
-from .plan import run_files
+from .runs import run_files
 
 # What shapes a run's numbers: the kith binary's sources and how it is built, the programs
 # it runs, and the study's files that make each run's command. Not the files that only

@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # the repo root: the study package
 from study import alloc_cost  # noqa: E402
-from study.plan import Run  # noqa: E402
+from study.runs import Run  # noqa: E402
 from script_checks import check, finish, fresh_dir, skip_without_valgrind  # noqa: E402
 
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])

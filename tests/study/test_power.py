@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study p
 sys.path.insert(0, HERE)
 import fake_kith  # noqa: E402
 from study import power, stats  # noqa: E402
-from study.plan import Run  # noqa: E402
+from study.runs import Run  # noqa: E402
 
 DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
 FAKE = os.path.join(HERE, "fake_kith.py")
