@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """The study's exact allocator cost: each policy replays the trace of its own run.
 
 Three kinds of run (plan.py plans them through plan_runs; their ids follow the study's
@@ -9,7 +8,7 @@ scheme, the policy field of a baseline run is `nothing-on-<P>`):
           recording, and the study's instrumented latency run.
   cost    once the trace is done: `valgrind --tool=callgrind --cache-sim=yes kith replay --bare`
           of it on the same policy, and on the `nothing` baseline (heap/layers/nothing_heap.h),
-          through `alloc_cost.py measure` (below), which writes runs/cost/<id>.json:
+          through `python3 -m study cost measure` (below), which writes runs/cost/<id>.json:
           events, allocations, frees and, per function (allocateOne, freeOne: the replay
           loop's only calls into the heap, cli/replay.h), calls and inclusive costs,
           and the command (the callgrind.out file is not kept: ~200 KB each; rerun
@@ -21,8 +20,8 @@ scheme, the policy field of a baseline run is `nothing-on-<P>`):
 
 Then alloc_cost.csv (per request, the baseline subtracted) and replay_time.csv (ns per
 event with 95% intervals), and a report section. Usage as a tool:
-  alloc_cost.py measure --kith=KITH --policy=P [--heap-size=BYTES] --out=JSON
-                        [--callgrind-out=FILE] TRACE
+  python3 -m study cost measure --kith=KITH --policy=P [--heap-size=BYTES] --out=JSON
+                                [--callgrind-out=FILE] TRACE
 exits 0, 69 without valgrind, or the replay's own exit code."""
 
 import json
@@ -36,13 +35,10 @@ import sys
 import tempfile
 import time
 
-if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost runs): load the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from . import predicted  # noqa: E402
-from . import stats  # noqa: E402
-from .common import PYTHON, SOURCE_DIR, fmt, markdown_table, number, read_csv, write_csv  # noqa: E402
-from .runs import Run, load_stats, run_files  # noqa: E402
+from . import predicted
+from . import stats
+from .common import ENTRY, PYTHON, fmt, markdown_table, number, read_csv, write_csv
+from .runs import Run, load_stats, run_files
 
 KINDS = ("trace", "cost", "replay")
 BASELINE = "nothing"
@@ -59,7 +55,6 @@ FUNCTIONS = {"allocateOne": "kith::cli::TraceReplayer::allocateOne(",
              "retryAllocation": "kith::cli::TraceReplayer::retryAllocation(",
              "freeOne": "kith::cli::TraceReplayer::freeOne("}
 EX_UNAVAILABLE = 69
-THIS = os.path.abspath(__file__)
 
 
 # --- the runs ---------------------------------------------------------------------------
@@ -84,7 +79,7 @@ def trace_path(run):
 def replay_argv(run, kith):
     """The command of a cost or replay run (a trace run is a `kith run`: Run.argv)."""
     if run.kind == "cost":
-        return [PYTHON, THIS, "measure", f"--kith={kith}", f"--policy={replay_policy(run)}",
+        return [PYTHON, ENTRY, "cost", "measure", f"--kith={kith}", f"--policy={replay_policy(run)}",
                 f"--heap-size={run.heap}", f"--out={run.path('json')}", trace_path(run)]
     return [kith, "replay", "--bare", f"--heap={replay_policy(run)}", f"--heap-size={run.heap}", "--pretouch",
             f"--stats-file={run.path('json')}", trace_path(run)]
@@ -230,7 +225,7 @@ def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="v
 
 def main(argv):
     import argparse
-    ap = argparse.ArgumentParser(prog="alloc_cost.py measure",
+    ap = argparse.ArgumentParser(prog="python3 -m study cost",
                                  description="Replay TRACE on a policy under callgrind; write the cost JSON.")
     ap.add_argument("what", choices=["measure"])
     ap.add_argument("--kith", required=True)
@@ -504,7 +499,3 @@ def report_lines(out_dir):
             L += markdown_table(["workload"] + [f"`{p}`" for p in policies], body)
             L.append("")
     return L
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""Constants and small helpers shared by the study's modules (kith_study.py is the driver)."""
+"""Constants and small helpers shared by the study's modules (driver.py is the driver)."""
 
 import csv
 import math
@@ -8,7 +8,10 @@ import stat
 import sys
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLOT_SCRIPT = os.path.join(SOURCE_DIR, "study", "plot_study.py")
+# The package's folder: `python3 ENTRY ARGS` runs its __main__.py, the study's one entry
+# point, from any directory, as `python3 -m study ARGS` does from the source tree; the
+# study's own commands (the cost and wholerun runs, drawing the figures) run it so.
+ENTRY = os.path.join(SOURCE_DIR, "study")
 PYTHON = "/usr/bin/python3"
 
 DEFAULT_POLICIES = ["list", "knuth", "estranged", "tlsf", "kingsley", "lea", "malloc"]

@@ -38,12 +38,9 @@ import sys
 import tempfile
 import time
 
-if not __package__:  # run by path: load this folder as the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from . import alloc_cost, native_suite, stats, steps  # noqa: E402
-from .suggestion import did_you_mean  # noqa: E402
-from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, markdown_table,  # noqa: E402
+from . import alloc_cost, native_suite, stats, steps
+from .suggestion import did_you_mean
+from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, markdown_table,
                      name_list, number, parse_size, read_csv, usage_error, write_csv)
 
 MARKER = "native.json"
@@ -755,7 +752,3 @@ def main(argv):
         return e.code
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

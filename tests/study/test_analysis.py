@@ -24,7 +24,7 @@ from study.run_command import argv as run_argv  # noqa: E402
 from study.runs import Run  # noqa: E402
 from study.analysis import recycling_workloads, satisfied_row, satisfied_means  # noqa: E402
 
-DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+DRIVER = os.path.join(HERE, "..", "..", "study")  # the package: Python runs its __main__.py, as `kith study`
 FAKE = os.path.join(HERE, "fake_kith.py")
 
 
