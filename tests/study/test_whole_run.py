@@ -25,7 +25,7 @@ skip_without_valgrind()
 fresh_dir(work)
 suite = os.path.join(HERE, "workloads", "suite.tsv")
 out = os.path.join(work, "study")
-WRAPPER = [sys.executable, whole_run.THIS, "measure"]
+WRAPPER = [sys.executable, whole_run.ENTRY, "whole-run", "measure"]  # the wholerun runs' command
 
 # 1. A study with the wholerun kind: every main configuration under cachegrind.
 r = subprocess.run([kith, "study", f"--suite={suite}", "--workloads=tiny_trees", "--policies=list,estranged",
