@@ -76,7 +76,7 @@ def trace_path(run):
     return os.path.join("runs", "trace", "__".join(parts) + ".trace")
 
 
-def replay_argv(run, kith):
+def replay_argv(run: Run, kith: str) -> list[str]:
     """The command of a cost or replay run (a trace run is a `kith run`: Run.argv)."""
     if run.kind == "cost":
         return [PYTHON, ENTRY, "cost", "measure", f"--kith={kith}", f"--policy={replay_policy(run)}",

@@ -175,12 +175,13 @@ class Study:
         """Whether a configuration whose runs so far are `runs` (repeats 0..n-1) needs
         another: all done and exited 0, and the 95% interval of their mean wall time is
         wider than +-target_ci of the mean."""
-        walls = []
+        walls: list[float] = []
         for r in runs:
-            if self.done.get(r.id) != 0:
+            wall = self.wall(r.id)
+            if self.done.get(r.id) != 0 or wall is None:
                 return False
-            walls.append(self.wall(r.id))
-        if len(walls) < 2 or None in walls:
+            walls.append(wall)
+        if len(walls) < 2:
             return False
         half = stats.relative_half_width(walls)
         return half is not None and half > self.config.get("target_ci", DEFAULT_TARGET_CI)

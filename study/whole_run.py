@@ -32,6 +32,7 @@ import time
 from .alloc_cost import CACHES, EX_UNAVAILABLE, VALGRIND_LINE, parse_callgrind, valgrind_env
 from .common import ENTRY, PYTHON, num, write_csv
 from .predicted import D1_PENALTY, LL_PENALTY
+from .runs import Run
 
 KIND = "wholerun"
 WHOLE_RUN_COLUMNS = ["workload", "collector", "policy", "heap_size", "exit_code", "allocations", "frees", "gc_cycles",
@@ -46,7 +47,7 @@ def plan_runs(study):
     return [study.make(KIND, w, p, col, heap, 0) for w, heap, col, p in study.main_configurations()]
 
 
-def measure_argv(run, kith_argv):
+def measure_argv(run: Run, kith_argv: list[str]) -> list[str]:
     """The run's command: this module measuring `kith_argv` (a kith run without --stats-file)."""
     return [PYTHON, ENTRY, "whole-run", "measure", f"--out={run.path('json')}", "--"] + list(kith_argv)
 
