@@ -212,4 +212,3 @@ def main(argv):
     print(markdown(rows))
     print(f"\n(written to {path})")
     return 0
-

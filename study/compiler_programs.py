@@ -81,4 +81,3 @@ def program(kind, units):
         lines.append(f"total = total + unit{u}({u % 5}, 2, 3) + new K{u}(1, 2).m0(3);")
     lines.append("print(total);")
     return "\n".join(lines) + "\n"
-

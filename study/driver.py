@@ -603,4 +603,3 @@ def main(argv):
     if not narrative_ok:
         return 1
     return 0
-

@@ -31,7 +31,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -40,7 +39,7 @@ import time
 
 from . import alloc_cost, native_suite, stats, steps
 from .suggestion import did_you_mean
-from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, markdown_table,
+from .common import (EXIT_CANNOT_CREATE, StudyError, fmt, format_size, markdown_table,
                      name_list, number, parse_size, read_csv, usage_error, write_csv)
 
 MARKER = "native.json"

@@ -1175,4 +1175,3 @@ def main(argv):
             if os.path.exists(path):
                 os.remove(path)
     return 1 if failed else 0
-

@@ -2,7 +2,6 @@
 numbers as tables, all from the CSVs analysis.py wrote."""
 
 import collections
-import math
 import os
 import platform
 import re
