@@ -24,6 +24,11 @@ event with 95% intervals), and a report section. Usage as a tool:
                                 [--callgrind-out=FILE] TRACE
 exits 0, 69 without valgrind, or the replay's own exit code."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study cost measure ...` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import json
 import math
 import os

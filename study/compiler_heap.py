@@ -20,6 +20,11 @@ Writes DIR/compiler_heap.csv and prints a Markdown table. Exits 0 (also for --he
 option, 69 when valgrind is missing (unless --no-cachegrind), 70 when a compilation
 fails, 73 when DIR cannot be written."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study compiler-heap` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import json
 import math
 import os

@@ -13,6 +13,11 @@ The output depends only on KIND and UNITS; the program also runs (a few units ar
 called and print a checksum), so it is a valid program, not just parseable text.
 """
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study compiler-heap` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 SHAPES = {
     # locals per scope, else-if branches, closure depth, loops per function, methods per class
     "wide": dict(locals=12, branches=24, depth=2, loops=2, methods=3),

@@ -20,6 +20,11 @@ and inclusive instructions of the replay's calls into the heap, which alloc_cost
 Exit codes: 0 match/written, 1 numbers differ or a run failed, 2 usage, 77 --costs without
 valgrind (skipped, saying so: never passed)."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study golden ...` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import argparse
 import csv
 import json

@@ -27,6 +27,11 @@ native_replay.csv and native_report.md. The folder must be new, empty, or an ear
 study (it holds native.json); nothing else is deleted or overwritten, and every table is
 written beside its place and renamed into it."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study --native ...  (or kith study --native)` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import argparse
 import json
 import os

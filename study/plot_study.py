@@ -11,6 +11,11 @@ an older copy of it removed); columns an older study lacks leave out what they w
 Needs matplotlib (Debian: python3-matplotlib; scripts/setup installs it).
 """
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study plot DIR` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import csv
 import math
 import os

@@ -34,6 +34,11 @@ width, the smallest relative difference whose interval would leave zero out (det
 is at least mde. Where they disagree, the GC columns say how much of the measured change
 is collection: gc_change = (GC ms of P - GC ms of B) / B's wall time."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study predicted DIR` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import collections
 import math
 import os

@@ -26,6 +26,11 @@ paper's numbers, names with digits in them, the implementation's constants.
 `python3 -m study prose docs/study --out=docs/STUDY.md`.
 """
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study prose DIR` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import argparse
 import csv
 import json

@@ -44,6 +44,11 @@ them from a study's CSVs alone):
 and report_lines(out_dir) the report's section, from those CSVs and satisfied_means.csv,
 alloc_cost.csv and demographics.csv."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study size-class-free DIR` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import math
 import os
 import sys

@@ -21,6 +21,11 @@ cycles, counts_match_main (they equal the main runs' repeat 0: the same work was
 counted), instructions, I1, D1 and LL misses, and estimated cycles with predicted.py's
 penalties: Ir + D1_PENALTY (I1 + D1 misses) + LL_PENALTY LL misses."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study whole-run measure ...` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import json
 import os
 import shutil

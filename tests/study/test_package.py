@@ -5,6 +5,8 @@ Read with ast: nothing is imported. CTest: study.package."""
 
 import ast
 import os
+import subprocess
+import sys
 import unittest
 
 STUDY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "study")
@@ -121,6 +123,22 @@ class Package(unittest.TestCase):
             self.assertIn(module, self.trees, command)
             mains = [n for n in self.trees[module].body if isinstance(n, ast.FunctionDef) and n.name == "main"]
             self.assertTrue(mains, f"{command}: study/{module}.py has a main(argv)")
+
+    def test_modules_that_were_commands_say_where_their_command_went(self):
+        # Run as a file (python3 study/plot_study.py) they died in a relative import's
+        # traceback; with -m (python3 -m study.prose) they did nothing and exited 0.
+        root = os.path.dirname(STUDY)
+        moved = [name for name, tree in self.trees.items() if name not in (ENTRY, SHIM) and any(
+            isinstance(n, ast.If) and "__main__" in ast.unparse(n.test) for n in tree.body)]
+        self.assertGreaterEqual(len(moved), 10)
+        for name in moved:
+            for argv, cwd in (([os.path.join(STUDY, f"{name}.py")], "/"), (["-m", f"study.{name}"], root)):
+                with self.subTest(module=name, how=argv[0]):
+                    p = subprocess.run([sys.executable] + argv + ["x"], cwd=cwd, capture_output=True, text=True,
+                                       timeout=60)
+                    self.assertEqual(p.returncode, 64, p.stderr)
+                    self.assertIn("run `python3 -m study ", p.stderr)
+                    self.assertNotIn("Traceback", p.stderr)
 
     def test_the_check_finds_a_cycle(self):
         """The test's own parts on a made-up package: an import inside a function counts."""
