@@ -7,7 +7,7 @@ One trace per workload, the same for every policy: the workload's study size
 estranged's minimum heap (docs/study/minheap.csv, as the study's main runs), recorded with
 `kith run --trace-format=binary` (Kith's runs are deterministic, so the traces are too).
 Each trace is replayed on each policy under callgrind's fixed cache simulation
-(study/alloc_cost.py `measure`: `kith replay --bare`, the statistics layer counting
+(study/alloc_cost.measure, `python3 -m study cost measure`: `kith replay --bare`, the statistics layer counting
 nothing), and the same replay on `nothing` (a policy that does nothing) is subtracted:
 what is left is the policy's own instructions and simulated misses per malloc and per
 free. Every policy replays on the same heap (--replay-heap, or four times the recording

@@ -35,14 +35,15 @@ std::string selfPath() {
 }  // namespace
 
 int runStudyCommand(const std::vector<std::string_view>& args) {
-  std::string script = std::string(KITH_SOURCE_DIR) + "/study/kith_study.py";
+  std::string script = std::string(KITH_SOURCE_DIR) + "/study";  // the package: its __main__.py
+  std::string entry = script + "/__main__.py";
   if (access(kPython, X_OK) != 0) {
     std::fprintf(stderr, "kith: study needs %s (Debian: apt-get install python3; scripts/setup does it)\n", kPython);
     return kExitUnavailable;
   }
-  if (access(script.c_str(), R_OK) != 0) {
+  if (access(entry.c_str(), R_OK) != 0) {
     std::fprintf(stderr, "kith: study needs its driver %s: %s (this kith was built from that source tree)\n",
-                 script.c_str(), std::strerror(errno));
+                 entry.c_str(), std::strerror(errno));
     return kExitUnavailable;
   }
   std::vector<std::string> argv = {kPython, script, "--kith=" + selfPath(),

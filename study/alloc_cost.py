@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """The study's exact allocator cost: each policy replays the trace of its own run.
 
 Three kinds of run (plan.py plans them through plan_runs; their ids follow the study's
@@ -9,7 +8,7 @@ scheme, the policy field of a baseline run is `nothing-on-<P>`):
           recording, and the study's instrumented latency run.
   cost    once the trace is done: `valgrind --tool=callgrind --cache-sim=yes kith replay --bare`
           of it on the same policy, and on the `nothing` baseline (heap/layers/nothing_heap.h),
-          through `alloc_cost.py measure` (below), which writes runs/cost/<id>.json:
+          through `python3 -m study cost measure` (below), which writes runs/cost/<id>.json:
           events, allocations, frees and, per function (allocateOne, freeOne: the replay
           loop's only calls into the heap, cli/replay.h), calls and inclusive costs,
           and the command (the callgrind.out file is not kept: ~200 KB each; rerun
@@ -21,9 +20,14 @@ scheme, the policy field of a baseline run is `nothing-on-<P>`):
 
 Then alloc_cost.csv (per request, the baseline subtracted) and replay_time.csv (ns per
 event with 95% intervals), and a report section. Usage as a tool:
-  alloc_cost.py measure --kith=KITH --policy=P [--heap-size=BYTES] --out=JSON
-                        [--callgrind-out=FILE] TRACE
+  python3 -m study cost measure --kith=KITH --policy=P [--heap-size=BYTES] --out=JSON
+                                [--callgrind-out=FILE] TRACE
 exits 0, 69 without valgrind, or the replay's own exit code."""
+
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study cost measure ...` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
 
 import json
 import math
@@ -36,13 +40,10 @@ import sys
 import tempfile
 import time
 
-if not __package__:  # run by path (`alloc_cost.py measure` in the study's cost runs): load the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from . import predicted  # noqa: E402
-from . import run_json  # noqa: E402
-from . import stats  # noqa: E402
-from .common import PYTHON, SOURCE_DIR, fmt, markdown_table, number, read_csv, write_csv  # noqa: E402
+from . import predicted
+from . import stats
+from .common import ENTRY, PYTHON, fmt, markdown_table, number, read_csv, write_csv
+from .runs import Run, load_stats, run_files
 
 KINDS = ("trace", "cost", "replay")
 BASELINE = "nothing"
@@ -59,7 +60,6 @@ FUNCTIONS = {"allocateOne": "kith::cli::TraceReplayer::allocateOne(",
              "retryAllocation": "kith::cli::TraceReplayer::retryAllocation(",
              "freeOne": "kith::cli::TraceReplayer::freeOne("}
 EX_UNAVAILABLE = 69
-THIS = os.path.abspath(__file__)
 
 
 # --- the runs ---------------------------------------------------------------------------
@@ -81,10 +81,10 @@ def trace_path(run):
     return os.path.join("runs", "trace", "__".join(parts) + ".trace")
 
 
-def replay_argv(run, kith):
+def replay_argv(run: Run, kith: str) -> list[str]:
     """The command of a cost or replay run (a trace run is a `kith run`: Run.argv)."""
     if run.kind == "cost":
-        return [PYTHON, THIS, "measure", f"--kith={kith}", f"--policy={replay_policy(run)}",
+        return [PYTHON, ENTRY, "cost", "measure", f"--kith={kith}", f"--policy={replay_policy(run)}",
                 f"--heap-size={run.heap}", f"--out={run.path('json')}", trace_path(run)]
     return [kith, "replay", "--bare", f"--heap={replay_policy(run)}", f"--heap-size={run.heap}", "--pretouch",
             f"--stats-file={run.path('json')}", trace_path(run)]
@@ -230,7 +230,7 @@ def measure(kith, policy, trace, heap_size=None, callgrind_out=None, valgrind="v
 
 def main(argv):
     import argparse
-    ap = argparse.ArgumentParser(prog="alloc_cost.py measure",
+    ap = argparse.ArgumentParser(prog="python3 -m study cost",
                                  description="Replay TRACE on a policy under callgrind; write the cost JSON.")
     ap.add_argument("what", choices=["measure"])
     ap.add_argument("--kith", required=True)
@@ -292,13 +292,6 @@ def net_costs(own, base):
     return row
 
 
-def load_json(out_dir, run):
-    """The replay's JSON, or None when there is none or its numbers cannot be counted
-    (run_json.py; the analysis names such a run)."""
-    data, why = run_json.read(os.path.join(out_dir, run.path("json")), run.kind)
-    return data if why is None else None
-
-
 ALLOC_COST_COLUMNS = ["workload", "collector", "policy", "allocations", "frees", "ir_per_malloc", "ir_per_free",
                       "d1_per_malloc", "d1_per_free", "ll_per_malloc", "ll_per_free", "baseline_ir_per_malloc",
                       "baseline_ir_per_free", "ir_per_request", "d1_per_request", "ll_per_request",
@@ -327,13 +320,12 @@ def diff_ci(a, b, confidence=stats.CONFIDENCE):
 
 
 def alloc_cost_rows(study, out_dir, done):
-    from .plan import Run
     cost, replay_ns = {}, {}
     for run_id, rc in done.items():
         r = Run.parse(run_id)
         if not r or r.kind not in ("cost", "replay") or r.argset != study.argset or rc != 0:
             continue
-        s = load_json(out_dir, r)
+        s = load_stats(out_dir, r)
         if not s:
             continue
         key = (r.workload, r.collector, traced_policy(r), replay_policy(r) == BASELINE)
@@ -393,7 +385,6 @@ def alloc_cost_rows(study, out_dir, done):
 
 def write_tables(study, out_dir):
     """Writes alloc_cost.csv and replay_time.csv; returns them as {name: (rows, columns)}."""
-    from .plan import run_files
     ac, rt = alloc_cost_rows(study, out_dir, run_files(out_dir))
     write_csv(os.path.join(out_dir, "alloc_cost.csv"), ac, ALLOC_COST_COLUMNS)
     write_csv(os.path.join(out_dir, "replay_time.csv"), rt, REPLAY_TIME_COLUMNS)
@@ -513,7 +504,3 @@ def report_lines(out_dir):
             L += markdown_table(["workload"] + [f"`{p}`" for p in policies], body)
             L.append("")
     return L
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

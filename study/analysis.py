@@ -16,7 +16,7 @@ from . import run_json
 from . import stats
 from . import whole_run
 from . import steps
-from .plan import Run, load_stats, run_files
+from .runs import Run, load_stats, run_files
 from .common import kind_commit, num, write_csv
 
 META_COLUMNS = ["run_id", "kind", "workload", "argset", "args", "policy", "collector", "pacing", "heap_size",

@@ -19,7 +19,7 @@ import os
 
 from . import run_commits
 from .common import read_csv, write_csv
-from .plan import run_files
+from .runs import run_files
 from .stale import is_commit
 
 RUNS_COLUMNS = ["kind", "runs", "failed"]

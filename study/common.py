@@ -1,4 +1,4 @@
-"""Constants and small helpers shared by the study's modules (kith_study.py is the driver)."""
+"""Constants and small helpers shared by the study's modules (driver.py is the driver)."""
 
 import csv
 import math
@@ -6,9 +6,14 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PLOT_SCRIPT = os.path.join(SOURCE_DIR, "study", "plot_study.py")
+# The package's folder: `python3 ENTRY ARGS` runs its __main__.py, the study's one entry
+# point, from any directory, as `python3 -m study ARGS` does from the source tree; the
+# study's own commands (the cost and wholerun runs, drawing the figures) run it so.
+ENTRY = os.path.join(SOURCE_DIR, "study")
 PYTHON = "/usr/bin/python3"
 
 DEFAULT_POLICIES = ["list", "knuth", "estranged", "tlsf", "kingsley", "lea", "malloc"]
@@ -46,8 +51,9 @@ CONTRIVED_MIN = 1 << 20  # `kith bench contrived --heap-size=` wants at least 1M
 
 # --- small helpers ----------------------------------------------------------------------
 
-def open_regular(path, **kwargs):
-    """open(path) for reading a file that must be a regular one: a named pipe, device or
+def open_regular(path: str, encoding: str | None = None, errors: str | None = None,
+                 newline: str | None = None) -> TextIO:
+    """open(path) for reading a text file that must be a regular one: a named pipe, device or
     directory in its place (a hostile merge directory, a tampered study) is an OSError,
     not a read that blocks forever."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a pipe does not wait for a writer
@@ -55,13 +61,13 @@ def open_regular(path, **kwargs):
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{path}: not a regular file")
         os.set_blocking(fd, True)
-        return os.fdopen(fd, **kwargs)
+        return os.fdopen(fd, "r", encoding=encoding, errors=errors, newline=newline)
     except BaseException:
         os.close(fd)
         raise
 
 
-def is_regular(path):
+def is_regular(path: str) -> bool:
     """Whether path is a regular file (following a symbolic link), without opening it."""
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
@@ -69,7 +75,7 @@ def is_regular(path):
         return False
 
 
-def kind_commit(config, kind):
+def kind_commit(config: Mapping[str, Any], kind: str) -> str:
     """The commit(s) whose kith ran the study's runs of `kind` (study.json's run_commits,
     kept across --resume and --merge), or the study's one commit when none is recorded
     ("" if that is unknown too)."""
@@ -77,7 +83,7 @@ def kind_commit(config, kind):
     return ", ".join(commits) if commits else config.get("commit", "")
 
 
-def parse_size(text):
+def parse_size(text: object) -> int:
     """'64M' -> 67108864 (binary units, as kith's --heap-size, which takes T too)."""
     m = re.fullmatch(r"\s*(\d+)\s*([KMGT]?)B?\s*", str(text), re.I)
     if not m:
@@ -85,7 +91,7 @@ def parse_size(text):
     return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}[m.group(2).upper()]
 
 
-def format_size(n):
+def format_size(n: int | str | None) -> str:
     if n is None or n == "":
         return ""
     n = int(n)
@@ -99,7 +105,7 @@ def format_size(n):
     return str(n)
 
 
-def format_duration(seconds):
+def format_duration(seconds: float) -> str:
     seconds = int(max(seconds, 0))
     if seconds >= 3600:
         return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
@@ -108,12 +114,12 @@ def format_duration(seconds):
     return f"{seconds}s"
 
 
-def safe_name(name):
+def safe_name(name: str) -> str:
     s = re.sub(r"[^A-Za-z0-9.-]+", "_", name)
     return re.sub(r"_+", "_", s).strip("_") or "w"
 
 
-def number(x):
+def number(x: Any) -> float | None:
     """x as a float, or None where a CSV cell is empty or a JSON value missing or not a number."""
     try:
         return float(x)
@@ -121,12 +127,12 @@ def number(x):
         return None
 
 
-def num(row, key):
+def num(row: Mapping[str, Any], key: str) -> float | None:
     """A row's field (a CSV row or a flattened statistics row) as a number, or None."""
     return number(row.get(key))
 
 
-def fmt(x, digits=3):
+def fmt(x: object, digits: int = 3) -> str:
     if x is None or x == "":
         return ""
     if isinstance(x, float):
@@ -136,14 +142,14 @@ def fmt(x, digits=3):
     return str(x)
 
 
-def markdown_table(header, rows):
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
     """A Markdown table's lines: the header, the rule, a line per row (cells as str())."""
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return out
 
 
-def write_csv(path, rows, columns):
+def write_csv(path: str, rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w", newline="") as f:
         w = csv.writer(f)
@@ -153,18 +159,18 @@ def write_csv(path, rows, columns):
     os.replace(tmp, path)
 
 
-def read_csv(path):
+def read_csv(path: str) -> list[dict[str, str]]:
     if not os.path.exists(path):
         return []
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
 
-def warn(message):
+def warn(message: str) -> None:
     print(f"kith study: {message}", file=sys.stderr)
 
 
-# Exit codes of ../shared/CLI.md.
+# Exit codes of docs/CLI.md (the contract: ../shared/CLI.md).
 EXIT_USAGE, EXIT_MALFORMED, EXIT_MISSING, EXIT_CANNOT_CREATE = 64, 65, 66, 73
 
 
@@ -172,17 +178,17 @@ class StudyError(Exception):
     """An error the driver reports as one line `kith study: MESSAGE` and exits with code;
     a hint ("did you mean 'list'?", suggestion.py) is a second line."""
 
-    def __init__(self, code, message, hint=""):
+    def __init__(self, code: int, message: str, hint: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.hint = hint
 
 
-def usage_error(message, hint=""):
+def usage_error(message: str, hint: str = "") -> StudyError:
     return StudyError(EXIT_USAGE, message, hint)
 
 
-def name_list(option, text, valid=None):
+def name_list(option: str, text: str, valid: Sequence[str] | None = None) -> list[str]:
     """A comma-separated --option value: not empty, no name twice, each in valid (if given)."""
     from .suggestion import did_you_mean  # here: some tools import this module on its own (tests/workloads)
     names = [x.strip() for x in text.split(",")]

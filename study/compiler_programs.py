@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 """Generates Kith programs that make the compiler work, for the compiler-heap
-experiment (study/compiler_heap.py): compiler_programs.py KIND UNITS > prog.kith
+experiment (compiler_heap.py writes program(KIND, UNITS) to a file).
 
 Each unit is a top-level function whose compilation fills the compiler's scratch
 data the way a real program does, then lets it go: many locals in nested block
@@ -13,7 +12,11 @@ the mix:
 The output depends only on KIND and UNITS; the program also runs (a few units are
 called and print a checksum), so it is a valid program, not just parseable text.
 """
-import sys
+
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study compiler-heap` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
 
 SHAPES = {
     # locals per scope, else-if branches, closure depth, loops per function, methods per class
@@ -83,15 +86,3 @@ def program(kind, units):
         lines.append(f"total = total + unit{u}({u % 5}, 2, 3) + new K{u}(1, 2).m0(3);")
     lines.append("print(total);")
     return "\n".join(lines) + "\n"
-
-
-def main(argv):
-    if len(argv) != 3 or argv[1] not in SHAPES or not argv[2].isdigit() or int(argv[2]) < 1:
-        sys.stderr.write("usage: compiler_programs.py wide|deep UNITS  (UNITS >= 1)\n")
-        return 64
-    sys.stdout.write(program(argv[1], int(argv[2])))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -30,6 +30,7 @@ import os
 import subprocess
 
 from .common import fmt, format_size, num, warn, write_csv
+from .runs import Run
 
 DEMOG_POLICIES = ["estranged", "knuth"]
 DEMOG_COLLECTOR = "occasional"
@@ -47,7 +48,7 @@ SUMMARY_COLUMNS = ["workload", "objects", "bytes_requested", "median_age_bytes",
 
 # --- the runs (plan.py's hooks) ---------------------------------------------------------
 
-def run_options(run):
+def run_options(run: Run) -> list[str]:
     """kith run options of a demog run, paths relative to the study directory."""
     options = [f"--frag-file={run.path('frag')}"]
     if run.policy == TRACE_POLICY and run.collector == DEMOG_COLLECTOR:

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """The study's golden numbers: a small subset of its runs whose exact numbers are committed,
 so that a change to a policy or a collector that moves a published number cannot go
 unnoticed (CTest study.golden_counts and study.golden_costs).
@@ -15,11 +14,16 @@ policy (as the study's trace runs record it) and replayed under callgrind on tha
 and on the `nothing` baseline (alloc_cost.measure, as the study's cost runs do): the calls
 and inclusive instructions of the replay's calls into the heap, which alloc_cost.csv divides.
 
-  golden.py --check KITH [--golden CSV]            rerun the counts, compare
-  golden.py --costs --check KITH [--golden CSV]    rerun the costs under callgrind, compare
-  golden.py --update KITH                          rerun both and rewrite both CSVs
+  python3 -m study golden --check KITH [--golden CSV]            rerun the counts, compare
+  python3 -m study golden --costs --check KITH [--golden CSV]    rerun the costs under callgrind, compare
+  python3 -m study golden --update KITH                          rerun both and rewrite both CSVs
 Exit codes: 0 match/written, 1 numbers differ or a run failed, 2 usage, 77 --costs without
 valgrind (skipped, saying so: never passed)."""
+
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study golden ...` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
 
 import argparse
 import csv
@@ -30,11 +34,8 @@ import subprocess
 import sys
 import tempfile
 
-if not __package__:  # run by path (`/usr/bin/python3 study/golden.py`): load this folder as the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from . import alloc_cost  # noqa: E402
-from .common import DEFAULT_POLICIES, SOURCE_DIR  # noqa: E402
+from . import alloc_cost
+from .common import DEFAULT_POLICIES, SOURCE_DIR
 
 GOLDEN = os.path.join(SOURCE_DIR, "docs", "study", "golden.csv")
 GOLDEN_COSTS = os.path.join(SOURCE_DIR, "docs", "study", "golden_costs.csv")
@@ -242,7 +243,7 @@ COST_HOW = {"keys": COST_KEYS, "values": COST_COUNTS, "name_keys": ("traced_on",
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="golden.py", description="Check or update the study's golden numbers.")
+    ap = argparse.ArgumentParser(prog="python3 -m study golden", description="Check or update the study's golden numbers.")
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", metavar="KITH", help="rerun the golden subset with KITH and compare")
     mode.add_argument("--update", metavar="KITH", help="rerun the golden subset with KITH and rewrite both CSVs")
@@ -282,7 +283,3 @@ def main(argv):
     write(GOLDEN_COSTS, costs, COST_COLUMNS)
     print(f"golden: wrote {len(costs)} replays' exact costs to {GOLDEN_COSTS}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

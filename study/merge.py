@@ -21,7 +21,7 @@ from .common import is_regular, open_regular
 from . import demographics
 from . import power
 from . import run_json
-from .plan import Run
+from .runs import Run
 
 EXTENSIONS = ("json", "log", "pauses", "frag", "trace", "lifetimes.json", "rc")  # .rc last
 

@@ -27,23 +27,24 @@ native_replay.csv and native_report.md. The folder must be new, empty, or an ear
 study (it holds native.json); nothing else is deleted or overwritten, and every table is
 written beside its place and renamed into it."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study --native ...  (or kith study --native)` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import argparse
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-if not __package__:  # run by path: load this folder as the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from . import alloc_cost, native_suite, stats, steps  # noqa: E402
-from .suggestion import did_you_mean  # noqa: E402
-from .common import (EXIT_CANNOT_CREATE, EXIT_USAGE, StudyError, fmt, format_size, markdown_table,  # noqa: E402
+from . import alloc_cost, native_suite, stats, steps
+from .suggestion import did_you_mean
+from .common import (EXIT_CANNOT_CREATE, StudyError, fmt, format_size, markdown_table,
                      name_list, number, parse_size, read_csv, usage_error, write_csv)
 
 MARKER = "native.json"
@@ -755,7 +756,3 @@ def main(argv):
         return e.code
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

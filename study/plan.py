@@ -1,8 +1,6 @@
-"""The runs of a study and which of them can run now.
+"""Which runs a study makes, and which of them can run now.
 
-A run is one process; its id (kind__workload__argset__policy__collector__h<heap>__r<repeat>
-[__m<multiple>]) names everything the results need, and its files live under
-DIR/runs/<kind>/<id>.{json,log,pauses,rc}; it is done once its .rc (exit code) exists.
+A run (runs.py) is one process, named by its id, done once its .rc (exit code) exists.
 Study.plan() looks at what is done and returns what can run now: the worst-case request
 runs and the minimum-heap probes at once, a workload's main, pause and trade-off runs
 once its minimum heap is known (their heap sizes are multiples of it), the power runs
@@ -10,162 +8,54 @@ once its minimum heap is known (their heap sizes are multiples of it), the power
 
 import math
 import os
-import shlex
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from . import alloc_cost
 from . import demographics
 from . import power
-from . import run_json
 from . import stats
 from . import whole_run
-from .common import (DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, KINDS, NOT_FIXED_SIZE, SOURCES_KINDS, TIMED_KINDS,
-                     TIMERS_OFF_KINDS, open_regular)
+from .common import DEFAULT_MAX_REPEAT, DEFAULT_TARGET_CI, NOT_FIXED_SIZE
+from .runs import Run, load_stats, run_files
+from .suite import Workload
 
-class Run:
-    """One process of the study. Its id names everything the results need."""
+# (status, low, high, wall) of a minimum-heap search (Study.minheap_state).
+SearchState = tuple[str, int | None, int | None, float | None]
 
-    def __init__(self, kind, workload="-", argset="-", policy="-", collector="-", heap=0, repeat=0,
-                 multiple=None):
-        self.kind, self.workload, self.argset = kind, workload, argset
-        self.policy, self.collector, self.heap, self.repeat = policy, collector, int(heap), int(repeat)
-        self.multiple = multiple
-        self.timeout = None
-        self.script, self.args = None, []
-
-    @property
-    def id(self):
-        parts = [self.kind, self.workload, self.argset, self.policy, self.collector, f"h{self.heap}",
-                 f"r{self.repeat}"]
-        if self.multiple is not None:
-            parts.append(f"m{self.multiple:g}")
-        return "__".join(parts)
-
-    @staticmethod
-    def parse(run_id):
-        parts = run_id.split("__")
-        if len(parts) not in (7, 8) or parts[0] not in KINDS:
-            return None
-        try:
-            r = Run(parts[0], parts[1], parts[2], parts[3], parts[4], int(parts[5][1:]), int(parts[6][1:]))
-            if len(parts) == 8:
-                r.multiple = float(parts[7][1:])
-        except ValueError:
-            return None
-        return r
-
-    @property
-    def timing(self):
-        """Whether the run's wall time is a result: then no other run runs beside it (by
-        default; --timing-jobs). Minimum-heap probes only ask "does it fit?", and
-        instrumented or simulated runs (trace, cost) count rather than time."""
-        return self.kind in TIMED_KINDS
-
-    @property
-    def exclusive(self):
-        """Pause runs measure latency: another run beside them would preempt their slices
-        (a slice preempted by the scheduler counts as GC time)."""
-        return self.kind == "pauses"
-
-    @property
-    def pacing(self):
-        if self.collector != "continuous":
-            return ""
-        return "time" if self.kind == "pauses" else "work"
-
-    def path(self, ext):
-        return os.path.join("runs", self.kind, f"{self.id}.{ext}")
-
-    def argv(self, kith):
-        if self.kind == "contrived":
-            return [kith, "bench", "contrived", "--json", f"--heap-size={self.heap}"]
-        if self.kind in ("cost", "replay"):
-            return alloc_cost.replay_argv(self, kith)  # replays of a trace run's trace
-        # --pretouch: no run pays first-touch page faults, so times measure the allocator.
-        argv = [kith, "run", f"--heap={self.policy}", f"--gc={self.collector}", f"--heap-size={self.heap}",
-                "--pretouch"]
-        if self.collector == "continuous":
-            argv.append(f"--gc-pacing={self.pacing}")
-        if self.kind in TIMERS_OFF_KINDS:
-            argv.append("--stats-timers=off")  # counts without two clock reads per malloc and free
-        argv.append(f"--stats-sources={'on' if self.kind in SOURCES_KINDS else 'off'}")
-        if self.kind == "demog":
-            argv += demographics.run_options(self)  # --frag-file, and --trace on estranged
-        if self.kind == "pauses":
-            argv.append(f"--gc-pauses-file={self.path('pauses')}")
-        if self.kind == "trace":
-            argv += [f"--trace={self.path('trace')}", "--trace-format=binary"]  # timers on: the latency run
-        if self.kind == whole_run.KIND:  # a main run under cachegrind, which adds the --stats-file
-            return whole_run.measure_argv(self, argv + [self.script] + list(self.args))
-        argv.append(f"--stats-file={self.path('json')}")
-        return argv + [self.script] + list(self.args)
-
-    def shell_command(self, kith, commit):
-        """One self-contained line: run it in any directory, then --merge that directory. The
-        build (`commit`, of `kith`) goes to the run's .commit before its .rc, as runner.execute
-        writes them."""
-        q = shlex.quote
-        timeout = f"timeout {int(self.timeout)} " if self.timeout else ""
-        argv = " ".join(q(a) for a in self.argv(kith))
-        if self.kind == "contrived":
-            redirect = f">{q(self.path('json'))} 2>{q(self.path('log'))}"
-        else:
-            redirect = f">{q(self.path('log'))} 2>&1"
-        return (f"mkdir -p runs/{self.kind} && {timeout}{argv} {redirect}; "
-                f"rc=$?; echo {q(commit)} >{q(self.path('commit'))}; echo $rc >{q(self.path('rc'))}")
-
-
-def run_files(out_dir):
-    """{run id: exit code} of every finished run under out_dir/runs."""
-    done = {}
-    runs_dir = os.path.join(out_dir, "runs")
-    if not os.path.isdir(runs_dir):
-        return done
-    for kind in os.listdir(runs_dir):
-        d = os.path.join(runs_dir, kind)
-        if not os.path.isdir(d):
-            continue
-        for name in os.listdir(d):
-            if name.endswith(".rc"):
-                try:  # an empty .rc (a writer stopped before its number) is a run not done
-                    with open_regular(os.path.join(d, name)) as f:
-                        done[name[:-3]] = int(f.read().strip())
-                except (OSError, ValueError):
-                    pass
-    return done
-
-
-def load_stats(out_dir, run):
-    """The run's JSON, or None when there is none or its numbers cannot be counted
-    (run_json.py; the analysis names such a run when it exited 0)."""
-    data, why = run_json.read(os.path.join(out_dir, run.path("json")), run.kind)
-    return data if why is None else None
-
-
-# --- the plan ---------------------------------------------------------------------------
 
 class Study:
-    def __init__(self, config, workloads, kith):
+    """A study's configuration (study.json's "config") and workloads, and what is done in
+    its directory (refresh): from these, the runs it makes (plan)."""
+
+    def __init__(self, config: dict[str, Any], workloads: list[Workload], kith: str) -> None:
         self.config = config
         self.workloads = workloads
         self.by_name = {w.name: w for w in workloads}
         self.kith = kith
-        self.argset = config["argset"]
+        self.argset: str = config["argset"]
+        self.out = ""  # the study directory, and what is done there: refresh()
+        self.done: dict[str, int] = {}
+        self.probes: dict[tuple[str, str, str], dict[int, int]] = {}
+        self.live_floor: dict[str, int] = {}
+        self.stats_cache: dict[str, dict[str, Any] | None] = {}  # run id: its JSON, read once
 
-    def make(self, kind, w, policy="-", collector="-", heap=0, repeat=0, multiple=None):
+    def make(self, kind: str, w: Workload | None, policy: str = "-", collector: str = "-", heap: int = 0,
+             repeat: int = 0, multiple: float | None = None) -> Run:
         r = Run(kind, w.name if w else "-", self.argset if w else "-", policy, collector, heap, repeat, multiple)
         if w:
             r.script, r.args = w.script, w.args(self.argset)
         r.timeout = self.config["timeout"]
         return r
 
-    def minheap_policies(self):
+    def minheap_policies(self) -> list[str]:
         return [p for p in self.config["policies"] if p not in NOT_FIXED_SIZE]
 
-    def searching(self):
+    def searching(self) -> bool:
         """Whether the study searches minimum heaps (and so sizes heaps from them)."""
         return "minheap" in self.config["experiments"] and bool(self.minheap_policies())
 
-    def refresh(self, out_dir):
+    def refresh(self, out_dir: str) -> dict[str, int]:
         """Reads what is done in out_dir: exit codes, the probes of each search, and the
         most live bytes any run of each workload saw at a collection (a lower bound on its
         peak live data, hence on its minimum heap). Statistics files are read once."""
@@ -173,8 +63,6 @@ class Study:
         self.done = run_files(out_dir)
         self.probes = {}
         self.live_floor = {}
-        if not hasattr(self, "stats_cache"):
-            self.stats_cache = {}
         for run_id, rc in self.done.items():
             r = Run.parse(run_id)
             if not r or r.kind == "contrived" or r.argset != self.argset:
@@ -189,14 +77,14 @@ class Study:
                 self.live_floor[r.workload] = max(self.live_floor.get(r.workload, 0), live)
         return self.done
 
-    def out_of_memory(self, run):
+    def out_of_memory(self, run: Run) -> bool:
         try:
             with open(os.path.join(self.out, run.path("log")), errors="replace") as f:
                 return "out of memory" in f.read()
         except OSError:
             return False
 
-    def minheap_state(self, w, policy):
+    def minheap_state(self, w: Workload, policy: str) -> SearchState:
         """The search for the smallest heap w completes in on `policy`, from the probes
         done: (status, low, high, wall). It starts with a probe at the suite's heap size
         (whose wall time sets the later probes' timeout), doubles while nothing works,
@@ -226,7 +114,7 @@ class Study:
             return "found", low, high, wall
         return "searching", low, high, wall
 
-    def minheap_runs(self):
+    def minheap_runs(self) -> list[Run]:
         runs = []
         for w in self.workloads:
             for p in self.minheap_policies():
@@ -250,22 +138,22 @@ class Study:
                         runs.append(r)
         return runs
 
-    def min_heap_base(self, w):
+    def min_heap_base(self, w: Workload) -> tuple[bool, int | None]:
         """(ready, base): the workload's minimum heap, the smallest over the fixed-size
         policies; ready is False while a search is unfinished, base None when none was
         found (or the study does not search)."""
         if not self.searching():
             return True, None
-        found = []
+        found: list[int] = []
         for p in self.minheap_policies():
             status, _, high, _ = self.minheap_state(w, p)
             if status == "searching":
                 return False, None
-            if status == "found":
+            if status == "found" and high is not None:  # found: high is the smallest heap that worked
                 found.append(high)
         return True, (min(found) if found else None)
 
-    def own_minimum(self, w, policy, base):
+    def own_minimum(self, w: Workload, policy: str, base: int | None) -> int | None:
         """The policy's own minimum heap for w (the trade-off runs' unit); a policy with no
         minimum (malloc: the heap size only paces the collector) takes the workload's, None
         when its search found none."""
@@ -274,43 +162,46 @@ class Study:
         status, _, high, _ = self.minheap_state(w, policy)
         return high if status == "found" else None
 
-    def wall(self, run_id):
+    def wall(self, run_id: str) -> float | None:
         s = self.stats_cache.get(run_id)
+        if s is None:
+            return None
         try:
             return float(s["vm"]["wall_s"])
         except (TypeError, KeyError, ValueError):
             return None
 
-    def wants_more(self, runs):
+    def wants_more(self, runs: list[Run]) -> bool:
         """Whether a configuration whose runs so far are `runs` (repeats 0..n-1) needs
         another: all done and exited 0, and the 95% interval of their mean wall time is
         wider than +-target_ci of the mean."""
-        walls = []
+        walls: list[float] = []
         for r in runs:
-            if self.done.get(r.id) != 0:
+            wall = self.wall(r.id)
+            if self.done.get(r.id) != 0 or wall is None:
                 return False
-            walls.append(self.wall(r.id))
-        if len(walls) < 2 or None in walls:
+            walls.append(wall)
+        if len(walls) < 2:
             return False
         half = stats.relative_half_width(walls)
         return half is not None and half > self.config.get("target_ci", DEFAULT_TARGET_CI)
 
-    def repeats(self, minimum, make, most=None):
+    def repeats(self, minimum: int, make: Callable[[int], Run], most: int | None = None) -> list[Run]:
         """A configuration's runs: `minimum` repeats, then one more per round (so extra
         repeats stay interleaved across configurations) while wants_more, up to `most`
         (default max_repeat). make(rep) builds repeat rep."""
         runs = [make(rep) for rep in range(minimum)]
         if minimum < 2:
             return runs
-        top = max(most or self.config.get("max_repeat", DEFAULT_MAX_REPEAT), minimum)
+        top = max(most if most else self.config.get("max_repeat", DEFAULT_MAX_REPEAT), minimum)
         while len(runs) < top and self.wants_more(runs):
             runs.append(make(len(runs)))
         return runs
 
-    def sized(self, base, multiple):
+    def sized(self, base: int, multiple: float) -> int:
         return int(math.ceil(base * multiple / 1024) * 1024)
 
-    def main_configurations(self):
+    def main_configurations(self) -> Iterator[tuple[Workload, int, str, str]]:
         """(workload, main heap, collector, policy) of every main configuration whose
         workload's main heap is known (its minimum-heap search done)."""
         for w in self.workloads:
@@ -322,7 +213,7 @@ class Study:
                 for p in self.config["policies"]:
                     yield w, heap, col, p
 
-    def main_heap(self, w, base):
+    def main_heap(self, w: Workload, base: int | None) -> int:
         """The heap of the main and pause runs: --main-heap times the minimum heap, or the
         suite's heap_size (--main-heap=suite, or no minimum heap known)."""
         factor = self.config["main_heap"]
@@ -330,7 +221,7 @@ class Study:
             return w.heap_size
         return self.sized(base, float(factor))
 
-    def sized_runs(self):
+    def sized_runs(self) -> list[Run]:
         """Main, pause and trade-off runs of the workloads whose heap sizes are known."""
         c = self.config
         ready = {}
@@ -382,7 +273,7 @@ class Study:
         runs += demographics.plan_runs(self, ready)
         return runs + trade + extra
 
-    def plan(self, out_dir):
+    def plan(self, out_dir: str) -> list[Run]:
         """The runs not done yet that can run now: the contrived runs and the minimum-heap
         probes at once, the rest of a workload's runs once its minimum heap is known."""
         self.refresh(out_dir)
@@ -400,7 +291,7 @@ class Study:
         runs += power.plan_runs(self)  # the largest allocator shares at larger sizes, until resolved (opt-in)
         return [r for r in runs if r.kind in c["experiments"] and r.id not in self.done]
 
-    def sources_runs(self):
+    def sources_runs(self) -> list[Run]:
         """One untimed run per main configuration of a policy that says how it met requests,
         with --stats-sources=on: where its immediate blocks came from (a free or a split's
         leftover), which the timed main runs leave out. Same heap, collector and pacing as
@@ -408,7 +299,7 @@ class Study:
         return [self.make("sources", w, p, col, heap, 0) for w, heap, col, p in self.main_configurations()
                 if p not in NOT_FIXED_SIZE]
 
-    def tradeoff_size(self):
+    def tradeoff_size(self) -> tuple[int, int, int]:
         """(configurations, runs at least, runs at most) of the trade-off: one configuration
         per workload x policy x collector x heap multiple, each run --tradeoff-repeat times,
         and up to --tradeoff-max-repeat while its interval is wider than --target-ci."""
@@ -418,11 +309,11 @@ class Study:
         most = max(c.get("tradeoff_max_repeat") or least, least) if least >= 2 else least
         return n, n * least, n * most
 
-    def estimate_remaining(self, planned):
+    def estimate_remaining(self, planned: list[Run]) -> int:
         """Runs still to come after `planned` (later rounds of the searches, and the runs
         that wait for them), roughly."""
         c = self.config
-        have = {}
+        have: dict[str, int] = {}
         for k in list(self.done) + [r.id for r in planned]:
             kind = k.split("__", 1)[0]
             have[kind] = have.get(kind, 0) + 1

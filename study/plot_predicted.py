@@ -1,14 +1,19 @@
 """fig-predicted: the run-time change the exact allocator costs predict (x) against the
 change the timed runs measured (y, with its 95% interval), one point per workload and pair
 of policies, and the diagonal where the two are equal (study/predicted.py writes
-predicted.csv). Drawn by study/plot_study.py, whose styles and saving it uses."""
+predicted.csv). Drawn by study/plot_study.py, whose styles and saving it uses.
 
-import plot_study as ps
+figures(ps) returns [(name, draw)] for plot_study.py's FIGURES; ps is plot_study itself,
+passed in (as size_class_plot.py's), so that this module does not import it back."""
 
 PERCENT = 100.0
 
 
-def fig_predicted(out_dir):
+def figures(ps):
+    return [("fig-predicted", lambda out_dir: fig_predicted(ps, out_dir))]
+
+
+def fig_predicted(ps, out_dir):
     rows = ps.need(out_dir, "predicted.csv",
                    lambda r: ps.col(r, "predicted") is not None and ps.col(r, "measured") is not None)
     collectors = ps.ordered([r["collector"] for r in rows], ps.COLLECTOR_ORDER)
@@ -24,11 +29,11 @@ def fig_predicted(out_dir):
             ax = axes[i][j]
             here = [r for r in mine if r["collector"] == c]
             for r in here:
-                draw_point(ax, r, styles[r["policy"]])
+                draw_point(ps, ax, r, styles[r["policy"]])
                 pair = (r["policy"], r["base"])
                 if pair not in pairs:
                     pairs.append(pair)
-            diagonal(ax, here)
+            diagonal(ps, ax, here)
             ax.set_title(f"{title}, {c} collection")
             ax.set_xlabel("predicted change of run time (%)")
             ax.set_ylabel("measured change (%), 95% CI")
@@ -43,7 +48,7 @@ def fig_predicted(out_dir):
     ps.save(fig, out_dir, "fig-predicted")
 
 
-def draw_point(ax, r, style):
+def draw_point(ps, ax, r, style):
     """One pair: the measured value with its interval bar over the predicted value; filled
     when the interval holds the prediction."""
     x, y = PERCENT * ps.col(r, "predicted"), PERCENT * ps.col(r, "measured")
@@ -53,7 +58,7 @@ def draw_point(ax, r, style):
     ax.plot([x], [y], linestyle="none", **ps.marker_kw(style, filled=ps.truthy(r.get("agrees")), size=3.5))
 
 
-def diagonal(ax, rows):
+def diagonal(ps, ax, rows):
     """y = x across the panel's predicted range, and the zero lines."""
     xs = [PERCENT * ps.col(r, "predicted") for r in rows]
     if not xs:

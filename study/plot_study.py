@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Draws the study's figures from its CSV files alone: `/usr/bin/python3 study/plot_study.py DIR`.
+"""Draws the study's figures from its CSV files alone: `/usr/bin/python3 -m study plot DIR`.
 
 Every figure is sized for a paper's column (3.4 in single, 7 in double; PNG at 150 dpi, so at
 most ~1050 px wide), with 8 pt text at print size, in PNG, SVG and PDF under DIR/figures/.
@@ -10,6 +10,11 @@ Intervals are drawn only where a value rests on two or more runs; otherwise the 
 an older copy of it removed); columns an older study lacks leave out what they would draw.
 Needs matplotlib (Debian: python3-matplotlib; scripts/setup installs it).
 """
+
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study plot DIR` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
 
 import csv
 import math
@@ -28,7 +33,8 @@ try:
                                    NullLocator)
 except ImportError:
     sys.exit("plot_study.py: matplotlib is missing (apt-get install python3-matplotlib; scripts/setup does it)")
-import size_class_plot  # noqa: E402  (this script's folder is first on sys.path)
+from . import plot_predicted  # noqa: E402
+from . import size_class_plot  # noqa: E402
 
 SINGLE, DOUBLE = 3.4, 7.0  # column widths (in)
 DPI = 150
@@ -1125,9 +1131,6 @@ def fig_alloc_rate(out_dir):
     save(fig, out_dir, "fig-alloc-rate")
 
 
-# Figures drawn in modules of their own (plot_predicted.py) import this one: the same
-# module, not a second copy whose Skip this main() would not catch.
-sys.modules.setdefault("plot_study", sys.modules[__name__])
 FIGURES = [
     ("fig-worst-case-request", fig_worst_case_request),
     ("fig-speedup", fig_speedup),
@@ -1144,7 +1147,7 @@ FIGURES = [
     ("fig-alloc-cost-continuous", fig_alloc_cost_continuous),
     ("fig-alloc-misses", fig_alloc_misses),
     ("fig-replay-time", fig_replay_time),
-    ("fig-predicted", lambda out_dir: __import__("plot_predicted").fig_predicted(out_dir)),  # plot_predicted.py
+    *plot_predicted.figures(sys.modules[__name__]),  # predicted against measured change
     ("fig-lifetimes", fig_lifetimes),
     ("fig-frag-timeline", fig_frag_timeline),
     ("fig-alloc-rate", fig_alloc_rate),
@@ -1154,7 +1157,7 @@ FIGURES += size_class_plot.figures(sys.modules[__name__])  # free bytes in the r
 
 def main(argv):
     if len(argv) != 1:
-        print("usage: plot_study.py STUDY_DIR", file=sys.stderr)
+        print("usage: python3 -m study plot STUDY_DIR", file=sys.stderr)
         return 2
     out_dir = argv[0]
     if not os.path.isdir(out_dir):
@@ -1177,7 +1180,3 @@ def main(argv):
             if os.path.exists(path):
                 os.remove(path)
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

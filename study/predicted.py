@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Predicted against measured time: the run-time difference the exact allocator costs
 predict for a pair of policies, beside the difference the timed runs measured.
 
@@ -7,7 +6,7 @@ malloc and free of each policy's replay, and its run's numbers of mallocs and fr
 alloc_share.csv (the allocator's instrumented share of run time), summary.csv (the main
 runs' mean wall time and 95% interval) and speedup.csv (their GC time and cycles).
 Writes predicted.csv (write_tables, from analysis.write_results, or
-`/usr/bin/python3 study/predicted.py DIR` on a directory of those CSVs alone), and the
+`/usr/bin/python3 -m study predicted DIR` on a directory of those CSVs alone), and the
 report's lines: weighted_lines (the exact-cost section's headline) and report_lines (the
 section "Predicted against measured time").
 
@@ -35,16 +34,18 @@ width, the smallest relative difference whose interval would leave zero out (det
 is at least mde. Where they disagree, the GC columns say how much of the measured change
 is collection: gc_change = (GC ms of P - GC ms of B) / B's wall time."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study predicted DIR` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import collections
 import math
 import os
 import sys
 
-if not __package__:  # run by path (`predicted.py DIR`): load the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from . import stats  # noqa: E402
-from .common import markdown_table, number, read_csv, write_csv  # noqa: E402
+from . import stats
+from .common import markdown_table, number, read_csv, write_csv
 
 READS = ["alloc_cost.csv", "alloc_share.csv", "summary.csv", "speedup.csv"]
 WHOLE_RUN_CSV = "whole_run.csv"  # read too where it is (whole_run.py: the opt-in wholerun runs)
@@ -479,7 +480,7 @@ def ms(x):
 
 def main(argv):
     if len(argv) != 1:
-        print("usage: predicted.py STUDY_DIR (a directory with alloc_cost.csv, alloc_share.csv, summary.csv and "
+        print("usage: python3 -m study predicted STUDY_DIR (a directory with alloc_cost.csv, alloc_share.csv, summary.csv and "
               "speedup.csv)", file=sys.stderr)
         return 64
     missing = [name for name in READS if not os.path.isfile(os.path.join(argv[0], name))]
@@ -489,7 +490,3 @@ def main(argv):
     rows, _ = write_tables(argv[0])["predicted"]
     print(f"predicted.py: {len(rows)} pairs in {os.path.join(argv[0], 'predicted.csv')}", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

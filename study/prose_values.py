@@ -1,7 +1,7 @@
 """The named values of STUDY.md (study/STUDY.md.in), computed from a study directory's CSV
 files: one function per part of the narrative, each returning {name: value}. A value is a
-number, a prose.Range, prose.Names, a prose.Table or text; a sentence whose claim the data
-decides either takes its words from here or is checked with prose.claim. The thresholds
+number, a prose_format.Range, Names, Table or text; a sentence whose claim the data
+decides either takes its words from here or is checked with prose_format.claim. The thresholds
 that sort workloads into the narrative's groups are named below, and printed where the
 text uses them."""
 
@@ -12,7 +12,7 @@ import statistics
 from . import predicted
 from . import stats
 from . import steps
-from .prose import KIB, MIB, FalseClaim, MissingData, Names, Range, Table, claim, format_ns, format_size
+from .prose_format import KIB, MIB, FalseClaim, MissingData, Names, Range, Table, claim, format_ns, format_size
 
 POLICY_ORDER = ["list", "knuth", "estranged", "tlsf", "lea", "kingsley", "malloc"]
 BUDDIES = ["knuth", "estranged"]
@@ -57,7 +57,7 @@ def geomean(xs):
 
 
 def claimed(value, holds, what):
-    """value, once prose.claim(holds(value), what) has passed."""
+    """value, once claim(holds(value), what) has passed."""
     claim(holds(value), what)
     return value
 

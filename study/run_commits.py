@@ -14,7 +14,7 @@ import os
 import re
 
 from .common import open_regular
-from .plan import run_files
+from .runs import run_files
 
 EXTENSION = "commit"
 MERGED = "merged, commit not recorded"
@@ -53,7 +53,7 @@ def legacy_ledger(value):
 
 
 def counts(out_dir, legacy):
-    """{kind: {commit: runs}} over the finished runs (plan.run_files) under out_dir/runs. A
+    """{kind: {commit: runs}} over the finished runs (runs.run_files) under out_dir/runs. A
     run without a .commit counts as each of its kind's commits in `legacy`, or
     NOT_RECORDED."""
     found = {}

@@ -8,6 +8,7 @@ import sys
 import time
 
 from . import run_commits
+from . import run_command
 from .common import TIMEOUT_EXIT, format_duration, warn
 
 class Progress:
@@ -127,7 +128,7 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
                 else:
                     logf = open(os.path.join(out_dir, r.path("log")), "w")
                     errf = subprocess.STDOUT
-                proc = subprocess.Popen(r.argv(kith), cwd=out_dir, stdout=logf, stderr=errf,
+                proc = subprocess.Popen(run_command.argv(r, kith), cwd=out_dir, stdout=logf, stderr=errf,
                                         stdin=subprocess.DEVNULL, start_new_session=True,
                                         preexec_fn=unblock_stop_signals)
                 if errf is not subprocess.STDOUT:

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Why estranged recycles more: free bytes in the requested size class.
 
 A buddy request is met immediately when the free list of its own size class (its block
@@ -33,7 +32,7 @@ predicts is coverage + (1 - coverage) / 2. Under continuous collection objects a
 during the cycle's sweep, so the free bytes after it are what the sweep's own requests left:
 coverage is a lower bound there.
 
-What it writes (write_tables, from analysis.write_results; `size_class_free.py DIR` makes
+What it writes (write_tables, from analysis.write_results; `python3 -m study size-class-free DIR` makes
 them from a study's CSVs alone):
   size_class_free.csv         one row per workload x collector x policy x collection
   size_class_summary.csv      one row per workload x collector: the values over the run for
@@ -45,15 +44,17 @@ them from a study's CSVs alone):
 and report_lines(out_dir) the report's section, from those CSVs and satisfied_means.csv,
 alloc_cost.csv and demographics.csv."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study size-class-free DIR` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import math
 import os
 import sys
 
-if not __package__:  # run by path: load the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from . import stats  # noqa: E402
-from .common import markdown_table, number, read_csv, write_csv  # noqa: E402
+from . import stats
+from .common import markdown_table, number, read_csv, write_csv
 
 POLICIES = ("knuth", "estranged")  # eager and delayed recombination: the demog runs' policies
 TIMELINE_COLLECTOR = "occasional"  # a timeline without a collector column is the occasional runs'
@@ -504,7 +505,7 @@ def report_lines(out_dir):
 
 def main(argv):
     if len(argv) != 1:
-        print("usage: size_class_free.py STUDY_DIR (writes size_class_*.csv from its CSVs)", file=sys.stderr)
+        print("usage: python3 -m study size-class-free STUDY_DIR (writes size_class_*.csv from its CSVs)", file=sys.stderr)
         return 64
     if not os.path.isdir(argv[0]):
         print(f"size_class_free.py: {argv[0]}: no such directory", file=sys.stderr)
@@ -512,7 +513,3 @@ def main(argv):
     tables = write_tables(argv[0])
     print(f"size_class_free.py: {len(tables['size_class_summary'][0])} workload x collector rows in {argv[0]}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

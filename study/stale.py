@@ -18,7 +18,7 @@ import subprocess
 
 from . import run_commits
 from .common import SOURCE_DIR
-from .plan import run_files
+from .runs import run_files
 
 # What shapes a run's numbers: the kith binary's sources and how it is built, the programs
 # it runs, and the study's files that make each run's command. Not the files that only
@@ -28,8 +28,9 @@ CODE_PATHS = (
     "heap", "gc", "vm", "stdlib", "cli",  # the kith binary
     "CMakeLists.txt", "CMakePresets.json",  # its compiler flags
     "workloads", "examples",  # the suite and its programs
-    "study/plan.py", "study/runner.py", "study/alloc_cost.py", "study/demographics.py", "study/common.py",
-    "study/suite.py",  # each run's command line (cost runs run alloc_cost.py itself)
+    # each run's command line (cost runs run alloc_cost.py itself)
+    "study/plan.py", "study/runs.py", "study/run_command.py", "study/runner.py", "study/alloc_cost.py",
+    "study/demographics.py", "study/common.py", "study/suite.py",
 )
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 GIT_TIMEOUT = 60

@@ -15,13 +15,17 @@
 import bisect
 import math
 import statistics
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 CONFIDENCE = 0.95
+# (estimate, low, high) of an interval; low and high None where it is unknown (one sample)
+Interval = tuple[float | None, float | None, float | None]
 
 
 # --- Student's t ------------------------------------------------------------------------
 
-def _betacf(a, b, x):
+def _betacf(a: float, b: float, x: float) -> float:
     """Continued fraction of the regularized incomplete beta (modified Lentz)."""
     tiny = 1e-300
     qab, qap, qam = a + b, a + 1.0, a - 1.0
@@ -48,7 +52,7 @@ def _betacf(a, b, x):
     return h
 
 
-def _betainc(a, b, x):
+def _betainc(a: float, b: float, x: float) -> float:
     """Regularized incomplete beta I_x(a, b)."""
     if x <= 0:
         return 0.0
@@ -61,14 +65,14 @@ def _betainc(a, b, x):
     return 1.0 - front * _betacf(b, a, 1 - x) / b
 
 
-def t_cdf(t, df):
+def t_cdf(t: float, df: float) -> float:
     """P(T <= t) for Student's t with df (> 0, not necessarily whole) degrees of freedom."""
     x = df / (df + t * t)
     tail = 0.5 * _betainc(df / 2.0, 0.5, x)
     return 1.0 - tail if t > 0 else tail
 
 
-def t_quantile(p, df):
+def t_quantile(p: float, df: float) -> float:
     """The p-quantile of Student's t with df degrees of freedom (bisection on t_cdf)."""
     if not 0 < p < 1:
         raise ValueError("p must be in (0, 1)")
@@ -88,7 +92,7 @@ def t_quantile(p, df):
     return (lo + hi) / 2
 
 
-def critical_value(n, confidence=CONFIDENCE, df=None):
+def critical_value(n: int, confidence: float = CONFIDENCE, df: float | None = None) -> float:
     """Two-sided critical value for a mean of n samples: t (n - 1 df) below 30, z from 30."""
     p = 1 - (1 - confidence) / 2
     if df is None:
@@ -100,25 +104,25 @@ def critical_value(n, confidence=CONFIDENCE, df=None):
 
 # --- summaries --------------------------------------------------------------------------
 
-def median(xs):
+def median(xs: Sequence[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
-def mean_ci(xs, confidence=CONFIDENCE):
+def mean_ci(xs: Iterable[float], confidence: float = CONFIDENCE) -> Interval:
     """(mean, low, high): the confidence interval of the mean (Georges et al. 2007).
     With one sample the interval is unknown: (x, None, None)."""
-    xs = list(xs)
-    if not xs:
+    values = list(xs)
+    if not values:
         return None, None, None
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
+    m = statistics.fmean(values)
+    if len(values) < 2:
         return m, None, None
-    s = statistics.stdev(xs)
-    half = critical_value(len(xs), confidence) * s / math.sqrt(len(xs))
+    s = statistics.stdev(values)
+    half = critical_value(len(values), confidence) * s / math.sqrt(len(values))
     return m, m - half, m + half
 
 
-def welch_df(va, na, vb, nb):
+def welch_df(va: float, na: int, vb: float, nb: int) -> float:
     """Welch–Satterthwaite degrees of freedom; va, vb are the variances of the means."""
     num = (va + vb) ** 2
     den = 0.0
@@ -129,18 +133,19 @@ def welch_df(va, na, vb, nb):
     return num / den if den > 0 else float("inf")
 
 
-def ratio_ci(a, b, confidence=CONFIDENCE):
+def ratio_ci(a: Iterable[float], b: Iterable[float], confidence: float = CONFIDENCE) -> Interval:
     """(mean(a) / mean(b), low, high) by Fieller's theorem for two independent samples
     (ratio_ci_of_means on their means and the variances of those means)."""
-    a, b = list(a), list(b)
-    if not a or not b:
+    xa, xb = list(a), list(b)
+    if not xa or not xb:
         return None, None, None
-    va = statistics.variance(a) / len(a) if len(a) > 1 else None
-    vb = statistics.variance(b) / len(b) if len(b) > 1 else None
-    return ratio_ci_of_means(statistics.fmean(a), va, len(a), statistics.fmean(b), vb, len(b), confidence)
+    va = statistics.variance(xa) / len(xa) if len(xa) > 1 else None
+    vb = statistics.variance(xb) / len(xb) if len(xb) > 1 else None
+    return ratio_ci_of_means(statistics.fmean(xa), va, len(xa), statistics.fmean(xb), vb, len(xb), confidence)
 
 
-def ratio_ci_of_means(ma, va, na, mb, vb, nb, confidence=CONFIDENCE):
+def ratio_ci_of_means(ma: float, va: float | None, na: int, mb: float, vb: float | None, nb: int,
+                      confidence: float = CONFIDENCE) -> Interval:
     """(ma / mb, low, high) by Fieller's theorem, from two independent means of na and nb
     samples and the variances of those means (va, vb; None with one sample).
 
@@ -169,7 +174,7 @@ def ratio_ci_of_means(ma, va, na, mb, vb, nb, confidence=CONFIDENCE):
     return q, lo, hi
 
 
-def power_law_fit(xs, ys):
+def power_law_fit(xs: Iterable[float], ys: Iterable[float]) -> tuple[float | None, float | None]:
     """Least-squares fit of y = c * x^alpha on log-log axes: (alpha, c)."""
     pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if x > 0 and y > 0]
     if len(pts) < 2:
@@ -183,7 +188,7 @@ def power_law_fit(xs, ys):
     return alpha, math.exp(my - alpha * mx)
 
 
-def log_fit(xs, ys):
+def log_fit(xs: Iterable[float], ys: Iterable[float]) -> tuple[float | None, float | None]:
     """Least-squares fit of y = a + b * log2(x): (a, b)."""
     pts = [(math.log2(x), y) for x, y in zip(xs, ys) if x > 0]
     if len(pts) < 2:
@@ -202,8 +207,10 @@ def log_fit(xs, ys):
 class PauseList:
     """Pauses (begin_ns, duration_ns) in time order, not overlapping, in a run of run_ns."""
 
-    def __init__(self, pauses, run_ns):
-        self.begins, self.ends, self.cum = [], [], [0]
+    def __init__(self, pauses: Iterable[tuple[int, int]], run_ns: int) -> None:
+        self.begins: list[int] = []
+        self.ends: list[int] = []
+        self.cum = [0]
         last_end = 0
         for begin, duration in pauses:
             b = max(int(begin), last_end)  # as PauseRecorder: never overlap the previous pause
@@ -215,7 +222,7 @@ class PauseList:
         self.run_ns = max(int(run_ns), last_end, 1)
         self.total = self.cum[-1]
 
-    def gc_between(self, x, y):
+    def gc_between(self, x: int, y: int) -> int:
         """GC time inside [x, y]."""
         i = bisect.bisect_right(self.ends, x)  # first pause ending after x
         j = bisect.bisect_left(self.begins, y) - 1  # last pause beginning before y
@@ -228,7 +235,7 @@ class PauseList:
             total -= self.ends[j] - y
         return max(total, 0)
 
-    def mmu(self, window_ns):
+    def mmu(self, window_ns: float) -> float:
         """Minimum mutator utilization over windows of window_ns (a run shorter than the
         window counts as one window of its own length, as in gc/pause_recorder.h)."""
         w = int(window_ns)
@@ -242,9 +249,10 @@ class PauseList:
         return 1.0 - min(worst, w) / w
 
 
-def read_pause_file(path):
+def read_pause_file(path: str) -> tuple[str, int, list[tuple[int, int]]]:
     """A `kith run --gc-pauses-file` file: (collector, run_ns, [(begin_ns, duration_ns)])."""
-    collector, run_ns, pauses = "", 0, []
+    collector, run_ns = "", 0
+    pauses: list[tuple[int, int]] = []
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -267,7 +275,7 @@ MMU_WINDOWS_MS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
 # --- minimum heap -----------------------------------------------------------------------
 
-def next_probes(low, high, precision=0.02, probes=1, granularity=1024):
+def next_probes(low: int, high: int, precision: float = 0.02, probes: int = 1, granularity: int = 1024) -> list[int]:
     """The heap sizes to try next in a search for the smallest heap that works.
 
     `low` is a size known (or assumed) too small, `high` one known to work; the answer is
@@ -277,7 +285,7 @@ def next_probes(low, high, precision=0.02, probes=1, granularity=1024):
     if high <= low * (1 + precision) or high - low <= granularity:
         return []
     ratio = (high / low) ** (1.0 / (probes + 1))
-    sizes = []
+    sizes: list[int] = []
     for k in range(1, probes + 1):
         s = int(math.ceil(low * ratio ** k / granularity) * granularity)
         if low < s < high and s not in sizes:
@@ -287,7 +295,7 @@ def next_probes(low, high, precision=0.02, probes=1, granularity=1024):
     return sizes
 
 
-def narrow(low, high, verdicts):
+def narrow(low: int, high: int, verdicts: Mapping[int, bool]) -> tuple[int, int]:
     """New (low, high) from {size: works?} verdicts of probes inside (low, high)."""
     for size in sorted(verdicts):
         if not low < size < high:
@@ -299,7 +307,8 @@ def narrow(low, high, verdicts):
     return low, high
 
 
-def search_min_heap(works, low, high, precision=0.02, probes=1, granularity=1024):
+def search_min_heap(works: Callable[[int], bool], low: int, high: int, precision: float = 0.02, probes: int = 1,
+                    granularity: int = 1024) -> tuple[int, int, int]:
     """Runs the whole search with a verdict function (tests, and a batch of rounds
     done at once): returns (smallest working size found, last too-small size, probes run)."""
     count = 0
@@ -314,9 +323,9 @@ def search_min_heap(works, low, high, precision=0.02, probes=1, granularity=1024
 
 # --- flattening -------------------------------------------------------------------------
 
-def flatten(obj, prefix=""):
+def flatten(obj: Any, prefix: str = "") -> dict[str, Any]:
     """{"heap": {"alloc_ns": {"mean": 1}}} -> {"heap.alloc_ns.mean": 1}."""
-    out = {}
+    out: dict[str, Any] = {}
     if isinstance(obj, dict):
         for k, v in obj.items():
             key = f"{prefix}.{k}" if prefix else str(k)
@@ -326,9 +335,9 @@ def flatten(obj, prefix=""):
     return out
 
 
-def column_order(keys):
+def column_order(keys: Iterable[str]) -> list[str]:
     """Flattened statistics columns in a stable order: numeric histogram keys by value."""
-    def key(k):
+    def key(k: str) -> tuple[tuple[int, int, str], ...]:
         parts = k.split(".")
         return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
     return sorted(keys, key=key)
@@ -336,7 +345,7 @@ def column_order(keys):
 
 # --- tests of many speedups at once -------------------------------------------------------
 
-def welch_log_test(a, b):
+def welch_log_test(a: Iterable[float | None], b: Iterable[float | None]) -> tuple[float | None, float | None]:
     """Welch's t test on the logarithms of two samples of positive times (a: the baseline,
     b: the alternative). Returns (log_ratio, p_value): log_ratio = mean(log a) - mean(log b),
     the log of the geometric-mean speedup of b over a; p_value two-sided, None when either
@@ -361,7 +370,8 @@ def welch_log_test(a, b):
     return d, 2 * (1 - t_cdf(abs(t), df))
 
 
-def holm_bonferroni(p_values, alpha=1 - CONFIDENCE):
+def holm_bonferroni(p_values: Sequence[float | None],
+                    alpha: float = 1 - CONFIDENCE) -> tuple[list[bool], list[float | None]]:
     """Holm's step-down correction (Holm 1979) of m tests at family-wise level alpha.
 
     Sorted ascending, p_(k) (k = 1..m) is rejected while p_(k) <= alpha / (m - k + 1);
@@ -372,7 +382,7 @@ def holm_bonferroni(p_values, alpha=1 - CONFIDENCE):
     tested = [(p, i) for i, p in enumerate(p_values) if p is not None]
     m = len(tested)
     significant = [False] * len(p_values)
-    adjusted = [None] * len(p_values)
+    adjusted: list[float | None] = [None] * len(p_values)
     running = 0.0
     rejecting = True
     for k, (p, i) in enumerate(sorted(tested)):
@@ -385,7 +395,7 @@ def holm_bonferroni(p_values, alpha=1 - CONFIDENCE):
     return significant, adjusted
 
 
-def geomean_ci(xs, confidence=CONFIDENCE):
+def geomean_ci(xs: Iterable[float | None], confidence: float = CONFIDENCE) -> Interval:
     """(geometric mean, low, high) of positive values: the t interval of the mean of
     their logs, exponentiated (one value: no interval)."""
     logs = [math.log(x) for x in xs if x and x > 0]
@@ -395,33 +405,33 @@ def geomean_ci(xs, confidence=CONFIDENCE):
     return math.exp(m), (math.exp(lo) if lo is not None else None), (math.exp(hi) if hi is not None else None)
 
 
-def allocator_share_pct(flat):
+def allocator_share_pct(flat: Mapping[str, Any]) -> float | None:
     """The allocator's share of a run's wall time, in percent, from its flattened statistics
     (flatten): (heap.alloc_ns.mean x heap.allocations + heap.free_ns.mean x heap.frees) /
     vm.wall_s; None when a number is missing (a run with timers off has no alloc_ns)."""
-    def value(key):
+    def value(key: str) -> float | None:
         try:
-            return float(flat.get(key))
-        except (TypeError, ValueError):
+            return float(flat[key])
+        except (KeyError, TypeError, ValueError):
             return None
     a, f = value("heap.allocations"), value("heap.frees")
     an, fn, wall = value("heap.alloc_ns.mean"), value("heap.free_ns.mean"), value("vm.wall_s")
-    if None in (a, f, an, fn) or not wall:
+    if a is None or f is None or an is None or fn is None or not wall:
         return None
     return 100.0 * (an * a + fn * f) / (wall * 1e9)
 
 
-def relative_half_width(xs, confidence=CONFIDENCE):
+def relative_half_width(xs: Iterable[float], confidence: float = CONFIDENCE) -> float | None:
     """Half the confidence interval of the mean over the mean (None with fewer than two values)."""
     m, lo, hi = mean_ci(xs, confidence)
-    if m is None or lo is None or m == 0:
+    if m is None or lo is None or hi is None or m == 0:
         return None
     return (hi - lo) / 2 / abs(m)
 
 
 # --- correlation across workloads ---------------------------------------------------------
 
-def pearson(xs, ys):
+def pearson(xs: Iterable[float | None], ys: Iterable[float | None]) -> tuple[float | None, float | None, int]:
     """(r, p, n): Pearson's correlation of paired values and its two-sided p-value from
     t = r sqrt((n - 2) / (1 - r^2)) on n - 2 degrees of freedom (exact for bivariate
     normal data; scipy.stats.pearsonr gives the same). Pairs with a None are left out.
@@ -444,7 +454,7 @@ def pearson(xs, ys):
     return r, 2 * (1 - t_cdf(abs(t), n - 2)), n
 
 
-def ranks(xs):
+def ranks(xs: Sequence[float]) -> list[float]:
     """Ranks from 1, ties given the mean of the ranks they span."""
     order = sorted(range(len(xs)), key=lambda i: xs[i])
     out = [0.0] * len(xs)
@@ -459,7 +469,7 @@ def ranks(xs):
     return out
 
 
-def spearman(xs, ys):
+def spearman(xs: Iterable[float | None], ys: Iterable[float | None]) -> tuple[float | None, float | None, int]:
     """(rho, p, n): Spearman's rank correlation (Pearson's on the ranks, ties averaged) and
     its two-sided p-value by the same t approximation (scipy.stats.spearmanr's default).
     Pairs with a None are left out; None with fewer than three pairs or a constant side."""
@@ -467,7 +477,11 @@ def spearman(xs, ys):
     return pearson(ranks([x for x, _ in pairs]), ranks([y for _, y in pairs]))
 
 
-def same_set_geomeans(values, defining=None, confidence=CONFIDENCE):
+GeoMean = tuple[float | None, float | None, float | None, int]  # (mean, low, high, items it is over)
+
+
+def same_set_geomeans(values: Mapping[str, Mapping[str, float | None]], defining: Iterable[str] | None = None,
+                      confidence: float = CONFIDENCE) -> tuple[dict[str, GeoMean], int]:
     """Geometric means over the same items for every key. values: {key: {item: value}} (a
     value of None or <= 0 is no value). The common set is the items every defining key has
     (default: the keys with the most items, those that ran everywhere); each key's mean is

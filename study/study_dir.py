@@ -10,7 +10,7 @@ deletes or overwrites a file it did not write."""
 import os
 
 from .common import EXIT_CANNOT_CREATE, KINDS, StudyError
-from .plan import Run
+from .runs import Run
 
 LISTED = 3  # entries named when a directory is refused
 

@@ -4,6 +4,7 @@ runs, so rows others append are picked up, and checked whole before any run."""
 
 import os
 import shlex
+from collections.abc import Mapping, Sequence
 
 from .common import (EXIT_MALFORMED, EXIT_MISSING, HEAP_CAP, MIN_HEAP, QUICK_WORKLOADS, SOURCE_DIR, StudyError,
                      format_size, open_regular, parse_size, safe_name)
@@ -11,7 +12,9 @@ from .common import (EXIT_MALFORMED, EXIT_MISSING, HEAP_CAP, MIN_HEAP, QUICK_WOR
 MAX_BYTES = 1 << 20  # a suite is a few kilobytes; more is not a suite (and /dev/zero never ends)
 
 class Workload:
-    def __init__(self, row, base_dirs):
+    """One row of the suite: a script and its arguments at each size, and its heap size."""
+
+    def __init__(self, row: Mapping[str, str], base_dirs: Sequence[str]) -> None:
         self.name = safe_name(row["name"])
         self.script = self.resolve(row["script"], base_dirs)
         self.default_args = shlex.split(row.get("default_args") or "")
@@ -29,7 +32,7 @@ class Workload:
         self.stresses = (row.get("stresses") or "").strip()
 
     @staticmethod
-    def resolve(script, base_dirs):
+    def resolve(script: str, base_dirs: Sequence[str]) -> str:
         if os.path.isabs(script):
             return script
         for d in base_dirs:
@@ -38,7 +41,7 @@ class Workload:
                 return os.path.abspath(p)
         return os.path.abspath(os.path.join(base_dirs[0], script))
 
-    def args(self, argset):
+    def args(self, argset: str) -> list[str]:
         return {"small": self.small_args, "study": self.study_args, "power": self.power_args}.get(argset,
                                                                                                   self.default_args)
 
@@ -48,7 +51,7 @@ COLUMNS = ["name", "script", "default_args", "small_args", "heap_size", "stresse
 REQUIRED = ["name", "script"]
 
 
-def read_suite(path):
+def read_suite(path: str) -> tuple[list[Workload], bool]:
     """The suite file's workloads (tab-separated, a header line naming COLUMNS, name and
     script required; '#' lines are comments). The whole file is checked before anything
     runs: a missing or unreadable file is StudyError 66, anything malformed (header,
@@ -59,7 +62,7 @@ def read_suite(path):
     bases = [suite_dir, os.path.dirname(suite_dir), SOURCE_DIR]
     text = read_text(path)
 
-    def bad(number, what):
+    def bad(number: int, what: str) -> StudyError:
         return StudyError(EXIT_MALFORMED, f"{path}:{number}: {what}")
 
     lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines())
@@ -74,7 +77,8 @@ def read_suite(path):
                 f"unknown column '{unknown[0]}'" if unknown else
                 "a column twice" if len(set(header)) != len(header) else "no name and script columns")
         raise bad(number, f"bad header ({what}); want tab-separated columns from: {' '.join(COLUMNS)}")
-    out, seen = [], {}
+    out: list[Workload] = []
+    seen: dict[str, int] = {}
     for number, line in lines[1:]:
         cells = line.split("\t")
         if len(cells) > len(header):
@@ -107,7 +111,7 @@ def read_suite(path):
     return out, False
 
 
-def read_text(path):
+def read_text(path: str) -> str:
     """The suite file's text. It must be a regular file (a named pipe would block, a
     device like /dev/zero never end: StudyError 66) of at most MAX_BYTES of UTF-8 (else 65)."""
     try:
@@ -129,10 +133,11 @@ def read_text(path):
     return text
 
 
-def quick_subset(workloads, count=QUICK_WORKLOADS):
+def quick_subset(workloads: Sequence[Workload], count: int = QUICK_WORKLOADS) -> list[Workload]:
     """A few workloads that stress different things: the first of each distinct `stresses`
     value in suite order, then the next rows in order."""
-    chosen, kinds = [], set()
+    chosen: list[Workload] = []
+    kinds: set[str] = set()
     for w in workloads:
         key = w.stresses.lower()
         if key not in kinds and len(chosen) < count:

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Whole-run counts: each main configuration run once under cachegrind, so that a timed
 difference between two policies has a counted companion for the whole run, not only for
 the allocator (predicted.py compares the three).
@@ -9,7 +8,7 @@ the main configuration, one `kith run` with the main runs' flags (the same heap,
 --pretouch, --stats-timers=off, the continuous collector paced by work, so it does the
 main runs' work) under `valgrind --tool=cachegrind --cache-sim=yes` with alloc_cost.py's
 fixed simulated caches, through
-  whole_run.py measure --out=JSON -- KITH run ARGS...
+  python3 -m study whole-run measure --out=JSON -- KITH run ARGS...
 which adds --stats-file (a temporary file) to the kith command, and writes JSON: kith's
 statistics with "cachegrind" (the whole process's totals: Ir, I1mr, ILmr, Dr, D1mr, DLmr,
 Dw, D1mw, DLmw) and "valgrind_s". It exits 0, 69 without valgrind, or kith's own code.
@@ -22,6 +21,11 @@ cycles, counts_match_main (they equal the main runs' repeat 0: the same work was
 counted), instructions, I1, D1 and LL misses, and estimated cycles with predicted.py's
 penalties: Ir + D1_PENALTY (I1 + D1 misses) + LL_PENALTY LL misses."""
 
+if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
+    import sys
+    print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study whole-run measure ...` (`python3 -m study help` lists the commands)", file=sys.stderr)
+    sys.exit(64)
+
 import json
 import os
 import shutil
@@ -30,15 +34,12 @@ import sys
 import tempfile
 import time
 
-if not __package__:  # run by path (`whole_run.py measure` in the study's runs): load the package
-    import by_path  # noqa: F401
-    __package__ = "study"
-from .alloc_cost import CACHES, EX_UNAVAILABLE, VALGRIND_LINE, parse_callgrind, valgrind_env  # noqa: E402
-from .common import PYTHON, num, write_csv  # noqa: E402
-from .predicted import D1_PENALTY, LL_PENALTY  # noqa: E402
+from .alloc_cost import CACHES, EX_UNAVAILABLE, VALGRIND_LINE, parse_callgrind, valgrind_env
+from .common import ENTRY, PYTHON, num, write_csv
+from .predicted import D1_PENALTY, LL_PENALTY
+from .runs import Run
 
 KIND = "wholerun"
-THIS = os.path.abspath(__file__)
 WHOLE_RUN_COLUMNS = ["workload", "collector", "policy", "heap_size", "exit_code", "allocations", "frees", "gc_cycles",
                      "counts_match_main", "ir", "i1_misses", "d1_misses", "ll_misses", "cycles", "valgrind_s"]
 MATCHED_COUNTS = ("heap.allocations", "heap.frees", "gc.cycles")
@@ -51,9 +52,9 @@ def plan_runs(study):
     return [study.make(KIND, w, p, col, heap, 0) for w, heap, col, p in study.main_configurations()]
 
 
-def measure_argv(run, kith_argv):
-    """The run's command: this file measuring `kith_argv` (a kith run without --stats-file)."""
-    return [PYTHON, THIS, "measure", f"--out={run.path('json')}", "--"] + list(kith_argv)
+def measure_argv(run: Run, kith_argv: list[str]) -> list[str]:
+    """The run's command: this module measuring `kith_argv` (a kith run without --stats-file)."""
+    return [PYTHON, ENTRY, "whole-run", "measure", f"--out={run.path('json')}", "--"] + list(kith_argv)
 
 
 # --- one run under cachegrind -----------------------------------------------------------
@@ -98,7 +99,7 @@ def measure(kith_argv, valgrind="valgrind"):
 
 def main(argv):
     import argparse
-    ap = argparse.ArgumentParser(prog="whole_run.py measure",
+    ap = argparse.ArgumentParser(prog="python3 -m study whole-run",
                                  description="Run a kith run under cachegrind; write its statistics and counts.")
     ap.add_argument("what", choices=["measure"])
     ap.add_argument("--out", required=True)
@@ -164,7 +165,3 @@ def write_tables(out_dir, rows, argset):
     if wr or os.path.exists(path):  # no stale file from an earlier study in the same directory
         write_csv(path, wr, WHOLE_RUN_COLUMNS)
     return {"whole_run": (wr, WHOLE_RUN_COLUMNS)}
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -47,7 +47,7 @@ SKIPPED = {
     "sbatch": "a Slurm job",
     "valgrind --tool=callgrind": "minutes under callgrind (the study's cost runs test it: study.cost)",
     "callgrind_annotate": "reads the callgrind run above",
-    "/usr/bin/python3 study/alloc_cost.py measure": "callgrind again (study.cost tests it)",
+    "/usr/bin/python3 -m study cost measure": "callgrind again (study.cost tests it)",
     "/usr/bin/python3 bench/allocator_yardstick.py": "callgrind over every trace of the suite, ~25 minutes (study.yardstick tests it)",
     "kith trace dump bt.trace | less": "pages to a terminal (cli.trace_dump tests dump)",
 }

@@ -44,7 +44,7 @@ def main():
         diff = first_difference(published, made)
         if diff:
             line, was, now, count = diff
-            problems.append(f"{published_path} is not what its data gives (`python3 -m study.prose docs/study "
+            problems.append(f"{published_path} is not what its data gives (`python3 -m study prose docs/study "
                             f"--out=docs/STUDY.md` writes it); {count} lines differ, the first at line {line}:\n"
                             f"  committed: {was}\n  from data: {now}")
     for p in problems:

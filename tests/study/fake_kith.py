@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A stand-in for the kith binary with known answers, for testing the study driver
-(study/kith_study.py --kith=fake_kith.py) fast and exactly.
+(`python3 -m study --kith=fake_kith.py`) fast and exactly.
 
 `run` succeeds iff --heap-size is at least MIN_HEAP[script name] * FACTOR[policy], else
 prints "error: out of memory: ..." and exits 70, like kith. It writes a statistics JSON

@@ -17,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # the repo root: the study package
 from study import alloc_cost  # noqa: E402
-from study.plan import Run  # noqa: E402
+from study.runs import Run  # noqa: E402
 from script_checks import check, finish, fresh_dir, skip_without_valgrind  # noqa: E402
 
 kith, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -73,12 +73,12 @@ for policy in ("list", "estranged", "nothing"):
 # A replay that fails: the tool exits with the replay's own code and kith's own message
 # (not valgrind's lines).
 missing = os.path.join(work, "absent", "none.trace")
-r = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "study", "alloc_cost.py"), "measure",
+r = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "study"), "cost", "measure",
                     f"--kith={kith}", "--policy=list", f"--out={os.path.join(work, 'absent.json')}", missing],
                    capture_output=True, text=True)
 check(r.returncode == 66 and "cannot read trace" in r.stderr and "==" not in r.stderr,
       f"measure of a missing trace: exit {r.returncode}: {r.stderr!r}")
-r = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "study", "alloc_cost.py"), "measure",
+r = subprocess.run([sys.executable, os.path.join(HERE, "..", "..", "study"), "cost", "measure",
                     f"--kith={kith}", "--policy=nope", f"--out={os.path.join(work, 'nope.json')}", trace],
                    capture_output=True, text=True)
 check(r.returncode == 64 and "unknown heap policy 'nope'" in r.stderr, f"measure on policy nope: exit {r.returncode}: "

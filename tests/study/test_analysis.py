@@ -20,10 +20,11 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study p
 sys.path.insert(0, HERE)
 import fake_kith  # noqa: E402
 from study import stats  # noqa: E402
-from study.plan import Run  # noqa: E402
+from study.run_command import argv as run_argv  # noqa: E402
+from study.runs import Run  # noqa: E402
 from study.analysis import recycling_workloads, satisfied_row, satisfied_means  # noqa: E402
 
-DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+DRIVER = os.path.join(HERE, "..", "..", "study")  # the package: Python runs its __main__.py, as `kith study`
 FAKE = os.path.join(HERE, "fake_kith.py")
 
 
@@ -232,7 +233,7 @@ class RunCommands(unittest.TestCase):
         def argv(kind, collector="continuous"):
             r = Run(kind, "w", "study", "estranged", collector, 1 << 20, 0)
             r.script = "w.kith"
-            return r.argv("kith")
+            return run_argv(r, "kith")
         for kind in ("main", "tradeoff", "pauses"):
             for collector in ("occasional", "continuous"):
                 self.assertIn("--stats-timers=off", argv(kind, collector), (kind, collector))

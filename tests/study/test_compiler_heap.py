@@ -1,4 +1,4 @@
-"""study/compiler_heap.py: the median's distribution-free interval against binomial
+"""study/compiler_heap.py (`python3 -m study compiler-heap`): the median's distribution-free interval against binomial
 tables, the generated programs (deterministic, valid Kith), and the driver end to end
 at a tiny scale without cachegrind: one CSV row per program and scratch heap, the
 region holding more scratch bytes than the heaps that free.
@@ -51,7 +51,7 @@ class Programs(unittest.TestCase):
 class EndToEnd(unittest.TestCase):
     def test_one_row_per_program_and_heap(self):
         with tempfile.TemporaryDirectory() as d:
-            p = subprocess.run([sys.executable, os.path.join(ROOT, "study/compiler_heap.py"), "--kith=" + KITH,
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "study"), "compiler-heap", "--kith=" + KITH,
                                 "--out=" + d, "--runs=6", "--scale=0.002", "--no-cachegrind"],
                                capture_output=True, text=True, timeout=600)
             self.assertEqual(p.returncode, 0, p.stderr)
@@ -67,7 +67,7 @@ class EndToEnd(unittest.TestCase):
             self.assertNotEqual(r["compile_s_low"], "")
 
     def test_bad_option_is_a_usage_error(self):
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "study/compiler_heap.py"), "--runs=0"],
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "study"), "compiler-heap", "--runs=0"],
                            capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 64)
         self.assertIn("bad option '--runs=0'", p.stderr)

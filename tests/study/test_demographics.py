@@ -107,7 +107,7 @@ class RealRuns(unittest.TestCase):
                 for policy in demographics.DEMOG_POLICIES:
                     run_id = f"demog__{w.name}__small__{policy}__occasional__h{heap}__r0"
 
-                    class R:  # what run_options needs of a plan.Run
+                    class R:  # what run_options needs of a runs.Run
                         pass
                     r = R()
                     r.policy, r.collector = policy, "occasional"

@@ -19,7 +19,7 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+DRIVER = os.path.join(HERE, "..", "..", "study")  # the package: Python runs its __main__.py, as `kith study`
 FAKE = os.path.join(HERE, "fake_kith.py")
 FAKE_SUITE = os.path.join(HERE, "fake_suite", "suite.tsv")
 sys.path.insert(0, HERE)

@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+DRIVER = os.path.join(HERE, "..", "..", "study")  # the package: Python runs its __main__.py, as `kith study`
 FAKE = os.path.join(HERE, "fake_kith.py")
 sys.path.insert(0, HERE)
 import fake_kith  # noqa: E402  (its COMMIT: the build --version names)

@@ -1,4 +1,4 @@
-"""study/plot_study.py under /usr/bin/python3, from CSV files alone:
+"""study/plot_study.py (`python3 -m study plot DIR`) under /usr/bin/python3, from CSV files alone:
 - a fake study's CSVs plus synthetic ones for every newer table (allocator cost, replay time,
   trade-off, demographics): every figure is drawn in PNG, SVG and PDF, at most 2000 px wide,
   no text under 8 pt, and redrawing gives the same SVG;
@@ -21,8 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from figure_files import FIGURES, figure_problems  # noqa: E402
 
-DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
-PLOT = os.path.join(HERE, "..", "..", "study", "plot_study.py")
+DRIVER = os.path.join(HERE, "..", "..", "study")  # the package: Python runs its __main__.py, as `kith study`
 FAKE = os.path.join(HERE, "fake_kith.py")
 PYTHON = "/usr/bin/python3"
 
@@ -122,7 +121,7 @@ def synthetic_tables(d):
 
 
 def plot(d):
-    return subprocess.Popen([PYTHON, PLOT, d], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([PYTHON, DRIVER, "plot", d], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
 def check_run(d, proc, expected):

@@ -28,9 +28,9 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study p
 sys.path.insert(0, HERE)
 import fake_kith  # noqa: E402
 from study import power, stats  # noqa: E402
-from study.plan import Run  # noqa: E402
+from study.runs import Run  # noqa: E402
 
-DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+DRIVER = os.path.join(HERE, "..", "..", "study")  # the package: Python runs its __main__.py, as `kith study`
 FAKE = os.path.join(HERE, "fake_kith.py")
 SUITE = os.path.join(HERE, "fake_suite", "suite.tsv")
 POLICIES = ["list", "knuth", "estranged"]

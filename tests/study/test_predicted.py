@@ -196,13 +196,13 @@ class Report(unittest.TestCase):
         self.assertEqual(predicted.report_lines(self.dir), [])
 
     def test_command_line(self):
-        script = os.path.join(REPO, "study", "predicted.py")
-        p = subprocess.run(["/usr/bin/python3", script, self.dir], capture_output=True, text=True)
+        command = ["/usr/bin/python3", os.path.join(REPO, "study"), "predicted"]
+        p = subprocess.run(command + [self.dir], capture_output=True, text=True)
         self.assertEqual(p.returncode, 66)
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "predicted.csv")))
         small_study(self.dir)
-        p = subprocess.run(["/usr/bin/python3", script, self.dir], capture_output=True, text=True)
+        p = subprocess.run(command + [self.dir], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(os.path.exists(os.path.join(self.dir, "predicted.csv")))
 
@@ -287,8 +287,8 @@ class Published(unittest.TestCase):
             with open(os.path.join(d, "predicted.csv")) as f:
                 made = f.read()
         with open(os.path.join(PUBLISHED, "predicted.csv")) as f:
-            self.assertEqual(f.read(), made, "docs/study/predicted.csv is stale: /usr/bin/python3 study/predicted.py "
-                                             "docs/study")
+            self.assertEqual(f.read(), made, "docs/study/predicted.csv is stale: /usr/bin/python3 -m study "
+                                             "predicted docs/study")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""study/prose.py: the template's lint, the placeholders, the claims that refuse to be
+"""study/prose.py and prose_format.py: the template's lint, the placeholders, the claims that refuse to be
 printed false and the data a narrative needs, on docs/study's CSVs and altered copies of
 them. CTest: study.prose."""
 
@@ -14,7 +14,7 @@ from contextlib import redirect_stderr
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, ROOT)
 sys.dont_write_bytecode = True
-from study import prose  # noqa: E402
+from study import prose, prose_format  # noqa: E402
 
 PUBLISHED = os.path.join(ROOT, "docs", "study")
 
@@ -55,18 +55,18 @@ class Lint(unittest.TestCase):
 class Values(unittest.TestCase):
     def test_sizes_are_binary_and_from_bytes(self):
         # The audit: treeadd's knuth minimum heap, 68,288,512 bytes, was "66.7 MB" (KiB / 1000).
-        self.assertEqual(prose.format_value(68288512, "MiB"), "65.1 MiB")
-        self.assertEqual(prose.format_value(407552, "KiB"), "398 KiB")
-        self.assertEqual(prose.format_value(1 << 20, "size"), "1 MiB")
+        self.assertEqual(prose_format.format_value(68288512, "MiB"), "65.1 MiB")
+        self.assertEqual(prose_format.format_value(407552, "KiB"), "398 KiB")
+        self.assertEqual(prose_format.format_value(1 << 20, "size"), "1 MiB")
 
     def test_a_range_prints_its_unit_once(self):
-        self.assertEqual(format(prose.Range([0.0571625, 0.600395]), ".3f"), "0.057–0.600")
-        self.assertEqual(format(prose.Range([50414592, 68288512]), "MiB"), "48.1–65.1 MiB")
-        self.assertEqual(format(prose.Range([0.9356, 0.9978]), ".1%"), "93.6–99.8%")
-        self.assertEqual(format(prose.Range([2, 2]), ""), "2")
+        self.assertEqual(format(prose_format.Range([0.0571625, 0.600395]), ".3f"), "0.057–0.600")
+        self.assertEqual(format(prose_format.Range([50414592, 68288512]), "MiB"), "48.1–65.1 MiB")
+        self.assertEqual(format(prose_format.Range([0.9356, 0.9978]), ".1%"), "93.6–99.8%")
+        self.assertEqual(format(prose_format.Range([2, 2]), ""), "2")
 
     def test_names_read_as_prose(self):
-        self.assertEqual(format(prose.Names(["a", "b", "c"]), ""), "a, b and c")
+        self.assertEqual(format(prose_format.Names(["a", "b", "c"]), ""), "a, b and c")
 
     def test_a_cell_placeholder_reads_its_row(self):
         files = prose.StudyFiles(PUBLISHED)
@@ -75,7 +75,7 @@ class Values(unittest.TestCase):
         self.assertEqual(out, f"{row['immediate_pct_weighted']:.1f}")
 
     def test_an_unknown_name_fails_with_its_line(self):
-        with self.assertRaisesRegex(prose.ProseError, r"line 2: \{\{no\.such\}\}"):
+        with self.assertRaisesRegex(prose_format.ProseError, r"line 2: \{\{no\.such\}\}"):
             prose.render("fine\n{{no.such}}\n", prose.StudyFiles(PUBLISHED), {})
 
 
@@ -101,7 +101,7 @@ class Study(unittest.TestCase):
             if r["policy"] == "knuth" and r["collector"] == "continuous":
                 r["immediate_pct_weighted"] = "40.0"
         edit_csv(os.path.join(self.dir, "satisfied_means.csv"), worse)
-        with self.assertRaisesRegex(prose.FalseClaim, "continuous collection helps knuth"):
+        with self.assertRaisesRegex(prose_format.FalseClaim, "continuous collection helps knuth"):
             prose.make(self.dir)
 
     def test_no_significantly_faster_policy_fails_the_sentence_about_them(self):
@@ -109,7 +109,7 @@ class Study(unittest.TestCase):
             if r.get("speedup") and float(r["speedup"]) > 1:
                 r["holm_significant"] = "False"
         edit_csv(os.path.join(self.dir, "speedup.csv"), none_faster)
-        with self.assertRaisesRegex(prose.FalseClaim, "significantly faster than list"):
+        with self.assertRaisesRegex(prose_format.FalseClaim, "significantly faster than list"):
             prose.make(self.dir)
 
     def test_counts_follow_the_data(self):
@@ -125,7 +125,7 @@ class Study(unittest.TestCase):
 
     def test_a_study_without_a_workload_it_speaks_of_is_missing_data(self):
         edit_csv(os.path.join(self.dir, "alloc_cost.csv"), lambda r: r["workload"] != "treeadd")
-        with self.assertRaisesRegex(prose.MissingData, "treeadd"):
+        with self.assertRaisesRegex(prose_format.MissingData, "treeadd"):
             prose.make(self.dir)
 
     def test_kith_study_writes_it_beside_the_report_with_links_from_there(self):
@@ -146,7 +146,7 @@ class Study(unittest.TestCase):
         state["config"]["policies"] = ["list", "knuth"]
         with open(edit_json, "w") as f:
             json.dump(state, f)
-        with self.assertRaisesRegex(prose.MissingData, "policy estranged"):
+        with self.assertRaisesRegex(prose_format.MissingData, "policy estranged"):
             prose.make(self.dir)
 
     def test_kith_study_writes_none_for_a_smaller_study_and_removes_only_its_own(self):

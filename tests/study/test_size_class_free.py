@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(HERE, "..", ".."))  # the repo root: the study p
 from study import size_class_free as scf  # noqa: E402
 from study import stats  # noqa: E402
 
-DRIVER = os.path.join(HERE, "..", "..", "study", "kith_study.py")
+DRIVER = os.path.join(HERE, "..", "..", "study")  # the package: Python runs its __main__.py, as `kith study`
 FAKE = os.path.join(HERE, "fake_kith.py")
 
 
@@ -247,7 +247,7 @@ class Published(unittest.TestCase):
             for name in ("size_class_free.csv", "size_class_summary.csv", "size_class_correlation.csv"):
                 with open(os.path.join(d, name)) as f, open(os.path.join(published, name)) as g:
                     self.assertEqual(f.read(), g.read(), f"docs/study/{name} is stale: "
-                                     "/usr/bin/python3 study/size_class_free.py docs/study")
+                                     "/usr/bin/python3 -m study size-class-free docs/study")
             with open(os.path.join(published, "report.md")) as f:
                 report = f.read()
             for line in scf.report_lines(d):

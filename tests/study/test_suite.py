@@ -77,8 +77,9 @@ def run(argv, **kw):
 
 
 class Package(unittest.TestCase):
-    """study/ is a package: `python3 -m study` from the source tree, and the files run by path
-    (kith_study.py as `kith study` execs it, alloc_cost.py in cost runs) load it themselves."""
+    """study/ is a package with one entry point, __main__.py: `python3 -m study` from the
+    source tree, `python3 PATH/study` from anywhere (the study's own commands run it so),
+    and kith_study.py, the path `kith study` execs today, a shim to it."""
 
     def test_runs_as_a_module(self):
         p = run([PYTHON, "-m", "study", f"--kith={os.path.join(HERE, 'fake_kith.py')}", "--jobs=0"], cwd=ROOT)
@@ -86,14 +87,28 @@ class Package(unittest.TestCase):
         self.assertIn("kith study: --jobs", p.stderr)
         self.assertNotIn("Traceback", p.stderr)
 
-    def test_scripts_run_by_path_from_elsewhere(self):
+    def test_runs_as_a_folder_and_through_the_shim_from_elsewhere(self):
         with tempfile.TemporaryDirectory() as d:
-            p = run([PYTHON, os.path.join(ROOT, "study", "kith_study.py"), "--help"], cwd=d)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertIn("--suite", p.stdout)
-            p = run([PYTHON, os.path.join(ROOT, "study", "alloc_cost.py"), "measure", "--help"], cwd=d)
+            for entry in ([os.path.join(ROOT, "study")], [os.path.join(ROOT, "study", "kith_study.py")]):
+                p = run([PYTHON, *entry, "--help"], cwd=d)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertIn("--suite", p.stdout)
+            p = run([PYTHON, os.path.join(ROOT, "study"), "cost", "measure", "--help"], cwd=d)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("--policy", p.stdout)
+
+    def test_commands(self):
+        p = run([PYTHON, "-m", "study", "help"], cwd=ROOT)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for command in ("plot", "prose", "golden", "cost", "whole-run"):
+            self.assertIn(f"\n  {command} ", p.stdout)
+        p = run([PYTHON, "-m", "study", "plto", "x"], cwd=ROOT)
+        self.assertEqual((p.returncode, p.stdout), (64, ""))
+        self.assertEqual(p.stderr.splitlines(), [
+            "kith study: unknown command 'plto'; commands: plot, prose, predicted, size-class-free, golden, cost, "
+            "whole-run, compiler-heap (or the study's options: --help)", "kith study: did you mean 'plot'?"])
+        p = run([PYTHON, "-m", "study", "prose", "--lint"], cwd=ROOT)  # a command's own options
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_no_module_edits_sys_path(self):
         for name in os.listdir(os.path.join(ROOT, "study")):

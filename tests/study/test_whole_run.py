@@ -25,7 +25,7 @@ skip_without_valgrind()
 fresh_dir(work)
 suite = os.path.join(HERE, "workloads", "suite.tsv")
 out = os.path.join(work, "study")
-WRAPPER = [sys.executable, whole_run.THIS, "measure"]
+WRAPPER = [sys.executable, whole_run.ENTRY, "whole-run", "measure"]  # the wholerun runs' command
 
 # 1. A study with the wholerun kind: every main configuration under cachegrind.
 r = subprocess.run([kith, "study", f"--suite={suite}", "--workloads=tiny_trees", "--policies=list,estranged",
@@ -48,7 +48,7 @@ for x in rows:
     check(abs(float(x["cycles"]) - cycles) < 1e-6 * cycles, f"{what}: cycles {x['cycles']} against {cycles}")
 commands = open(os.path.join(out, "commands.txt")).read()
 wholerun_lines = [line for line in commands.splitlines() if "runs/wholerun" in line]
-check(len(wholerun_lines) == 4 and all("whole_run.py measure" in line and "--gc-pacing=work" in line
+check(len(wholerun_lines) == 4 and all("study whole-run measure" in line and "--gc-pacing=work" in line
                                        for line in wholerun_lines if "__continuous__" in line),
       "commands.txt: the wholerun runs, continuous ones paced by work")
 state = json.load(open(os.path.join(out, "study.json")))
