@@ -9,6 +9,7 @@ import collections
 import math
 import statistics
 
+from . import analysis
 from . import predicted
 from . import stats
 from . import steps
@@ -644,6 +645,47 @@ def satisfied_values(f):
     return v
 
 
+def recycled_values(f):
+    """Figure 10 without its split floor: of the requests met immediately, those met by a
+    block a free returned (recycled) and by a split's leftover, over the recycling workloads
+    (satisfied_means.csv's recycled_pct_* and leftover_pct_*, from the sources runs)."""
+    means = keyed(f.rows("satisfied_means"), "collector", "policy", "subset")
+    v = {"fig10.recycled_table": Table(lambda spec: recycled_table(f))}
+    for c in COLLECTORS:
+        for p in BUDDIES:
+            r = means[(c, p, "recycling")]
+            for part in ("recycled", "leftover"):
+                v[f"fig10.{c}.{p}.{part}"] = r[f"{part}_pct_weighted"]
+                v[f"fig10.{c}.{p}.{part}_per_workload"] = r[f"{part}_pct_unweighted"]
+            v[f"fig10.{c}.{p}.recycled_share"] = r["recycled_pct_weighted"] / r["immediate_pct_weighted"]
+    occ = {p: means[("occasional", p, "recycling")] for p in BUDDIES}
+    claim(occ["knuth"]["leftover_pct_weighted"] > occ["knuth"]["recycled_pct_weighted"],
+          "most of knuth's immediate requests take a split's leftover (occasional)")
+    claim(occ["estranged"]["recycled_pct_weighted"] > occ["estranged"]["leftover_pct_weighted"],
+          "most of estranged's immediate requests take a freed block (occasional)")
+    ratio = occ["estranged"]["recycled_pct_weighted"] / occ["knuth"]["recycled_pct_weighted"]
+    v["fig10.occasional.recycled_ratio"] = ratio
+    v["fig10.immediate_ratio"] = occ["estranged"]["immediate_pct_weighted"] / occ["knuth"]["immediate_pct_weighted"]
+    v["fig10.rule_min_frees"] = analysis.RECYCLING_MIN_FREES
+    return v
+
+
+def recycled_table(f):
+    """Recycled / leftover, request-weighted, over the recycling workloads; a policy that
+    does not say where its blocks came from, empty."""
+    means = keyed(f.rows("satisfied_means"), "collector", "policy", "subset")
+    policies = ordered_policies({p for _, p, _ in means if p != "malloc"})
+    body = []
+    for c in COLLECTORS:
+        line = [c]
+        for p in policies:
+            r = means.get((c, p, "recycling"))
+            known = r is not None and r.get("recycled_pct_weighted") is not None
+            line.append(f"{r['recycled_pct_weighted']:.1f} / {r['leftover_pct_weighted']:.1f}" if known else "")
+        body.append(line)
+    return markdown(["collector"] + policies, body, ["---"] + ["---:"] * len(policies))
+
+
 def satisfied_table(f):
     """Percent met immediately, request-weighted / per-workload mean, over the recycling
     workloads; a policy recycling on fewer of them than list, its number."""
@@ -819,7 +861,7 @@ def compute(files):
     v = {}
     parts = [run_values, lambda f: timing_values(f, v["runs.target_ci"]), workload_values, contrived_values,
              cost_values, weighted_cost_values, predicted_values, replay_values, speedup_values, not_significant_values, tradeoff_values, share_values,
-             step_values, satisfied_values, size_values, minheap_values, pause_values, demographics_values,
+             step_values, satisfied_values, recycled_values, size_values, minheap_values, pause_values, demographics_values,
              lambda f: overall_values(v, f)]
     for part in parts:
         try:
