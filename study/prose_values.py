@@ -9,6 +9,7 @@ import collections
 import math
 import statistics
 
+from . import analysis
 from . import predicted
 from . import stats
 from . import steps
@@ -105,44 +106,31 @@ def by_collector_phrase(pairs):
 
 # --- how the study was made -------------------------------------------------------------
 
+RUN_KINDS = ["main", "tradeoff", "pauses", "minheap", "contrived", "demog", "trace", "cost", "replay", "sources",
+             "wholerun", "power"]
+
+
 def run_values(f):
+    """The runs by kind and in all (runs.csv: every run of every kind), and the one build
+    they come from (builds.csv)."""
     config = f.config()
-    summary = f.rows("summary")
-    per_kind = collections.Counter()
-    for r in summary:
-        per_kind[r["kind"]] += r["runs"]
-    v = {
-        "runs.main": per_kind["main"], "runs.tradeoff": per_kind["tradeoff"], "runs.pauses": per_kind["pauses"],
-        "runs.minheap": sum(r["probes"] for r in f.rows("minheap")),
-        "runs.contrived": len(f.rows("contrived")),
-        "runs.demog": sum(1 for r in f.rows("alloc_rate") if r["kind"] == "demog"),
-        "runs.trace": len(f.rows("alloc_share")),
-        "runs.cost": 2 * len(f.rows("alloc_cost")),  # the policy's replay and the `nothing` baseline's
-        "runs.replay": sum(r["repeats"] + r["baseline_repeats"] for r in f.rows("replay_time")),
+    per_kind = {r["kind"]: r["runs"] for r in f.rows("runs")}
+    v = {f"runs.{k}": per_kind.get(k, 0) for k in RUN_KINDS}
+    v["runs.total"] = per_kind["total"]
+    claim(v["runs.total"] == sum(n for k, n in per_kind.items() if k != "total"), "runs.csv's total is its kinds' sum")
+    claim(not set(per_kind) - set(RUN_KINDS) - {"total"}, "the paragraph names every kind of run the study made")
+    v.update({
         "runs.workloads": len(f.rows("workloads")),
         "runs.policies": Names(config["policies"]), "runs.collectors": Names(config["collectors"]),
         "runs.repeat": config["repeat"], "runs.max_repeat": config["max_repeat"],
         "runs.target_ci": 100 * config["target_ci"], "runs.main_heap": float(config["main_heap"]),
         "runs.multiples": Range(config["multiples"]), "runs.multiple_min": min(config["multiples"]),
         "runs.multiple_max": max(config["multiples"]),
-    }
-    v["runs.total"] = sum(v[k] for k in ("runs.main", "runs.tradeoff", "runs.pauses", "runs.minheap",
-                                         "runs.contrived", "runs.demog", "runs.trace", "runs.cost", "runs.replay"))
-    commits = config.get("run_commits") or {}
-    by_commit = collections.defaultdict(list)
-    for kind, ids in sorted(commits.items()):
-        for x in ids:
-            by_commit[x].append(kind)
-    v["runs.commit_count"] = len(by_commit)
-    # The paragraph after the commit list tells how they came to be mixed: it holds while the
-    # kinds it groups share their commits and the others have their own.
-    def same(kinds):
-        return len({tuple(commits.get(k) or ()) for k in kinds}) == 1
-
-    claim(len(by_commit) > 1 and same(["minheap", "trace", "demog", "contrived"]) and same(["main", "tradeoff"])
-          and not set(commits.get("pauses") or ()) & set(commits.get("main") or ()),
-          "the runs come from the commits, grouped by kind, that the paragraph after the commit list tells of")
-    v["runs.commits"] = "\n".join(f"- `{short(x)}`: {', '.join(kinds)}" for x, kinds in by_commit.items())
+    })
+    builds = f.rows("builds")
+    claim(all(not r["draft"] for r in builds) and len({r["build"] for r in builds}) == 1,
+          "the study's runs are of one clean build (builds.csv)")
+    v["runs.commit"] = short(builds[0]["build"])
     machine = f.machine()
     for key, name in (("cores", "cores"), ("cpu", "CPU"), ("os", "OS / kernel"), ("compiler", "compiler (kith build)")):
         if not machine.get(name):
@@ -571,6 +559,70 @@ def tradeoff_values(f):
     return v
 
 
+def tradeoff_test_values(f):
+    """The trade-off's tests against list (tradeoff_vs_list.csv, Holm over the family) and
+    the repeats behind them."""
+    rows = [r for r in f.rows("tradeoff_vs_list") if r.get("p_value") is not None]
+    sig = significant(rows)
+    v = {"tradeoff_tests.tests": len(rows), "tradeoff_tests.significant": len(sig),
+         "tradeoff_tests.runs": Range(n for r in rows for n in (r["runs"], r["list_runs"]))}
+    for c in COLLECTORS:
+        for p in ordered_policies({r["policy"] for r in rows}):
+            mine = [r for r in rows if r["collector"] == c and r["policy"] == p]
+            faster = [r for r in significant(mine) if r["log_ratio"] > 0]
+            slower = [r for r in significant(mine) if r["log_ratio"] < 0]
+            v[f"tradeoff_tests.{c}.{p}.tests"] = len(mine)
+            v[f"tradeoff_tests.{c}.{p}.faster"] = len(faster)
+            v[f"tradeoff_tests.{c}.{p}.slower"] = len(slower)
+            v[f"tradeoff_tests.{c}.{p}.faster_workloads"] = len({r["workload"] for r in faster})
+            v[f"tradeoff_tests.{c}.{p}.slower_workloads"] = len({r["workload"] for r in slower})
+    summary = [r for r in f.rows("tradeoff_summary") if r["collector"] == "occasional" and r["policy"] == "estranged"]
+    v["tradeoff_tests.est_speedup_ci"] = Range(x for r in summary for x in (r["speedup_ci_low"], r["speedup_ci_high"]))
+    return v
+
+
+def power_values(f):
+    """Power where it matters (power.csv): the pairs, their verdicts, the workloads and the
+    runs it took."""
+    rows = f.rows("power")
+    count = collections.Counter(r["verdict"] for r in rows)
+    v = {"power.pairs": len(rows), "power.workloads": Names(sorted({r["workload"] for r in rows},
+                                                                   key=lambda w: min(r["rank"] for r in rows if r["workload"] == w))),
+         "power.resolved": count["agrees"] + count["disagrees"], "power.agrees": count["agrees"],
+         "power.disagrees": count["disagrees"], "power.unresolved": count["unresolved"],
+         "power.unfinished": count["unfinished"], "power.no_prediction": count["no_prediction"],
+         "power.significant": len(significant(rows)),
+         "power.tests": sum(1 for r in rows if r.get("p_value") is not None),
+         "power.max_repeat": max(r["max_repeat"] for r in rows),
+         "power.runs": Range(n for r in rows for n in (r["runs_policy"], r["runs_base"])),
+         "power.wall": Range(x for r in rows for x in (r["wall_s_policy"], r["wall_s_base"])),
+         "power.mde": Range(100 * r["mde"] for r in rows if r.get("mde") is not None)}
+    unresolved = [r for r in rows if r["verdict"] == "unresolved"]
+    v["power.unresolved_sentence"] = (
+        f"The other {len(unresolved)} cannot be resolved on this machine within {v['power.max_repeat']} runs: their MDE "
+        f"reached {Range(100 * r['mde'] for r in unresolved):.1f}% against the "
+        f"{Range(100 * r['mde_target'] for r in unresolved):.1f}% they need (`runs_to_resolve` says how many runs would do)."
+        if unresolved else "Every pair resolved within the cap.")
+    claim(v["power.resolved"] + len(unresolved) == len(rows), "every power pair resolved or reached the cap")
+    return v
+
+
+def whole_run_values(f):
+    """Whole runs under cachegrind (whole_run.csv) and what they say beside the prediction
+    (predicted.csv's whole_* columns)."""
+    rows = [r for r in f.rows("whole_run") if r["exit_code"] == 0]
+    pred = [r for r in f.rows("predicted") if r.get("whole_agrees") in (True, False)]
+    v = {"whole.configs": len(f.rows("whole_run")), "whole.ran": len(rows),
+         "whole.counts_match": sum(1 for r in rows if r["counts_match_main"] is True),
+         "whole.pairs": len(pred), "whole.agree": sum(1 for r in pred if r["whole_agrees"] is True)}
+    for c in COLLECTORS:
+        ek = [r for r in pred if (r["policy"], r["base"], r["collector"]) == ("estranged", "knuth", c)]
+        v[f"whole.{c}.est_knuth.ir"] = Range(100 * r["whole_ir_change"] for r in ek if r.get("whole_ir_change") is not None)
+        v[f"whole.{c}.est_knuth.cycles"] = Range(100 * r["whole_cycles_change"] for r in ek
+                                                 if r.get("whole_cycles_change") is not None)
+    return v
+
+
 def share_values(f):
     rows = [r for r in f.rows("alloc_share") if r["policy"] == "estranged" and r["collector"] == "occasional"
             and r["share_pct"] is not None]
@@ -642,6 +694,47 @@ def satisfied_values(f):
         sizes[r["size_class"]] += r["count"]
     v["fig10.top_classes"] = Names(f"{s}" for s, _ in sorted(sizes.most_common(2)))
     return v
+
+
+def recycled_values(f):
+    """Figure 10 without its split floor: of the requests met immediately, those met by a
+    block a free returned (recycled) and by a split's leftover, over the recycling workloads
+    (satisfied_means.csv's recycled_pct_* and leftover_pct_*, from the sources runs)."""
+    means = keyed(f.rows("satisfied_means"), "collector", "policy", "subset")
+    v = {"fig10.recycled_table": Table(lambda spec: recycled_table(f))}
+    for c in COLLECTORS:
+        for p in BUDDIES:
+            r = means[(c, p, "recycling")]
+            for part in ("recycled", "leftover"):
+                v[f"fig10.{c}.{p}.{part}"] = r[f"{part}_pct_weighted"]
+                v[f"fig10.{c}.{p}.{part}_per_workload"] = r[f"{part}_pct_unweighted"]
+            v[f"fig10.{c}.{p}.recycled_share"] = r["recycled_pct_weighted"] / r["immediate_pct_weighted"]
+    occ = {p: means[("occasional", p, "recycling")] for p in BUDDIES}
+    claim(occ["knuth"]["leftover_pct_weighted"] > occ["knuth"]["recycled_pct_weighted"],
+          "most of knuth's immediate requests take a split's leftover (occasional)")
+    claim(occ["estranged"]["recycled_pct_weighted"] > occ["estranged"]["leftover_pct_weighted"],
+          "most of estranged's immediate requests take a freed block (occasional)")
+    ratio = occ["estranged"]["recycled_pct_weighted"] / occ["knuth"]["recycled_pct_weighted"]
+    v["fig10.occasional.recycled_ratio"] = ratio
+    v["fig10.immediate_ratio"] = occ["estranged"]["immediate_pct_weighted"] / occ["knuth"]["immediate_pct_weighted"]
+    v["fig10.rule_min_frees"] = analysis.RECYCLING_MIN_FREES
+    return v
+
+
+def recycled_table(f):
+    """Recycled / leftover, request-weighted, over the recycling workloads; a policy that
+    does not say where its blocks came from, empty."""
+    means = keyed(f.rows("satisfied_means"), "collector", "policy", "subset")
+    policies = ordered_policies({p for _, p, _ in means if p != "malloc"})
+    body = []
+    for c in COLLECTORS:
+        line = [c]
+        for p in policies:
+            r = means.get((c, p, "recycling"))
+            known = r is not None and r.get("recycled_pct_weighted") is not None
+            line.append(f"{r['recycled_pct_weighted']:.1f} / {r['leftover_pct_weighted']:.1f}" if known else "")
+        body.append(line)
+    return markdown(["collector"] + policies, body, ["---"] + ["---:"] * len(policies))
 
 
 def satisfied_table(f):
@@ -818,8 +911,8 @@ def compute(files):
     check_coverage(files)
     v = {}
     parts = [run_values, lambda f: timing_values(f, v["runs.target_ci"]), workload_values, contrived_values,
-             cost_values, weighted_cost_values, predicted_values, replay_values, speedup_values, not_significant_values, tradeoff_values, share_values,
-             step_values, satisfied_values, size_values, minheap_values, pause_values, demographics_values,
+             cost_values, weighted_cost_values, predicted_values, replay_values, speedup_values, not_significant_values, tradeoff_values, tradeoff_test_values, power_values, whole_run_values, share_values,
+             step_values, satisfied_values, recycled_values, size_values, minheap_values, pause_values, demographics_values,
              lambda f: overall_values(v, f)]
     for part in parts:
         try:
