@@ -29,7 +29,6 @@ if __name__ == "__main__":  # run as a file or with -m: its command is the entry
     print(f"{sys.argv[0]}: this is a module of the study package now: run `python3 -m study cost measure ...` (`python3 -m study help` lists the commands)", file=sys.stderr)
     sys.exit(64)
 
-import json
 import math
 import os
 import re
@@ -42,7 +41,7 @@ import time
 
 from . import predicted
 from . import stats
-from .common import ENTRY, PYTHON, fmt, markdown_table, number, read_csv, write_csv
+from .common import ENTRY, PYTHON, fmt, markdown_table, measured_to, number, read_csv, write_csv
 from .runs import Run, load_stats, run_files
 
 KINDS = ("trace", "cost", "replay")
@@ -59,7 +58,6 @@ CACHES = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"]
 FUNCTIONS = {"allocateOne": "kith::cli::TraceReplayer::allocateOne(",
              "retryAllocation": "kith::cli::TraceReplayer::retryAllocation(",
              "freeOne": "kith::cli::TraceReplayer::freeOne("}
-EX_UNAVAILABLE = 69
 
 
 # --- the runs ---------------------------------------------------------------------------
@@ -240,21 +238,10 @@ def main(argv):
     ap.add_argument("--callgrind-out", default=None)
     ap.add_argument("trace")
     a = ap.parse_args(argv)
-    try:
-        record = measure(a.kith, a.policy, a.trace, a.heap_size, a.callgrind_out)
-    except FileNotFoundError as e:
-        print(f"alloc_cost: {e}", file=sys.stderr)
-        return EX_UNAVAILABLE
-    except ReplayFailed as e:
-        print(f"alloc_cost: {e}", file=sys.stderr)
-        return e.code
-    except (RuntimeError, OSError) as e:
-        print(f"alloc_cost: {e}", file=sys.stderr)
-        return 70
-    tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(record, f, indent=1)
-    os.replace(tmp, a.out)
+    code, record = measured_to(a.out, "alloc_cost",
+                               lambda: measure(a.kith, a.policy, a.trace, a.heap_size, a.callgrind_out), ReplayFailed)
+    if code:
+        return code
     print(f"{a.policy}: {record['allocations']} allocations, {record['frees']} frees; Ir per malloc "
           f"{fmt(per_call(record, 'allocateOne', 'Ir'), 4)}, per free {fmt(per_call(record, 'freeOne', 'Ir'), 4)}; "
           f"callgrind {record['valgrind_s']:.1f} s")

@@ -1,6 +1,7 @@
 """Constants and small helpers shared by the study's modules (driver.py is the driver)."""
 
 import csv
+import json
 import math
 import os
 import re
@@ -172,6 +173,31 @@ def warn(message: str) -> None:
 
 # Exit codes of docs/CLI.md (the contract: ../shared/CLI.md).
 EXIT_USAGE, EXIT_MALFORMED, EXIT_MISSING, EXIT_CANNOT_CREATE = 64, 65, 66, 73
+EXIT_SOFTWARE, EXIT_UNAVAILABLE = 70, 69  # a failure of ours; a tool (valgrind) missing
+
+
+def measured_to(out: str, tool: str, measure: Any, failed: type[Exception]) -> tuple[int, Any]:
+    """A measuring command's end (`python3 -m study cost|whole-run measure`): runs measure()
+    and writes the record it returns to `out` as JSON (a temporary file renamed when
+    complete). (0, the record), or (the exit code, None) with a one-line `tool: ...` on
+    stderr: 69 a program missing, a `failed` exception's own .code (the measured run's),
+    70 otherwise."""
+    try:
+        record = measure()
+    except FileNotFoundError as e:
+        print(f"{tool}: {e}", file=sys.stderr)
+        return EXIT_UNAVAILABLE, None
+    except failed as e:
+        print(f"{tool}: {e}", file=sys.stderr)
+        return int(getattr(e, "code", EXIT_SOFTWARE)), None
+    except (RuntimeError, OSError, ValueError) as e:
+        print(f"{tool}: {e}", file=sys.stderr)
+        return EXIT_SOFTWARE, None
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(record, f, indent=1)
+    os.replace(tmp, out)
+    return 0, record
 
 
 class StudyError(Exception):

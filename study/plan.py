@@ -201,14 +201,18 @@ class Study:
     def sized(self, base: int, multiple: float) -> int:
         return int(math.ceil(base * multiple / 1024) * 1024)
 
-    def main_configurations(self) -> Iterator[tuple[Workload, int, str, str]]:
-        """(workload, main heap, collector, policy) of every main configuration whose
-        workload's main heap is known (its minimum-heap search done)."""
+    def main_heaps(self) -> Iterator[tuple[Workload, int]]:
+        """(workload, main heap) of every workload whose main heap is known (its
+        minimum-heap search done), in the suite's order."""
         for w in self.workloads:
             ok, base = self.min_heap_base(w)
-            if not ok:
-                continue
-            heap = self.main_heap(w, base)
+            if ok:
+                yield w, self.main_heap(w, base)
+
+    def main_configurations(self) -> Iterator[tuple[Workload, int, str, str]]:
+        """(workload, main heap, collector, policy) of every main configuration whose
+        workload's main heap is known."""
+        for w, heap in self.main_heaps():
             for col in self.config["collectors"]:
                 for p in self.config["policies"]:
                     yield w, heap, col, p

@@ -34,6 +34,7 @@ try:
 except ImportError:
     sys.exit("plot_study.py: matplotlib is missing (apt-get install python3-matplotlib; scripts/setup does it)")
 from . import plot_predicted  # noqa: E402
+from . import stats  # noqa: E402
 from . import size_class_plot  # noqa: E402
 
 SINGLE, DOUBLE = 3.4, 7.0  # column widths (in)
@@ -139,32 +140,8 @@ def ci_note(any_interval):
 
 
 def mean_t(xs):
-    """(mean, low, high) with the 95% t interval of the mean; no interval below two values."""
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return None, None, None
-    m = statistics.fmean(xs)
-    if len(xs) < 2:
-        return m, None, None
-    half = t975(len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
-    return m, m - half, m + half
-
-
-def t975(df):
-    """The 97.5% quantile of Student's t (df degrees of freedom), from its table."""
-    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-             10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
-    keys = [k for k in sorted(table) if k <= df]
-    return table[keys[-1]] if keys and df < 1000 else 1.960
-
-
-def geomean_t(xs):
-    """Geometric mean with the exponentiated t interval of the mean log."""
-    logs = [math.log(x) for x in xs if x is not None and x > 0]
-    m, lo, hi = mean_t(logs)
-    if m is None:
-        return None, None, None
-    return math.exp(m), (math.exp(lo) if lo is not None else None), (math.exp(hi) if hi is not None else None)
+    """(mean, low, high) with the 95% t interval of the mean (stats.mean_ci), Nones left out."""
+    return stats.mean_ci(x for x in xs if x is not None)
 
 
 def mib(x):
@@ -481,7 +458,7 @@ def fig_speedup(out_dir, which="first"):
     for _, _, pts in series:
         logs = [pts[w][0] for w in common if w in pts]
         if len(logs) >= 2:
-            g, lo, hi = geomean_t(logs)
+            g, lo, hi = stats.geomean_ci(logs)
             pts[geo] = (g, (lo, hi) if lo is not None else None, True)
     any_iv = dot_rows(ax, labels, series, reference=1.0, summary_label=geo, across=True)
     # One range for every collector's file: the speedups of them all.
@@ -962,7 +939,7 @@ def cost_figure(out_dir, name, rows, metrics, title, collectors):
         for _, _, pts in series:
             xs = [pts[w][0] for w in common if w in pts]
             if len(xs) >= 2:
-                pts[geo] = (geomean_t(xs)[0], None, True)
+                pts[geo] = (stats.geomean_ci(xs)[0], None, True)
         any_iv |= dot_rows(ax, labels, series, summary_label=geo, across=True)
         everywhere = [col(r, key) for r in rows if (col(r, key) or 0) > 0]
         ax.set_ylim(min(everywhere) / 1.4, max(everywhere) * 1.4)

@@ -241,11 +241,7 @@ def plan_runs(study):
         return runs
     pairs = pairs_of(sub.config["policies"])
     timed = []
-    for w in sub.workloads:
-        ok, base = sub.min_heap_base(w)
-        if not ok:
-            continue
-        heap = sub.main_heap(w, base)
+    for w, heap in sub.main_heaps():
         for col in sub.config["collectors"]:
             for policy, n in repeat_counts(sub, w, col, heap, pairs, preds).items():
                 timed += [sub.make(KIND, w, policy, col, heap, rep) for rep in range(n)]

@@ -34,8 +34,8 @@ import sys
 import tempfile
 import time
 
-from .alloc_cost import CACHES, EX_UNAVAILABLE, VALGRIND_LINE, parse_callgrind, valgrind_env
-from .common import ENTRY, PYTHON, num, write_csv
+from .alloc_cost import CACHES, VALGRIND_LINE, parse_callgrind, valgrind_env
+from .common import ENTRY, PYTHON, measured_to, num, write_csv
 from .predicted import D1_PENALTY, LL_PENALTY
 from .runs import Run
 
@@ -106,21 +106,9 @@ def main(argv):
     split = argv.index("--") if "--" in argv else len(argv)  # the kith command follows `--`
     a = ap.parse_args(argv[:split])
     kith_argv = argv[split + 1:]
-    try:
-        record = measure(kith_argv)
-    except FileNotFoundError as e:
-        print(f"whole_run: {e}", file=sys.stderr)
-        return EX_UNAVAILABLE
-    except RunFailed as e:
-        print(f"whole_run: {e}", file=sys.stderr)
-        return e.code
-    except (RuntimeError, OSError, ValueError) as e:
-        print(f"whole_run: {e}", file=sys.stderr)
-        return 70
-    tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(record, f, indent=1)
-    os.replace(tmp, a.out)
+    code, record = measured_to(a.out, "whole_run", lambda: measure(kith_argv), RunFailed)
+    if code:
+        return code
     print(f"{record['cachegrind']['Ir']:,} instructions; cachegrind {record['valgrind_s']:.1f} s")
     return 0
 
