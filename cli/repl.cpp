@@ -46,8 +46,9 @@ constexpr const char* kReplHelp =
     "the end is a compile error, and the exit status is that of the last input that\n"
     "failed, as run would exit (65 compile error, 70 runtime error), else 0.\n"
     "OPTIONS are run's (kith --help) that shape the heap, collector and VM: --heap,\n"
-    "--heap-size, --gc and the --gc-* options but --gc-pauses-file, --max-depth,\n"
-    "--check-freed, --fail-alloc; System.heapStats() shows the statistics.\n";
+    "--heap-size, --gc and the --gc-* options that shape the collector (repl writes\n"
+    "no reports, so no pauses file), --max-depth, --check-freed, --fail-alloc;\n"
+    "System.heapStats() shows the statistics.\n";
 
 std::optional<int> parseReplOptions(const std::vector<std::string_view>& args, RunOptions& options) {
   for (std::string_view a : args)

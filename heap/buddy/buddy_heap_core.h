@@ -100,14 +100,12 @@ class BuddyHeapCore : public Super {
   }
 
   // For the statistics layer, after a malloc handed out `ptr` (BuddyBlockTable's
-  // "where a free block came from"): marks the upper halves the malloc's bisection
-  // listed, one a level for `splitLevels` levels above the block's own (0: no split),
-  // and returns whether the block itself was a leftover, clearing its mark.
-  bool noteHandedOut(void* ptr, unsigned splitLevels) {
-    const std::size_t off = table_.offsetOf(ptr);
-    const unsigned level = table_.levelAt(off);
-    for (unsigned up = level; up < level + splitLevels; ++up)
-      table_.markLeftover(off + BuddyBlockTable::blockBytes(up));
+  // "where a free block came from") of the block at `off` of `level`: marks the upper
+  // halves the malloc's bisection of a block of level `splitFrom` listed (none when
+  // splitFrom is `level`) and returns whether the block itself was a leftover, clearing
+  // its mark.
+  bool noteHandedOut(std::size_t off, unsigned level, unsigned splitFrom) {
+    for (unsigned up = level; up < splitFrom; ++up) table_.markLeftover(off + BuddyBlockTable::blockBytes(up));
     return table_.takeLeftover(off);
   }
 

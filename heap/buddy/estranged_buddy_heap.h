@@ -84,9 +84,13 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
   }
 
   // The statistics layer's call after a malloc (BuddyHeapCore::noteHandedOut): step (4)
-  // records how many levels it bisected (its steps count list heads too, so they
-  // cannot say).
-  bool tookLeftover(void* ptr) { return Core::noteHandedOut(ptr, outcome_ == Outcome::split ? splitLevels_ : 0); }
+  // records the level it bisected from (its steps count list heads too, so they cannot
+  // say); malloc pays one store for it, the level is read here, once.
+  bool tookLeftover(void* ptr) {
+    const std::size_t off = table_.offsetOf(ptr);
+    const unsigned level = table_.levelAt(off);
+    return Core::noteHandedOut(off, level, outcome_ == Outcome::split ? splitFrom_ : level);
+  }
 
   std::string checkInvariants() const {
     return Core::checkFreeBlocks([&](std::size_t off, unsigned level, BuddyState s) -> std::string {
@@ -144,7 +148,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
         table_.addFreeOnEmpty(off + BuddyBlockTable::blockBytes(level), level, kBuddyBusy);
       }
       outcome_ = Outcome::split;
-      splitLevels_ = m - k;
+      splitFrom_ = m;
       return Core::hand(off, k);
     }
     // (5): glue level by level from the bottom, at most one pair per level.
@@ -230,7 +234,7 @@ class EstrangedBuddyHeap : public BuddyHeapCore<Super> {
     ++freeSteps_;  // the buddy changed list
   }
 
-  unsigned splitLevels_ = 0;  // the levels step (4) of the last split malloc bisected
+  unsigned splitFrom_ = 0;  // the level step (4) of the last split malloc bisected from
 };
 
 }  // namespace kith::heap

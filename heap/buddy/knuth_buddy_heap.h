@@ -71,7 +71,10 @@ class KnuthBuddyHeap : public BuddyHeapCore<Super> {
   // bisected a block (steps - 1) / 2 levels up, one inspection and one bisection a
   // level, so the count the malloc kept anyway says which halves it listed.
   bool tookLeftover(void* ptr) {
-    return Core::noteHandedOut(ptr, outcome_ == Outcome::split ? static_cast<unsigned>((steps_ - 1) / 2) : 0);
+    const std::size_t off = table_.offsetOf(ptr);
+    const unsigned level = table_.levelAt(off);
+    const unsigned levels = outcome_ == Outcome::split ? static_cast<unsigned>((steps_ - 1) / 2) : 0;
+    return Core::noteHandedOut(off, level, level + levels);
   }
 
   std::string checkInvariants() const {
