@@ -265,7 +265,7 @@ class Compiler {
   }
   void emitOp(Op op) {
     emitByte(static_cast<std::uint8_t>(op));
-    adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
+    adjustStack(opInfo(op).stackEffect);
   }
   // Where a loop starts: kept an instruction boundary, so the code before the loop
   // never fuses into its first test.
@@ -853,9 +853,9 @@ class Compiler {
   void renewCaches(int from) {
     auto& code = proto()->code;
     for (std::size_t at = static_cast<std::size_t>(from); at < code.size(); at += instructionLength(*proto(), at)) {
-      auto op = static_cast<Op>(code[at]);
-      std::size_t cacheAt = op == Op::GET_PROPERTY || op == Op::SET_PROPERTY ? at + 3 : op == Op::INVOKE ? at + 4 : 0;
-      if (!cacheAt) continue;
+      int operand = cacheOperand(static_cast<Op>(code[at]));
+      if (!operand) continue;
+      std::size_t cacheAt = at + static_cast<std::size_t>(operand);
       int cache = newCache();
       code[cacheAt] = static_cast<std::uint8_t>(cache & 0xff);
       code[cacheAt + 1] = static_cast<std::uint8_t>((cache >> 8) & 0xff);

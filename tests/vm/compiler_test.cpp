@@ -9,6 +9,7 @@
 #include "vm/disassembler.h"
 #include "vm/object.h"
 #include "vm/opcodes.h"
+#include "vm/peephole.h"
 #include "vm_test_support.h"
 
 namespace kith::vm {
@@ -17,15 +18,8 @@ namespace {
 // The opcodes of `proto`, in order (operands skipped).
 std::vector<Op> opcodes(const FunctionProto& proto) {
   std::vector<Op> ops;
-  for (std::size_t at = 0; at < proto.code.size();) {
-    auto op = static_cast<Op>(proto.code[at]);
-    ops.push_back(op);
-    at += 1 + static_cast<std::size_t>(kOpInfo[static_cast<int>(op)].operandBytes);
-    if (op == Op::CLOSURE) {
-      const FunctionProto* fn = proto.functions[proto.code[at - 2] | (proto.code[at - 1] << 8)];
-      at += 2 * static_cast<std::size_t>(fn->upvalueCount);
-    }
-  }
+  for (std::size_t at = 0; at < proto.code.size(); at += instructionLength(proto, at))
+    ops.push_back(static_cast<Op>(proto.code[at]));
   return ops;
 }
 
