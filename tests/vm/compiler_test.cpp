@@ -221,6 +221,29 @@ TEST_F(CompilerTest, OrAndNotInConditionsAreJumps) {
   EXPECT_EQ(std::count(mops.begin(), mops.end(), Op::JUMP_IF_TRUE), 0);
 }
 
+// In a value, `and` and `or` jump with the value they tested (JUMP_IF_FALSE,
+// JUMP_IF_TRUE): `a and b or c` jumps from a to the `or`'s test, which tests a again,
+// and from b past c; `!` is a NOT where the value is needed.
+TEST_F(CompilerTest, AndOrInAValueKeepTheValueTheyJumpWith) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; let c = 3; let x = !a and b or c; }");
+  std::string text = disassemble(t_.vm(), *p);
+  for (const char* line : {"0006    | GET_LOCAL           1", "0008    | NOT", "0009    | JUMP_IF_FALSE       -> 16",
+                           "0012    | POP", "0013    | GET_LOCAL           2", "0015    | JUMP_IF_TRUE        -> 21",
+                           "0018    | POP", "0019    | GET_LOCAL           3", "0021    | POP"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
+// A chain of `and`s or `or`s is no nesting, in a value as in a condition: 5,000
+// operands compile (LANGUAGE.md: "nesting too deep" is for nested source).
+TEST_F(CompilerTest, LongAndOrChainsAreNoNesting) {
+  for (const char* op : {" and ", " or "}) {
+    std::string chain = "a";
+    for (int i = 0; i < 5000; ++i) chain += std::string(op) + "a";
+    EXPECT_EQ(errorsOf("let a = 1; let x = " + chain + ";"), std::vector<std::string>{}) << op;
+    EXPECT_EQ(errorsOf("let a = 1; if (" + chain + ") a = 2;"), std::vector<std::string>{}) << op;
+  }
+}
+
 // `c = a op b;` on three locals is one instruction (ADD_LL_TO ...), and so is
 // `c = e op b;` (ADD_L_TO ...); not when a jump lands between the arithmetic and the store.
 TEST_F(CompilerTest, LocalArithmeticStatementsAreThreeAddress) {

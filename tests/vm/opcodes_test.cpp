@@ -39,7 +39,7 @@ std::string problemWith(const OpInfo& row) {
 }
 
 TEST(OpTable, EveryRowsFormatAgreesWithItsByteCountAndName) {
-  static_assert(std::size(kOpInfo) == kOpCount);
+  static_assert(static_cast<int>(std::size(kOpInfo)) == kOpCount);
   for (const OpInfo& row : kOpInfo) EXPECT_EQ(problemWith(row), "") << row.name;
 }
 
@@ -63,9 +63,9 @@ std::vector<std::uint8_t> instruction(Op op, std::uint16_t offset) {
   return code;
 }
 
-std::uint16_t offsetOf(const std::vector<std::uint8_t>& code, std::size_t at) {
+std::size_t offsetOf(const std::vector<std::uint8_t>& code, std::size_t at) {
   auto operand = at + static_cast<std::size_t>(jumpOperand(static_cast<Op>(code[at])).at);
-  return static_cast<std::uint16_t>(code[operand] | (code[operand + 1] << 8));
+  return static_cast<std::size_t>(code[operand] | (code[operand + 1] << 8));
 }
 
 FunctionProto functionOf(std::vector<std::uint8_t> code) {
