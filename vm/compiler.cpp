@@ -945,6 +945,7 @@ class Compiler final : private LimitReporter {
   // The NOTs a negated value still needs: all of them for its value, one or none for
   // its truth.
   void emitNegations(Condition& c, bool truthOnly = false) {
+    if (!c.negations) return;  // the common case: nothing to emit
     code_.emitNots(truthOnly ? c.negations % 2 : c.negations, c.negatedLine);
     c.negations = 0;
   }
@@ -995,8 +996,8 @@ class Compiler final : private LimitReporter {
   // cost no more.
   void toValue(Condition& c) {
     emitNegations(c);
-    code_.patchJumps(c.whenFalse);
-    code_.patchJumps(c.whenTrue);
+    if (!c.whenFalse.empty()) code_.patchJumps(c.whenFalse);
+    if (!c.whenTrue.empty()) code_.patchJumps(c.whenTrue);
   }
 
   // --- prefix and infix operators -------------------------------------------------------

@@ -227,9 +227,9 @@ TEST_F(CompilerTest, OrAndNotInConditionsAreJumps) {
 TEST_F(CompilerTest, AndOrInAValueKeepTheValueTheyJumpWith) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; let c = 3; let x = !a and b or c; }");
   std::string text = disassemble(t_.vm(), *p);
-  for (const char* line : {"0006    | GET_LOCAL           1", "0008    | NOT", "0009    | JUMP_IF_FALSE       -> 16",
-                           "0012    | POP", "0013    | GET_LOCAL           2", "0015    | JUMP_IF_TRUE        -> 21",
-                           "0018    | POP", "0019    | GET_LOCAL           3", "0021    | POP"})
+  for (const char* line : {"0009    | GET_LOCAL           1\n0011    | NOT\n0012    | JUMP_IF_FALSE       -> 18\n"
+                           "0015    | POP\n0016    | GET_LOCAL           2\n0018    | JUMP_IF_TRUE        -> 24\n"
+                           "0021    | POP\n0022    | GET_LOCAL           3\n0024    | POP\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
 

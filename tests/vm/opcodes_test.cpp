@@ -20,14 +20,14 @@ namespace kith::vm {
 namespace {
 
 // What is wrong with a row ("" when nothing): its kinds' sizes must sum to its byte
-// count; an opcode named as a jump (JUMP..., LOOP..., and TRY, FOR_IN) must have a
+// count; an opcode named as a jump (...JUMP..., LOOP..., and TRY, FOR_IN) must have a
 // jump operand, backward for LOOP..., and no other opcode may; the jump's offset must
 // be the last operand (it counts from the instruction's end).
 std::string problemWith(const OpInfo& row) {
   std::string_view name = row.name;
   if (row.format.bytes() != row.operandBytes)
     return "its operands take " + std::to_string(row.format.bytes()) + " bytes, not " + std::to_string(row.operandBytes);
-  bool namedJump = name.starts_with("JUMP") || name.starts_with("LOOP") || name == "TRY" || name == "FOR_IN";
+  bool namedJump = name.find("JUMP") != std::string_view::npos || name.starts_with("LOOP") || name == "TRY" || name == "FOR_IN";
   JumpOperand jump = jumpOperandOf(row.format);
   if (namedJump != (jump.at != 0)) return namedJump ? "a jump without a jump operand" : "a jump operand in no jump";
   if (!jump.at) return "";
