@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "vm/code_emitter.h"
 #include "vm/compiler_scratch.h"
 #include "vm/jump_list.h"
 #include "vm/lexer.h"
 #include "vm/object.h"
 #include "vm/opcodes.h"
-#include "vm/peephole.h"
 #include "vm/vm.h"
 
 namespace kith::vm {
@@ -51,24 +51,15 @@ struct LoopState {
 
 struct FunctionState {
   FunctionState* enclosing;
-  FunctionProto* proto;
+  FunctionCode code;
   FunctionKind kind;
   ScratchVector<Local> locals;
   ScratchVector<UpvalueRef> upvalues;
   int scopeDepth = 0;
   LoopState* loop = nullptr;
   int tryDepth = 0;
-  int stackDepth = 1;  // slot 0: the callee or `this`
-  ScratchVector<int> loopStarts;  // code offsets nothing fuses across (fuseInstructions' labels)
-  unsigned limitsReported = 0;    // a bit per Limit whose error this function has given
+  unsigned limitsReported = 0;  // a bit per Limit whose error this function has given
 };
-
-// The limits whose error would repeat at every later declaration once passed (a
-// local, a constant, a jump...): each is reported once per function, or once per
-// program for the program-wide ones (names, globals, the heap for constants).
-enum class Limit : unsigned { jump, loopBody, constants, propertyAccesses, functions, locals, upvalues,
-                              names, globals, constantsMemory };
-constexpr bool isProgramWide(Limit l) { return l >= Limit::names; }
 
 struct ClassState {
   ClassState* enclosing;
@@ -89,10 +80,10 @@ constexpr std::size_t kMaxLocals = 256;
 constexpr std::size_t kMaxUpvalues = 256;
 constexpr int kMaxArgs = 255;
 
-class Compiler {
+class Compiler final : private LimitReporter {
  public:
   Compiler(VM& vm, std::string_view source, std::string_view file, CompilerScratch& scratch)
-      : vm_(vm), lexer_(source), file_(file), scratch_(scratch),
+      : vm_(vm), lexer_(source), file_(file), scratch_(scratch), code_(vm, scratch, *this),
         topLevelNames_(ScratchAllocator<std::string_view>(&scratch)) {}
 
   CompileResult compileScript() {
@@ -125,6 +116,7 @@ class Compiler {
   }
   void advance() {
     previous_ = current_;
+    code_.atLine(previous_.line);
     if (hasLookahead_) {
       current_ = lookahead_;
       hasLookahead_ = false;
@@ -221,6 +213,10 @@ class Compiler {
     errorAt(at, message);
   }
   void limitError(Limit limit, const std::string& message) { limitError(*fn_, limit, previous_, message); }
+  void limitPassed(Limit limit, const std::string& message) override {
+    if (limit == Limit::constantsMemory) outOfMemory_ = true;  // a runtime failure, not the source's
+    limitError(limit, message);
+  }
   void errorAtCurrent(const std::string& message) {
     std::string text = message;
     text += ", found ";
@@ -251,114 +247,8 @@ class Compiler {
   }
 
   // --- emitting ------------------------------------------------------------------------
-  // The emitter writes plain instructions only; fuseInstructions (vm/peephole.h) turns
-  // common sequences into fused ones once the function is complete.
-  FunctionProto* proto() { return fn_->proto; }
-  int here() { return static_cast<int>(proto()->code.size()); }
-  void emitByte(std::uint8_t b) {
-    proto()->code.push_back(b);
-    proto()->lines.push_back(previous_.line);
-  }
-  void adjustStack(int delta) {
-    fn_->stackDepth += delta;
-    if (fn_->stackDepth > proto()->maxStack) proto()->maxStack = fn_->stackDepth;
-  }
-  void emitOp(Op op) {
-    emitByte(static_cast<std::uint8_t>(op));
-    adjustStack(kOpInfo[static_cast<int>(op)].stackEffect);
-  }
-  // Where a loop starts: kept an instruction boundary, so the code before the loop
-  // never fuses into its first test.
-  int loopTarget() {
-    fn_->loopStarts.push_back(here());
-    return here();
-  }
-  void emitU16(int v) {
-    emitByte(static_cast<std::uint8_t>(v & 0xff));
-    emitByte(static_cast<std::uint8_t>((v >> 8) & 0xff));
-  }
-  void emitOpU8(Op op, int operand) {
-    emitOp(op);
-    emitByte(static_cast<std::uint8_t>(operand));
-  }
-  void emitOpU16(Op op, int operand) {
-    emitOp(op);
-    emitU16(operand);
-  }
-  // A forward jump; returns where its offset goes, for patchJump.
-  int emitJump(Op op) {
-    emitOp(op);
-    emitU16(0xffff);
-    return here() - 2;
-  }
-  // Points the forward jump whose offset is at `at` to the end of the code.
-  void patchJump(int at) {
-    std::size_t jump = proto()->code.size() - static_cast<std::size_t>(at) - 2;
-    if (jump > 0xffff) limitError(Limit::jump, "too much code to jump over");
-    proto()->code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(jump & 0xff);
-    proto()->code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((jump >> 8) & 0xff);
-  }
-  void patchJumps(const JumpList& jumps) {
-    for (int j : jumps) patchJump(j);
-  }
-  void emitLoop(int start) {
-    emitOp(Op::LOOP);
-    emitLoopOffset(start);
-  }
-  // The backward offset after a loop instruction's opcode: from past its operand to `start`.
-  void emitLoopOffset(int start) {
-    std::size_t offset = proto()->code.size() - static_cast<std::size_t>(start) + 2;
-    if (offset > 0xffff) limitError(Limit::loopBody, "loop body too large");
-    emitU16(static_cast<int>(offset));
-  }
-  int makeConstant(Value v) {
-    auto& constants = proto()->constants;
-    for (std::size_t i = 0; i < constants.size(); ++i) {  // reuse numbers
-      const Value& c = constants[i];
-      // Same bits: the same int or float (0.0 and -0.0 stay apart); boxed ints by value.
-      bool same = c.sameAs(v) ? !v.isObject() : (c.isBoxedInt() && v.isBoxedInt() && c.asInt() == v.asInt());
-      if (same) return static_cast<int>(i);
-    }
-    if (constants.size() > 0xffff) {
-      limitError(Limit::constants, "too many constants in one function");
-      return 0;
-    }
-    constants.push_back(v);
-    if (v.isObject() || v.isBoxedInt()) vm_.rootConstant(v);
-    return static_cast<int>(constants.size() - 1);
-  }
-  int stringConstant(std::string_view text) {
-    auto& constants = proto()->constants;
-    for (std::size_t i = 0; i < constants.size(); ++i)
-      if (vm_.isKind(constants[i], ObjectKind::string) && vm_.stringView(constants[i]) == text)
-        return static_cast<int>(i);
-    if (constants.size() > 0xffff) {
-      limitError(Limit::constants, "too many constants in one function");
-      return 0;
-    }
-    try {
-      // The string joins the constants (a root) at once: std::string copy first,
-      // because `text` may come from the scratch heap, never from the VM heap.
-      Value s = vm_.newString(text);
-      constants.push_back(s);
-      vm_.rootConstant(s);
-    } catch (const KithThrow&) {
-      vm_.clearException();
-      outOfMemory_ = true;
-      limitError(Limit::constantsMemory, "out of memory while compiling: the heap is too small for the program's constants");
-      constants.push_back(Value::nil());
-    }
-    return static_cast<int>(constants.size() - 1);
-  }
-  int newCache() {
-    auto& caches = proto()->caches;
-    if (caches.size() > 0xffff) {
-      limitError(Limit::propertyAccesses, "too many property accesses in one function");
-      return 0;
-    }
-    caches.emplace_back();
-    return static_cast<int>(caches.size() - 1);
-  }
+  // What to emit is decided here; how, by the emitter (vm/code_emitter.h).
+  FunctionProto* proto() { return fn_->code.proto; }
   int symbolFor(std::string_view name) {
     int s = vm_.symbol(name);
     if (s > 0xffff) limitError(Limit::names, "too many distinct names in the program");
@@ -367,37 +257,42 @@ class Compiler {
 
   // --- functions --------------------------------------------------------------------
   FunctionState newFunctionState(FunctionKind kind, std::string name) {
-    FunctionState state{fn_, vm_.newProto(), kind, ScratchVector<Local>(ScratchAllocator<Local>(&scratch_)),
-                        ScratchVector<UpvalueRef>(ScratchAllocator<UpvalueRef>(&scratch_)), 0, nullptr, 0, 1,
-                        ScratchVector<int>(ScratchAllocator<int>(&scratch_))};
-    state.proto->name = std::move(name);
-    state.proto->file = std::string(file_);
-    state.proto->isInitializer = kind == FunctionKind::initializer;
-    state.proto->maxStack = 1;
+    FunctionProto* proto = vm_.newProto();
+    FunctionState state{fn_, FunctionCode{proto, 1, ScratchVector<int>(ScratchAllocator<int>(&scratch_))}, kind,
+                        ScratchVector<Local>(ScratchAllocator<Local>(&scratch_)),
+                        ScratchVector<UpvalueRef>(ScratchAllocator<UpvalueRef>(&scratch_))};
+    proto->name = std::move(name);
+    proto->file = std::string(file_);
+    proto->isInitializer = kind == FunctionKind::initializer;
+    proto->maxStack = 1;
     // Most functions are short: room for their code at once, not a vector growing
     // through every power of two.
-    state.proto->code.reserve(kInitialCodeBytes);
-    state.proto->lines.reserve(kInitialCodeBytes);
+    proto->code.reserve(kInitialCodeBytes);
+    proto->lines.reserve(kInitialCodeBytes);
     // Slot 0 holds the receiver in methods (named "this") and the callee elsewhere
     // (a name no identifier can spell).
     state.locals.push_back(Local{kind == FunctionKind::method || kind == FunctionKind::initializer ? "this" : " callee", 0, false});
     return state;
   }
   // Makes `state` the current function; endFunction restores the enclosing one.
-  void beginFunction(FunctionState& state) { fn_ = &state; }
+  void beginFunction(FunctionState& state) {
+    fn_ = &state;
+    code_.target(&state.code);
+  }
   FunctionProto* endFunction() {
     emitReturn();
     FunctionProto* p = proto();
-    if (errors_.empty()) fuser_.fuse(*p, fn_->loopStarts);  // only complete code has every jump patched
+    code_.finish(errors_.empty());
     p->upvalueCount = static_cast<int>(fn_->upvalues.size());
     p->maxStack += 2;  // headroom: natives may push a little above the frame
     fn_ = fn_->enclosing;
+    code_.target(fn_ ? &fn_->code : nullptr);
     return p;
   }
   void emitReturn() {
-    if (fn_->kind == FunctionKind::initializer) emitOpU8(Op::GET_LOCAL, 0);
-    else emitOp(Op::NIL);
-    emitOp(Op::RETURN);
+    if (fn_->kind == FunctionKind::initializer) code_.emitOpU8(Op::GET_LOCAL, 0);
+    else code_.emitOp(Op::NIL);
+    code_.emitOp(Op::RETURN);
   }
 
   void function(FunctionKind kind, std::string name) {
@@ -414,7 +309,7 @@ class Compiler {
         consume(TokenType::identifier, "expected a parameter name");
         declareLocal(previous_);
         markInitialized();
-        adjustStack(1);
+        code_.adjustStack(1);
       } while (match(TokenType::comma));
     }
     consume(TokenType::rightParen, "expected ')' after parameters");
@@ -425,10 +320,10 @@ class Compiler {
     FunctionProto* parent = proto();
     parent->functions.push_back(compiled);
     if (parent->functions.size() > 0xffff) limitError(Limit::functions, "too many functions in one function");
-    emitOpU16(Op::CLOSURE, static_cast<int>(parent->functions.size() - 1));
+    code_.emitOpU16(Op::CLOSURE, static_cast<int>(parent->functions.size() - 1));
     for (const UpvalueRef& u : upvalues) {
-      emitByte(u.isLocal ? 1 : 0);
-      emitByte(u.index);
+      code_.emitByte(u.isLocal ? 1 : 0);
+      code_.emitByte(u.index);
     }
   }
 
@@ -437,14 +332,14 @@ class Compiler {
   void endScope() {
     --fn_->scopeDepth;
     while (!fn_->locals.empty() && fn_->locals.back().depth > fn_->scopeDepth) {
-      emitOp(fn_->locals.back().captured ? Op::CLOSE_UPVALUE : Op::POP);
+      code_.emitOp(fn_->locals.back().captured ? Op::CLOSE_UPVALUE : Op::POP);
       fn_->locals.pop_back();
     }
   }
   // Pops (without forgetting) the locals above `keep`, for break and continue.
   void emitPopsTo(std::size_t keep) {
     for (std::size_t i = fn_->locals.size(); i > keep; --i) {
-      emitOp(fn_->locals[i - 1].captured ? Op::CLOSE_UPVALUE : Op::POP);
+      code_.emitOp(fn_->locals[i - 1].captured ? Op::CLOSE_UPVALUE : Op::POP);
     }
   }
   bool isGlobalScope() const { return fn_->kind == FunctionKind::script && fn_->scopeDepth == 0; }
@@ -524,9 +419,9 @@ class Compiler {
     bool wide = getOp == Op::GET_GLOBAL;
     if (canAssign && match(TokenType::equal)) {
       expression();
-      wide ? emitOpU16(setOp, arg) : emitOpU8(setOp, arg);
+      wide ? code_.emitOpU16(setOp, arg) : code_.emitOpU8(setOp, arg);
     } else {
-      wide ? emitOpU16(getOp, arg) : emitOpU8(getOp, arg);
+      wide ? code_.emitOpU16(getOp, arg) : code_.emitOpU8(getOp, arg);
       nameCallee(name.text);
     }
   }
@@ -567,9 +462,9 @@ class Compiler {
     int slot = global ? declareGlobal(name) : -1;
     if (!global) declareLocal(name);
     if (match(TokenType::equal)) expression();
-    else emitOp(Op::NIL);
+    else code_.emitOp(Op::NIL);
     consume(TokenType::semicolon, "expected ';' after the variable declaration");
-    if (global) emitOpU16(Op::DEFINE_GLOBAL, slot);
+    if (global) code_.emitOpU16(Op::DEFINE_GLOBAL, slot);
     else markInitialized();
   }
 
@@ -579,7 +474,7 @@ class Compiler {
     if (isGlobalScope()) {
       int slot = declareGlobal(name);
       function(FunctionKind::function, std::string(name.text));
-      emitOpU16(Op::DEFINE_GLOBAL, slot);
+      code_.emitOpU16(Op::DEFINE_GLOBAL, slot);
     } else {
       declareLocal(name);
       markInitialized();  // the function may call itself
@@ -607,10 +502,10 @@ class Compiler {
       namedVariable(superName, false);
       state.hasSuperclass = true;
     }
-    emitOp(Op::CLASS);
-    emitU16(static_cast<int>(klass->id));
-    emitByte(state.hasSuperclass ? 1 : 0);
-    if (state.hasSuperclass) adjustStack(-1);
+    code_.emitOp(Op::CLASS);
+    code_.emitU16(static_cast<int>(klass->id));
+    code_.emitByte(state.hasSuperclass ? 1 : 0);
+    if (state.hasSuperclass) code_.adjustStack(-1);
     consume(TokenType::leftBrace, "expected '{' before the class body");
     ScratchNameSet methodNames{ScratchAllocator<std::string_view>(&scratch_)};
     while (!check(TokenType::rightBrace) && !check(TokenType::eof)) {
@@ -642,7 +537,7 @@ class Compiler {
           semanticError(method, "method '" + std::string(method.text) + "' is already declared in this class");
         FunctionKind kind = method.text == "init" ? FunctionKind::initializer : FunctionKind::method;
         function(kind, std::string(name.text) + "." + std::string(method.text));
-        emitOpU16(Op::METHOD, symbolFor(method.text));
+        code_.emitOpU16(Op::METHOD, symbolFor(method.text));
       } else {
         errorAtCurrent("expected 'field' or a method in the class body");
         advance();
@@ -650,7 +545,7 @@ class Compiler {
       }
     }
     consume(TokenType::rightBrace, "expected '}' after the class body");
-    emitOpU16(Op::DEFINE_GLOBAL, slot);
+    code_.emitOpU16(Op::DEFINE_GLOBAL, slot);
     class_ = class_->enclosing;
   }
   // Recovery inside a class body: skip to the next member or the closing brace.
@@ -702,7 +597,7 @@ class Compiler {
   void expressionStatement() {
     expression();
     consume(TokenType::semicolon, "expected ';' after the expression");
-    emitOp(Op::POP);
+    code_.emitOp(Op::POP);
   }
 
   void ifStatement() {
@@ -712,12 +607,12 @@ class Compiler {
     goIfTrue(condition);
     body();
     if (match(TokenType::kwElse)) {
-      int elseJump = emitJump(Op::JUMP);
-      patchJumps(condition.whenFalse);
+      int elseJump = code_.emitJump(Op::JUMP);
+      code_.patchJumps(condition.whenFalse);
       body();
-      patchJump(elseJump);
+      code_.patchJump(elseJump);
     } else {
-      patchJumps(condition.whenFalse);
+      code_.patchJumps(condition.whenFalse);
     }
   }
 
@@ -727,7 +622,7 @@ class Compiler {
     return loop;
   }
   void endLoop(LoopState& loop) {
-    patchJumps(loop.breakJumps);
+    code_.patchJumps(loop.breakJumps);
     fn_->loop = loop.enclosing;
   }
 
@@ -737,18 +632,18 @@ class Compiler {
   // bottom test is a copy of the top one's code; `continue` goes to the top test,
   // which is equivalent.
   void whileStatement() {
-    int start = loopTarget();
+    int start = code_.loopTarget();
     consume(TokenType::leftParen, "expected '(' after 'while'");
     LoopCondition condition = loopCondition();
     consume(TokenType::rightParen, "expected ')' after the condition");
     goIfTrue(condition.jumps);
-    int bodyStart = loopTarget();
+    int bodyStart = code_.loopTarget();
     LoopState loop = beginLoop(start);
     fn_->loop = &loop;
     body();
     if (errors_.empty()) emitBottomTest(condition, bodyStart);
-    else emitLoop(start);
-    patchJumps(condition.jumps.whenFalse);
+    else code_.emitLoop(start);
+    code_.patchJumps(condition.jumps.whenFalse);
     endLoop(loop);
   }
 
@@ -767,39 +662,39 @@ class Compiler {
       consume(TokenType::identifier, "expected a variable name after 'let'");
       declareLocal(previous_);
       if (match(TokenType::equal)) expression();
-      else emitOp(Op::NIL);
+      else code_.emitOp(Op::NIL);
       consume(TokenType::semicolon, "expected ';' after the loop variable");
       markInitialized();
     } else {
       expressionStatement();
     }
-    int start = loopTarget();
+    int start = code_.loopTarget();
     bool hasCondition = !match(TokenType::semicolon);
-    LoopCondition condition{newCondition(), newCodeBlock(), newJumpList(), newJumpList(), 0, 0};
+    LoopCondition condition{newCondition(), code_.newCodeBlock(), newJumpList(), newJumpList(), 0, 0};
     if (hasCondition) {
       condition = loopCondition();
       consume(TokenType::semicolon, "expected ';' after the loop condition");
       goIfTrue(condition.jumps);
     }
-    CodeBlock increment = newCodeBlock();
+    CodeBlock increment = code_.newCodeBlock();
     if (!check(TokenType::rightParen)) {
-      int incrementStart = here();
+      int incrementStart = code_.here();
       expression();
-      emitOp(Op::POP);
-      increment = cutCode(incrementStart);
+      code_.emitOp(Op::POP);
+      increment = code_.cutCode(incrementStart);
     }
     if (!check(TokenType::rightParen)) skipToCloseParen("expected ')' after the for clauses");
     else advance();
-    int bodyStart = loopTarget();
+    int bodyStart = code_.loopTarget();
     LoopState loop = beginLoop(-1);
     fn_->loop = &loop;
     body();
-    patchJumps(loop.continueJumps);
-    pasteCode(increment);
-    if (!hasCondition) emitLoop(bodyStart);
+    code_.patchJumps(loop.continueJumps);
+    code_.pasteCode(increment);
+    if (!hasCondition) code_.emitLoop(bodyStart);
     else if (errors_.empty()) emitBottomTest(condition, bodyStart);
-    else emitLoop(start);
-    patchJumps(condition.jumps.whenFalse);
+    else code_.emitLoop(start);
+    code_.patchJumps(condition.jumps.whenFalse);
     endLoop(loop);
     endScope();
   }
@@ -814,146 +709,6 @@ class Compiler {
     match(TokenType::rightParen);
   }
 
-  // --- code blocks -------------------------------------------------------------------------
-  // Code compiled in one place and emitted in another: a for loop's increment, a loop
-  // condition's copy at the bottom. Jumps inside a block are relative, so it runs the
-  // same wherever it lands.
-  struct CodeBlock {
-    ScratchVector<std::uint8_t> code;
-    ScratchVector<int> lines;
-  };
-  CodeBlock newCodeBlock() {
-    return CodeBlock{ScratchVector<std::uint8_t>(ScratchAllocator<std::uint8_t>(&scratch_)),
-                     ScratchVector<int>(ScratchAllocator<int>(&scratch_))};
-  }
-  CodeBlock copyCode(int from, int to) {
-    CodeBlock block = newCodeBlock();
-    auto& code = proto()->code;
-    auto& lines = proto()->lines;
-    block.code.assign(code.begin() + from, code.begin() + to);
-    block.lines.assign(lines.begin() + from, lines.begin() + to);
-    return block;
-  }
-  // Takes the code from `from` to the end out of the function (the stack depth is the caller's).
-  CodeBlock cutCode(int from) {
-    CodeBlock block = copyCode(from, here());
-    proto()->code.resize(static_cast<std::size_t>(from));
-    proto()->lines.resize(static_cast<std::size_t>(from));
-    return block;
-  }
-  // Appends `block` (the stack depth is the caller's); returns where it starts.
-  int pasteCode(const CodeBlock& block) {
-    int start = here();
-    proto()->code.insert(proto()->code.end(), block.code.begin(), block.code.end());
-    proto()->lines.insert(proto()->lines.end(), block.lines.begin(), block.lines.end());
-    return start;
-  }
-  // The property accesses from `from` on get inline caches of their own (a copy of code
-  // must not share the original's).
-  void renewCaches(int from) {
-    auto& code = proto()->code;
-    for (std::size_t at = static_cast<std::size_t>(from); at < code.size(); at += instructionLength(*proto(), at)) {
-      auto op = static_cast<Op>(code[at]);
-      std::size_t cacheAt = op == Op::GET_PROPERTY || op == Op::SET_PROPERTY ? at + 3 : op == Op::INVOKE ? at + 4 : 0;
-      if (!cacheAt) continue;
-      int cache = newCache();
-      code[cacheAt] = static_cast<std::uint8_t>(cache & 0xff);
-      code[cacheAt + 1] = static_cast<std::uint8_t>((cache >> 8) & 0xff);
-    }
-  }
-
-  // --- conditions ------------------------------------------------------------------------
-  // A condition only decides jumps: `and`, `or` and `!` in it compile to jumps, not to
-  // values (Lua's luaK_goiftrue). A comparison tested by a jump fuses with it later
-  // (JUMP_UNLESS_LESS ...), in fuseInstructions.
-
-  JumpList newJumpList() { return JumpList(ScratchAllocator<int>(&scratch_)); }
-  Condition newCondition() { return Condition{newJumpList(), newJumpList()}; }
-  // The whole condition of an if, while or for: an assignment is allowed at its top.
-  Condition conditionClause() { return condition(Precedence::assignment); }
-
-  // A condition parsed at `precedence`, as parsePrecedence parses an expression.
-  Condition condition(Precedence precedence) {
-    Level recursion(*this, recursion_, kMaxRecursion);
-    Condition c = newCondition();
-    bool canAssign = precedence <= Precedence::assignment;
-    if (match(TokenType::bang) || match(TokenType::kwNot)) {
-      auto level = nestedLevel();
-      c = condition(Precedence::unary);
-      ++c.negations;
-      c.negatedLine = previous_.line;
-    } else {
-      advance();
-      if (!prefix(previous_.type, canAssign)) {
-        expectedExpression();
-        return c;
-      }
-    }
-    while (precedence <= infixPrecedence(current_.type)) {
-      bool logical = check(TokenType::kwAnd) || check(TokenType::ampAmp) || check(TokenType::kwOr) ||
-                     check(TokenType::pipePipe);
-      // An operand of a tighter operator is a value. Only a negation can be pending
-      // then: the jumps of `and` and `or` only come before looser operators.
-      if (!logical) emitNegations(c);
-      advance();
-      switch (previous_.type) {
-        case TokenType::kwAnd: case TokenType::ampAmp: {
-          goIfTrue(c);
-          Condition right = condition(Precedence::equality);
-          right.whenFalse.insert(right.whenFalse.begin(), c.whenFalse.begin(), c.whenFalse.end());
-          c = std::move(right);
-          break;
-        }
-        case TokenType::kwOr: case TokenType::pipePipe: {
-          goIfFalse(c);
-          Condition right = condition(Precedence::andP);
-          right.whenTrue.insert(right.whenTrue.begin(), c.whenTrue.begin(), c.whenTrue.end());
-          c = std::move(right);
-          break;
-        }
-        default: infix(previous_.type, canAssign);
-      }
-    }
-    if (canAssign) rejectAssignment();
-    return c;
-  }
-  // The NOTs a negated value still needs: all of them for its value, one or none for
-  // its truth.
-  void emitNegations(Condition& c, bool truthOnly = false) {
-    emitNots(truthOnly ? c.negations % 2 : c.negations, c.negatedLine);
-    c.negations = 0;
-  }
-  void emitNots(int count, int line) {
-    for (int i = 0; i < count; ++i) {
-      emitOp(Op::NOT);
-      proto()->lines.back() = line;
-    }
-  }
-  // Tests the value on the stack, if any, so that the code after this runs when the
-  // condition holds; the jumps taken when it fails join `whenFalse`.
-  void goIfTrue(Condition& c) {
-    if (c.valueOnStack) {
-      emitNegations(c, true);
-      c.whenFalse.push_back(emitJump(Op::POP_JUMP_IF_FALSE));
-      c.valueOnStack = false;
-    }
-    patchJumps(c.whenTrue);
-    c.whenTrue.clear();
-  }
-  // The other way round: the code after this runs when the condition fails; the jumps
-  // taken when it holds (plain JUMPs, so a copy of them can become LOOPs) join `whenTrue`.
-  void goIfFalse(Condition& c) {
-    if (c.valueOnStack) {
-      emitNegations(c, true);
-      int skip = emitJump(Op::POP_JUMP_IF_FALSE);
-      c.whenTrue.push_back(emitJump(Op::JUMP));
-      patchJump(skip);
-      c.valueOnStack = false;
-    }
-    patchJumps(c.whenFalse);
-    c.whenFalse.clear();
-  }
-
   // A loop's condition: as compiled at the top (`jumps`, the test there adds to it),
   // and its code before the test, which the bottom test copies, with its pending jumps
   // (as offsets into that code).
@@ -964,9 +719,9 @@ class Compiler {
     int negations, negatedLine;
   };
   LoopCondition loopCondition() {
-    int start = here();
+    int start = code_.here();
     Condition c = conditionClause();
-    LoopCondition loop{c, copyCode(start, here()), c.whenTrue, c.whenFalse, c.negations, c.negatedLine};
+    LoopCondition loop{c, code_.copyCode(start, code_.here()), c.whenTrue, c.whenFalse, c.negations, c.negatedLine};
     for (int& j : loop.trueJumps) j -= start;
     for (int& j : loop.falseJumps) j -= start;
     return loop;
@@ -975,22 +730,14 @@ class Compiler {
   // it holds turned into LOOPs back to the body, those taken when it fails joining the
   // loop's exits, and its last operand tested by LOOP_IF_TRUE.
   void emitBottomTest(LoopCondition& condition, int bodyStart) {
-    int start = pasteCode(condition.code);
-    renewCaches(start);
-    adjustStack(1);  // the last operand's value (the top test recorded the peak)
-    auto& code = proto()->code;
-    for (int j : condition.trueJumps) {
-      int at = start + j;
-      code[static_cast<std::size_t>(at - 1)] = static_cast<std::uint8_t>(Op::LOOP);
-      std::size_t offset = static_cast<std::size_t>(at + 2 - bodyStart);
-      if (offset > 0xffff) limitError(Limit::loopBody, "loop body too large");
-      code[static_cast<std::size_t>(at)] = static_cast<std::uint8_t>(offset & 0xff);
-      code[static_cast<std::size_t>(at) + 1] = static_cast<std::uint8_t>((offset >> 8) & 0xff);
-    }
+    int start = code_.pasteCode(condition.code);
+    code_.renewCaches(start);
+    code_.adjustStack(1);  // the last operand's value (the top test recorded the peak)
+    for (int j : condition.trueJumps) code_.turnIntoLoop(start + j, bodyStart);
     for (int j : condition.falseJumps) condition.jumps.whenFalse.push_back(start + j);
-    emitNots(condition.negations % 2, condition.negatedLine);
-    emitOp(Op::LOOP_IF_TRUE);
-    emitLoopOffset(bodyStart);
+    code_.emitNots(condition.negations % 2, condition.negatedLine);
+    code_.emitOp(Op::LOOP_IF_TRUE);
+    code_.emitLoopOffset(bodyStart);
   }
 
   // for (x in array) body: hidden locals hold the array and the next index;
@@ -1002,24 +749,24 @@ class Compiler {
     beginScope();
     expression();
     fn_->locals.push_back(Local{" array", fn_->scopeDepth, false});
-    emitOpU16(Op::SMALL_INT, 0);
+    code_.emitOpU16(Op::SMALL_INT, 0);
     fn_->locals.push_back(Local{" index", fn_->scopeDepth, false});
     if (fn_->locals.size() > kMaxLocals) limitError(Limit::locals, "too many local variables in one function (256 at most)");
     consume(TokenType::rightParen, "expected ')' after the for-in clause");
     int arraySlot = static_cast<int>(fn_->locals.size()) - 2;
-    int start = loopTarget();
+    int start = code_.loopTarget();
     LoopState loop = beginLoop(start);
     fn_->loop = &loop;
-    emitOpU8(Op::FOR_IN, arraySlot);
-    emitU16(0xffff);
-    int exitJump = static_cast<int>(proto()->code.size()) - 2;
+    code_.emitOpU8(Op::FOR_IN, arraySlot);
+    code_.emitU16(0xffff);
+    int exitJump = code_.here() - 2;
     beginScope();
     declareLocal(variable);
     markInitialized();
     body();
     endScope();
-    emitLoop(start);
-    patchJump(exitJump);  // the exit path pushes no element: the depth is back where it was
+    code_.emitLoop(start);
+    code_.patchJump(exitJump);  // the exit path pushes no element: the depth is back where it was
     endLoop(loop);
     endScope();
   }
@@ -1028,11 +775,11 @@ class Compiler {
     if (!fn_->loop) {
       semanticError("'break' outside a loop");
     } else {
-      int depth = fn_->stackDepth;
-      for (int i = fn_->tryDepth; i > fn_->loop->tryDepth; --i) emitOp(Op::END_TRY);
+      int depth = code_.stackDepth();
+      for (int i = fn_->tryDepth; i > fn_->loop->tryDepth; --i) code_.emitOp(Op::END_TRY);
       emitPopsTo(fn_->loop->localCount);
-      fn_->loop->breakJumps.push_back(emitJump(Op::JUMP));
-      fn_->stackDepth = depth;
+      fn_->loop->breakJumps.push_back(code_.emitJump(Op::JUMP));
+      code_.resetStackDepth(depth);
     }
     consume(TokenType::semicolon, "expected ';' after 'break'");
   }
@@ -1041,28 +788,28 @@ class Compiler {
     if (!fn_->loop) {
       semanticError("'continue' outside a loop");
     } else {
-      int depth = fn_->stackDepth;
-      for (int i = fn_->tryDepth; i > fn_->loop->tryDepth; --i) emitOp(Op::END_TRY);
+      int depth = code_.stackDepth();
+      for (int i = fn_->tryDepth; i > fn_->loop->tryDepth; --i) code_.emitOp(Op::END_TRY);
       emitPopsTo(fn_->loop->localCount);
-      if (fn_->loop->continueTarget >= 0) emitLoop(fn_->loop->continueTarget);
-      else fn_->loop->continueJumps.push_back(emitJump(Op::JUMP));
-      fn_->stackDepth = depth;
+      if (fn_->loop->continueTarget >= 0) code_.emitLoop(fn_->loop->continueTarget);
+      else fn_->loop->continueJumps.push_back(code_.emitJump(Op::JUMP));
+      code_.resetStackDepth(depth);
     }
     consume(TokenType::semicolon, "expected ';' after 'continue'");
   }
 
   void returnStatement() {
     if (fn_->kind == FunctionKind::script) semanticError("can't return from top-level code");
-    int depth = fn_->stackDepth;
+    int depth = code_.stackDepth();
     if (match(TokenType::semicolon)) {
       emitReturn();
     } else {
       if (fn_->kind == FunctionKind::initializer) semanticError("can't return a value from 'init'");
       expression();
       consume(TokenType::semicolon, "expected ';' after the return value");
-      emitOp(Op::RETURN);
+      code_.emitOp(Op::RETURN);
     }
-    fn_->stackDepth = depth;
+    code_.resetStackDepth(depth);
   }
 
   // import "path"; — CONSTANT path, IMPORT (runs the module's top-level code as a
@@ -1073,30 +820,30 @@ class Compiler {
     consume(TokenType::string, "expected a file path string after 'import'");
     if (previous_.type == TokenType::string) stringLiteral();
     consume(TokenType::semicolon, "expected ';' after the import");
-    emitOp(Op::IMPORT);
-    emitOp(Op::POP);
+    code_.emitOp(Op::IMPORT);
+    code_.emitOp(Op::POP);
   }
 
   void throwStatement() {
     expression();
     consume(TokenType::semicolon, "expected ';' after the thrown value");
-    emitOp(Op::THROW);
+    code_.emitOp(Op::THROW);
   }
 
   void tryStatement() {
     consume(TokenType::leftBrace, "expected '{' after 'try'");
-    int depth = fn_->stackDepth;
-    int handler = emitJump(Op::TRY);
+    int depth = code_.stackDepth();
+    int handler = code_.emitJump(Op::TRY);
     ++fn_->tryDepth;
     beginScope();
     block();
     endScope();
     --fn_->tryDepth;
-    emitOp(Op::END_TRY);
-    int skipCatch = emitJump(Op::JUMP);
-    patchJump(handler);
-    fn_->stackDepth = depth;
-    adjustStack(1);  // the VM pushes the exception
+    code_.emitOp(Op::END_TRY);
+    int skipCatch = code_.emitJump(Op::JUMP);
+    code_.patchJump(handler);
+    code_.resetStackDepth(depth);
+    code_.adjustStack(1);  // the VM pushes the exception
     consume(TokenType::kwCatch, "expected 'catch' after the try block");
     consume(TokenType::leftParen, "expected '(' after 'catch'");
     beginScope();
@@ -1109,11 +856,27 @@ class Compiler {
     block();
     endScope();
     endScope();
-    patchJump(skipCatch);
+    code_.patchJump(skipCatch);
   }
 
-  // --- expressions -----------------------------------------------------------------------
-  void expression() { parsePrecedence(Precedence::assignment); }
+  // --- expressions and conditions ---------------------------------------------------------
+  // One Pratt parser (as in clox) for values and conditions alike. `and`, `or` and `!`
+  // compile to jump lists and pending NOTs (vm/jump_list.h, after Lua's expdesc in
+  // lcode.c), settled by what the expression is for: goIfTrue for a condition, which
+  // only decides jumps (Lua's luaK_goiftrue: a comparison tested by a jump fuses with
+  // it later, JUMP_UNLESS_LESS ..., in fuseInstructions), toValue for a value.
+
+  JumpList newJumpList() { return JumpList(ScratchAllocator<int>(&scratch_)); }
+  Condition newCondition() { return Condition{newJumpList(), newJumpList()}; }
+
+  void expression() { valueAt(Precedence::assignment); }
+  // The value of the expression parsed at `precedence`.
+  void valueAt(Precedence precedence) {
+    Condition c = expressionAt(precedence, Purpose::value);
+    toValue(c);
+  }
+  // The whole condition of an if, while or for: an assignment is allowed at its top.
+  Condition conditionClause() { return expressionAt(Precedence::assignment, Purpose::truth); }
 
   static Precedence infixPrecedence(TokenType t) {
     switch (t) {
@@ -1133,18 +896,111 @@ class Compiler {
     }
   }
 
-  void parsePrecedence(Precedence precedence) {
+  // The expression at `precedence`, compiled for `purpose`; its jumps and NOTs still
+  // pending. `and` and `or` are left-associative here: their jumps gather in one list.
+  Condition expressionAt(Precedence precedence, Purpose purpose) {
     Level recursion(*this, recursion_, kMaxRecursion);
-    advance();
+    Condition c = newCondition();
     bool canAssign = precedence <= Precedence::assignment;
-    if (!prefix(previous_.type, canAssign)) return expectedExpression();
+    if (match(TokenType::bang) || match(TokenType::kwNot)) {
+      auto level = nestedLevel();
+      c = expressionAt(Precedence::unary, purpose);
+      ++c.negations;
+      c.negatedLine = previous_.line;
+    } else {
+      advance();
+      if (!prefix(previous_.type, canAssign)) {
+        expectedExpression();
+        return c;
+      }
+    }
     while (precedence <= infixPrecedence(current_.type)) {
       advance();
-      infix(previous_.type, canAssign);
+      switch (previous_.type) {
+        case TokenType::kwAnd: case TokenType::ampAmp: {
+          goIfTrue(c, purpose);
+          Condition right = expressionAt(Precedence::equality, purpose);
+          right.whenFalse.insert(right.whenFalse.begin(), c.whenFalse.begin(), c.whenFalse.end());
+          c = std::move(right);
+          break;
+        }
+        case TokenType::kwOr: case TokenType::pipePipe: {
+          goIfFalse(c, purpose);
+          Condition right = expressionAt(Precedence::andP, purpose);
+          right.whenTrue.insert(right.whenTrue.begin(), c.whenTrue.begin(), c.whenTrue.end());
+          c = std::move(right);
+          break;
+        }
+        default:
+          // An operand of a tighter operator is a value. Only a negation can be pending
+          // then: the jumps of `and` and `or` only come before looser operators.
+          emitNegations(c);
+          infix(previous_.type, canAssign);
+      }
     }
     if (canAssign) rejectAssignment();
+    return c;
   }
 
+  // The NOTs a negated value still needs: all of them for its value, one or none for
+  // its truth.
+  void emitNegations(Condition& c, bool truthOnly = false) {
+    if (!c.negations) return;  // the common case: nothing to emit
+    code_.emitNots(truthOnly ? c.negations % 2 : c.negations, c.negatedLine);
+    c.negations = 0;
+  }
+  // `and`'s left operand: the code after this runs when the condition holds; the jumps
+  // taken when it fails join `whenFalse`. For its truth, the value on the stack (if
+  // any) is tested and popped; for a value, JUMP_IF_FALSE jumps with the value kept,
+  // as Lua's TESTSET: the value of `a and b` is a's when a fails.
+  void goIfTrue(Condition& c, Purpose purpose = Purpose::truth) {
+    if (purpose == Purpose::value) return testKeeping(c, Op::JUMP_IF_FALSE, c.whenTrue, c.whenFalse);
+    if (c.valueOnStack) {
+      emitNegations(c, true);
+      c.whenFalse.push_back(code_.emitJump(Op::POP_JUMP_IF_FALSE));
+      c.valueOnStack = false;
+    }
+    code_.patchJumps(c.whenTrue);
+    c.whenTrue.clear();
+  }
+  // The other way round, for `or`: the code after this runs when the condition fails;
+  // the jumps taken when it holds join `whenTrue` — for its truth plain JUMPs (so a
+  // copy of them can become LOOPs), for a value JUMP_IF_TRUE, keeping it.
+  void goIfFalse(Condition& c, Purpose purpose = Purpose::truth) {
+    if (purpose == Purpose::value) return testKeeping(c, Op::JUMP_IF_TRUE, c.whenFalse, c.whenTrue);
+    if (c.valueOnStack) {
+      emitNegations(c, true);
+      int skip = code_.emitJump(Op::POP_JUMP_IF_FALSE);
+      c.whenTrue.push_back(code_.emitJump(Op::JUMP));
+      code_.patchJump(skip);
+      c.valueOnStack = false;
+    }
+    code_.patchJumps(c.whenFalse);
+    c.whenFalse.clear();
+  }
+  // A value's test by `jump`, which keeps the value when it jumps (it joins `taken`)
+  // and leaves it to be popped when it does not. The jumps of `arriving` carry a value
+  // to be tested again: they land on the test.
+  void testKeeping(Condition& c, Op jump, JumpList& arriving, JumpList& taken) {
+    emitNegations(c);
+    code_.patchJumps(arriving);
+    arriving.clear();
+    taken.push_back(code_.emitJump(jump));
+    code_.emitOp(Op::POP);
+    c.valueOnStack = false;
+  }
+  // An expression compiled for its value, made one (Lua's exp2reg): its pending NOTs,
+  // then its jumps land here with the value each kept. Lua also loads true or false
+  // for jumps that carry no value (a comparison's); compiled for a value, `and` and
+  // `or` only make jumps that keep it, which the fuzz corpus and the workloads showed
+  // cost no more.
+  void toValue(Condition& c) {
+    emitNegations(c);
+    if (!c.whenFalse.empty()) code_.patchJumps(c.whenFalse);
+    if (!c.whenTrue.empty()) code_.patchJumps(c.whenTrue);
+  }
+
+  // --- prefix and infix operators -------------------------------------------------------
   void expectedExpression() {
     errorAt(previous_, previous_.type == TokenType::eof ? "expected an expression, found end of file"
                                                         : "expected an expression, found '" + std::string(previous_.text) + "'");
@@ -1165,19 +1021,19 @@ class Compiler {
         consume(TokenType::rightParen, "expected ')' after the expression");
         return true;
       }
-      case TokenType::minus: case TokenType::bang: case TokenType::kwNot: case TokenType::tilde: {
+      case TokenType::minus: case TokenType::tilde: {  // `!` is expressionAt's
         auto level = nestedLevel();
-        parsePrecedence(Precedence::unary);
-        emitOp(type == TokenType::minus ? Op::NEGATE : type == TokenType::tilde ? Op::BIT_NOT : Op::NOT);
+        valueAt(Precedence::unary);
+        code_.emitOp(type == TokenType::minus ? Op::NEGATE : Op::BIT_NOT);
         return true;
       }
       case TokenType::identifier: namedVariable(previous_, canAssign); return true;
       case TokenType::string: stringLiteral(); return true;
       case TokenType::integer: integerLiteral(); return true;
       case TokenType::floating: floatLiteral(); return true;
-      case TokenType::kwNil: emitOp(Op::NIL); return true;
-      case TokenType::kwTrue: emitOp(Op::TRUE); return true;
-      case TokenType::kwFalse: emitOp(Op::FALSE); return true;
+      case TokenType::kwNil: code_.emitOp(Op::NIL); return true;
+      case TokenType::kwTrue: code_.emitOp(Op::TRUE); return true;
+      case TokenType::kwFalse: code_.emitOp(Op::FALSE); return true;
       case TokenType::kwThis:
         if (!class_) semanticError("can't use 'this' outside of a method");
         else namedVariable(previous_, false);
@@ -1200,9 +1056,9 @@ class Compiler {
         auto level = nestedLevel();
         std::uint16_t callee = calleeNameHere();  // before the arguments' code
         int argc = argumentList();
-        emitOpU8(Op::CALL, argc);
-        emitU16(callee);
-        adjustStack(-argc);
+        code_.emitOpU8(Op::CALL, argc);
+        code_.emitU16(callee);
+        code_.adjustStack(-argc);
         return;
       }
       case TokenType::dot: dot(canAssign); return;
@@ -1212,49 +1068,35 @@ class Compiler {
         consume(TokenType::rightBracket, "expected ']' after the index");
         if (canAssign && match(TokenType::equal)) {
           expression();
-          emitOp(Op::SET_INDEX);
+          code_.emitOp(Op::SET_INDEX);
         } else {
-          emitOp(Op::GET_INDEX);
+          code_.emitOp(Op::GET_INDEX);
         }
-        return;
-      }
-      case TokenType::kwAnd: case TokenType::ampAmp: {
-        int end = emitJump(Op::JUMP_IF_FALSE);
-        emitOp(Op::POP);
-        parsePrecedence(Precedence::andP);
-        patchJump(end);
-        return;
-      }
-      case TokenType::kwOr: case TokenType::pipePipe: {
-        int end = emitJump(Op::JUMP_IF_TRUE);
-        emitOp(Op::POP);
-        parsePrecedence(Precedence::orP);
-        patchJump(end);
         return;
       }
       default: break;
     }
     // Binary operators are left-associative: the right operand binds one level tighter.
     Precedence p = infixPrecedence(type);
-    parsePrecedence(static_cast<Precedence>(static_cast<int>(p) + 1));
+    valueAt(static_cast<Precedence>(static_cast<int>(p) + 1));
     switch (type) {
-      case TokenType::equalEqual: emitOp(Op::EQUAL); break;
-      case TokenType::bangEqual: emitOp(Op::NOT_EQUAL); break;
-      case TokenType::less: emitOp(Op::LESS); break;
-      case TokenType::lessEqual: emitOp(Op::LESS_EQUAL); break;
-      case TokenType::greater: emitOp(Op::GREATER); break;
-      case TokenType::greaterEqual: emitOp(Op::GREATER_EQUAL); break;
-      case TokenType::pipe: emitOp(Op::BIT_OR); break;
-      case TokenType::caret: emitOp(Op::BIT_XOR); break;
-      case TokenType::ampersand: emitOp(Op::BIT_AND); break;
-      case TokenType::shiftLeft: emitOp(Op::SHIFT_LEFT); break;
-      case TokenType::shiftRight: emitOp(Op::SHIFT_RIGHT); break;
-      case TokenType::shiftRightLogical: emitOp(Op::SHIFT_RIGHT_LOGICAL); break;
-      case TokenType::plus: emitOp(Op::ADD); break;
-      case TokenType::minus: emitOp(Op::SUBTRACT); break;
-      case TokenType::star: emitOp(Op::MULTIPLY); break;
-      case TokenType::slash: emitOp(Op::DIVIDE); break;
-      case TokenType::percent: emitOp(Op::MODULO); break;
+      case TokenType::equalEqual: code_.emitOp(Op::EQUAL); break;
+      case TokenType::bangEqual: code_.emitOp(Op::NOT_EQUAL); break;
+      case TokenType::less: code_.emitOp(Op::LESS); break;
+      case TokenType::lessEqual: code_.emitOp(Op::LESS_EQUAL); break;
+      case TokenType::greater: code_.emitOp(Op::GREATER); break;
+      case TokenType::greaterEqual: code_.emitOp(Op::GREATER_EQUAL); break;
+      case TokenType::pipe: code_.emitOp(Op::BIT_OR); break;
+      case TokenType::caret: code_.emitOp(Op::BIT_XOR); break;
+      case TokenType::ampersand: code_.emitOp(Op::BIT_AND); break;
+      case TokenType::shiftLeft: code_.emitOp(Op::SHIFT_LEFT); break;
+      case TokenType::shiftRight: code_.emitOp(Op::SHIFT_RIGHT); break;
+      case TokenType::shiftRightLogical: code_.emitOp(Op::SHIFT_RIGHT_LOGICAL); break;
+      case TokenType::plus: code_.emitOp(Op::ADD); break;
+      case TokenType::minus: code_.emitOp(Op::SUBTRACT); break;
+      case TokenType::star: code_.emitOp(Op::MULTIPLY); break;
+      case TokenType::slash: code_.emitOp(Op::DIVIDE); break;
+      case TokenType::percent: code_.emitOp(Op::MODULO); break;
       default: break;
     }
   }
@@ -1281,17 +1123,17 @@ class Compiler {
     if (canAssign && match(TokenType::equal)) {
       newNearReceiver_ = check(TokenType::kwNew);  // obj.f = new C(...): build it near obj
       expression();
-      emitOpU16(Op::SET_PROPERTY, sym);
-      emitU16(newCache());
+      code_.emitOpU16(Op::SET_PROPERTY, sym);
+      code_.emitU16(code_.newCache());
     } else if (match(TokenType::leftParen)) {
       int argc = argumentList();
-      emitOpU16(Op::INVOKE, sym);
-      emitByte(static_cast<std::uint8_t>(argc));
-      emitU16(newCache());
-      adjustStack(-argc);
+      code_.emitOpU16(Op::INVOKE, sym);
+      code_.emitByte(static_cast<std::uint8_t>(argc));
+      code_.emitU16(code_.newCache());
+      code_.adjustStack(-argc);
     } else {
-      emitOpU16(Op::GET_PROPERTY, sym);
-      emitU16(newCache());
+      code_.emitOpU16(Op::GET_PROPERTY, sym);
+      code_.emitU16(code_.newCache());
       nameCallee(property);
     }
   }
@@ -1309,13 +1151,13 @@ class Compiler {
     int classId = static_cast<int>(class_->klass->id);
     if (match(TokenType::leftParen)) {
       int argc = argumentList();
-      emitOpU16(Op::SUPER_INVOKE, classId);
-      emitU16(sym);
-      emitByte(static_cast<std::uint8_t>(argc));
-      adjustStack(-argc);
+      code_.emitOpU16(Op::SUPER_INVOKE, classId);
+      code_.emitU16(sym);
+      code_.emitByte(static_cast<std::uint8_t>(argc));
+      code_.adjustStack(-argc);
     } else {
-      emitOpU16(Op::GET_SUPER, classId);
-      emitU16(sym);
+      code_.emitOpU16(Op::GET_SUPER, classId);
+      code_.emitU16(sym);
     }
   }
 
@@ -1325,8 +1167,8 @@ class Compiler {
     namedVariable(previous_, false);
     consume(TokenType::leftParen, "expected '(' after the class name");
     int argc = argumentList();
-    emitOpU8(nearReceiver ? Op::NEW_NEAR : Op::NEW, argc);
-    adjustStack(-argc);
+    code_.emitOpU8(nearReceiver ? Op::NEW_NEAR : Op::NEW, argc);
+    code_.adjustStack(-argc);
   }
 
   void arrayLiteral() {
@@ -1339,8 +1181,8 @@ class Compiler {
       } while (match(TokenType::comma));
     }
     consume(TokenType::rightBracket, "expected ']' after the array elements");
-    emitOpU16(Op::ARRAY, count);
-    adjustStack(-count);
+    code_.emitOpU16(Op::ARRAY, count);
+    code_.adjustStack(-count);
   }
 
   void integerLiteral() {
@@ -1365,13 +1207,13 @@ class Compiler {
     }
     if (overflow) {
       semanticError("integer literal out of range: " + std::string(text));
-      return emitOp(Op::NIL);
+      return code_.emitOp(Op::NIL);
     }
     auto v = static_cast<std::int64_t>(value);
     if (v >= INT16_MIN && v <= INT16_MAX) {
-      emitOpU16(Op::SMALL_INT, static_cast<int>(static_cast<std::uint16_t>(v)));
+      code_.emitOpU16(Op::SMALL_INT, static_cast<int>(static_cast<std::uint16_t>(v)));
     } else {
-      emitOpU16(Op::CONSTANT, makeConstant(Value::integer(v)));
+      code_.emitOpU16(Op::CONSTANT, code_.makeConstant(Value::integer(v)));
     }
   }
 
@@ -1380,7 +1222,7 @@ class Compiler {
     for (char c : previous_.text)
       if (c != '_') digits += c;
     double d = std::strtod(digits.c_str(), nullptr);  // overflow gives inf, as in Java's parser
-    emitOpU16(Op::CONSTANT, makeConstant(Value::floating(d)));
+    code_.emitOpU16(Op::CONSTANT, code_.makeConstant(Value::floating(d)));
   }
 
   void stringLiteral() {
@@ -1416,7 +1258,7 @@ class Compiler {
           }
           if (!ok || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
             semanticError("invalid unicode escape in string (write \\u{HEX}, up to 10FFFF)");
-            return emitOp(Op::NIL);
+            return code_.emitOp(Op::NIL);
           }
           appendUtf8(out, code);
           i = close;
@@ -1424,10 +1266,10 @@ class Compiler {
         }
         default:
           semanticError(std::string("invalid escape sequence '\\") + raw[i] + "' in string");
-          return emitOp(Op::NIL);
+          return code_.emitOp(Op::NIL);
       }
     }
-    emitOpU16(Op::CONSTANT, stringConstant(std::string_view(out.data(), out.size())));
+    code_.emitOpU16(Op::CONSTANT, code_.stringConstant(std::string_view(out.data(), out.size())));
   }
 
   static void appendUtf8(ScratchString& out, std::uint32_t code) {
@@ -1452,6 +1294,7 @@ class Compiler {
   Lexer lexer_;
   std::string_view file_;
   CompilerScratch& scratch_;
+  CodeEmitter code_;
   Token current_, previous_, lookahead_;
   bool hasLookahead_ = false;
   bool panic_ = false;
@@ -1469,7 +1312,6 @@ class Compiler {
   std::size_t calleeEnd_ = 0;
   bool newNearReceiver_ = false;  // the next `new` is the right side of obj.f = ... (NEW_NEAR)
   ScratchNameSet topLevelNames_;
-  InstructionFuser fuser_;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The compiler: one pass from source to bytecode (a Pratt parser, as in clox).
-// Conditions compile to jump lists (vm/jump_list.h, after Lua's lcode.c); the emitter
-// writes plain instructions and fuseInstructions (vm/peephole.h) fuses each finished
-// function. Its temporary data — scopes, locals tables, upvalue lists, jump lists,
+// Expressions compile to jump lists (vm/jump_list.h, after Lua's lcode.c), settled as
+// a condition's jumps or as a value; the parser decides what to emit and the emitter
+// (vm/code_emitter.h) writes it, plain instructions that fuseInstructions
+// (vm/peephole.h) fuses in each finished function. Its temporary data — scopes, locals tables, upvalue lists, jump lists,
 // the top-level name set — lives in a scratch heap (vm/compiler_scratch.h): by default
 // a ZoneHeap region over the system allocator, released in one step when
 // compilation ends; `heap` picks another (vm/compiler_heap.h) for the experiment.

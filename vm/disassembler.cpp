@@ -50,12 +50,47 @@ std::string constantText(VM& vm, Value v) {
   return vm.toDisplayString(v);
 }
 
+// One operand as the listing shows it, by its kind (vm/opcodes.h); `next` is the
+// instruction's end, which a closure's captures move on. Empty: nothing to show.
+std::string operandText(VM& vm, const FunctionProto& proto, Operand kind, std::size_t at, bool first,
+                        std::size_t& next) {
+  const auto& code = proto.code;
+  auto u8 = [&](std::size_t i) { return static_cast<unsigned>(code[i]); };
+  unsigned value = operandSize(kind) == 1 ? u8(at) : u8(at) | (u8(at + 1) << 8);
+  std::string number = std::to_string(value);
+  switch (kind) {
+    case Operand::slot: case Operand::upvalue: case Operand::count: return number;
+    case Operand::target: return "-> " + number;
+    case Operand::iterator: return "slot " + number;
+    case Operand::argc: return first ? number : "(" + number + " args)";  // after a name, it says what it is
+    case Operand::hasSuperclass: return value ? "< super" : "";
+    case Operand::smallInt: return std::to_string(static_cast<std::int16_t>(value));
+    case Operand::constant: return number + " " + constantText(vm, proto.constants[value]);
+    case Operand::global: return number + " '" + vm.globalName(value) + "'";
+    case Operand::symbol: return "'" + vm.symbolName(static_cast<int>(value)) + "'";
+    case Operand::calleeName: return value == kNoCalleeName ? "" : "'" + vm.symbolName(static_cast<int>(value)) + "'";
+    case Operand::cache: return "cache " + number;
+    case Operand::classId: return vm.classById(value)->name;
+    case Operand::forwardJump: return "-> " + std::to_string(next + value);
+    case Operand::exitJump: return "exit -> " + std::to_string(next + value);
+    case Operand::backwardJump: return "-> " + std::to_string(next - value);
+    case Operand::closure: {
+      const FunctionProto* fn = proto.functions[value];
+      std::string out = number + " <fn " + fn->name + ">";
+      for (int i = 0; i < fn->upvalueCount; ++i) {
+        out += std::string(i ? ", " : " captures ") + (u8(next) ? "local " : "upvalue ") + std::to_string(u8(next + 1));
+        next += 2;
+      }
+      return out;
+    }
+  }
+  return number;
+}
+
 }  // namespace
 
 std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size_t offset, std::size_t& next) {
   const auto& code = proto.code;
-  auto u8 = [&](std::size_t at) { return static_cast<unsigned>(code[at]); };
-  auto u16 = [&](std::size_t at) { return static_cast<unsigned>(code[at] | (code[at + 1] << 8)); };
   char prefix[32];
   bool sameLine = offset > 0 && proto.lines[offset] == proto.lines[offset - 1];
   if (sameLine) std::snprintf(prefix, sizeof prefix, "%04zu    | ", offset);
@@ -66,76 +101,15 @@ std::string disassembleInstruction(VM& vm, const FunctionProto& proto, std::size
     next = offset + 1;
     return out + "<bad opcode " + std::to_string(code[offset]) + ">";
   }
-  const OpInfo& info = kOpInfo[static_cast<int>(op)];
+  const OpInfo& info = opInfo(op);
   char name[32];
-  std::snprintf(name, sizeof name, "%-19s ", info.name);  // a column, and a space after longer names
+  std::snprintf(name, sizeof name, "%-19s", info.name);  // a column
   out += name;
-  std::size_t a = offset + 1;
-  next = a + static_cast<std::size_t>(info.operandBytes);
-  switch (op) {
-    case Op::CONSTANT: out += std::to_string(u16(a)) + " " + constantText(vm, proto.constants[u16(a)]); break;
-    case Op::SMALL_INT: case Op::ADD_SMALL: case Op::SUB_SMALL:
-      out += std::to_string(static_cast<std::int16_t>(u16(a)));
-      break;
-    case Op::CALL:
-      out += std::to_string(u8(a));
-      if (u16(a + 1) != kNoCalleeName) out += " '" + vm.symbolName(u16(a + 1)) + "'";
-      break;
-    case Op::GET_LOCAL: case Op::SET_LOCAL: case Op::SET_LOCAL_POP: case Op::GET_UPVALUE: case Op::SET_UPVALUE:
-    case Op::NEW: case Op::NEW_NEAR:
-      out += std::to_string(u8(a));
-      break;
-    case Op::GET_LOCAL2: case Op::ADD_LL: case Op::SUB_LL: case Op::MUL_LL:
-      out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1));
-      break;
-    case Op::ADD_LL_TO: case Op::SUB_LL_TO: case Op::MUL_LL_TO:
-      out += std::to_string(u8(a)) + " " + std::to_string(u8(a + 1)) + " -> " + std::to_string(u8(a + 2));
-      break;
-    case Op::ADD_L_TO: case Op::SUB_L_TO: case Op::MUL_L_TO:
-      out += std::to_string(u8(a)) + " -> " + std::to_string(u8(a + 1));
-      break;
-    case Op::ADD_L: case Op::SUB_L: case Op::MUL_L: out += std::to_string(u8(a)); break;
-    case Op::ADD_LOCAL_SMALL:
-      out += std::to_string(u8(a)) + " " + std::to_string(static_cast<std::int16_t>(u16(a + 1)));
-      break;
-    case Op::GET_GLOBAL: case Op::SET_GLOBAL: case Op::DEFINE_GLOBAL:
-      out += std::to_string(u16(a)) + " '" + vm.globalName(u16(a)) + "'";
-      break;
-    case Op::GET_PROPERTY: case Op::SET_PROPERTY: case Op::SET_PROPERTY_POP:
-      out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "' cache " + std::to_string(u16(a + 2));
-      break;
-    case Op::METHOD: out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "'"; break;
-    case Op::INVOKE:
-      out += "'" + vm.symbolName(static_cast<int>(u16(a))) + "' (" + std::to_string(u8(a + 2)) + " args) cache " +
-             std::to_string(u16(a + 3));
-      break;
-    case Op::GET_SUPER:
-      out += vm.classById(u16(a))->name + " '" + vm.symbolName(static_cast<int>(u16(a + 2))) + "'";
-      break;
-    case Op::SUPER_INVOKE:
-      out += vm.classById(u16(a))->name + " '" + vm.symbolName(static_cast<int>(u16(a + 2))) + "' (" +
-             std::to_string(u8(a + 4)) + " args)";
-      break;
-    case Op::JUMP: case Op::JUMP_IF_FALSE: case Op::JUMP_IF_TRUE: case Op::POP_JUMP_IF_FALSE: case Op::TRY:
-    case Op::JUMP_UNLESS_LESS: case Op::JUMP_UNLESS_LESS_EQUAL: case Op::JUMP_UNLESS_GREATER:
-    case Op::JUMP_UNLESS_GREATER_EQUAL: case Op::JUMP_UNLESS_EQUAL: case Op::JUMP_UNLESS_NOT_EQUAL:
-      out += "-> " + std::to_string(next + u16(a));
-      break;
-    case Op::LOOP: case Op::LOOP_IF_TRUE: case Op::LOOP_IF_LESS: case Op::LOOP_IF_LESS_EQUAL:
-    case Op::LOOP_IF_GREATER: case Op::LOOP_IF_GREATER_EQUAL: out += "-> " + std::to_string(next - u16(a)); break;
-    case Op::FOR_IN: out += "slot " + std::to_string(u8(a)) + " exit -> " + std::to_string(next + u16(a + 1)); break;
-    case Op::CLASS: out += vm.classById(u16(a))->name + (u8(a + 2) ? " < super" : ""); break;
-    case Op::ARRAY: out += std::to_string(u16(a)); break;
-    case Op::CLOSURE: {
-      const FunctionProto* fn = proto.functions[u16(a)];
-      out += std::to_string(u16(a)) + " <fn " + fn->name + ">";
-      for (int i = 0; i < fn->upvalueCount; ++i) {
-        out += std::string(i ? ", " : " captures ") + (u8(next) ? "local " : "upvalue ") + std::to_string(u8(next + 1));
-        next += 2;
-      }
-      break;
-    }
-    default: break;
+  next = offset + 1 + static_cast<std::size_t>(info.operandBytes);
+  for (int i = 0; i < info.format.count; ++i) {
+    std::size_t at = offset + static_cast<std::size_t>(info.format.offsetOf(i));
+    std::string text = operandText(vm, proto, info.format.kinds[i], at, i == 0, next);
+    if (!text.empty()) out += " " + text;  // a space after longer names too
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;

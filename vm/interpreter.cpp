@@ -135,7 +135,7 @@ Value VM::run(std::size_t entryFrame) {
     try {
 #if defined(__GNUC__)
       static void* const dispatchTable[] = {
-#define KITH_OP_LABEL(name, operands, effect) &&op_##name,
+#define KITH_OP_LABEL(name, ...) &&op_##name,
           KITH_OPCODES(KITH_OP_LABEL)
 #undef KITH_OP_LABEL
       };

@@ -17,29 +17,27 @@ std::size_t u16At(const std::vector<std::uint8_t>& code, std::size_t at) {
   return static_cast<std::size_t>(code[at] | (code[at + 1] << 8));
 }
 
-int operandBytes(Op op) { return kOpInfo[static_cast<int>(op)].operandBytes; }
+int operandBytes(Op op) { return opInfo(op).operandBytes; }
 
 inline std::size_t lengthAt(const FunctionProto& proto, std::size_t at) {
   auto op = static_cast<Op>(proto.code[at]);
   std::size_t length = 1 + static_cast<std::size_t>(operandBytes(op));
-  if (op == Op::CLOSURE) [[unlikely]]
+  if (op == Op::CLOSURE) [[unlikely]]  // closureIsTheOnlyVariableLength()
     length += 2 * static_cast<std::size_t>(proto.functions[u16At(proto.code, at + 1)]->upvalueCount);
   return length;
 }
 
-constexpr JumpOperand jumpOperandOf(Op op) {
-  switch (op) {
-    case Op::JUMP: case Op::JUMP_IF_FALSE: case Op::JUMP_IF_TRUE: case Op::POP_JUMP_IF_FALSE: case Op::TRY:
-    case Op::JUMP_UNLESS_LESS: case Op::JUMP_UNLESS_LESS_EQUAL: case Op::JUMP_UNLESS_GREATER:
-    case Op::JUMP_UNLESS_GREATER_EQUAL: case Op::JUMP_UNLESS_EQUAL: case Op::JUMP_UNLESS_NOT_EQUAL:
-      return {1, false};
-    case Op::FOR_IN: return {2, false};
-    case Op::LOOP: case Op::LOOP_IF_TRUE: case Op::LOOP_IF_LESS: case Op::LOOP_IF_LESS_EQUAL:
-    case Op::LOOP_IF_GREATER: case Op::LOOP_IF_GREATER_EQUAL:
-      return {1, true};
-    default: return {};
+// lengthAt tests the opcode, not the format, for the instructions of variable length.
+constexpr bool closureIsTheOnlyVariableLength() {
+  for (int op = 0; op < kOpCount; ++op) {
+    const OpFormat& format = kOpInfo[op].format;
+    for (int i = 0; i < format.count; ++i)
+      if (format.kinds[i] == Operand::closure && (static_cast<Op>(op) != Op::CLOSURE || i != 0)) return false;
   }
+  return opInfo(Op::CLOSURE).format.kinds[0] == Operand::closure;
 }
+static_assert(closureIsTheOnlyVariableLength());
+
 // The instructions that may fuse into the one before them (fuseWithLast's cases).
 constexpr bool fusesWithLastOf(Op op) {
   switch (op) {
@@ -54,13 +52,6 @@ constexpr auto kFusesWithLast = [] {
   for (int op = 0; op < kOpCount; ++op) table[static_cast<std::size_t>(op)] = fusesWithLastOf(static_cast<Op>(op));
   return table;
 }();
-
-constexpr auto kJumpOperands = [] {
-  std::array<JumpOperand, kOpCount> table{};
-  for (int op = 0; op < kOpCount; ++op) table[static_cast<std::size_t>(op)] = jumpOperandOf(static_cast<Op>(op));
-  return table;
-}();
-JumpOperand jumpOperand(Op op) { return kJumpOperands[static_cast<std::size_t>(op)]; }
 
 // A comparison (or a constant) then a conditional jump: one instruction that compares
 // and jumps (or always jumps).
@@ -209,9 +200,9 @@ bool InstructionFuser::fuseConditionalJump(std::size_t at, std::span<const std::
   for (auto [compare, fused] : fusions) {
     if (emitted_.back().op != compare) continue;
     retag(fused);
-    jumps_.push_back({emitted_.back().at, targetOf(at, 3, jumpOperand(static_cast<Op>(proto_->code[at])))});
-    append(proto_->code[at + 1], proto_->lines[at + 1]);
-    append(proto_->code[at + 2], proto_->lines[at + 2]);
+    std::size_t length = lengthAt(*proto_, at);
+    jumps_.push_back({emitted_.back().at, targetOf(at, length, jumpOperand(static_cast<Op>(proto_->code[at])))});
+    for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
     return true;
   }
   return false;

@@ -16,16 +16,9 @@ namespace kith::vm {
 
 struct FunctionProto;
 
-// The length in bytes of the instruction at `at` (CLOSURE carries two bytes per upvalue).
+// The length in bytes of the instruction at `at`: its opcode's operand bytes, and for
+// a closure operand two bytes per upvalue.
 std::size_t instructionLength(const FunctionProto& proto, std::size_t at);
-
-// Where a jump keeps its u16 offset (bytes after the opcode; 0: not a jump) and which
-// way it counts. The offset is always the last operand: it counts from the
-// instruction's end.
-struct JumpOperand {
-  int at = 0;
-  bool backward = false;
-};
 
 // Fuses the instructions of finished functions, keeping its working buffers from one
 // function to the next (a compilation fuses every function it makes).

@@ -9,6 +9,7 @@
 #include "vm/disassembler.h"
 #include "vm/object.h"
 #include "vm/opcodes.h"
+#include "vm/peephole.h"
 #include "vm_test_support.h"
 
 namespace kith::vm {
@@ -17,15 +18,8 @@ namespace {
 // The opcodes of `proto`, in order (operands skipped).
 std::vector<Op> opcodes(const FunctionProto& proto) {
   std::vector<Op> ops;
-  for (std::size_t at = 0; at < proto.code.size();) {
-    auto op = static_cast<Op>(proto.code[at]);
-    ops.push_back(op);
-    at += 1 + static_cast<std::size_t>(kOpInfo[static_cast<int>(op)].operandBytes);
-    if (op == Op::CLOSURE) {
-      const FunctionProto* fn = proto.functions[proto.code[at - 2] | (proto.code[at - 1] << 8)];
-      at += 2 * static_cast<std::size_t>(fn->upvalueCount);
-    }
-  }
+  for (std::size_t at = 0; at < proto.code.size(); at += instructionLength(proto, at))
+    ops.push_back(static_cast<Op>(proto.code[at]));
   return ops;
 }
 
@@ -225,6 +219,29 @@ TEST_F(CompilerTest, OrAndNotInConditionsAreJumps) {
   std::vector<Op> mops = opcodes(*m);
   EXPECT_EQ(std::count(mops.begin(), mops.end(), Op::JUMP_IF_FALSE), 0);
   EXPECT_EQ(std::count(mops.begin(), mops.end(), Op::JUMP_IF_TRUE), 0);
+}
+
+// In a value, `and` and `or` jump with the value they tested (JUMP_IF_FALSE,
+// JUMP_IF_TRUE): `a and b or c` jumps from a to the `or`'s test, which tests a again,
+// and from b past c; `!` is a NOT where the value is needed.
+TEST_F(CompilerTest, AndOrInAValueKeepTheValueTheyJumpWith) {
+  FunctionProto* p = compileOk("{ let a = 1; let b = 2; let c = 3; let x = !a and b or c; }");
+  std::string text = disassemble(t_.vm(), *p);
+  for (const char* line : {"0009    | GET_LOCAL           1\n0011    | NOT\n0012    | JUMP_IF_FALSE       -> 18\n"
+                           "0015    | POP\n0016    | GET_LOCAL           2\n0018    | JUMP_IF_TRUE        -> 24\n"
+                           "0021    | POP\n0022    | GET_LOCAL           3\n0024    | POP\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
+// A chain of `and`s or `or`s is no nesting, in a value as in a condition: 5,000
+// operands compile (LANGUAGE.md: "nesting too deep" is for nested source).
+TEST_F(CompilerTest, LongAndOrChainsAreNoNesting) {
+  for (const char* op : {" and ", " or "}) {
+    std::string chain = "a";
+    for (int i = 0; i < 5000; ++i) chain += std::string(op) + "a";
+    EXPECT_EQ(errorsOf("let a = 1; let x = " + chain + ";"), std::vector<std::string>{}) << op;
+    EXPECT_EQ(errorsOf("let a = 1; if (" + chain + ") a = 2;"), std::vector<std::string>{}) << op;
+  }
 }
 
 // `c = a op b;` on three locals is one instruction (ADD_LL_TO ...), and so is
