@@ -677,7 +677,7 @@ Value VM::run(std::size_t entryFrame) {
         CHECK_STEP_LIMIT();
         Value result = *--sp;
         if (!stack_.openUpvalues.empty()) stack_.closeUpvalues(slots);
-        stack_.dropHandlersFrom(stack_.frameCount - 1);
+        while (!stack_.handlers.empty() && stack_.handlers.back().frameIndex >= stack_.frameCount - 1) stack_.handlers.pop_back();
         --stack_.frameCount;
         if (stack_.frameCount == entryFrame) {
           stack_.top = slots;
