@@ -2,8 +2,9 @@
 // the open upvalues that point into it. It lives while code runs; an exception unwinds
 // it (unwindTo) and a finished run leaves it as it found it. Held by value inside
 // the VM, so the interpreter reaches its fields as it reaches the VM's own: no
-// pointer more per instruction. The interpreter keeps the top and the current frame
-// in locals and writes them back before anything that may allocate, throw or call out.
+// pointer more per instruction. Its fields are public, as a clox VM's: the interpreter
+// keeps the top and the current frame in locals, writes them back before anything that
+// may allocate, throw or call out, and pushes and pops frames itself.
 #pragma once
 
 #include <cstddef>
