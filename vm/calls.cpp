@@ -15,17 +15,17 @@ namespace kith::vm {
 // --- calls ---------------------------------------------------------------------------------------
 
 void VM::push(Value v) {
-  if (stackTop_ >= stackLimit_) throwError("stack overflow");
-  *stackTop_++ = v;
+  if (stack_.top >= stack_.limit) throwError("stack overflow");
+  *stack_.top++ = v;
 }
 
 void VM::callClosure(Handle* closure, int argc) {
   FunctionProto* proto = objectAt<ClosureObject>(closure)->proto;
   if (argc != proto->arity) throwArity(proto->name, proto->arity, argc);
-  if (frameCount_ >= maxDepth_) throwError("stack overflow");
-  Value* slots = stackTop_ - argc - 1;
-  if (slots + proto->maxStack > stackLimit_) throwError("stack overflow");
-  frames_[frameCount_++] = CallFrame{closure, proto, proto->code.data(), slots};
+  if (stack_.frameCount >= stack_.maxDepth) throwError("stack overflow");
+  Value* slots = stack_.top - argc - 1;
+  if (slots + proto->maxStack > stack_.limit) throwError("stack overflow");
+  stack_.frames[stack_.frameCount++] = CallFrame{closure, proto, proto->code.data(), slots};
 }
 
 void VM::callNative(const NativeFunction* native, int argc) {
@@ -35,10 +35,10 @@ void VM::callNative(const NativeFunction* native, int argc) {
                (native->maxArity < 0 ? std::string("any number of") : std::to_string(native->maxArity)) +
                " arguments but got " + std::to_string(argc));
   }
-  Value* args = stackTop_ - argc;
+  Value* args = stack_.top - argc;
   Value result = native->fn(*this, args, argc);
-  stackTop_ = args - 1;
-  *stackTop_++ = result;
+  stack_.top = args - 1;
+  *stack_.top++ = result;
   space_->collectBoxesIfDue();  // the result is on the stack: a safe point
 }
 
@@ -50,7 +50,7 @@ bool VM::callValue(Value callee, int argc, std::uint16_t calleeName) {
         case ObjectKind::boundMethod: {
           auto* bound = objectAt<BoundMethodObject>(callee);
           Value method = bound->method;
-          stackTop_[-1 - argc] = bound->receiver;
+          stack_.top[-1 - argc] = bound->receiver;
           if (method.isNative()) {
             callNative(method.asNative(), argc);
             return false;
@@ -72,18 +72,18 @@ bool VM::callValue(Value callee, int argc, std::uint16_t calleeName) {
 }
 
 Value VM::call(int argc) {
-  Value callee = stackTop_[-1 - argc];
-  if (callValue(callee, argc)) return run(frameCount_ - 1);
-  return *--stackTop_;
+  Value callee = stack_.top[-1 - argc];
+  if (callValue(callee, argc)) return run(stack_.frameCount - 1);
+  return *--stack_.top;
 }
 
 Value VM::callMethod(Value method, int argc) {
   if (method.isNative()) {
     callNative(method.asNative(), argc);
-    return *--stackTop_;
+    return *--stack_.top;
   }
   callClosure(method.asHandle(), argc);
-  return run(frameCount_ - 1);
+  return run(stack_.frameCount - 1);
 }
 
 bool VM::invokeFromClass(ClassInfo* klass, int symbol, int argc) {
@@ -100,14 +100,14 @@ bool VM::invokeFromClass(ClassInfo* klass, int symbol, int argc) {
 }
 
 bool VM::invoke(int symbol, int argc, InlineCache* cache) {
-  Value receiver = stackTop_[-1 - argc];
+  Value receiver = stack_.top[-1 - argc];
   if (receiver.isObject()) {
     ClassInfo* klass = receiver.asHandle()->klass;
     if (klass->kind == ObjectKind::instance) {
       auto field = klass->fieldSlots.find(symbol);
       if (field != klass->fieldSlots.end()) {  // a field holding a function: call it
         Value callee = objectAt<InstanceObject>(receiver)->fields()[field->second];
-        stackTop_[-1 - argc] = callee;
+        stack_.top[-1 - argc] = callee;
         return callValue(callee, argc, symbol < kNoCalleeName ? static_cast<std::uint16_t>(symbol) : kNoCalleeName);
       }
     }
@@ -161,10 +161,10 @@ Value VM::getProperty(Value receiver, int symbol, InlineCache* cache) {
         break;
       }
       case ObjectKind::string:
-        if (symbol == lengthSymbol_) return Value::integer(static_cast<std::int64_t>(objectAt<StringObject>(receiver)->length));
+        if (symbol == methods_.lengthSymbol()) return Value::integer(static_cast<std::int64_t>(objectAt<StringObject>(receiver)->length));
         break;
       case ObjectKind::array:
-        if (symbol == lengthSymbol_) return Value::integer(static_cast<std::int64_t>(objectAt<ArrayObject>(receiver)->length));
+        if (symbol == methods_.lengthSymbol()) return Value::integer(static_cast<std::int64_t>(objectAt<ArrayObject>(receiver)->length));
         break;
       default: break;
     }
@@ -264,33 +264,21 @@ Value VM::add(Value a, Value b) {
 // --- upvalues --------------------------------------------------------------------------------------------
 
 Handle* VM::captureUpvalue(Value* slot, Handle* closure) {
-  std::size_t i = openUpvalues_.size();
-  while (i > 0 && objectAt<UpvalueObject>(openUpvalues_[i - 1])->stackSlot > slot) --i;
-  if (i > 0 && objectAt<UpvalueObject>(openUpvalues_[i - 1])->stackSlot == slot) return openUpvalues_[i - 1];
+  std::vector<Handle*>& open = stack_.openUpvalues;
+  std::size_t i = open.size();
+  while (i > 0 && objectAt<UpvalueObject>(open[i - 1])->stackSlot > slot) --i;
+  if (i > 0 && objectAt<UpvalueObject>(open[i - 1])->stackSlot == slot) return open[i - 1];
   Handle* h = allocateObject(builtinClass(ObjectKind::upvalue), sizeof(UpvalueObject), closure);
   auto* u = objectAt<UpvalueObject>(h);
   u->stackSlot = slot;
   u->closed = Value::nil();
-  openUpvalues_.insert(openUpvalues_.begin() + static_cast<std::ptrdiff_t>(i), h);
+  open.insert(open.begin() + static_cast<std::ptrdiff_t>(i), h);
   return h;
 }
 
 void VM::unwindTo(std::size_t frame) {
-  closeUpvalues(frames_[frame].slots);
-  while (!handlers_.empty() && handlers_.back().frameIndex >= frame) handlers_.pop_back();
-  if (modules_.running()) modules_.unwound(frames_, frame, frameCount_);
-  stackTop_ = frames_[frame].slots;
-  frameCount_ = frame;
-}
-
-void VM::closeUpvalues(Value* last) {
-  while (!openUpvalues_.empty()) {
-    auto* u = objectAt<UpvalueObject>(openUpvalues_.back());
-    if (u->stackSlot < last) break;
-    u->closed = *u->stackSlot;
-    u->stackSlot = nullptr;
-    openUpvalues_.pop_back();
-  }
+  if (modules_.running()) modules_.unwound(stack_.frames, frame, stack_.frameCount);
+  stack_.unwindTo(frame);
 }
 
 // --- classes ------------------------------------------------------------------------------------------
@@ -321,12 +309,12 @@ void VM::defineClass(ClassInfo* klass, Value superclass, bool hasSuper) {
 }
 
 bool VM::newObjectInstance(int argc, Handle* near) {
-  Value callee = stackTop_[-1 - argc];
+  Value callee = stack_.top[-1 - argc];
   if (!callee.isClass()) throwError("'new' needs a class, not " + typeName(callee));
   ClassInfo* klass = callee.asClass();
   if (klass->kind == ObjectKind::instance && klass->instantiable) {
     Value object = newInstance(klass, near);
-    stackTop_[-1 - argc] = object;
+    stack_.top[-1 - argc] = object;
     if (klass->initializer.isObject()) {
       callClosure(klass->initializer.asHandle(), argc);
       return true;

@@ -1,4 +1,5 @@
-// Thrown values and runtime errors: their messages, traces and the step limit.
+// Thrown values and runtime errors: making them, their messages and traces, and the
+// step limit. What is in flight is the exception state's (vm/exception_state.h).
 #include "vm/vm.h"
 
 #include <cmath>
@@ -6,8 +7,6 @@
 #include <cstring>
 #include <limits>
 #include <new>
-
-#include "vm/trace_folding.h"
 
 namespace kith::vm {
 
@@ -22,50 +21,45 @@ std::string plural(int n, const char* word) {
 // --- errors -------------------------------------------------------------------------------------
 
 void VM::throwValue(Value value) {
-  fallbackInFlight_ = false;
-  pendingException_ = value;
-  exceptionTrace_.clear();
-  traceCaptured_ = false;
+  exceptions_.raise(value);
   throw KithThrow{};
 }
 
 void VM::throwError(const std::string& message) {
   Value error = Value::nil();
   bool made = false;
-  if (!creatingError_) {  // an error while making an error: use the preallocated one
-    creatingError_ = true;
+  if (!exceptions_.creatingError()) {  // an error while making an error: use the preallocated one
+    exceptions_.setCreatingError(true);
     try {
       RootScope roots(*this);
       Value& text = roots.root(newString(message));
-      if (errorClass_) {
-        error = newInstance(errorClass_);
-        auto slot = errorClass_->fieldSlots.find(messageSymbol_);
-        if (slot != errorClass_->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = text;
+      if (ClassInfo* errorClass = methods_.errorClass()) {
+        error = newInstance(errorClass);
+        auto slot = errorClass->fieldSlots.find(methods_.messageSymbol());
+        if (slot != errorClass->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = text;
       } else {
         error = text;  // before the prelude has defined Error
       }
       made = true;
     } catch (const KithThrow&) {
     }
-    creatingError_ = false;
+    exceptions_.setCreatingError(false);
   }
   if (!made) {
     // The preallocated error, untouched (a script may hold it and even have set its
-    // message); the exact words go to the uncaught report through fallbackMessage_.
-    fallbackMessage_ = message;
+    // message); the exact words go to the uncaught report (raiseFallback).
     // Its message is the out-of-memory one again each time it is thrown, whatever a
     // script that caught it before assigned to it (LANGUAGE.md); the string is the
     // preallocated one, never rewritten, so no allocation is needed.
-    if (outOfMemoryError_.isObject()) {
-      auto slot = errorClass_->fieldSlots.find(messageSymbol_);
-      if (slot != errorClass_->fieldSlots.end())
-        KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(outOfMemoryError_)->fields()[slot->second],
-                           outOfMemoryMessage_);
+    Value preallocated = exceptions_.preallocatedError();
+    if (preallocated.isObject()) {
+      ClassInfo* errorClass = methods_.errorClass();
+      auto slot = errorClass->fieldSlots.find(methods_.messageSymbol());
+      if (slot != errorClass->fieldSlots.end())
+        KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(preallocated)->fields()[slot->second],
+                           exceptions_.preallocatedMessage());
     }
-    pendingException_ = outOfMemoryError_;
-    exceptionTrace_.clear();
-    traceCaptured_ = false;
-    fallbackInFlight_ = true;
+    exceptions_.raiseFallback(message);
     throw KithThrow{};
   }
   throwValue(error);
@@ -76,17 +70,10 @@ void VM::throwArity(std::string_view callee, int expected, int got) {
 }
 
 void VM::captureTrace() {
-  exceptionTrace_.clear();
-  for (std::size_t i = frameCount_; i-- > 0;) {
-    const CallFrame& f = frames_[i];
-    std::size_t offset = static_cast<std::size_t>(f.ip - f.proto->code.data());
-    int line = f.proto->lines.empty() ? 0 : f.proto->lines[offset > 0 ? std::min(offset - 1, f.proto->lines.size() - 1) : 0];
-    exceptionTrace_.push_back({f.proto, line});
-  }
-  traceCaptured_ = true;
+  exceptions_.captureTrace(stack_);
   // Under a step limit (fuzzing) a deep capture spends steps: a recursion that throws
   // and catches at every level would otherwise do O(depth) work per counted step.
-  spendSteps(frameCount_);
+  spendSteps(stack_.frameCount);
 }
 
 // Work that is slow per instruction counts against VMOptions::stepLimit too.
@@ -112,26 +99,16 @@ void VM::stepLimitReached(std::size_t unwindFrame) {
   throw StepLimitReached{};
 }
 
-std::vector<std::string> VM::exceptionTrace() const {
-  std::vector<std::string> lines;
-  lines.reserve(exceptionTrace_.size());
-  for (const TraceFrame& f : exceptionTrace_)
-    lines.push_back("  at " + f.proto->name + " (" + f.proto->file + ":" + std::to_string(f.line) + ")");
-  return foldTrace(lines);
-}
-
 std::string VM::exceptionMessage(Value value) {
   RootScope roots(*this);
   Value& thrown = roots.root(value);  // str() below may run toString(), which allocates
   bool isError = isKind(thrown, ObjectKind::instance) && thrown.asHandle()->klass->isErrorClass;
-  auto slot = isError ? thrown.asHandle()->klass->fieldSlots.find(messageSymbol_) : ClassInfo::FieldSlots::iterator{};
+  auto slot = isError ? thrown.asHandle()->klass->fieldSlots.find(methods_.messageSymbol()) : ClassInfo::FieldSlots::iterator{};
   bool hasMessage = isError && slot != thrown.asHandle()->klass->fieldSlots.end();
   Value& message = roots.root(hasMessage ? objectAt<InstanceObject>(thrown)->fields()[slot->second] : thrown);
   // The preallocated error as the VM threw it (or nothing at all, when even that
   // could not be made): the report gives the failure's exact words.
-  if (fallbackInFlight_ && (outOfMemoryError_.isNil() ||
-                            (thrown.isObject() && thrown.asHandle() == outOfMemoryError_.asHandle())))
-    return fallbackMessage_;  // the preallocated error, as the VM threw it: the failure's exact words
+  if (exceptions_.isFallback(thrown)) return exceptions_.fallbackMessage();
   try {
     return toDisplayString(message);
   } catch (const KithThrow&) {

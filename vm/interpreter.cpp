@@ -30,17 +30,17 @@ void VM::runScript(FunctionProto* script, ScriptClosure closure) {
     c->proto = script;
     c->upvalueCount = 0;
   }
-  Value* base = stackTop_;
+  Value* base = stack_.top;
   push(h ? Value::object(h) : Value::nil());  // the callee's slot
   try {
-    if (frameCount_ >= maxDepth_ || base + script->maxStack > stackLimit_) throwError("stack overflow");
-    frames_[frameCount_++] = CallFrame{h, script, script->code.data(), base};
-    run(frameCount_ - 1);
+    if (stack_.frameCount >= stack_.maxDepth || base + script->maxStack > stack_.limit) throwError("stack overflow");
+    stack_.frames[stack_.frameCount++] = CallFrame{h, script, script->code.data(), base};
+    run(stack_.frameCount - 1);
   } catch (...) {
-    stackTop_ = base;
+    stack_.top = base;
     throw;
   }
-  stackTop_ = base;
+  stack_.top = base;
 }
 
 // Computed goto (labels as values) is a GNU extension; -Wpedantic would flag every use.
@@ -50,37 +50,37 @@ void VM::runScript(FunctionProto* script, ScriptClosure closure) {
 #endif
 Value VM::run(std::size_t entryFrame) {
   space_->boxHere();  // boxes made from here on go to this VM's object space
-  if (nativeDepth_ >= kMaxNativeDepth) {
+  if (stack_.nativeDepth >= kMaxNativeDepth) {
     // Too deep in native -> script -> native calls for the C++ stack: drop the frame
     // the caller pushed, then report it like any other overflow.
-    frameCount_ = entryFrame;
-    stackTop_ = frames_[entryFrame].slots;
+    stack_.frameCount = entryFrame;
+    stack_.top = stack_.frames[entryFrame].slots;
     throwError("stack overflow");
   }
   struct DepthGuard {
     int& depth;
     explicit DepthGuard(int& d) : depth(d) { ++depth; }
     ~DepthGuard() { --depth; }
-  } depthGuard(nativeDepth_);
+  } depthGuard(stack_.nativeDepth);
 
   CallFrame* frame;
   const std::uint8_t* ip;
   Value* slots;
-  Value* sp = stackTop_;
+  Value* sp = stack_.top;
   const Value* constants;
   InlineCache* caches;
   std::uint64_t executed = 0;
 
-#define LOAD_FRAME()                                 \
-  do {                                               \
-    frame = &frames_[frameCount_ - 1];               \
-    ip = frame->ip;                                  \
-    slots = frame->slots;                            \
-    constants = frame->proto->constants.data();      \
-    caches = frame->proto->caches.data();            \
+#define LOAD_FRAME()                               \
+  do {                                             \
+    frame = &stack_.frames[stack_.frameCount - 1]; \
+    ip = frame->ip;                                \
+    slots = frame->slots;                          \
+    constants = frame->proto->constants.data();    \
+    caches = frame->proto->caches.data();          \
   } while (0)
 // Before anything that may allocate, throw or call out: publish ip and stack top.
-#define SYNC() (frame->ip = ip, stackTop_ = sp)
+#define SYNC() (frame->ip = ip, stack_.top = sp)
 // An int result: inline when it fits 48 bits; else boxed (value.h) after SYNC, since
 // a box is a handle (or a Boehm block) and boxes piling up collect here, with the
 // result already on the stack.
@@ -172,31 +172,31 @@ Value VM::run(std::size_t entryFrame) {
       CASE(SET_LOCAL_POP) { slots[READ_BYTE()] = *--sp; DISPATCH(); }
       CASE(GET_GLOBAL) {
         std::uint16_t slot = READ_U16();
-        Value v = globals_[slot];
+        Value v = methods_.globalAt(slot);
         if (v.isUndefined()) {
           SYNC();
-          throwError("undefined variable '" + globalNames_[slot] + "'");
+          throwError("undefined variable '" + methods_.globalName(slot) + "'");
         }
         *sp++ = v;
         DISPATCH();
       }
       CASE(SET_GLOBAL) {
         std::uint16_t slot = READ_U16();
-        if (globals_[slot].isUndefined()) {
+        if (methods_.globalAt(slot).isUndefined()) {
           SYNC();
-          throwError("undefined variable '" + globalNames_[slot] + "'");
+          throwError("undefined variable '" + methods_.globalName(slot) + "'");
         }
-        KITH_WRITE_BARRIER(collector_, globals_[slot], sp[-1]);
+        KITH_WRITE_BARRIER(collector_, methods_.globalAt(slot), sp[-1]);
         DISPATCH();
       }
       CASE(DEFINE_GLOBAL) {
         std::uint16_t slot = READ_U16();
-        if (globalDeclared_[slot]) {  // declared at the top level of another file too
+        if (methods_.declared(slot)) {  // declared at the top level of another file too
           SYNC();
-          throwError("global '" + globalNames_[slot] + "' is already defined");
+          throwError("global '" + methods_.globalName(slot) + "' is already defined");
         }
-        globalDeclared_[slot] = true;
-        KITH_WRITE_BARRIER(collector_, globals_[slot], *--sp);
+        methods_.declare(slot);
+        KITH_WRITE_BARRIER(collector_, methods_.globalAt(slot), *--sp);
         DISPATCH();
       }
       CASE(GET_UPVALUE) {
@@ -213,7 +213,7 @@ Value VM::run(std::size_t entryFrame) {
         DISPATCH();
       }
       CASE(CLOSE_UPVALUE) {
-        closeUpvalues(sp - 1);
+        stack_.closeUpvalues(sp - 1);
         --sp;
         DISPATCH();
       }
@@ -253,7 +253,7 @@ Value VM::run(std::size_t entryFrame) {
         Value container = sp[-2], index = sp[-1];
         // An array and an inline int (a boxed one is past any array's end): the class
         // pointer is compared, not its kind, one load fewer.
-        if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == arrayClass_) {
+        if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == methods_.arrayClass()) {
           auto* a = objectAt<ArrayObject>(container);
           if (static_cast<std::uint64_t>(index.asSmallInt()) < a->length) {
             sp[-2] = a->elements()[index.asSmallInt()];
@@ -269,7 +269,7 @@ Value VM::run(std::size_t entryFrame) {
 #define SET_INDEX_OP(opName, leave)                                                                   \
   CASE(opName) {                                                                                      \
     Value container = sp[-3], index = sp[-2], value = sp[-1];                                         \
-    if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == arrayClass_ &&   \
+    if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == methods_.arrayClass() && \
         static_cast<std::uint64_t>(index.asSmallInt()) < objectAt<ArrayObject>(container)->length) {  \
       KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asSmallInt()], value); \
     } else {                                                                                          \
@@ -287,7 +287,7 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t classId = READ_U16();
         std::uint16_t sym = READ_U16();
         SYNC();
-        ClassInfo* super = classes_[classId]->superclass;
+        ClassInfo* super = methods_.classById(classId)->superclass;
         bool found;
         Value bound = bindMethod(sp[-1], super, sym, &found);
         if (!found) throwError("class " + super->name + " has no method '" + symbolName(sym) + "'");
@@ -588,20 +588,20 @@ Value VM::run(std::size_t entryFrame) {
 // The common call inline: a script function with the right arity and room on the
 // stacks gets its frame here and runs on; anything else falls through to the caller's
 // general path (callValue, invoke).
-#define ENTER_SCRIPT_FUNCTION(closureHandle, functionProto)                                              \
-  do {                                                                                                   \
-    FunctionProto* proto = (functionProto);                                                              \
-    Value* newSlots = sp - argc - 1;                                                                     \
-    if (argc == proto->arity && frameCount_ < maxDepth_ && newSlots + proto->maxStack <= stackLimit_) { \
-      frame->ip = ip;                                                                                    \
-      frame = &frames_[frameCount_++];                                                                   \
-      *frame = CallFrame{(closureHandle), proto, proto->code.data(), newSlots};                          \
-      ip = frame->ip;                                                                                    \
-      slots = newSlots;                                                                                  \
-      constants = proto->constants.data();                                                               \
-      caches = proto->caches.data();                                                                     \
-      DISPATCH();                                                                                        \
-    }                                                                                                    \
+#define ENTER_SCRIPT_FUNCTION(closureHandle, functionProto)                                                          \
+  do {                                                                                                               \
+    FunctionProto* proto = (functionProto);                                                                          \
+    Value* newSlots = sp - argc - 1;                                                                                 \
+    if (argc == proto->arity && stack_.frameCount < stack_.maxDepth && newSlots + proto->maxStack <= stack_.limit) { \
+      frame->ip = ip;                                                                                                \
+      frame = &stack_.frames[stack_.frameCount++];                                                                   \
+      *frame = CallFrame{(closureHandle), proto, proto->code.data(), newSlots};                                      \
+      ip = frame->ip;                                                                                                \
+      slots = newSlots;                                                                                              \
+      constants = proto->constants.data();                                                                           \
+      caches = proto->caches.data();                                                                                 \
+      DISPATCH();                                                                                                    \
+    }                                                                                                                \
   } while (0)
       CASE(CALL) {
         int argc = READ_BYTE();
@@ -612,7 +612,7 @@ Value VM::run(std::size_t entryFrame) {
         }
         SYNC();
         if (callValue(callee, argc, static_cast<std::uint16_t>(ip[-2] | (ip[-1] << 8)))) LOAD_FRAME();
-        sp = stackTop_;
+        sp = stack_.top;
         DISPATCH();
       }
       CASE(INVOKE) {
@@ -626,7 +626,7 @@ Value VM::run(std::size_t entryFrame) {
         }
         SYNC();
         if (invoke(sym, argc, cache)) LOAD_FRAME();
-        sp = stackTop_;
+        sp = stack_.top;
         DISPATCH();
       }
       CASE(SUPER_INVOKE) {
@@ -634,23 +634,23 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t sym = READ_U16();
         int argc = READ_BYTE();
         SYNC();
-        if (invokeFromClass(classes_[classId]->superclass, sym, argc)) LOAD_FRAME();
-        sp = stackTop_;
+        if (invokeFromClass(methods_.classById(classId)->superclass, sym, argc)) LOAD_FRAME();
+        sp = stack_.top;
         DISPATCH();
       }
       CASE(NEW) {
         int argc = READ_BYTE();
         SYNC();
         if (newObjectInstance(argc)) LOAD_FRAME();
-        sp = stackTop_;
+        sp = stack_.top;
         DISPATCH();
       }
       CASE(NEW_NEAR) {  // obj.f = new C(...): build the instance near obj, below the class
         int argc = READ_BYTE();
         SYNC();
-        Value owner = stackTop_[-2 - argc];
+        Value owner = stack_.top[-2 - argc];
         if (newObjectInstance(argc, owner.isObject() ? owner.asHandle() : nullptr)) LOAD_FRAME();
-        sp = stackTop_;
+        sp = stack_.top;
         DISPATCH();
       }
       CASE(CLOSURE) {
@@ -663,7 +663,7 @@ Value VM::run(std::size_t entryFrame) {
         c->upvalueCount = count;
         for (std::size_t i = 0; i < count; ++i) c->upvalues()[i] = Value::nil();
         *sp++ = Value::object(closure);  // on the stack (a root) while its upvalues are captured
-        stackTop_ = sp;
+        stack_.top = sp;
         for (std::size_t i = 0; i < count; ++i) {
           bool isLocal = READ_BYTE() != 0;
           std::uint8_t index = READ_BYTE();
@@ -676,11 +676,13 @@ Value VM::run(std::size_t entryFrame) {
       CASE(RETURN) {
         CHECK_STEP_LIMIT();
         Value result = *--sp;
-        if (!openUpvalues_.empty()) closeUpvalues(slots);
-        while (!handlers_.empty() && handlers_.back().frameIndex >= frameCount_ - 1) handlers_.pop_back();
-        --frameCount_;
-        if (frameCount_ == entryFrame) {
-          stackTop_ = slots;
+        if (!stack_.openUpvalues.empty()) stack_.closeUpvalues(slots);
+        // ExecutionStack::dropHandlersFrom written out: through it gcc orders the loads so
+        // that this loop costs more (16M instructions more on richards).
+        while (!stack_.handlers.empty() && stack_.handlers.back().frameIndex >= stack_.frameCount - 1) stack_.handlers.pop_back();
+        --stack_.frameCount;
+        if (stack_.frameCount == entryFrame) {
+          stack_.top = slots;
           addInstructions(executed);
           return result;
         }
@@ -693,7 +695,7 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t classId = READ_U16();
         bool hasSuper = READ_BYTE() != 0;
         SYNC();
-        ClassInfo* klass = classes_[classId].get();
+        ClassInfo* klass = methods_.classById(classId);
         defineClass(klass, hasSuper ? sp[-1] : Value::nil(), hasSuper);
         if (hasSuper) sp[-1] = Value::klassValue(klass);
         else *sp++ = Value::klassValue(klass);
@@ -704,7 +706,7 @@ Value VM::run(std::size_t entryFrame) {
         ClassInfo* klass = sp[-2].asClass();
         klass->methods[sym] = sp[-1];
         klass->ownMethods.push_back(sp[-1]);
-        if (sym == initSymbol_) klass->initializer = sp[-1];
+        if (sym == methods_.initSymbol()) klass->initializer = sp[-1];
         --sp;
         DISPATCH();
       }
@@ -753,9 +755,9 @@ Value VM::run(std::size_t entryFrame) {
         sp[-1] = Value::object(closure);
         frame->ip = ip;
         callClosure(closure, 0);  // the module's frame; its RETURN leaves nil in the path's slot
-        modules_.started(frameCount_ - 1);
+        modules_.started(stack_.frameCount - 1);
         LOAD_FRAME();
-        sp = stackTop_;
+        sp = stack_.top;
         DISPATCH();
       }
       CASE(THROW) {
@@ -765,11 +767,11 @@ Value VM::run(std::size_t entryFrame) {
       }
       CASE(TRY) {
         std::uint16_t offset = READ_U16();
-        handlers_.push_back(TryHandler{frameCount_ - 1, sp, ip + offset});
+        stack_.handlers.push_back(TryHandler{stack_.frameCount - 1, sp, ip + offset});
         DISPATCH();
       }
       CASE(END_TRY) {
-        handlers_.pop_back();
+        stack_.handlers.pop_back();
         DISPATCH();
       }
 #if !defined(__GNUC__)
@@ -782,19 +784,17 @@ Value VM::run(std::size_t entryFrame) {
       frame->ip = ip;  // the top frame is this invocation's: inner ones have unwound
       // Thrown from this handler, it would pass this invocation's catch (...) by.
       if (instructions_ > stepBudget_ || interruptPending_.load(std::memory_order_relaxed)) stepLimitReached(entryFrame);
-      if (!traceCaptured_) captureTrace();
-      if (!handlers_.empty() && handlers_.back().frameIndex >= entryFrame) {
-        TryHandler handler = handlers_.back();
-        handlers_.pop_back();
-        closeUpvalues(handler.stackTop);
-        if (modules_.running()) modules_.unwound(frames_, handler.frameIndex + 1, frameCount_);
-        frameCount_ = handler.frameIndex + 1;
+      if (!exceptions_.traceCaptured()) captureTrace();
+      if (!stack_.handlers.empty() && stack_.handlers.back().frameIndex >= entryFrame) {
+        TryHandler handler = stack_.handlers.back();
+        stack_.handlers.pop_back();
+        stack_.closeUpvalues(handler.stackTop);
+        if (modules_.running()) modules_.unwound(stack_.frames, handler.frameIndex + 1, stack_.frameCount);
+        stack_.frameCount = handler.frameIndex + 1;
         sp = handler.stackTop;
-        *sp++ = pendingException_;
-        stackTop_ = sp;
-        pendingException_ = Value::nil();
-        exceptionTrace_.clear();
-        traceCaptured_ = false;
+        *sp++ = exceptions_.pending();
+        stack_.top = sp;
+        exceptions_.clear();
         LOAD_FRAME();
         ip = handler.catchIp;
         continue;

@@ -1,8 +1,9 @@
-// The VM's construction, its method area (classes, symbols, globals) and what it
-// does with values (comparison, arithmetic past the inline cases, equality, hashing,
-// display). The interpreter loop is interpreter.cpp; calls, properties and classes
-// calls.cpp; the object factories factories.cpp; thrown errors exceptions.cpp. The
-// allocation gate is the object space's (vm/object_space.h).
+// The VM's construction and what it does with values (comparison, arithmetic past
+// the inline cases, equality, hashing, display). The interpreter loop is
+// interpreter.cpp; calls, properties and classes calls.cpp; the object factories
+// factories.cpp; thrown errors exceptions.cpp. Its three parts are their own types
+// (vm/execution_stack.h, vm/method_area.h, vm/exception_state.h); the allocation gate
+// is the object space's (vm/object_space.h).
 #include "vm/vm.h"
 
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include <cstring>
 #include <limits>
 #include <new>
-#include <unordered_set>
 
 #include "vm/opcodes.h"
 
@@ -20,7 +20,6 @@ namespace kith::vm {
 namespace {
 
 constexpr std::size_t kMaxDisplayDepth = 1000;  // arrays nested inside one str() (LANGUAGE.md)
-constexpr std::size_t kStackSlotsPerFrame = 64;
 
 std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
   x ^= x >> 30;
@@ -33,62 +32,14 @@ std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finalizer
 
 }  // namespace
 
-const char* kindName(ObjectKind kind) {
-  switch (kind) {
-    case ObjectKind::string: return "string";
-    case ObjectKind::array: return "array";
-    case ObjectKind::instance: return "instance";
-    case ObjectKind::closure: return "closure";
-    case ObjectKind::boundMethod: return "bound method";
-    case ObjectKind::upvalue: return "upvalue";
-    case ObjectKind::list: return "List";
-    case ObjectKind::map: return "Map";
-    case ObjectKind::stringBuilder: return "StringBuilder";
-    case ObjectKind::valueStorage: return "value storage";
-    case ObjectKind::byteStorage: return "byte storage";
-    case ObjectKind::boxedInt: return "boxed int";
-    case ObjectKind::count: break;
-  }
-  return "?";
-}
-
 // --- construction ----------------------------------------------------------------------
 
 VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
     : collector_(collector),
       args_(std::move(options.args)),
       stepLimited_(options.stepLimit != 0),
-      maxDepth_(options.maxDepth) {
-  if (maxDepth_ < 1) maxDepth_ = 1;
-  // The stack and frames are single blocks that never move (open upvalues and
-  // natives' argument pointers point into the stack); pages are committed as used.
-  std::size_t slots = std::max<std::size_t>((maxDepth_ + 1) * kStackSlotsPerFrame, 1 << 16);
-  stack_ = static_cast<Value*>(std::malloc(slots * sizeof(Value)));
-  frames_ = static_cast<CallFrame*>(std::malloc((maxDepth_ + 1) * sizeof(CallFrame)));
-  if (!stack_ || !frames_) {
-    std::free(stack_);
-    std::free(frames_);
-    throw std::bad_alloc();
-  }
-  stackLimit_ = stack_ + slots;
-  stackTop_ = stack_;
-  for (std::size_t k = 0; k < kObjectKindCount; ++k) {
-    auto klass = std::make_unique<ClassInfo>();
-    klass->id = static_cast<std::uint32_t>(k);
-    klass->kind = static_cast<ObjectKind>(k);
-    klass->name = kindName(klass->kind);
-    klass->defined = true;
-    klass->instantiable = false;
-    classes_.push_back(std::move(klass));
-  }
-  builtinClass(ObjectKind::array)->name = "Array";
-  builtinClass(ObjectKind::instance)->name = "Object";
-  arrayClass_ = builtinClass(ObjectKind::array);
+      stack_(options.maxDepth) {
   space_ = makeObjectSpace(heap, collector_, *this, builtinClass(ObjectKind::boxedInt), options);
-  messageSymbol_ = symbol("message");
-  toStringSymbol_ = symbol("toString");
-  initSymbol_ = symbol("init");
-  lengthSymbol_ = symbol("length");
   if (options.stepLimit) {
     stepBudget_ = options.stepLimit;
     refreshStepsLeft();
@@ -96,27 +47,21 @@ VM::VM(heap::Heap& heap, Collector& collector, VMOptions options)
   modules_.setRefusal(std::move(options.importRefusal));
 }
 
-VM::~VM() {
-  space_.reset();  // frees what it must while the classes it names live
-  std::free(stack_);
-  std::free(frames_);
-}
+VM::~VM() = default;
 
 void VM::setErrorClass(ClassInfo* klass) {
-  errorClass_ = klass;
-  klass->isErrorClass = true;
+  methods_.setErrorClass(klass);
   // Preallocated so that even a heap too full for an error object can report one
   // (LANGUAGE.md: "the VM may throw a preallocated one"). Its message is a fixed
   // string that is never rewritten; the exact text of the failure is kept in C++
-  // (fallbackMessage_) for the uncaught-error report.
+  // (ExceptionState::fallbackMessage) for the uncaught-error report.
   try {
     RootScope roots(*this);
     Value& text = roots.root(newString("out of memory"));
     Value error = newInstance(klass);
-    auto slot = klass->fieldSlots.find(messageSymbol_);
+    auto slot = klass->fieldSlots.find(methods_.messageSymbol());
     if (slot != klass->fieldSlots.end()) objectAt<InstanceObject>(error)->fields()[slot->second] = text;
-    outOfMemoryError_ = error;
-    outOfMemoryMessage_ = text;
+    exceptions_.setPreallocated(error, text);
   } catch (const KithThrow&) {
     clearException();
   }
@@ -126,69 +71,8 @@ void VM::gatherRoots(std::vector<Value>& roots) {
   forEachRoot([&](const Value& v) { roots.push_back(v); });
 }
 
-// --- method area ------------------------------------------------------------------------------
-
-ClassInfo* VM::newClass(std::string name, ObjectKind kind) {
-  auto klass = std::make_unique<ClassInfo>();
-  klass->id = static_cast<std::uint32_t>(classes_.size());
-  klass->kind = kind;
-  klass->name = std::move(name);
-  ClassInfo* raw = klass.get();
-  classes_.push_back(std::move(klass));
-  if (kind == ObjectKind::instance) compiledClasses_[raw->name] = raw;
-  return raw;
-}
-
-ClassInfo* VM::compiledClass(std::string_view name) {
-  auto it = compiledClasses_.find(std::string(name));
-  return it == compiledClasses_.end() ? nullptr : it->second;
-}
-
-FunctionProto* VM::newProto() {
-  protos_.push_back(std::make_unique<FunctionProto>());
-  return protos_.back().get();
-}
-
-int VM::symbol(std::string_view name) {
-  auto [it, inserted] = symbols_.try_emplace(std::string(name), static_cast<int>(symbolNames_.size()));
-  if (inserted) symbolNames_.emplace_back(name);
-  return it->second;
-}
-
-int VM::globalSlot(std::string_view name) {
-  auto [it, inserted] = globalSlots_.try_emplace(std::string(name), static_cast<int>(globals_.size()));
-  if (inserted) {
-    globalNames_.emplace_back(name);
-    globals_.push_back(Value::undefined());
-    globalDeclared_.push_back(false);
-  }
-  return it->second;
-}
-
 void VM::defineGlobal(std::string_view name, Value value) {
-  KITH_WRITE_BARRIER(collector_, globals_[static_cast<std::size_t>(globalSlot(name))], value);
-}
-
-Value VM::global(std::string_view name) {
-  auto it = globalSlots_.find(std::string(name));
-  return it == globalSlots_.end() ? Value::undefined() : globals_[static_cast<std::size_t>(it->second)];
-}
-
-void VM::dropTopLevelConstantRoots(const FunctionProto& script, std::size_t count) {
-  std::unordered_set<const Handle*> own;  // the constants of the top-level code, not of its functions
-  for (const Value& c : script.constants)
-    if (c.isObject() || c.isBoxedInt()) own.insert(c.handle());
-  constantObjects_.erase(std::remove_if(constantObjects_.begin() + static_cast<std::ptrdiff_t>(count),
-                                        constantObjects_.end(), [&](const Value& root) { return own.count(root.handle()) != 0; }),
-                         constantObjects_.end());
-}
-
-void VM::defineNative(ClassInfo* klass, const NativeFunction* native) {
-  klass->methods[symbol(native->name)] = Value::nativeValue(native);
-}
-
-void VM::defineStatic(ClassInfo* klass, std::string_view name, Value value) {
-  klass->statics[symbol(name)] = value;
+  KITH_WRITE_BARRIER(collector_, methods_.globalAt(static_cast<std::size_t>(methods_.globalSlot(name))), value);
 }
 
 // --- values -----------------------------------------------------------------------------------------
@@ -382,7 +266,7 @@ void VM::appendScalar(std::string& out, Value value) {
     }
     default: break;
   }
-  auto method = h->klass->methods.find(toStringSymbol_);
+  auto method = h->klass->methods.find(methods_.toStringSymbol());
   if (method == h->klass->methods.end()) {
     out += "<" + h->klass->name + " instance>";
     return;

@@ -1,7 +1,10 @@
-// The virtual machine: frames and the stack, the method area (classes, symbols,
-// globals), the object factories, the interpreter loop, exceptions, and the root set
-// a collector starts from. Objects come from its object space (vm/object_space.h).
-// See object.h for THE RULE about raw object addresses.
+// The virtual machine: the interpreter loop, calls, the object factories, value
+// operations and the root set a collector starts from. Its state is three parts with
+// three lifetimes, each its own type held by value: the execution stack (frames,
+// values, try handlers, open upvalues: vm/execution_stack.h), the method area
+// (classes, symbols, globals: vm/method_area.h) and the exception state (the value in
+// flight and its trace: vm/exception_state.h). Objects come from its object space
+// (vm/object_space.h). See object.h for THE RULE about raw object addresses.
 #pragma once
 
 #include <atomic>
@@ -16,7 +19,10 @@
 
 #include "heap/heap.h"
 #include "vm/collector.h"
+#include "vm/exception_state.h"
+#include "vm/execution_stack.h"
 #include "vm/handle_table.h"
+#include "vm/method_area.h"
 #include "vm/module_loader.h"
 #include "vm/mutator.h"
 #include "vm/object.h"
@@ -42,19 +48,6 @@ struct StepLimitReached {};
 // everything, like StepLimitReached, so no script `catch` can keep a loop from being
 // stopped. exceptionTrace() then says where the code was.
 struct Interrupted {};
-
-struct CallFrame {
-  Handle* closure;
-  FunctionProto* proto;
-  const std::uint8_t* ip;
-  Value* slots;
-};
-
-struct TryHandler {
-  std::size_t frameIndex;  // the frame whose code holds the try block
-  Value* stackTop;         // the stack height at `try` (locals only)
-  const std::uint8_t* catchIp;
-};
 
 class VM final : private Mutator {
  public:
@@ -85,25 +78,27 @@ class VM final : private Mutator {
   Handle* newValueStorage(std::size_t length, Handle* owner = nullptr);  // filled with nil
   Handle* newByteStorage(std::size_t capacity, Handle* owner = nullptr);
 
-  // --- classes, symbols, globals (method area) ---------------------------------
-  ClassInfo* builtinClass(ObjectKind kind) { return classes_[static_cast<std::size_t>(kind)].get(); }
-  ClassInfo* newClass(std::string name, ObjectKind kind = ObjectKind::instance);
-  ClassInfo* classById(std::size_t id) { return classes_[id].get(); }
+  // --- classes, symbols, globals (the method area, vm/method_area.h) -------------
+  ClassInfo* builtinClass(ObjectKind kind) { return methods_.builtinClass(kind); }
+  ClassInfo* newClass(std::string name, ObjectKind kind = ObjectKind::instance) {
+    return methods_.newClass(std::move(name), kind);
+  }
+  ClassInfo* classById(std::size_t id) { return methods_.classById(id); }
   // A user class compiled so far, by name (for compile-time field checks).
-  ClassInfo* compiledClass(std::string_view name);
-  ClassInfo* errorClass() const { return errorClass_; }
+  ClassInfo* compiledClass(std::string_view name) { return methods_.compiledClass(name); }
+  ClassInfo* errorClass() const { return methods_.errorClass(); }
   // Installs the class runtime errors are instances of (stdlib's prelude defines it).
   void setErrorClass(ClassInfo* klass);
-  FunctionProto* newProto();
+  FunctionProto* newProto() { return methods_.newProto(); }
 
-  int symbol(std::string_view name);
-  const std::string& symbolName(int symbol) const { return symbolNames_[static_cast<std::size_t>(symbol)]; }
-  int globalSlot(std::string_view name);  // creates an undefined global on first use
+  int symbol(std::string_view name) { return methods_.symbol(name); }
+  const std::string& symbolName(int symbol) const { return methods_.symbolName(symbol); }
+  int globalSlot(std::string_view name) { return methods_.globalSlot(name); }  // creates an undefined global on first use
   void defineGlobal(std::string_view name, Value value);
-  Value global(std::string_view name);     // undefined() if absent
-  const std::string& globalName(std::size_t slot) const { return globalNames_[slot]; }
-  void defineNative(ClassInfo* klass, const NativeFunction* native);  // a method of a built-in class
-  void defineStatic(ClassInfo* klass, std::string_view name, Value value);
+  Value global(std::string_view name) { return methods_.global(name); }  // undefined() if absent
+  const std::string& globalName(std::size_t slot) const { return methods_.globalName(slot); }
+  void defineNative(ClassInfo* klass, const NativeFunction* native) { methods_.defineNative(klass, native); }
+  void defineStatic(ClassInfo* klass, std::string_view name, Value value) { methods_.defineStatic(klass, name, value); }
 
   // --- running ------------------------------------------------------------------
   // How runScript makes the script's frame. `allocate`: with a closure object, as
@@ -131,22 +126,17 @@ class VM final : private Mutator {
   // already pushed (receiver first); returns the result, popping them all.
   Value callMethod(Value method, int argc);
   void push(Value v);
-  Value pop() { return *--stackTop_; }
-  Value peek(int distance = 0) const { return stackTop_[-1 - distance]; }
+  Value pop() { return *--stack_.top; }
+  Value peek(int distance = 0) const { return stack_.top[-1 - distance]; }
 
-  // --- errors ---------------------------------------------------------------------
+  // --- errors (the exception state, vm/exception_state.h) ---------------------------
   [[noreturn]] void throwError(const std::string& message) override;  // a new Error(message)
   [[noreturn]] void throwValue(Value value);
-  Value pendingException() const { return pendingException_; }
-  void clearException() {
-    pendingException_ = Value::nil();
-    exceptionTrace_.clear();
-    traceCaptured_ = false;
-    fallbackInFlight_ = false;
-  }
+  Value pendingException() const { return exceptions_.pending(); }
+  void clearException() { exceptions_.clear(); }
   // "  at FUNCTION (FILE:LINE)" lines of the frames live when the exception was thrown,
   // innermost first, folded as LANGUAGE.md says (vm/trace_folding.h).
-  std::vector<std::string> exceptionTrace() const;
+  std::vector<std::string> exceptionTrace() const { return exceptions_.traceLines(); }
   // The message an uncaught exception reports: an Error's message, else str(value).
   std::string exceptionMessage(Value value);
 
@@ -169,24 +159,24 @@ class VM final : private Mutator {
   std::deque<Value>& rootStack() { return rootStack_; }
   // Calls fn(Value&) for every root: the VM stack, each frame's closure, globals,
   // open upvalues, the objects among the functions' constants, the methods each class
-  // defines and its statics,
-  // values pinned by native code, the pending exception. The object space reports
-  // them to its collector (gatherRoots, vm/mutator.h).
+  // defines and its statics, values pinned by native code, the arrays str() is
+  // showing, the pending exception and the preallocated error. The object space
+  // reports them to its collector (gatherRoots, vm/mutator.h).
   template <class Fn>
   void forEachRoot(Fn&& fn);
   void gatherRoots(std::vector<Value>& roots) override;  // Mutator: forEachRoot's values
   // A value on the heap (a string, a boxed int) became a constant of a function: rooted
-  // for the whole run. The root scan reads these from one vector rather than
-  // walking every function's constants, most of them numbers, one function at a
-  // time (that walk was most of a root scan's cache misses).
-  void rootConstant(Value constant) { constantObjects_.push_back(constant); }
+  // for the whole run (MethodArea keeps these roots).
+  void rootConstant(Value constant) { methods_.rootConstant(constant); }
   // Compiled code that will never run keeps no constant alive: kith repl drops the
   // roots of a compile it does not run (and of an import that does not compile) by
   // the count taken before it, and after an input ran, those of its top-level code
   // (functions it defined keep theirs). A long session so leaks no heap.
-  std::size_t constantRootCount() const { return constantObjects_.size(); }
-  void dropConstantRoots(std::size_t count) { constantObjects_.resize(count); }
-  void dropTopLevelConstantRoots(const FunctionProto& script, std::size_t count);
+  std::size_t constantRootCount() const { return methods_.constantRootCount(); }
+  void dropConstantRoots(std::size_t count) { methods_.dropConstantRoots(count); }
+  void dropTopLevelConstantRoots(const FunctionProto& script, std::size_t count) {
+    methods_.dropTopLevelConstantRoots(script, count);
+  }
 
   // --- statistics ---------------------------------------------------------------
   heap::Heap& heap() { return space_->heap(); }
@@ -195,7 +185,7 @@ class VM final : private Mutator {
   const std::vector<std::string>& args() const { return args_; }
 
  private:
-  // The interpreter loop: runs from frames_[entryFrame] until that frame returns.
+  // The interpreter loop: runs from stack_.frames[entryFrame] until that frame returns.
   Value run(std::size_t entryFrame);
   // Calls `callee` with argc args on the stack. True: a script frame was pushed
   // (run it); false: the call finished (a native) and its result is on the stack.
@@ -214,7 +204,6 @@ class VM final : private Mutator {
   Value add(Value a, Value b);
   [[noreturn]] void binaryTypeError(const char* op, Value a, Value b);
   Handle* captureUpvalue(Value* slot, Handle* closure = nullptr);
-  void closeUpvalues(Value* last);
   void defineClass(ClassInfo* klass, Value superclass, bool hasSuper);
   bool newObjectInstance(int argc, Handle* near = nullptr);  // OP_NEW; true when `init` runs as a new frame
   void captureTrace();
@@ -236,51 +225,11 @@ class VM final : private Mutator {
   std::vector<std::string> args_;
   bool stepLimited_;      // VMOptions::stepLimit is on
 
-  Value* stack_ = nullptr;  // fixed block: Values on it never move
-  Value* stackLimit_ = nullptr;
-  Value* stackTop_ = nullptr;
-  CallFrame* frames_ = nullptr;
-  std::size_t frameCount_ = 0;
-  std::size_t maxDepth_;
-  int nativeDepth_ = 0;  // nested run() invocations (C++ recursion)
-
-  std::vector<TryHandler> handlers_;
-  std::vector<Handle*> openUpvalues_;  // sorted by stack slot, ascending
+  ExecutionStack stack_;
   std::deque<Value> rootStack_;
-
-  std::vector<std::unique_ptr<ClassInfo>> classes_;
-  std::unordered_map<std::string, ClassInfo*> compiledClasses_;
-  std::vector<std::unique_ptr<FunctionProto>> protos_;
-  std::vector<Value> constantObjects_;  // the heap objects among protos_' constants (rootConstant)
-  std::unordered_map<std::string, int> symbols_;
-  std::vector<std::string> symbolNames_;
-  std::unordered_map<std::string, int> globalSlots_;
-  std::vector<std::string> globalNames_;
-  std::vector<Value> globals_;
-  std::vector<bool> globalDeclared_;  // by a top-level let/fn/class that has run (not built-ins)
+  MethodArea methods_;
   ModuleLoader modules_;
-  ClassInfo* errorClass_ = nullptr;
-  int messageSymbol_;
-  int toStringSymbol_;
-  int initSymbol_;
-  int lengthSymbol_;
-
-  Value pendingException_ = Value::nil();
-  // Where each frame was when the exception was thrown, innermost first. Kept raw
-  // and formatted only when a trace is printed: a program that throws and catches
-  // deep in the stack pays O(depth) small writes per throw, not O(depth) strings.
-  struct TraceFrame {
-    const FunctionProto* proto;  // protos live as long as the VM (protos_)
-    int line;
-  };
-  std::vector<TraceFrame> exceptionTrace_;
-  bool traceCaptured_ = false;
-  Value outOfMemoryError_ = Value::nil();    // preallocated, for when no error object fits
-  Value outOfMemoryMessage_ = Value::nil();  // its message, "out of memory" (never rewritten)
-  std::string fallbackMessage_;              // the exact words of its last use (uncaught report)
-  bool fallbackInFlight_ = false;            // the pending exception is that use (not a rethrow)
-  bool creatingError_ = false;
-
+  ExceptionState exceptions_;
   std::vector<Value> displayInProgress_;  // arrays being shown by str() (roots; cycle check)
 
   std::uint64_t instructions_ = 0;
@@ -300,8 +249,7 @@ class VM final : private Mutator {
     stepsLeft_.store(stepBudget_ > instructions_ ? stepBudget_ - instructions_ : 0, std::memory_order_relaxed);
     if (interruptPending_.load(std::memory_order_relaxed)) stepsLeft_.store(0, std::memory_order_relaxed);  // asked meanwhile
   }
-  ClassInfo* arrayClass_ = nullptr;  // the interpreter's array fast paths compare it
-  // Last: made from the classes above, and gone before them.
+  // Last: made from the classes above, and gone (freeing what it must) before them.
   std::unique_ptr<ObjectSpace> space_;
 };
 
@@ -327,31 +275,16 @@ class RootScope {
   std::size_t mark_;
 };
 
+// The order is fixed (collectors mark in it, so heaps and gc logs depend on it).
 template <class Fn>
 void VM::forEachRoot(Fn&& fn) {
-  for (Value* v = stack_; v < stackTop_; ++v) fn(*v);
-  for (std::size_t i = 0; i < frameCount_; ++i) {
-    if (frames_[i].closure) {
-      Value closure = Value::object(frames_[i].closure);
-      fn(closure);
-    }
-  }
-  for (Value& v : globals_) fn(v);
-  for (Handle* h : openUpvalues_) {
-    Value upvalue = Value::object(h);
-    fn(upvalue);
-  }
-  for (Value& v : constantObjects_) fn(v);
-  for (auto& klass : classes_) {
-    for (Value& method : klass->ownMethods) fn(method);  // the rest are natives or inherited
-    for (auto& [symbol, value] : klass->statics) fn(value);
-    fn(klass->initializer);
-  }
+  stack_.forEachValueRoot(fn);
+  methods_.forEachGlobalRoot(fn);
+  stack_.forEachUpvalueRoot(fn);
+  methods_.forEachCodeRoot(fn);
   for (Value& v : rootStack_) fn(v);
   for (Value& v : displayInProgress_) fn(v);
-  fn(pendingException_);
-  fn(outOfMemoryError_);
-  fn(outOfMemoryMessage_);
+  exceptions_.forEachRoot(fn);
 }
 
 }  // namespace kith::vm
