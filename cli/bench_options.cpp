@@ -13,80 +13,53 @@ namespace {
 
 using enum OptionArgument;
 
-// --json: the results as JSON, for either benchmark.
-template <class Options>
-OptionRow<Options> jsonRow() {
-  return {{"--json", none},
-          [](const GivenOption&, Options& o) -> std::optional<int> {
-            o.json = true;
-            return std::nullopt;
-          },
-          {}};
-}
-
-std::string shownReal(double x) {
+std::string shownFill(const ContrivedBenchOptions& o) {
   char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
+  std::snprintf(text, sizeof text, "%g", o.fill);
   return text;
 }
 
-OptionTable<ContrivedBenchOptions> makeContrivedTable() {
-  using Options = ContrivedBenchOptions;
-  OptionTable<Options> table;
-  table.push_back(jsonRow<Options>());
-  table.push_back({{"--heap-size", required, OptionValue::size},
-                   [](const GivenOption& given, Options& o) {
-                     return readSizeOption(given.name, *given.value, std::size_t{1} << 20, o.heapBytes);
-                   },
-                   {},
-                   [](const Options& o) { return byteSizeName(o.heapBytes); }});
-  table.push_back({{"--repetitions", required, OptionValue::integer},
-                   [](const GivenOption& given, Options& o) {
-                     return readIntegerOption(given.name, *given.value, 1, 1000, o.repetitions);
-                   },
-                   {},
-                   [](const Options& o) { return std::to_string(o.repetitions); }});
-  table.push_back({{"--fill", required, OptionValue::real},
-                   [](const GivenOption& given, Options& o) -> std::optional<int> {
-                     std::optional<double> f = parseReal(*given.value);
-                     if (!f || !(*f > 0 && *f < 1))
-                       return usageError(
-                           "--fill wants the objects' share of the heap, a fraction in (0, 1) like 0.6; got '" +
-                           *given.value + "'");
-                     o.fill = *f;
-                     return std::nullopt;
-                   },
-                   {},
-                   [](const Options& o) { return shownReal(o.fill); }});
-  return table;
+std::optional<int> readFill(const GivenOption& given, ContrivedBenchOptions& o) {
+  std::optional<double> f = parseReal(*given.value);
+  if (!f || !(*f > 0 && *f < 1))
+    return usageError("--fill wants the objects' share of the heap, a fraction in (0, 1) like 0.6; got '" +
+                      *given.value + "'");
+  o.fill = *f;
+  return std::nullopt;
 }
 
-OptionTable<DefragBenchOptions> makeDefragTable() {
-  using Options = DefragBenchOptions;
-  OptionTable<Options> table;
-  table.push_back(jsonRow<Options>());
-  table.push_back({{"--policy", required},
-                   [](const GivenOption& given, Options& o) -> std::optional<int> {
-                     o.policy = *given.value;
-                     if (o.policy != "knuth" && o.policy != "estranged")
-                       return usageError("--policy wants knuth or estranged (the buddy heaps); got '" + o.policy +
-                                         "'");
-                     return std::nullopt;
-                   },
-                   {},
-                   [](const Options& o) { return o.policy; }});
-  table.push_back({{"--seeds", required, OptionValue::integer},
-                   [](const GivenOption& given, Options& o) {
-                     return readIntegerOption(given.name, *given.value, 1, 1000, o.seeds);
-                   },
-                   {},
-                   [](const Options& o) { return std::to_string(o.seeds); }});
-  return table;
+std::optional<int> readHeapSize(const GivenOption& given, ContrivedBenchOptions& o) {
+  return readSizeOption(given.name, *given.value, std::size_t{1} << 20, o.heapBytes);
 }
+
+std::optional<int> readPolicy(const GivenOption& given, DefragBenchOptions& o) {
+  o.policy = *given.value;
+  if (o.policy != "knuth" && o.policy != "estranged")
+    return usageError("--policy wants knuth or estranged (the buddy heaps); got '" + o.policy + "'");
+  return std::nullopt;
+}
+
+// --json: the results as JSON, for either benchmark.
+constexpr OptionRow<ContrivedBenchOptions> kContrivedRows[] = {
+    {{"--json", none}, readFlag<ContrivedBenchOptions, &ContrivedBenchOptions::json>},
+    {{"--heap-size", required, OptionValue::size}, readHeapSize, {},
+     [](const ContrivedBenchOptions& o) { return byteSizeName(o.heapBytes); }},
+    {{"--repetitions", required, OptionValue::integer},
+     readInteger<ContrivedBenchOptions, &ContrivedBenchOptions::repetitions, 1, 1000>, {},
+     shownNumber<ContrivedBenchOptions, &ContrivedBenchOptions::repetitions>},
+    {{"--fill", required, OptionValue::real}, readFill, {}, shownFill},
+};
+
+constexpr OptionRow<DefragBenchOptions> kDefragRows[] = {
+    {{"--json", none}, readFlag<DefragBenchOptions, &DefragBenchOptions::json>},
+    {{"--policy", required}, readPolicy, {}, shownText<DefragBenchOptions, &DefragBenchOptions::policy>},
+    {{"--seeds", required, OptionValue::integer}, readInteger<DefragBenchOptions, &DefragBenchOptions::seeds, 1, 1000>,
+     {}, shownNumber<DefragBenchOptions, &DefragBenchOptions::seeds>},
+};
 
 // A benchmark's options; it takes no operands.
 template <class Options>
-std::optional<int> parseBenchOptions(std::string_view command, const OptionTable<Options>& table,
+std::optional<int> parseBenchOptions(std::string_view command, OptionTable<Options> table,
                                      const std::vector<OptionSpec>& specs, const std::vector<std::string_view>& args,
                                      Options& options) {
   CommandLine line;
@@ -99,20 +72,14 @@ std::optional<int> parseBenchOptions(std::string_view command, const OptionTable
 
 }  // namespace
 
-const OptionTable<ContrivedBenchOptions>& contrivedBenchOptionTable() {
-  static const OptionTable<ContrivedBenchOptions> table = makeContrivedTable();
-  return table;
-}
+OptionTable<ContrivedBenchOptions> contrivedBenchOptionTable() { return kContrivedRows; }
 
 const std::vector<OptionSpec>& contrivedBenchOptionSpecs() {
   static const std::vector<OptionSpec> specs = optionSpecs(contrivedBenchOptionTable());
   return specs;
 }
 
-const OptionTable<DefragBenchOptions>& defragBenchOptionTable() {
-  static const OptionTable<DefragBenchOptions> table = makeDefragTable();
-  return table;
-}
+OptionTable<DefragBenchOptions> defragBenchOptionTable() { return kDefragRows; }
 
 const std::vector<OptionSpec>& defragBenchOptionSpecs() {
   static const std::vector<OptionSpec> specs = optionSpecs(defragBenchOptionTable());

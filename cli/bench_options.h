@@ -33,9 +33,9 @@ struct DefragBenchOptions {
   bool operator==(const DefragBenchOptions&) const = default;
 };
 
-const OptionTable<ContrivedBenchOptions>& contrivedBenchOptionTable();
+OptionTable<ContrivedBenchOptions> contrivedBenchOptionTable();
 const std::vector<OptionSpec>& contrivedBenchOptionSpecs();
-const OptionTable<DefragBenchOptions>& defragBenchOptionTable();
+OptionTable<DefragBenchOptions> defragBenchOptionTable();
 const std::vector<OptionSpec>& defragBenchOptionSpecs();
 
 // Reads a benchmark's options (it takes no operands): nullopt when `options` is

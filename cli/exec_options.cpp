@@ -38,7 +38,8 @@ std::optional<int> readHeapSize(const GivenOption& given, ExecOptions& o) {
   auto size = parseByteSize(value);
   if (!size) return usageError("--heap-size wants a size like 512K, 64M, 2G or 1T; got '" + value + "'");
   if (*size < preload::kMinHeapBytes)
-    return usageError("--heap-size must be at least " + byteSizeName(preload::kMinHeapBytes) + "; got '" + value + "'");
+    return usageError("--heap-size must be at least " + byteSizeName(preload::kMinHeapBytes) + "; got '" + value +
+                      "'");
   o.heapBytes = *size;
   return std::nullopt;
 }
@@ -50,66 +51,49 @@ std::optional<int> readStats(const GivenOption& given, ExecOptions& o) {
   return std::nullopt;
 }
 
-// A row for a path an option names (checked before COMMAND starts, exec_command.cpp).
-Row pathRow(std::string_view name, std::string ExecOptions::*member, std::vector<HelpEntry> help) {
-  return {{name, required},
-          [member](const GivenOption& given, ExecOptions& o) -> std::optional<int> {
-            o.*member = *given.value;
-            return std::nullopt;
-          },
-          std::move(help)};
-}
+// A path an option names (checked before COMMAND starts, exec_command.cpp).
+template <std::string ExecOptions::*member>
+constexpr auto path = readText<ExecOptions, member>;
 
 // Rows in the order of `kith exec --help`.
-OptionTable<ExecOptions> makeExecOptionTable() {
-  OptionTable<ExecOptions> table;
-  table.push_back({{"--heap", required}, readHeap,
-                   {{"--heap=POLICY",
-                     "the policy every process uses as its malloc (default\n"
-                     "{default}): any of kith policies but boehm; malloc is\n"
-                     "glibc's own allocator, kingsley-bsd the hand-written\n"
-                     "Kingsley kingsley is measured against (for comparison)"}},
-                   [](const ExecOptions& o) { return o.policy; }});
-  table.push_back({{"--heap-size", required}, readHeapSize,
-                   {{"--heap-size=SIZE",
-                     "the arena each process reserves (default {default}, at least " +
-                         byteSizeName(preload::kMinHeapBytes) +
-                         ");\n"
-                         "reserved, not populated: a process's memory is what it\n"
-                         "touches. A request it cannot meet is NULL with ENOMEM"}},
-                   [](const ExecOptions& o) { return byteSizeName(o.heapBytes); }});
-  table.push_back({{"--stats", optional}, readStats,
-                   {{"--stats", "each process's heap statistics as a table on stderr at exit"},
-                    {"--stats=json", "... as one JSON object (per process) on stderr"}}});
-  table.push_back(pathRow("--stats-file", &ExecOptions::statsFile,
-                          {{"--stats-file=PATH",
-                            "... as JSON in PATH (COMMAND's own), PATH.PID (every\n"
-                            "other process)"}}));
-  table.push_back(pathRow("--trace", &ExecOptions::trace,
-                          {{"--trace=PATH",
-                            "record every request in Kith's trace format (binary unless\n"
-                            "PATH ends in .txt), PATH and PATH.PID as for --stats-file,\n"
-                            "for kith replay --heap=P PATH (a PATH of - is refused:\n"
-                            "standard output is COMMAND's); a realloc is recorded as\n"
-                            "a resize in place or a move"}}));
-  table.push_back({{"--check", none},
-                   [](const GivenOption&, ExecOptions& o) -> std::optional<int> {
-                     o.check = true;
-                     return std::nullopt;
-                   },
-                   {{"--check",
-                     "DebugHeap in the chain: a double free, a foreign or\n"
-                     "interior pointer, or a write past a block's end is one line\n"
-                     "on stderr, a backtrace, and abort"}}});
-  return table;
-}
+constexpr Row kExecOptionRows[] = {
+    {{"--heap", required}, readHeap,
+     {{{"--heap=POLICY",
+        "the policy every process uses as its malloc (default\n"
+        "{default}): any of kith policies but boehm; malloc is\n"
+        "glibc's own allocator, kingsley-bsd the hand-written\n"
+        "Kingsley kingsley is measured against (for comparison)"}}},
+     shownText<ExecOptions, &ExecOptions::policy>},
+    {{"--heap-size", required}, readHeapSize,
+     {{{"--heap-size=SIZE",
+        "the arena each process reserves (default {default}, at least 16K);\n"
+        "reserved, not populated: a process's memory is what it\n"
+        "touches. A request it cannot meet is NULL with ENOMEM"}}},
+     [](const ExecOptions& o) { return byteSizeName(o.heapBytes); }},
+    {{"--stats", optional}, readStats,
+     {{{"--stats", "each process's heap statistics as a table on stderr at exit"},
+       {"--stats=json", "... as one JSON object (per process) on stderr"}}}},
+    {{"--stats-file", required}, path<&ExecOptions::statsFile>,
+     {{{"--stats-file=PATH",
+        "... as JSON in PATH (COMMAND's own), PATH.PID (every\n"
+        "other process)"}}}},
+    {{"--trace", required}, path<&ExecOptions::trace>,
+     {{{"--trace=PATH",
+        "record every request in Kith's trace format (binary unless\n"
+        "PATH ends in .txt), PATH and PATH.PID as for --stats-file,\n"
+        "for kith replay --heap=P PATH (a PATH of - is refused:\n"
+        "standard output is COMMAND's); a realloc is recorded as\n"
+        "a resize in place or a move"}}}},
+    {{"--check", none}, readFlag<ExecOptions, &ExecOptions::check>,
+     {{{"--check",
+        "DebugHeap in the chain: a double free, a foreign or\n"
+        "interior pointer, or a write past a block's end is one line\n"
+        "on stderr, a backtrace, and abort"}}}},
+};
 
 }  // namespace
 
-const OptionTable<ExecOptions>& execOptionTable() {
-  static const OptionTable<ExecOptions> table = makeExecOptionTable();
-  return table;
-}
+OptionTable<ExecOptions> execOptionTable() { return kExecOptionRows; }
 
 const std::vector<OptionSpec>& execOptionSpecs() {
   static const std::vector<OptionSpec> specs = optionSpecs(execOptionTable());

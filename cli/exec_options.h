@@ -26,7 +26,7 @@ struct ExecOptions {
 };
 
 // The options `kith exec` takes before COMMAND, in the order of its --help.
-const OptionTable<ExecOptions>& execOptionTable();
+OptionTable<ExecOptions> execOptionTable();
 // What the command-line parser needs of them.
 const std::vector<OptionSpec>& execOptionSpecs();
 // "options of exec ...:", an entry for each and what COMMAND is, as `kith exec --help` shows them.

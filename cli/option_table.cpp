@@ -18,8 +18,8 @@ std::string withDefault(std::string text, std::string_view shownDefault) {
 }  // namespace
 
 std::string helpEntryLines(const HelpEntry& entry, std::string_view shownDefault) {
-  std::string text = withDefault(entry.text, shownDefault);
-  std::string lines = "  " + entry.usage;
+  std::string text = withDefault(std::string(entry.text), shownDefault);
+  std::string lines = "  " + std::string(entry.usage);
   bool below = text.starts_with('\n');
   if (below) {
     text.erase(0, 1);

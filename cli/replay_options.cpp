@@ -25,72 +25,60 @@ std::optional<int> readHeap(const GivenOption& given, ReplayOptions& o) {
   return std::nullopt;
 }
 
-// A row for a flag: `--NAME` sets `member`.
-Row flagRow(std::string_view name, bool ReplayOptions::*member, std::vector<HelpEntry> help) {
-  return {{name, none},
-          [member](const GivenOption&, ReplayOptions& o) -> std::optional<int> {
-            o.*member = true;
-            return std::nullopt;
-          },
-          std::move(help)};
+template <bool ReplayOptions::*member>
+constexpr auto flag = readFlag<ReplayOptions, member>;
+
+std::optional<int> readHeapSize(const GivenOption& given, ReplayOptions& o) {
+  return readSizeOption(given.name, *given.value, kMinimumHeapSize, o.heapSize);
 }
 
-Row statsRow(OptionSpec spec, std::vector<HelpEntry> help = {}) {
-  return statisticsRow(spec, &ReplayOptions::statistics, std::move(help));
+constexpr Row statsRow(OptionSpec spec, std::array<HelpEntry, 2> help = {}) {
+  return statisticsRow<ReplayOptions, &ReplayOptions::statistics>(spec, help);
 }
 
 // Rows in the order of `kith replay --help`.
-OptionTable<ReplayOptions> makeReplayOptionTable() {
-  const std::string minimumHeap = byteSizeName(kMinimumHeapSize);
-  OptionTable<ReplayOptions> table;
-  table.push_back({{"--heap", required}, readHeap,
-                   {{"--heap=POLICY",
-                     "the policy to replay on (default {default}; not boehm), or\n"
-                     "nothing: the baseline whose malloc returns an address\n"
-                     "with no memory and whose free does nothing, so a\n"
-                     "policy's cost minus its cost is the policy's own"}},
-                   [](const ReplayOptions& o) { return o.policy; }});
-  table.push_back({{"--heap-size", required, OptionValue::size},
-                   [](const GivenOption& given, ReplayOptions& o) {
-                     return readSizeOption(given.name, *given.value, kMinimumHeapSize, o.heapSize);
-                   },
-                   {{"--heap-size=SIZE", "its fixed heap (default {default}, at least " + minimumHeap + ")"}},
-                   [](const ReplayOptions& o) { return byteSizeName(o.heapSize); }});
-  table.push_back(flagRow("--pretouch", &ReplayOptions::pretouch,
-                          {{"--pretouch", "as for run: populate the heap before the replay starts"}}));
-  // The statistics options share one entry, on --stats.
-  table.push_back(statsRow({"--stats", optional},
-                           {{"--stats, --stats=json, --stats-file=PATH, --stats-timers=on|off,\n"
-                             "  --stats-sources=on|off",
-                             "\n"
-                             "as for run: the heap block, plus a replay block (events,\n"
-                             "events/s, failed requests, resizes in place and moved);\n"
-                             "no gc or vm block"}}));
-  table.push_back(statsRow({"--stats-file", required}));
-  table.push_back(statsRow({"--stats-timers", required}));
-  table.push_back(statsRow({"--stats-sources", required}));
-  table.push_back(flagRow("--bare", &ReplayOptions::bare,
-                          {{"--bare",
-                            "the policy alone: the statistics layer counts nothing\n"
-                            "(the statistics then have no heap block), so a request\n"
-                            "costs what the policy costs; kith study's cost and\n"
-                            "replay runs use it"}}));
-  table.push_back(flagRow("--stop-on-failure", &ReplayOptions::stopOnFailure,
-                          {{"--stop-on-failure",
-                            "stop at the first request the policy cannot meet, exit 70.\n"
-                            "Without it such a request is counted (after the tries\n"
-                            "run's gate makes with --gc=none: once more, then on knuth\n"
-                            "and estranged with defragmentation), its object's free\n"
-                            "is skipped, and the replay goes on"}}));
-  return table;
-}
+constexpr Row kReplayOptionRows[] = {
+    {{"--heap", required}, readHeap,
+     {{{"--heap=POLICY",
+        "the policy to replay on (default {default}; not boehm), or\n"
+        "nothing: the baseline whose malloc returns an address\n"
+        "with no memory and whose free does nothing, so a\n"
+        "policy's cost minus its cost is the policy's own"}}},
+     shownText<ReplayOptions, &ReplayOptions::policy>},
+    {{"--heap-size", required, OptionValue::size}, readHeapSize,
+     {{{"--heap-size=SIZE", "its fixed heap (default {default}, at least 16K)"}}},
+     [](const ReplayOptions& o) { return byteSizeName(o.heapSize); }},
+    {{"--pretouch", none}, flag<&ReplayOptions::pretouch>,
+     {{{"--pretouch", "as for run: populate the heap before the replay starts"}}}},
+    // The statistics options share one entry, on --stats.
+    statsRow({"--stats", optional},
+             {{{"--stats, --stats=json, --stats-file=PATH, --stats-timers=on|off,\n"
+                "  --stats-sources=on|off",
+                "\n"
+                "as for run: the heap block, plus a replay block (events,\n"
+                "events/s, failed requests, resizes in place and moved);\n"
+                "no gc or vm block"}}}),
+    statsRow({"--stats-file", required}),
+    statsRow({"--stats-timers", required}),
+    statsRow({"--stats-sources", required}),
+    {{"--bare", none}, flag<&ReplayOptions::bare>,
+     {{{"--bare",
+        "the policy alone: the statistics layer counts nothing\n"
+        "(the statistics then have no heap block), so a request\n"
+        "costs what the policy costs; kith study's cost and\n"
+        "replay runs use it"}}}},
+    {{"--stop-on-failure", none}, flag<&ReplayOptions::stopOnFailure>,
+     {{{"--stop-on-failure",
+        "stop at the first request the policy cannot meet, exit 70.\n"
+        "Without it such a request is counted (after the tries\n"
+        "run's gate makes with --gc=none: once more, then on knuth\n"
+        "and estranged with defragmentation), its object's free\n"
+        "is skipped, and the replay goes on"}}}},
+};
 
 }  // namespace
 
-const OptionTable<ReplayOptions>& replayOptionTable() {
-  static const OptionTable<ReplayOptions> table = makeReplayOptionTable();
-  return table;
-}
+OptionTable<ReplayOptions> replayOptionTable() { return kReplayOptionRows; }
 
 const std::vector<OptionSpec>& replayOptionSpecs() {
   static const std::vector<OptionSpec> specs = optionSpecs(replayOptionTable());

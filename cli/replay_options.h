@@ -27,7 +27,7 @@ struct ReplayOptions {
 };
 
 // The options `kith replay` takes (before or after the trace), in the order of its --help.
-const OptionTable<ReplayOptions>& replayOptionTable();
+OptionTable<ReplayOptions> replayOptionTable();
 // What the command-line parser needs of them.
 const std::vector<OptionSpec>& replayOptionSpecs();
 // "options of replay:" and an entry for each, as `kith replay --help` shows them.

@@ -60,47 +60,18 @@ using Row = OptionRow<RunOptions>;
 using enum OptionArgument;
 using enum OptionValue;
 
-// A row for a flag: `--NAME` sets `member`.
-Row flagRow(std::string_view name, bool RunOptions::*member, std::vector<HelpEntry> help) {
-  return {{name, none},
-          [member](const GivenOption&, RunOptions& o) -> std::optional<int> {
-            o.*member = true;
-            return std::nullopt;
-          },
-          std::move(help)};
-}
+template <bool RunOptions::*member>
+constexpr auto flag = readFlag<RunOptions, member>;
+template <std::string RunOptions::*member>
+constexpr auto path = readText<RunOptions, member>;  // checked when the run starts (output_conflicts.h)
 
-// A row for a path an option names (checked when the run starts, output_conflicts.h).
-Row pathRow(std::string_view name, std::string RunOptions::*member, std::vector<HelpEntry> help) {
-  return {{name, required},
-          [member](const GivenOption& given, RunOptions& o) -> std::optional<int> {
-            o.*member = *given.value;
-            return std::nullopt;
-          },
-          std::move(help)};
-}
-
-// A row for a whole number in [min, max].
-Row integerRow(std::string_view name, std::size_t RunOptions::*member, long long min, long long max,
-               std::vector<HelpEntry> help) {
-  return {{name, required, integer},
-          [=](const GivenOption& given, RunOptions& o) {
-            return readIntegerOption(given.name, *given.value, min, max, o.*member);
-          },
-          std::move(help)};
-}
-
-// A row for --fail-alloc and --fail-alloc-every: a count of at least 1.
-Row countRow(std::string_view name, std::uint64_t RunOptions::*member, std::vector<HelpEntry> help) {
-  return {{name, required, integer},
-          [member](const GivenOption& given, RunOptions& o) -> std::optional<int> {
-            std::optional<std::uint64_t> n = parseCount(*given.value);
-            if (!n)
-              return usageError(std::string(given.name) + " wants a count of at least 1; got '" + *given.value + "'");
-            o.*member = *n;
-            return std::nullopt;
-          },
-          std::move(help)};
+// --fail-alloc and --fail-alloc-every: a count of at least 1.
+template <std::uint64_t RunOptions::*member>
+std::optional<int> readCount(const GivenOption& given, RunOptions& o) {
+  std::optional<std::uint64_t> n = parseCount(*given.value);
+  if (!n) return usageError(std::string(given.name) + " wants a count of at least 1; got '" + *given.value + "'");
+  o.*member = *n;
+  return std::nullopt;
 }
 
 std::optional<int> readHeap(const GivenOption& given, RunOptions& o) {
@@ -112,6 +83,10 @@ std::optional<int> readHeap(const GivenOption& given, RunOptions& o) {
     return usageError("unknown heap policy '" + o.heapPolicy + "'; valid: " + heap::policyNames(),
                       policySuggestion(o.heapPolicy));
   return std::nullopt;
+}
+
+std::optional<int> readHeapSize(const GivenOption& given, RunOptions& o) {
+  return readSizeOption(given.name, *given.value, kMinimumHeapSize, o.heapSize);
 }
 
 std::optional<int> readCollector(const GivenOption& given, RunOptions& o) {
@@ -177,142 +152,134 @@ std::optional<int> readCompilerHeap(const GivenOption& given, RunOptions& o) {
   return std::nullopt;
 }
 
-Row statsRow(OptionSpec spec, std::vector<HelpEntry> help) {
-  return statisticsRow(spec, &RunOptions::statistics, std::move(help));
+constexpr Row statsRow(OptionSpec spec, std::array<HelpEntry, 2> help) {
+  return statisticsRow<RunOptions, &RunOptions::statistics>(spec, help);
 }
 
 // Rows in the order of `kith run --help`.
-OptionTable<RunOptions> makeRunOptionTable() {
-  const std::string minimumHeap = byteSizeName(kMinimumHeapSize);
-  OptionTable<RunOptions> table;
-  table.push_back({{"--heap", required}, readHeap,
-                   {{"--heap=POLICY", "heap policy (default {default}); see kith policies"}},
-                   [](const RunOptions& o) { return o.heapPolicy; }});
-  table.push_back({{"--heap-size", required, size},
-                   [=](const GivenOption& given, RunOptions& o) {
-                     return readSizeOption(given.name, *given.value, kMinimumHeapSize, o.heapSize);
-                   },
-                   {{"--heap-size=SIZE", "the fixed heap (default {default}, at least " + minimumHeap + ")"}},
-                   [](const RunOptions& o) { return byteSizeName(o.heapSize); }});
-  table.push_back({{"--gc", required}, readCollector,
-                   {{"--gc=COLLECTOR",
-                     "occasional (default): stop-the-world mark-sweep;\n"
-                     "continuous: incremental mark-sweep in bounded slices;\n"
-                     "none: nothing is freed. With every collector a request the\n"
-                     "heap cannot meet runs a full collection, then (knuth,\n"
-                     "estranged) defragmentation, then raises the catchable\n"
-                     "error \"out of memory\""}},
-                   [](const RunOptions& o) { return std::string(collectorName(o.collector)); }});
-  table.push_back({{"--gc-threshold", required, real}, readThreshold,
-                   {{"--gc-threshold=F",
-                     "heap occupancy, a fraction in (0, 1], at which occasional\n"
-                     "collects (default 0.75) and continuous starts a cycle\n"
-                     "(default 0.5); 1: only when the heap is full"}}});
-  table.push_back(integerRow("--gc-step", &RunOptions::gcStep, 1, 1000000,
-                             {{"--gc-step=N",
-                               "continuous: work per slice, 1 to 1000000 (default 1024)\n"
-                               "units; a unit is an object marked, a block freed or 8\n"
-                               "handle slots swept. Slices are paced by allocation so a\n"
-                               "cycle ends before the heap fills"}}));
-  table.push_back({{"--gc-pacing", required}, readPacing,
-                   {{"--gc-pacing=MODE",
-                     "continuous: time (default): also defer a slice that comes\n"
-                     "too soon after the last (mutator utilization) and slice at\n"
-                     "loop back-edges; work: slices by allocation volume alone,\n"
-                     "so every count in the statistics is identical run to run"}},
-                   [](const RunOptions& o) { return std::string(pacingName(o.gcPacing)); }});
-  table.push_back(pathRow("--gc-pauses-file", &RunOptions::gcPausesFile,
-                          {{"--gc-pauses-file=PATH",
-                            "write every GC pause to PATH, one 'START_NS DURATION_NS'\n"
-                            "line each (ns since the run's start)"}}));
-  table.push_back(pathRow("--frag-file", &RunOptions::fragFile,
-                          {{"--frag-file=PATH",
-                            "after every collection write the heap's free space to PATH,\n"
-                            "one tab-separated line: cycle, bytes_allocated, in_use,\n"
-                            "free, largest_free, then free bytes by block size class\n"
-                            "free_16, free_32, ... where the policy can enumerate its\n"
-                            "free blocks (header '# kith-frag 1'; NA where it cannot tell)"}}));
-  table.push_back({{"--gc-overhead-limit", required, real}, readOverheadLimit,
-                   {{"--gc-overhead-limit=PCT|off",
-                     "thrashing: when between each of the last 5 collections\n"
-                     "the program allocated under (100-PCT)% of the heap on\n"
-                     "average (default {default}: 2%), throw out of memory"}},
-                   shownOverheadLimit});
-  table.push_back(flagRow("--pretouch", &RunOptions::pretouch,
-                          {{"--pretouch",
-                            "populate the whole heap at start (Java's -XX:+AlwaysPreTouch),\n"
-                            "so no allocation pays a first-touch page fault; by default\n"
-                            "the heap is reserved and its pages touched as first used"}}));
-  table.push_back(flagRow("--gc-log", &RunOptions::gcLog,
-                          {{"--gc-log", "one line per cycle on stderr, like Java's -Xlog:gc"}}));
-  table.push_back({{"--gc-stress", optional}, readGcStress,
-                   {{"--gc-stress",
-                     "occasional: a full collection before every allocation;\n"
-                     "continuous: a slice at every allocation, cycles back to\n"
-                     "back (testing; slow)"},
-                    {"--gc-stress=move",
-                     "as --gc-stress, and before every allocation move the next\n"
-                     "8 live objects to new blocks (any policy), so a raw object\n"
-                     "address held across an allocation is caught (testing)"}}});
-  table.push_back(flagRow("--check-freed", &RunOptions::checkFreed,
-                          {{"--check-freed",
-                            "poison freed objects and quarantine their handles, so a\n"
-                            "stale reference fails at once with a clear message (on in\n"
-                            "debug and sanitizer builds and with --gc-stress)"}}));
-  table.push_back(countRow("--fail-alloc", &RunOptions::failAllocation,
-                           {{"--fail-alloc=N",
-                             "the N-th allocation request fails as if the heap were full,\n"
-                             "once; --fail-alloc-every=N: every N-th (testing)"}}));
-  table.push_back(countRow("--fail-alloc-every", &RunOptions::failAllocationEvery, {}));
-  Row maxDepth = integerRow("--max-depth", &RunOptions::maxDepth, 1, 1000000,
-                            {{"--max-depth=N", "call-depth limit, 1 to 1000000 (default {default})"}});
-  maxDepth.shownDefault = [](const RunOptions& o) { return std::to_string(o.maxDepth); };
-  table.push_back(std::move(maxDepth));
-  table.push_back(statsRow({"--stats", optional},
-                           {{"--stats",
-                             "a statistics table on stderr after the run: every block of\n"
-                             "the JSON (heap, gc, locality, handle table, vm), grouped"},
-                            {"--stats=json", "the statistics as one JSON object on stderr"}}));
-  table.push_back(statsRow({"--stats-file", required}, {{"--stats-file=PATH", "write the JSON statistics to PATH"}}));
-  table.push_back(statsRow({"--stats-timers", required},
-                           {{"--stats-timers=on|off",
-                             "on (default): time every malloc and free (alloc_ns,\n"
-                             "free_ns; two clock reads each); off: keep every count,\n"
-                             "read no clock per operation (for timed runs)"}}));
-  table.push_back(statsRow({"--stats-sources", required},
-                           {{"--stats-sources=on|off",
-                             "on (default): split the requests met immediately into\n"
-                             "recycled (a free's block) and leftover (a block no free had\n"
-                             "returned: a split's rest), heap.immediate_source; off: not\n"
-                             "tracked (null), and counting costs no more than without\n"
-                             "it (for timed runs). Without\n"
-                             "--stats or --stats-file the heap keeps only its bytes in\n"
-                             "use (what the collectors read), unless --frag-file or the\n"
-                             "script (System.heapStats(), or any import) may show counts"}}));
-  table.push_back(pathRow("--trace", &RunOptions::tracePath,
-                          {{"--trace=PATH",
-                            "record every allocation and free to PATH, for kith replay;\n"
-                            "binary (compact, fast) unless PATH ends in .txt; - is\n"
-                            "standard output (mixed with what the script prints)"}}));
-  table.push_back({{"--trace-format", required}, readTraceFormat,
-                   {{"--trace-format=F",
-                     "--trace's format, binary or text, whatever PATH ends in\n"
-                     "(kith trace dump prints a binary trace as text)"}}});
-  table.push_back({{"--compiler-heap", required}, readCompilerHeap,
-                   {{"--compiler-heap=H",
-                     "experiment knob: the heap of the compiler's scratch data:\n"
-                     "zone (default; a region freed when compilation ends),\n"
-                     "reap, lea or malloc (each piece freed when done); also\n"
-                     "for disasm. The bytecode is the same with every H"}},
-                   [](const RunOptions& o) { return std::string(vm::compilerHeapName(o.compilerHeap)); }});
-  table.push_back(flagRow("--compile-only", &RunOptions::compileOnly,
-                          {{"--compile-only", "compile the script, report its errors, and stop"}}));
-  table.push_back(flagRow("--compiler-stats", &RunOptions::compilerStats,
-                          {{"--compiler-stats",
-                            "one JSON line on stderr: the compile's seconds and the\n"
-                            "scratch bytes held (peak, mean over requests)"}}));
-  return table;
-}
+constexpr Row kRunOptionRows[] = {
+    {{"--heap", required}, readHeap, {{{"--heap=POLICY", "heap policy (default {default}); see kith policies"}}},
+     shownText<RunOptions, &RunOptions::heapPolicy>},
+    {{"--heap-size", required, size}, readHeapSize,
+     {{{"--heap-size=SIZE", "the fixed heap (default {default}, at least 16K)"}}},
+     [](const RunOptions& o) { return byteSizeName(o.heapSize); }},
+    {{"--gc", required}, readCollector,
+     {{{"--gc=COLLECTOR",
+        "occasional (default): stop-the-world mark-sweep;\n"
+        "continuous: incremental mark-sweep in bounded slices;\n"
+        "none: nothing is freed. With every collector a request the\n"
+        "heap cannot meet runs a full collection, then (knuth,\n"
+        "estranged) defragmentation, then raises the catchable\n"
+        "error \"out of memory\""}}},
+     [](const RunOptions& o) { return std::string(collectorName(o.collector)); }},
+    {{"--gc-threshold", required, real}, readThreshold,
+     {{{"--gc-threshold=F",
+        "heap occupancy, a fraction in (0, 1], at which occasional\n"
+        "collects (default 0.75) and continuous starts a cycle\n"
+        "(default 0.5); 1: only when the heap is full"}}}},
+    {{"--gc-step", required, integer}, readInteger<RunOptions, &RunOptions::gcStep, 1, 1000000>,
+     {{{"--gc-step=N",
+        "continuous: work per slice, 1 to 1000000 (default 1024)\n"
+        "units; a unit is an object marked, a block freed or 8\n"
+        "handle slots swept. Slices are paced by allocation so a\n"
+        "cycle ends before the heap fills"}}}},
+    {{"--gc-pacing", required}, readPacing,
+     {{{"--gc-pacing=MODE",
+        "continuous: time (default): also defer a slice that comes\n"
+        "too soon after the last (mutator utilization) and slice at\n"
+        "loop back-edges; work: slices by allocation volume alone,\n"
+        "so every count in the statistics is identical run to run"}}},
+     [](const RunOptions& o) { return std::string(pacingName(o.gcPacing)); }},
+    {{"--gc-pauses-file", required}, path<&RunOptions::gcPausesFile>,
+     {{{"--gc-pauses-file=PATH",
+        "write every GC pause to PATH, one 'START_NS DURATION_NS'\n"
+        "line each (ns since the run's start)"}}}},
+    {{"--frag-file", required}, path<&RunOptions::fragFile>,
+     {{{"--frag-file=PATH",
+        "after every collection write the heap's free space to PATH,\n"
+        "one tab-separated line: cycle, bytes_allocated, in_use,\n"
+        "free, largest_free, then free bytes by block size class\n"
+        "free_16, free_32, ... where the policy can enumerate its\n"
+        "free blocks (header '# kith-frag 1'; NA where it cannot tell)"}}}},
+    {{"--gc-overhead-limit", required, real}, readOverheadLimit,
+     {{{"--gc-overhead-limit=PCT|off",
+        "thrashing: when between each of the last 5 collections\n"
+        "the program allocated under (100-PCT)% of the heap on\n"
+        "average (default {default}: 2%), throw out of memory"}}},
+     shownOverheadLimit},
+    {{"--pretouch", none}, flag<&RunOptions::pretouch>,
+     {{{"--pretouch",
+        "populate the whole heap at start (Java's -XX:+AlwaysPreTouch),\n"
+        "so no allocation pays a first-touch page fault; by default\n"
+        "the heap is reserved and its pages touched as first used"}}}},
+    {{"--gc-log", none}, flag<&RunOptions::gcLog>,
+     {{{"--gc-log", "one line per cycle on stderr, like Java's -Xlog:gc"}}}},
+    {{"--gc-stress", optional}, readGcStress,
+     {{{"--gc-stress",
+        "occasional: a full collection before every allocation;\n"
+        "continuous: a slice at every allocation, cycles back to\n"
+        "back (testing; slow)"},
+       {"--gc-stress=move",
+        "as --gc-stress, and before every allocation move the next\n"
+        "8 live objects to new blocks (any policy), so a raw object\n"
+        "address held across an allocation is caught (testing)"}}}},
+    {{"--check-freed", none}, flag<&RunOptions::checkFreed>,
+     {{{"--check-freed",
+        "poison freed objects and quarantine their handles, so a\n"
+        "stale reference fails at once with a clear message (on in\n"
+        "debug and sanitizer builds and with --gc-stress)"}}}},
+    {{"--fail-alloc", required, integer}, readCount<&RunOptions::failAllocation>,
+     {{{"--fail-alloc=N",
+        "the N-th allocation request fails as if the heap were full,\n"
+        "once; --fail-alloc-every=N: every N-th (testing)"}}}},
+    {{"--fail-alloc-every", required, integer}, readCount<&RunOptions::failAllocationEvery>},
+    {{"--max-depth", required, integer}, readInteger<RunOptions, &RunOptions::maxDepth, 1, 1000000>,
+     {{{"--max-depth=N", "call-depth limit, 1 to 1000000 (default {default})"}}},
+     shownNumber<RunOptions, &RunOptions::maxDepth>},
+    statsRow({"--stats", optional},
+             {{{"--stats",
+                "a statistics table on stderr after the run: every block of\n"
+                "the JSON (heap, gc, locality, handle table, vm), grouped"},
+               {"--stats=json", "the statistics as one JSON object on stderr"}}}),
+    statsRow({"--stats-file", required}, {{{"--stats-file=PATH", "write the JSON statistics to PATH"}}}),
+    statsRow({"--stats-timers", required},
+             {{{"--stats-timers=on|off",
+                "on (default): time every malloc and free (alloc_ns,\n"
+                "free_ns; two clock reads each); off: keep every count,\n"
+                "read no clock per operation (for timed runs)"}}}),
+    statsRow({"--stats-sources", required},
+             {{{"--stats-sources=on|off",
+                "on (default): split the requests met immediately into\n"
+                "recycled (a free's block) and leftover (a block no free had\n"
+                "returned: a split's rest), heap.immediate_source; off: not\n"
+                "tracked (null), and counting costs no more than without\n"
+                "it (for timed runs). Without\n"
+                "--stats or --stats-file the heap keeps only its bytes in\n"
+                "use (what the collectors read), unless --frag-file or the\n"
+                "script (System.heapStats(), or any import) may show counts"}}}),
+    {{"--trace", required}, path<&RunOptions::tracePath>,
+     {{{"--trace=PATH",
+        "record every allocation and free to PATH, for kith replay;\n"
+        "binary (compact, fast) unless PATH ends in .txt; - is\n"
+        "standard output (mixed with what the script prints)"}}}},
+    {{"--trace-format", required}, readTraceFormat,
+     {{{"--trace-format=F",
+        "--trace's format, binary or text, whatever PATH ends in\n"
+        "(kith trace dump prints a binary trace as text)"}}}},
+    {{"--compiler-heap", required}, readCompilerHeap,
+     {{{"--compiler-heap=H",
+        "experiment knob: the heap of the compiler's scratch data:\n"
+        "zone (default; a region freed when compilation ends),\n"
+        "reap, lea or malloc (each piece freed when done); also\n"
+        "for disasm. The bytecode is the same with every H"}}},
+     [](const RunOptions& o) { return std::string(vm::compilerHeapName(o.compilerHeap)); }},
+    {{"--compile-only", none}, flag<&RunOptions::compileOnly>,
+     {{{"--compile-only", "compile the script, report its errors, and stop"}}}},
+    {{"--compiler-stats", none}, flag<&RunOptions::compilerStats>,
+     {{{"--compiler-stats",
+        "one JSON line on stderr: the compile's seconds and the\n"
+        "scratch bytes held (peak, mean over requests)"}}}},
+};
 
 bool wasGiven(const CommandLine& line, std::string_view name) {
   for (const GivenOption& option : line.options)
@@ -322,10 +289,7 @@ bool wasGiven(const CommandLine& line, std::string_view name) {
 
 }  // namespace
 
-const OptionTable<RunOptions>& runOptionTable() {
-  static const OptionTable<RunOptions> table = makeRunOptionTable();
-  return table;
-}
+OptionTable<RunOptions> runOptionTable() { return kRunOptionRows; }
 
 const std::vector<OptionSpec>& runOptionSpecs() {
   static const std::vector<OptionSpec> specs = optionSpecs(runOptionTable());

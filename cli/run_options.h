@@ -84,7 +84,7 @@ int compilerHeapError(std::string_view name);
 
 // The options `kith run` takes (and `kith FILE` with the run implied), one row each
 // (option_table.h), in the order of its --help; `kith repl` reads the same.
-const OptionTable<RunOptions>& runOptionTable();
+OptionTable<RunOptions> runOptionTable();
 // What the command-line parser needs of them.
 const std::vector<OptionSpec>& runOptionSpecs();
 // "options of run:" and an entry for each, as `kith run --help` shows them.

@@ -51,22 +51,25 @@ bool scriptMayReadHeapStatistics(std::string_view source);
 // usage error's exit code (after the message) when its value is wrong.
 std::optional<int> readStatisticsOption(const GivenOption& option, StatisticsRequest& request);
 
-// The spelling of --stats-timers' or --stats-sources' setting.
-inline std::string onOff(bool on) { return on ? "on" : "off"; }
+template <class Options, StatisticsRequest Options::*member>
+std::optional<int> readStatistics(const GivenOption& given, Options& options) {
+  return readStatisticsOption(given, options.*member);
+}
+
+// The spelling of --stats-timers' and --stats-sources' defaults.
+template <class Options, StatisticsRequest Options::*member, bool StatisticsRequest::*setting>
+std::string shownOnOff(const Options& options) {
+  return (options.*member).*setting ? "on" : "off";
+}
 
 // The row of the statistics option `spec` (--stats, --stats-file, --stats-timers,
 // --stats-sources) in the table of a command whose options keep their request in
 // `member`, with the command's own `help`.
-template <class Options>
-OptionRow<Options> statisticsRow(OptionSpec spec, StatisticsRequest Options::*member, std::vector<HelpEntry> help) {
-  OptionRow<Options> row{spec, [member](const GivenOption& given, Options& options) {
-                           return readStatisticsOption(given, options.*member);
-                         },
-                         std::move(help)};
-  if (spec.name == "--stats-timers")
-    row.shownDefault = [member](const Options& options) { return onOff((options.*member).timers); };
-  if (spec.name == "--stats-sources")
-    row.shownDefault = [member](const Options& options) { return onOff((options.*member).sources); };
+template <class Options, StatisticsRequest Options::*member>
+constexpr OptionRow<Options> statisticsRow(OptionSpec spec, std::array<HelpEntry, 2> help = {}) {
+  OptionRow<Options> row{spec, readStatistics<Options, member>, help};
+  if (spec.name == "--stats-timers") row.shownDefault = shownOnOff<Options, member, &StatisticsRequest::timers>;
+  if (spec.name == "--stats-sources") row.shownDefault = shownOnOff<Options, member, &StatisticsRequest::sources>;
   return row;
 }
 
