@@ -39,7 +39,6 @@ namespace {
 using kith::cli::asksForHelp;
 using kith::cli::kExitOk;
 using kith::cli::OperandPlacement;
-using kith::cli::OptionArgument;
 using kith::cli::OptionSpec;
 using kith::cli::readCommandLine;
 using kith::cli::kExitSoftware;
@@ -294,17 +293,14 @@ int dispatch(const std::vector<std::string_view>& args) {
     return kith::cli::runCommand(rest);
   }
   if (command == "disasm") {
-    if (auto exit = readCommandLine(command, {{"--compiler-heap", kith::cli::OptionArgument::required}}, rest,
-                                    OperandPlacement::anywhere, line))
+    if (auto exit = readCommandLine(command, kith::cli::disasmOptionSpecs(), rest, OperandPlacement::anywhere, line))
       return *exit;
     if (line.help) return printHelp(commandHelp(command));
     // The value first: `--compiler-heap FILE` took the script as its value.
-    auto compilerHeap = kith::vm::CompilerHeap::zone;
-    for (const auto& given : line.options)
-      if (auto heap = kith::vm::compilerHeapNamed(*given.value)) compilerHeap = *heap;
-      else return kith::cli::compilerHeapError(*given.value);
+    kith::cli::RunOptions options;
+    if (auto exit = kith::cli::readOptions(kith::cli::disasmOptionTable(), line.options, options)) return *exit;
     if (line.operands.size() != 1) return usageError("'disasm' takes one script: kith disasm FILE");
-    return kith::cli::disassembleScript(std::string(line.operands[0]), compilerHeap);
+    return kith::cli::disassembleScript(std::string(line.operands[0]), options.compilerHeap);
   }
   if (command == "study") return kith::cli::runStudyCommand(rest);  // its driver reads its options
   if (command == "repl") return kith::cli::replCommand(rest);  // its own --help and options

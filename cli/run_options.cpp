@@ -281,6 +281,8 @@ constexpr Row kRunOptionRows[] = {
         "scratch bytes held (peak, mean over requests)"}}}},
 };
 
+constexpr Row kDisasmOptionRows[] = {{{"--compiler-heap", required}, readCompilerHeap}};
+
 bool wasGiven(const CommandLine& line, std::string_view name) {
   for (const GivenOption& option : line.options)
     if (option.name == name) return true;
@@ -297,6 +299,13 @@ const std::vector<OptionSpec>& runOptionSpecs() {
 }
 
 std::string runOptionsHelp() { return "options of run:\n" + optionsHelp(runOptionTable()) + "\n"; }
+
+OptionTable<RunOptions> disasmOptionTable() { return kDisasmOptionRows; }
+
+const std::vector<OptionSpec>& disasmOptionSpecs() {
+  static const std::vector<OptionSpec> specs = optionSpecs(disasmOptionTable());
+  return specs;
+}
 
 std::optional<int> parseRunOptions(const std::vector<std::string_view>& args, RunOptions& options,
                                    std::string_view command) {

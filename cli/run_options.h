@@ -90,6 +90,11 @@ const std::vector<OptionSpec>& runOptionSpecs();
 // "options of run:" and an entry for each, as `kith run --help` shows them.
 std::string runOptionsHelp();
 
+// `kith disasm`'s one option, run's --compiler-heap (its help is disasm's usage line
+// in `kith --help`), and what the command-line parser needs of it.
+OptionTable<RunOptions> disasmOptionTable();
+const std::vector<OptionSpec>& disasmOptionSpecs();
+
 // What `kith repl`, which reads run's options but runs no script, passes last in
 // place of the script's name (cli/repl.cpp): always the script, never an option's value.
 inline constexpr std::string_view kNoScriptStandIn = "<repl>";

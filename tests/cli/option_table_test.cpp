@@ -53,7 +53,19 @@ struct Exec {
   static std::optional<std::string> help() { return execOptionsHelp(); }
 };
 
-// The benchmarks' options are named in their usage line of `kith --help` (main.cpp).
+// disasm's one option (main.cpp reads it so), and the benchmarks' options, are named
+// in their usage line of `kith --help`.
+struct Disasm {
+  using Options = RunOptions;
+  static OptionTable<Options> table() { return disasmOptionTable(); }
+  static std::optional<int> parse(std::vector<std::string_view> args, Options& o) {
+    CommandLine line;
+    if (auto exit = readCommandLine("disasm", disasmOptionSpecs(), args, OperandPlacement::anywhere, line)) return exit;
+    return readOptions(disasmOptionTable(), line.options, o);
+  }
+  static std::optional<std::string> help() { return std::nullopt; }
+};
+
 struct BenchContrived {
   using Options = ContrivedBenchOptions;
   static OptionTable<Options> table() { return contrivedBenchOptionTable(); }
@@ -127,7 +139,7 @@ std::string misspelt(std::string_view name) {
 template <class Command>
 class OptionTableTest : public testing::Test {};
 
-using Commands = testing::Types<Run, Replay, Exec, BenchContrived, BenchDefrag>;
+using Commands = testing::Types<Run, Replay, Exec, Disasm, BenchContrived, BenchDefrag>;
 TYPED_TEST_SUITE(OptionTableTest, Commands);
 
 TYPED_TEST(OptionTableTest, EveryRowIsTakenByTheParser) {
