@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cli/byte_size.h"
+#include "cli/exec_options.h"
 #include "cli/exit_codes.h"
 #include "cli/output_conflicts.h"
 #include "cli/output_file.h"
@@ -30,62 +31,9 @@
 
 namespace kith::cli {
 
-const char* const kExecOptionsHelp =
-    "options of exec (each process COMMAND starts inherits them):\n"
-    "  --heap=POLICY       the policy every process uses as its malloc (default\n"
-    "                      estranged): any of kith policies but boehm; malloc is\n"
-    "                      glibc's own allocator, kingsley-bsd the hand-written\n"
-    "                      Kingsley kingsley is measured against (for comparison)\n"
-    "  --heap-size=SIZE    the arena each process reserves (default 1G, at least 16K);\n"
-    "                      reserved, not populated: a process's memory is what it\n"
-    "                      touches. A request it cannot meet is NULL with ENOMEM\n"
-    "  --stats             each process's heap statistics as a table on stderr at exit\n"
-    "  --stats=json        ... as one JSON object (per process) on stderr\n"
-    "  --stats-file=PATH   ... as JSON in PATH (COMMAND's own), PATH.PID (every\n"
-    "                      other process)\n"
-    "  --trace=PATH        record every request in Kith's trace format (binary unless\n"
-    "                      PATH ends in .txt), PATH and PATH.PID as for --stats-file,\n"
-    "                      for kith replay --heap=P PATH (a PATH of - is refused:\n"
-    "                      standard output is COMMAND's); a realloc is recorded as\n"
-    "                      a resize in place or a move\n"
-    "  --check             DebugHeap in the chain: a double free, a foreign or\n"
-    "                      interior pointer, or a write past a block's end is one line\n"
-    "                      on stderr, a backtrace, and abort\n"
-    "COMMAND is found on PATH as a shell finds it. Exit status: COMMAND's; 128+N when\n"
-    "signal N ended it; 127 when it cannot be found, 126 when it cannot be run.\n"
-    "The same without kith: LD_PRELOAD=libkith_malloc.so KITH_HEAP=POLICY COMMAND\n"
-    "(docs/EXEC.md names every variable).\n"
-    "\n";
-
 namespace {
 
 using namespace kith::preload;
-
-const std::vector<OptionSpec>& specs() {
-  static const std::vector<OptionSpec> list = {
-      {"--heap", OptionArgument::required},     {"--heap-size", OptionArgument::required},
-      {"--stats", OptionArgument::optional},    {"--stats-file", OptionArgument::required},
-      {"--trace", OptionArgument::required},    {"--check", OptionArgument::none}};
-  return list;
-}
-
-struct ExecOptions {
-  std::string policy = kDefaultPolicy;
-  std::size_t heapBytes = kDefaultHeapBytes;
-  std::string stats;      // "", "table" or "json"
-  std::string statsFile;  // absolute, once created
-  std::string trace;      // absolute, once created
-  bool check = false;
-  std::vector<std::string> command;
-};
-
-std::optional<int> readSize(std::string_view value, ExecOptions& o) {
-  auto size = parseByteSize(value);
-  if (!size) return usageError("--heap-size wants a size like 512K, 64M, 2G or 1T; got '" + std::string(value) + "'");
-  if (*size < kMinHeapBytes) return usageError("--heap-size must be at least 16K; got '" + std::string(value) + "'");
-  o.heapBytes = *size;
-  return std::nullopt;
-}
 
 // The heap each process builds must be one the system maps (the arena and the
 // policy's side tables): said once, before COMMAND runs, rather than by every
@@ -121,59 +69,23 @@ std::optional<int> checkOutput(const char* option, const std::string& path, std:
   return std::nullopt;
 }
 
-// "did you mean ...?" over every name --heap knows, the refused ones too.
-std::string policySuggestion(std::string_view word) {
-  std::vector<std::string_view> names;
-  for (const auto* list : {&heap::policyList(), &heap::referenceList(), &heap::baselineList(),
-                           &heap::replayBaselineList()})
-    for (const heap::PolicyInfo& p : *list) names.push_back(p.name);
-  return didYouMean(word, names);
-}
-
+// exec's options and COMMAND, and the outputs checked before COMMAND starts.
 std::optional<int> readOptions(const std::vector<std::string_view>& args, ExecOptions& o) {
-  CommandLine line;
-  if (auto exit = readCommandLine("exec", specs(), args, OperandPlacement::endsOptions, line)) return exit;
-  std::string statsFile, trace;
-  for (const GivenOption& given : line.options) {
-    const std::string value = given.value.value_or("");
-    if (given.name == "--heap") {
-      o.policy = value;
-      if (auto problem = programMallocProblem(o.policy)) {
-        if (heap::isPolicy(o.policy) || heap::isReplayBaseline(o.policy))
-          return usageError("--heap=" + o.policy + " cannot be a program's malloc: " + *problem);
-        return usageError("unknown heap policy '" + o.policy + "': " + *problem, policySuggestion(o.policy));
-      }
-    } else if (given.name == "--heap-size") {
-      if (auto exit = readSize(value, o)) return exit;
-    } else if (given.name == "--stats") {
-      if (given.value && value != "json")
-        return usageError("--stats takes =json or nothing; got '" + given.spelling() + "'");
-      o.stats = given.value ? "json" : "table";
-    } else if (given.name == "--stats-file") {
-      statsFile = value;
-    } else if (given.name == "--trace") {
-      trace = value;
-    } else if (given.name == "--check") {
-      o.check = true;
-    }
-  }
-  if (line.operands.empty())
-    return usageError("'exec' needs a command to run: kith exec [OPTIONS] -- COMMAND [ARGS...]");
+  if (auto exit = parseExecOptions(args, o)) return exit;
   if (auto exit = checkHeap(o)) return exit;
-  for (std::string_view word : line.operands) o.command.emplace_back(word);
   // An output may be neither the other output nor a file COMMAND is given (its program or
   // an argument naming a file): the process's exit would replace what it read.
   std::vector<NamedOutput> outputs;
-  if (!statsFile.empty()) outputs.push_back({"--stats-file", statsFile});
-  if (!trace.empty()) outputs.push_back({"--trace", trace});
+  if (!o.statsFile.empty()) outputs.push_back({"--stats-file", o.statsFile});
+  if (!o.trace.empty()) outputs.push_back({"--trace", o.trace});
   std::vector<NamedInput> inputs;
   for (std::size_t i = 0; i < o.command.size(); ++i)
     if (o.command[i] != "-") inputs.push_back({i == 0 ? "the program" : "an argument of COMMAND", o.command[i]});
   if (auto exit = refuseSharedOutputs(outputs, inputs)) return exit;
-  if (!statsFile.empty())
-    if (auto exit = checkOutput("--stats-file", statsFile, o.statsFile)) return exit;
-  if (!trace.empty())
-    if (auto exit = checkOutput("--trace", trace, o.trace)) return exit;
+  if (!o.statsFile.empty())
+    if (auto exit = checkOutput("--stats-file", o.statsFile, o.statsFile)) return exit;
+  if (!o.trace.empty())
+    if (auto exit = checkOutput("--trace", o.trace, o.trace)) return exit;
   return std::nullopt;
 }
 
@@ -266,7 +178,6 @@ int waitForCommand() {
 
 }  // namespace
 
-const std::vector<OptionSpec>& execOptionSpecs() { return specs(); }
 
 int execCommand(const std::vector<std::string_view>& args) {
   ExecOptions o;

@@ -7,14 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/option_parser.h"
 
 namespace kith::cli {
-
-// The help's entry for exec's options (kith exec --help, kith --help).
-extern const char* const kExecOptionsHelp;
-
-const std::vector<OptionSpec>& execOptionSpecs();
 
 // The words after `exec`; returns COMMAND's exit status (128+N when a signal N
 // ended it, 127 when it cannot be found, 126 when it cannot be run), or kith's own

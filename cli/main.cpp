@@ -12,16 +12,17 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/byte_size.h"
+#include "cli/bench_options.h"
 #include "cli/contrived_bench.h"
 #include "cli/defrag_bench.h"
 #include "cli/exec_command.h"
+#include "cli/exec_options.h"
 #include "cli/exit_codes.h"
 #include "cli/option_parser.h"
-#include "cli/option_value.h"
 #include "cli/output_file.h"
 #include "cli/repl.h"
 #include "cli/replay.h"
+#include "cli/replay_options.h"
 #include "cli/run_command.h"
 #include "cli/run_options.h"
 #include "cli/static_tls.h"
@@ -32,22 +33,22 @@
 #include "cli/version.h"
 #include "heap/adapters/shared_library.h"
 #include "heap/heap.h"
-#include "heap/layers/fixed_arena.h"
 
 namespace {
 
 using kith::cli::asksForHelp;
 using kith::cli::kExitOk;
 using kith::cli::OperandPlacement;
-using kith::cli::OptionArgument;
 using kith::cli::OptionSpec;
 using kith::cli::readCommandLine;
 using kith::cli::kExitSoftware;
 using kith::cli::kExitUsage;
 using kith::cli::usageError;
 
-// `kith --help` is these four sections; `kith COMMAND --help` is the command's
-// entry of the first, with its options and the last for run and replay.
+// `kith --help` is these sections with run's and replay's options (cli/run_options.h,
+// cli/replay_options.h) second and third;
+// `kith COMMAND --help` is the command's entry of the first, with its options and
+// the last for run, replay and exec.
 constexpr const char* kCommandsHelp =
     "usage: kith <command> [options]\n"
     "\n"
@@ -101,106 +102,6 @@ constexpr const char* kCommandsHelp =
     "                                --version names the commit it was built from\n"
     "\n";
 
-constexpr const char* kRunOptionsHelp =
-    "options of run:\n"
-    "  --heap=POLICY       heap policy (default estranged); see kith policies\n"
-    "  --heap-size=SIZE    the fixed heap (default 64M, at least 16K)\n"
-    "  --gc=COLLECTOR      occasional (default): stop-the-world mark-sweep;\n"
-    "                      continuous: incremental mark-sweep in bounded slices;\n"
-    "                      none: nothing is freed. With every collector a request the\n"
-    "                      heap cannot meet runs a full collection, then (knuth,\n"
-    "                      estranged) defragmentation, then raises the catchable\n"
-    "                      error \"out of memory\"\n"
-    "  --gc-threshold=F    heap occupancy, a fraction in (0, 1], at which occasional\n"
-    "                      collects (default 0.75) and continuous starts a cycle\n"
-    "                      (default 0.5); 1: only when the heap is full\n"
-    "  --gc-step=N         continuous: work per slice, 1 to 1000000 (default 1024)\n"
-    "                      units; a unit is an object marked, a block freed or 8\n"
-    "                      handle slots swept. Slices are paced by allocation so a\n"
-    "                      cycle ends before the heap fills\n"
-    "  --gc-pacing=MODE    continuous: time (default): also defer a slice that comes\n"
-    "                      too soon after the last (mutator utilization) and slice at\n"
-    "                      loop back-edges; work: slices by allocation volume alone,\n"
-    "                      so every count in the statistics is identical run to run\n"
-    "  --gc-pauses-file=PATH  write every GC pause to PATH, one 'START_NS DURATION_NS'\n"
-    "                      line each (ns since the run's start)\n"
-    "  --frag-file=PATH    after every collection write the heap's free space to PATH,\n"
-    "                      one tab-separated line: cycle, bytes_allocated, in_use,\n"
-    "                      free, largest_free, then free bytes by block size class\n"
-    "                      free_16, free_32, ... where the policy can enumerate its\n"
-    "                      free blocks (header '# kith-frag 1'; NA where it cannot tell)\n"
-    "  --gc-overhead-limit=PCT|off  thrashing: when between each of the last 5 collections\n"
-    "                      the program allocated under (100-PCT)% of the heap on\n"
-    "                      average (default 98: 2%), throw out of memory\n"
-    "  --pretouch          populate the whole heap at start (Java's -XX:+AlwaysPreTouch),\n"
-    "                      so no allocation pays a first-touch page fault; by default\n"
-    "                      the heap is reserved and its pages touched as first used\n"
-    "  --gc-log            one line per cycle on stderr, like Java's -Xlog:gc\n"
-    "  --gc-stress         occasional: a full collection before every allocation;\n"
-    "                      continuous: a slice at every allocation, cycles back to\n"
-    "                      back (testing; slow)\n"
-    "  --gc-stress=move    as --gc-stress, and before every allocation move the next\n"
-    "                      8 live objects to new blocks (any policy), so a raw object\n"
-    "                      address held across an allocation is caught (testing)\n"
-    "  --check-freed       poison freed objects and quarantine their handles, so a\n"
-    "                      stale reference fails at once with a clear message (on in\n"
-    "                      debug and sanitizer builds and with --gc-stress)\n"
-    "  --fail-alloc=N      the N-th allocation request fails as if the heap were full,\n"
-    "                      once; --fail-alloc-every=N: every N-th (testing)\n"
-    "  --max-depth=N       call-depth limit, 1 to 1000000 (default 10000)\n"
-    "  --stats             a statistics table on stderr after the run: every block of\n"
-    "                      the JSON (heap, gc, locality, handle table, vm), grouped\n"
-    "  --stats=json        the statistics as one JSON object on stderr\n"
-    "  --stats-file=PATH   write the JSON statistics to PATH\n"
-    "  --stats-timers=on|off  on (default): time every malloc and free (alloc_ns,\n"
-    "                      free_ns; two clock reads each); off: keep every count,\n"
-    "                      read no clock per operation (for timed runs)\n"
-    "  --stats-sources=on|off  on (default): split the requests met immediately into\n"
-    "                      recycled (a free's block) and leftover (a block no free had\n"
-    "                      returned: a split's rest), heap.immediate_source; off: not\n"
-    "                      tracked (null), and counting costs no more than without\n"
-    "                      it (for timed runs). Without\n"
-    "                      --stats or --stats-file the heap keeps only its bytes in\n"
-    "                      use (what the collectors read), unless --frag-file or the\n"
-    "                      script (System.heapStats(), or any import) may show counts\n"
-    "  --trace=PATH        record every allocation and free to PATH, for kith replay;\n"
-    "                      binary (compact, fast) unless PATH ends in .txt; - is\n"
-    "                      standard output (mixed with what the script prints)\n"
-    "  --trace-format=F    --trace's format, binary or text, whatever PATH ends in\n"
-    "                      (kith trace dump prints a binary trace as text)\n"
-    "  --compiler-heap=H   experiment knob: the heap of the compiler's scratch data:\n"
-    "                      zone (default; a region freed when compilation ends),\n"
-    "                      reap, lea or malloc (each piece freed when done); also\n"
-    "                      for disasm. The bytecode is the same with every H\n"
-    "  --compile-only      compile the script, report its errors, and stop\n"
-    "  --compiler-stats    one JSON line on stderr: the compile's seconds and the\n"
-    "                      scratch bytes held (peak, mean over requests)\n"
-    "\n";
-
-constexpr const char* kReplayOptionsHelp =
-    "options of replay:\n"
-    "  --heap=POLICY       the policy to replay on (default estranged; not boehm), or\n"
-    "                      nothing: the baseline whose malloc returns an address\n"
-    "                      with no memory and whose free does nothing, so a\n"
-    "                      policy's cost minus its cost is the policy's own\n"
-    "  --heap-size=SIZE    its fixed heap (default 64M, at least 16K)\n"
-    "  --pretouch          as for run: populate the heap before the replay starts\n"
-    "  --stats, --stats=json, --stats-file=PATH, --stats-timers=on|off,\n"
-    "  --stats-sources=on|off\n"
-    "                      as for run: the heap block, plus a replay block (events,\n"
-    "                      events/s, failed requests, resizes in place and moved);\n"
-    "                      no gc or vm block\n"
-    "  --bare              the policy alone: the statistics layer counts nothing\n"
-    "                      (the statistics then have no heap block), so a request\n"
-    "                      costs what the policy costs; kith study's cost and\n"
-    "                      replay runs use it\n"
-    "  --stop-on-failure   stop at the first request the policy cannot meet, exit 70.\n"
-    "                      Without it such a request is counted (after the tries\n"
-    "                      run's gate makes with --gc=none: once more, then on knuth\n"
-    "                      and estranged with defragmentation), its object's free\n"
-    "                      is skipped, and the replay goes on\n"
-    "\n";
-
 constexpr const char* kConventionsHelp =
     "Every option that takes a value takes it as --opt=value or --opt value (--stats\n"
     "and --gc-stress take theirs only after '='); -- ends the options.\n"
@@ -252,9 +153,9 @@ std::string commandEntries(std::string_view command) {
 
 std::string commandHelp(std::string_view command) {
   std::string help = "usage:\n" + commandEntries(command);
-  if (command == "run") help += std::string("\n") + kRunOptionsHelp + kConventionsHelp;
-  if (command == "replay") help += std::string("\n") + kReplayOptionsHelp + kConventionsHelp;
-  if (command == "exec") help += std::string("\n") + kith::cli::kExecOptionsHelp + kConventionsHelp;
+  if (command == "run") help += "\n" + kith::cli::runOptionsHelp() + kConventionsHelp;
+  if (command == "replay") help += "\n" + kith::cli::replayOptionsHelp() + kConventionsHelp;
+  if (command == "exec") help += "\n" + kith::cli::execOptionsHelp() + kConventionsHelp;
   return help;
 }
 
@@ -293,60 +194,12 @@ int listPolicies() {
   return kExitOk;
 }
 
-const std::vector<OptionSpec>& benchContrivedSpecs() {
-  using enum OptionArgument;
-  using enum kith::cli::OptionValue;
-  static const std::vector<OptionSpec> specs = {
-      {"--json", none}, {"--heap-size", required, size}, {"--repetitions", required, integer}, {"--fill", required, real}};
-  return specs;
-}
-
-const std::vector<OptionSpec>& benchDefragSpecs() {
-  using enum OptionArgument;
-  static const std::vector<OptionSpec> specs = {
-      {"--json", none}, {"--policy", required}, {"--seeds", required, kith::cli::OptionValue::integer}};
-  return specs;
-}
-
-// A benchmark's options; it takes no operands.
-std::optional<int> readBenchOptions(std::string_view command, const std::vector<OptionSpec>& specs,
-                                    const std::vector<std::string_view>& args, kith::cli::CommandLine& line) {
-  if (auto exit = readCommandLine(command, specs, args, OperandPlacement::anywhere, line)) return exit;
-  if (line.operands.empty()) return std::nullopt;
-  return usageError("'" + std::string(command) + "' takes options only; got '" + std::string(line.operands[0]) + "'");
-}
-
 int benchContrived(const std::vector<std::string_view>& args) {
-  kith::heap::arenaPretouch() = true;  // a latency benchmark: no first-touch page faults
-  bool json = false;
-  std::size_t heapBytes = 64u << 20;
-  int repetitions = 21;
-  double fill = kith::cli::kDefaultContrivedFill;
-  kith::cli::CommandLine line;
-  if (auto exit = readBenchOptions("bench contrived", benchContrivedSpecs(), args, line)) return *exit;
-  for (const kith::cli::GivenOption& given : line.options) {
-    std::string spelling = given.spelling();
-    std::string_view a = spelling;
-    if (a == "--json") {
-      json = true;
-    } else if (a.starts_with("--heap-size=")) {
-      if (auto exit = kith::cli::readSizeOption("--heap-size", a.substr(12), std::size_t{1} << 20, heapBytes))
-        return *exit;
-    } else if (a.starts_with("--repetitions=")) {
-      if (auto exit = kith::cli::readIntegerOption("--repetitions", a.substr(14), 1, 1000, repetitions)) return *exit;
-    } else if (a.starts_with("--fill=")) {
-      std::optional<double> f = kith::cli::parseReal(a.substr(7));
-      if (!f || !(*f > 0 && *f < 1))
-        return usageError("--fill wants the objects' share of the heap, a fraction in (0, 1) like 0.6; got '" +
-                          std::string(a.substr(7)) + "'");
-      fill = *f;
-    } else {
-      return usageError("unknown option for 'bench contrived': " + spelling);  // a spec without a case
-    }
-  }
+  kith::cli::ContrivedBenchOptions o;
+  if (auto exit = kith::cli::parseContrivedBenchOptions(args, o)) return *exit;
   try {
-    auto result = kith::cli::runContrived(heapBytes, repetitions, fill);
-    std::fputs(json ? kith::cli::contrivedJson(result).c_str() : kith::cli::contrivedTable(result).c_str(),
+    auto result = kith::cli::runContrived(o.heapBytes, o.repetitions, o.fill);
+    std::fputs(o.json ? kith::cli::contrivedJson(result).c_str() : kith::cli::contrivedTable(result).c_str(),
                stdout);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kith: bench contrived: %s\n", e.what());
@@ -356,30 +209,11 @@ int benchContrived(const std::vector<std::string_view>& args) {
 }
 
 int benchDefrag(const std::vector<std::string_view>& args) {
-  kith::heap::arenaPretouch() = true;  // as every timing benchmark
-  bool json = false;
-  std::string policy = "estranged";
-  std::size_t seeds = kith::cli::kDefragSeeds;
-  kith::cli::CommandLine line;
-  if (auto exit = readBenchOptions("bench defrag", benchDefragSpecs(), args, line)) return *exit;
-  for (const kith::cli::GivenOption& given : line.options) {
-    std::string spelling = given.spelling();
-    std::string_view a = spelling;
-    if (a == "--json") {
-      json = true;
-    } else if (a.starts_with("--policy=")) {
-      policy = std::string(a.substr(9));
-      if (policy != "knuth" && policy != "estranged")
-        return usageError("--policy wants knuth or estranged (the buddy heaps); got '" + policy + "'");
-    } else if (a.starts_with("--seeds=")) {
-      if (auto exit = kith::cli::readIntegerOption("--seeds", a.substr(8), 1, 1000, seeds)) return *exit;
-    } else {
-      return usageError("unknown option for 'bench defrag': " + spelling);  // a spec without a case
-    }
-  }
+  kith::cli::DefragBenchOptions o;
+  if (auto exit = kith::cli::parseDefragBenchOptions(args, o)) return *exit;
   try {
-    auto result = kith::cli::runDefragBench(policy, seeds);
-    std::fputs(json ? kith::cli::defragJson(result).c_str() : kith::cli::defragTable(result).c_str(), stdout);
+    auto result = kith::cli::runDefragBench(o.policy, o.seeds);
+    std::fputs(o.json ? kith::cli::defragJson(result).c_str() : kith::cli::defragTable(result).c_str(), stdout);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kith: bench defrag: %s\n", e.what());
     return kExitSoftware;
@@ -426,8 +260,8 @@ int dispatch(const std::vector<std::string_view>& args) {
   std::string_view command = args[0];
   const std::vector<std::string_view> rest(args.begin() + 1, args.end());
   if (command == "--help" || command == "-h" || command == "help") {
-    std::printf("%s%s%s%s%s", kCommandsHelp, kRunOptionsHelp, kReplayOptionsHelp, kith::cli::kExecOptionsHelp,
-                kConventionsHelp);
+    std::printf("%s%s%s%s%s", kCommandsHelp, kith::cli::runOptionsHelp().c_str(),
+                kith::cli::replayOptionsHelp().c_str(), kith::cli::execOptionsHelp().c_str(), kConventionsHelp);
     return kExitOk;
   }
   if (command == "--version") {
@@ -447,7 +281,8 @@ int dispatch(const std::vector<std::string_view>& args) {
     if (experiment != "contrived" && experiment != "defrag")
       return usageError("unknown benchmark '" + std::string(experiment) + "'; known: contrived, defrag",
                         kith::cli::didYouMean(experiment, {"contrived", "defrag"}));
-    const auto& specs = experiment == "defrag" ? benchDefragSpecs() : benchContrivedSpecs();
+    const auto& specs =
+        experiment == "defrag" ? kith::cli::defragBenchOptionSpecs() : kith::cli::contrivedBenchOptionSpecs();
     if (asksForHelp(specs, options, OperandPlacement::anywhere))
       return printHelp(commandHelp("bench " + std::string(experiment)));
     return experiment == "defrag" ? benchDefrag(options) : benchContrived(options);
@@ -458,17 +293,14 @@ int dispatch(const std::vector<std::string_view>& args) {
     return kith::cli::runCommand(rest);
   }
   if (command == "disasm") {
-    if (auto exit = readCommandLine(command, {{"--compiler-heap", kith::cli::OptionArgument::required}}, rest,
-                                    OperandPlacement::anywhere, line))
+    if (auto exit = readCommandLine(command, kith::cli::disasmOptionSpecs(), rest, OperandPlacement::anywhere, line))
       return *exit;
     if (line.help) return printHelp(commandHelp(command));
     // The value first: `--compiler-heap FILE` took the script as its value.
-    auto compilerHeap = kith::vm::CompilerHeap::zone;
-    for (const auto& given : line.options)
-      if (auto heap = kith::vm::compilerHeapNamed(*given.value)) compilerHeap = *heap;
-      else return kith::cli::compilerHeapError(*given.value);
+    kith::cli::RunOptions options;
+    if (auto exit = kith::cli::readOptions(kith::cli::disasmOptionTable(), line.options, options)) return *exit;
     if (line.operands.size() != 1) return usageError("'disasm' takes one script: kith disasm FILE");
-    return kith::cli::disassembleScript(std::string(line.operands[0]), compilerHeap);
+    return kith::cli::disassembleScript(std::string(line.operands[0]), options.compilerHeap);
   }
   if (command == "study") return kith::cli::runStudyCommand(rest);  // its driver reads its options
   if (command == "repl") return kith::cli::replCommand(rest);  // its own --help and options

@@ -19,7 +19,7 @@
 #include "cli/output_file.h"
 #include "cli/statistics_request.h"
 #include "cli/trace_command.h"
-#include "cli/option_parser.h"
+#include "cli/replay_options.h"
 #include "cli/run_options.h"
 #include "cli/usage_error.h"
 #include "heap/layers/fixed_arena.h"
@@ -177,18 +177,9 @@ void TraceReplayer::release() {
 
 namespace {
 
-struct Options {
-  std::string policy = "estranged";
-  std::size_t heapSize = std::size_t{64} << 20;
-  StatisticsRequest statistics;
-  bool bare = false;  // --bare: no StatsHeap counting either (a cost measurement)
-  bool stopOnFailure = false;
-  std::string trace;
-};
-
 double eventsPerSecond(const ReplayResult& r) { return r.seconds > 0 ? static_cast<double>(r.events) / r.seconds : 0; }
 
-std::string replayJson(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
+std::string replayJson(const ReplayOptions& o, const heap::HeapStatistics& h, const ReplayResult& r,
                        heap::TraceFormat format) {
   JsonWriter w;
   w.beginObject().key("policy").string(o.policy).key("heap_size").number(std::uint64_t{o.heapSize});
@@ -210,7 +201,7 @@ std::string replayJson(const Options& o, const heap::HeapStatistics& h, const Re
   return w.text() + "\n";
 }
 
-std::string replayTable(const Options& o, const heap::HeapStatistics& h, const ReplayResult& r,
+std::string replayTable(const ReplayOptions& o, const heap::HeapStatistics& h, const ReplayResult& r,
                         heap::TraceFormat format) {
   auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   char line[1024];
@@ -233,59 +224,11 @@ std::string replayTable(const Options& o, const heap::HeapStatistics& h, const R
   return out + heap::statisticsTableLine("live at end", std::to_string(r.liveAtEnd) + " blocks");
 }
 
-std::optional<int> parseOptions(const std::vector<std::string_view>& args, Options& o) {
-  CommandLine line;
-  if (auto exit = readCommandLine("replay", replayOptionSpecs(), args, OperandPlacement::anywhere, line)) return exit;
-  if (line.help) return usageError("--help comes first: kith replay --help");  // the kith command prints it
-  for (const GivenOption& given : line.options) {
-    std::string a = given.spelling();
-    auto value = [&](std::string_view prefix) { return std::string(a.substr(prefix.size())); };
-    if (a.starts_with("--heap=")) {
-      o.policy = value("--heap=");
-      if (!heap::isPolicy(o.policy) && !heap::isReplayBaseline(o.policy))
-        return usageError("unknown heap policy '" + o.policy + "'; valid: " + heap::policyNames() +
-                              ", and the replay baseline nothing",
-                          policySuggestion(o.policy, true));
-      for (const heap::PolicyInfo& p : heap::baselineList())
-        if (p.name == o.policy)
-          return usageError("--heap=" + o.policy + " collects garbage itself and takes no frees: it cannot replay a trace");
-    } else if (a.starts_with("--heap-size=")) {
-      if (auto exit = readSizeOption("--heap-size", a.substr(12), kMinimumHeapSize, o.heapSize)) return exit;
-    } else if (auto taken = readStatisticsOption(a, o.statistics)) {
-      if (*taken != kExitOk) return taken;
-    } else if (a == "--bare") {
-      o.bare = true;
-    } else if (a == "--stop-on-failure") {
-      o.stopOnFailure = true;
-    } else if (a == "--pretouch") {
-      heap::arenaPretouch() = true;
-    } else {
-      return usageError("--stats takes no value (a table) or =json; got '" + a + "'");
-    }
-  }
-  if (line.operands.empty()) return usageError("'replay' needs a trace: kith replay [OPTIONS] TRACE");
-  if (line.operands.size() > 1)
-    return usageError("'replay' takes one trace; found a second: '" + std::string(line.operands[1]) + "'");
-  o.trace = std::string(line.operands[0]);
-  return std::nullopt;
-}
-
 }  // namespace
 
-const std::vector<OptionSpec>& replayOptionSpecs() {
-  using enum OptionArgument;
-  static const std::vector<OptionSpec> specs = {
-      {"--heap", required},      {"--heap-size", required, OptionValue::size}, {"--pretouch", none},
-      {"--stats", optional},     {"--stats-file", required},                 {"--stats-timers", required},
-      {"--stats-sources", required},
-      {"--bare", none},          {"--stop-on-failure", none},
-  };
-  return specs;
-}
-
 int replayCommand(const std::vector<std::string_view>& args) {
-  Options o;
-  if (auto exit = parseOptions(args, o)) return *exit;
+  ReplayOptions o;
+  if (auto exit = parseReplayOptions(args, o)) return *exit;
   if (auto exit = refuseSharedOutputs({{"--stats-file", o.statistics.file}}, {{"the trace", o.trace}})) return *exit;
 
   std::string openError;
@@ -301,6 +244,7 @@ int replayCommand(const std::vector<std::string_view>& args) {
 
   std::unique_ptr<heap::Heap> heap;
   try {
+    heap::ArenaPretouch pretouch(o.pretouch);  // for this heap's arena and side tables
     heap = heap::makeHeap(o.policy, o.heapSize,
                           o.bare ? heap::StatisticsMode::none : o.statistics.heapMode(/*countsRead=*/false));
   } catch (const std::bad_alloc&) {
@@ -320,7 +264,7 @@ int replayCommand(const std::vector<std::string_view>& args) {
   struct stat st {};
   if (::fstat(::fileno(file.get()), &st) == 0 && S_ISREG(st.st_mode))
     replayer.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), std::size_t{1} << 28),
-                     heap::arenaPretouch());  // --pretouch: the block table's pages too
+                     o.pretouch);  // the block table's pages too
   ReplayResult r = replayer.run(reader);
   if (!r.error.empty()) {
     std::fprintf(stderr, "kith: %s: %s\n", o.trace.c_str(), r.error.c_str());

@@ -112,9 +112,6 @@ class TraceReplayer {
   BlockTable blocks_;  // by object index; nullptr: freed, or failed here
 };
 
-// The options `kith replay` takes (before or after the trace).
-const std::vector<OptionSpec>& replayOptionSpecs();
-
 // `kith replay [OPTIONS] TRACE`; args are the words after "replay".
 int replayCommand(const std::vector<std::string_view>& args);
 

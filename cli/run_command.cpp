@@ -54,9 +54,9 @@ std::optional<std::string> readScript(const std::string& path) {
 }  // namespace
 
 std::unique_ptr<heap::Heap> buildHeap(const RunOptions& options, heap::StatisticsMode mode) {
-  heap::arenaPretouch() = options.pretouch;
   std::unique_ptr<heap::Heap> heap;
   try {
+    heap::ArenaPretouch pretouch(options.pretouch);  // for this heap's arena and side tables
     heap = heap::makeHeap(options.heapPolicy, options.heapSize, mode);
   } catch (const std::bad_alloc&) {
     // The size parsed; the system would not map it. Say why, with what the machine has.

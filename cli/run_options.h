@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "cli/option_parser.h"
+#include "cli/option_table.h"
 #include "cli/statistics_request.h"
 #include "gc/continuous_collector.h"
 #include "heap/trace/trace_event.h"
 #include "vm/compiler_heap.h"
+#include "vm/vm_options.h"
 
 namespace kith::cli {
 
@@ -49,12 +51,12 @@ struct RunOptions {
   bool gcLog = false;     // one line per cycle on stderr
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation
   bool moveObjects = false;       // --gc-stress=move (VMOptions::moveObjects)
-  double gcOverheadLimit = 0.98;  // --gc-overhead-limit (VMOptions::gcOverheadLimit; 0: off)
+  double gcOverheadLimit = vm::GcOverheadLimit::kDefaultLimit;  // --gc-overhead-limit (VMOptions; 0: off)
   bool pretouch = false;    // --pretouch: populate the heap's arena at start (heap/layers/fixed_arena.h)
   bool checkFreed = false;  // --check-freed (VMOptions::checkFreedObjects; implied by --gc-stress)
   std::uint64_t failAllocation = 0;       // --fail-alloc=N
   std::uint64_t failAllocationEvery = 0;  // --fail-alloc-every=N
-  std::size_t maxDepth = 10000;
+  std::size_t maxDepth = vm::kDefaultMaxDepth;
   vm::CompilerHeap compilerHeap = vm::CompilerHeap::zone;  // --compiler-heap (an experiment knob)
   bool compileOnly = false;     // --compile-only: stop after compiling the script
   bool compilerStats = false;   // --compiler-stats: the scratch heap's bytes, one JSON line on stderr
@@ -63,6 +65,8 @@ struct RunOptions {
   heap::TraceFormat traceFormat = heap::TraceFormat::binary;
   std::string script;
   std::vector<std::string> args;  // System.args
+
+  bool operator==(const RunOptions&) const = default;
 
   // Whether any option of the VM's collector was given (a heap that collects
   // garbage itself then says it ignored them).
@@ -78,8 +82,18 @@ std::string collectorSuggestion(std::string_view word);
 // The usage error (exit 64) for an unknown --compiler-heap NAME.
 int compilerHeapError(std::string_view name);
 
-// The options `kith run` takes (and `kith FILE` with the run implied).
+// The options `kith run` takes (and `kith FILE` with the run implied), one row each
+// (option_table.h), in the order of its --help; `kith repl` reads the same.
+OptionTable<RunOptions> runOptionTable();
+// What the command-line parser needs of them.
 const std::vector<OptionSpec>& runOptionSpecs();
+// "options of run:" and an entry for each, as `kith run --help` shows them.
+std::string runOptionsHelp();
+
+// `kith disasm`'s one option, run's --compiler-heap (its help is disasm's usage line
+// in `kith --help`), and what the command-line parser needs of it.
+OptionTable<RunOptions> disasmOptionTable();
+const std::vector<OptionSpec>& disasmOptionSpecs();
 
 // What `kith repl`, which reads run's options but runs no script, passes last in
 // place of the script's name (cli/repl.cpp): always the script, never an option's value.

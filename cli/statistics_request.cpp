@@ -6,25 +6,20 @@
 
 namespace kith::cli {
 
-std::optional<int> readStatisticsOption(std::string_view option, StatisticsRequest& request) {
-  if (option == "--stats") {
-    request.format = StatsFormat::table;
-  } else if (option == "--stats=json") {
-    request.format = StatsFormat::json;
-  } else if (option.starts_with("--stats-file=") && option.size() > 13) {
-    request.file = std::string(option.substr(13));
-  } else if (option.starts_with("--stats-timers=")) {
-    std::string v(option.substr(15));
-    if (v != "on" && v != "off") return usageError("--stats-timers wants on or off; got '" + v + "'");
-    request.timers = v == "on";
-  } else if (option.starts_with("--stats-sources=")) {
-    std::string v(option.substr(16));
-    if (v != "on" && v != "off") return usageError("--stats-sources wants on or off; got '" + v + "'");
-    request.sources = v == "on";
-  } else {
-    return std::nullopt;
+std::optional<int> readStatisticsOption(const GivenOption& option, StatisticsRequest& request) {
+  const std::string value = option.value.value_or("");
+  if (option.name == "--stats") {
+    if (option.value && value != "json")
+      return usageError("--stats takes no value (a table) or =json; got '" + option.spelling() + "'");
+    request.format = option.value ? StatsFormat::json : StatsFormat::table;
+  } else if (option.name == "--stats-file") {
+    request.file = value;
+  } else if (option.name == "--stats-timers" || option.name == "--stats-sources") {
+    if (value != "on" && value != "off")
+      return usageError(std::string(option.name) + " wants on or off; got '" + value + "'");
+    (option.name == "--stats-timers" ? request.timers : request.sources) = value == "on";
   }
-  return kExitOk;
+  return std::nullopt;
 }
 
 void configureHeap(const StatisticsRequest& request, heap::Heap& heap) {

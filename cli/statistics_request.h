@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/option_table.h"
 #include "heap/heap.h"
 #include "heap/statistics/statistics_mode.h"
 
@@ -28,6 +29,7 @@ struct StatisticsRequest {
   bool sources = true;
 
   bool wanted() const { return format != StatsFormat::none || !file.empty(); }
+  bool operator==(const StatisticsRequest&) const = default;
   // What the heap keeps: the counts (and the timers, unless off) when they are reported
   // or `countsRead` (something else in the run shows them); else only bytes in use,
   // which the collectors read, so a run pays for no statistics it did not ask for.
@@ -45,9 +47,31 @@ void configureHeap(const StatisticsRequest& request, heap::Heap& heap);
 // also any script that imports, as the imported files are read only as it runs.
 bool scriptMayReadHeapStatistics(std::string_view source);
 
-// nullopt when `option` is not a statistics option; kExitOk when it was and is
-// recorded in `request`; kExitUsage (after the message) when its value is wrong.
-std::optional<int> readStatisticsOption(std::string_view option, StatisticsRequest& request);
+// Records one of the statistics options in `request`: nullopt when taken, else the
+// usage error's exit code (after the message) when its value is wrong.
+std::optional<int> readStatisticsOption(const GivenOption& option, StatisticsRequest& request);
+
+template <class Options, StatisticsRequest Options::*member>
+std::optional<int> readStatistics(const GivenOption& given, Options& options) {
+  return readStatisticsOption(given, options.*member);
+}
+
+// The spelling of --stats-timers' and --stats-sources' defaults.
+template <class Options, StatisticsRequest Options::*member, bool StatisticsRequest::*setting>
+std::string shownOnOff(const Options& options) {
+  return (options.*member).*setting ? "on" : "off";
+}
+
+// The row of the statistics option `spec` (--stats, --stats-file, --stats-timers,
+// --stats-sources) in the table of a command whose options keep their request in
+// `member`, with the command's own `help`.
+template <class Options, StatisticsRequest Options::*member>
+constexpr OptionRow<Options> statisticsRow(OptionSpec spec, std::array<HelpEntry, 2> help = {}) {
+  OptionRow<Options> row{spec, readStatistics<Options, member>, help};
+  if (spec.name == "--stats-timers") row.shownDefault = shownOnOff<Options, member, &StatisticsRequest::timers>;
+  if (spec.name == "--stats-sources") row.shownDefault = shownOnOff<Options, member, &StatisticsRequest::sources>;
+  return row;
+}
 
 // Readies the --stats-file before the run (CLI.md: a wrong path costs no run); false
 // after the message when it cannot be written. Nothing to do without a --stats-file.

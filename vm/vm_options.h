@@ -12,8 +12,12 @@
 
 namespace kith::vm {
 
+// The call-depth limit when none is given (`kith run --max-depth`, whose --help
+// and default read it from here); past it, the catchable error "stack overflow".
+inline constexpr std::size_t kDefaultMaxDepth = 10000;
+
 struct VMOptions {
-  std::size_t maxDepth = 10000;
+  std::size_t maxDepth = kDefaultMaxDepth;
   std::vector<std::string> args;  // System.args
   // For a heap without a fixed arena (`malloc`): the most block bytes in use at
   // once, so every policy runs in the same --heap-size. 0: no limit.

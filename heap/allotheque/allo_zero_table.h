@@ -7,7 +7,7 @@
 // allocation). Reserved, they cost the pages written, and an entry stays an index
 // away, so no allocation's bound changes. Reading an entry never written maps the
 // kernel's shared zero page, which is no resident memory of ours. Under
-// arenaPretouch() (`--pretouch`) the table is populated with the arena, as the buddy
+// ArenaPretouch (`--pretouch`, fixed_arena.h) the table is populated with the arena, as the buddy
 // side table is, so that no allocation of a latency run pays a first-touch fault.
 //
 // "Empty" is all-zero bytes, so T must say that its all-zero bytes are its empty
@@ -38,7 +38,7 @@ class ZeroTable {
   // Throws std::bad_alloc if the system refuses the reservation.
   explicit ZeroTable(std::size_t n) : size_(n) {
     if (n == 0) return;
-    const int populate = arenaPretouch().load(std::memory_order_relaxed) ? MAP_POPULATE : MAP_NORESERVE;
+    const int populate = ArenaPretouch::now() ? MAP_POPULATE : MAP_NORESERVE;
     void* p = ::mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     data_ = static_cast<T*>(p);

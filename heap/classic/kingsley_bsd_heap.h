@@ -10,7 +10,7 @@
 // ov_index, and SizeClassHeap's), fresh blocks bumped from one fixed region; never
 // split, never coalesced. The region is a FixedArena taken whole at construction,
 // so it is reserved and only touched pages become resident — populated up front only
-// under arenaPretouch(), as heap_bench sets it, so that its numbers measure the
+// under ArenaPretouch (fixed_arena.h), as heap_bench builds it, so that its numbers measure the
 // allocator and not first-touch faults.
 //
 // The hot path is the original's: nothing is counted (no outcome, no steps: the

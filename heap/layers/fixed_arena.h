@@ -8,26 +8,53 @@
 // release() gives the arena every chunk back.
 // Touching: as a JVM does, the region is reserved at start and its pages are touched
 // lazily (the kernel maps a zero page at first write), so start-up costs nothing per
-// megabyte. arenaPretouch() (`--pretouch`, Java's -XX:+AlwaysPreTouch) populates it up
-// front instead: then no allocation pays a first-touch page fault, so latencies measure
-// the allocator, not the kernel -- `kith study` and the latency benchmarks set it.
+// megabyte. A heap built under ArenaPretouch(true) (`--pretouch`, Java's
+// -XX:+AlwaysPreTouch) populates it up front instead: then no allocation pays a
+// first-touch page fault, so latencies measure the allocator, not the kernel --
+// `kith study` and the latency benchmarks ask for it.
 #pragma once
 
 #include <sys/mman.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <new>
+#include <utility>
 
 #include "heap/layer.h"
 
 namespace kith::heap {
 
-// Process-wide, as the JVM flag: every arena mapped after it is set is populated.
-inline std::atomic<bool>& arenaPretouch() {
-  static std::atomic<bool> pretouch{false};
-  return pretouch;
+// Whether the heap being built populates its memory: who builds a heap says so for
+// that heap, as it says its size, and this scope carries the answer down to where
+// the arena and the side tables are mapped (every layer maps its memory in its
+// constructor, beneath layer constructors that take only a size). It holds on this
+// thread until it ends, then the setting before it is back: no flag set for the
+// process and left set.
+class ArenaPretouch {
+ public:
+  explicit ArenaPretouch(bool pretouch) : outer_(std::exchange(current(), pretouch)) {}
+  ~ArenaPretouch() { current() = outer_; }
+  ArenaPretouch(const ArenaPretouch&) = delete;
+  ArenaPretouch& operator=(const ArenaPretouch&) = delete;
+
+  // Whether memory mapped now is populated: the innermost scope's answer, else no.
+  static bool now() { return current(); }
+
+ private:
+  static bool& current() {
+    thread_local bool pretouch = false;
+    return pretouch;
+  }
+  bool outer_;
+};
+
+// `Heap` built from `args`, its memory populated up front when `pretouch`.
+template <class Heap, class... Args>
+std::unique_ptr<Heap> makeHeapPretouched(bool pretouch, Args&&... args) {
+  ArenaPretouch scope(pretouch);
+  return std::make_unique<Heap>(std::forward<Args>(args)...);
 }
 
 class FixedArena {
@@ -36,7 +63,7 @@ class FixedArena {
   // `bytes` is rounded down to the alignment.
   explicit FixedArena(std::size_t bytes) : size_(bytes & ~(kAlignment - 1)) {
     if (size_ == 0) return;
-    const int populate = arenaPretouch().load(std::memory_order_relaxed) ? MAP_POPULATE : MAP_NORESERVE;
+    const int populate = ArenaPretouch::now() ? MAP_POPULATE : MAP_NORESERVE;
     void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | populate, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     base_ = static_cast<std::byte*>(p);

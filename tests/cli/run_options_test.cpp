@@ -92,7 +92,7 @@ TEST(RunOptions, ValuesMayBeTheNextWordAndDoubleDashEndsTheOptions) {
   EXPECT_FALSE(o.gcLog);
 }
 
-// Each option in the list the parser reads is one readRunOption takes, with a value
+// Each option in the list the parser reads is taken by its row of the table, with a value
 // of the kind it wants.
 TEST(RunOptions, EveryListedOptionIsTaken) {
   const std::vector<std::pair<std::string_view, std::string_view>> values = {
@@ -163,22 +163,25 @@ TEST(RunOptions, CollectorNamesRoundTrip) {
 
 TEST(StatisticsRequest, OptionsSharedByRunAndReplay) {
   StatisticsRequest r;
-  EXPECT_EQ(readStatisticsOption("--heap=knuth", r), std::nullopt);
-  EXPECT_EQ(readStatisticsOption("--stats-file=s.json", r), kExitOk);
+  EXPECT_EQ(readStatisticsOption({"--stats-file", "s.json"}, r), std::nullopt);
   EXPECT_EQ(r.file, "s.json");
   EXPECT_TRUE(r.wanted());
   EXPECT_EQ(r.heapMode(false), heap::StatisticsMode::countsAndTimes);
-  EXPECT_EQ(readStatisticsOption("--stats", r), kExitOk);
+  EXPECT_EQ(readStatisticsOption({"--stats", std::nullopt}, r), std::nullopt);
   EXPECT_EQ(r.format, StatsFormat::table);
+  EXPECT_EQ(readStatisticsOption({"--stats", "json"}, r), std::nullopt);
+  EXPECT_EQ(r.format, StatsFormat::json);
   testing::internal::CaptureStderr();
-  EXPECT_EQ(readStatisticsOption("--stats-timers=maybe", r), kExitUsage);
-  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(readStatisticsOption({"--stats-timers", "maybe"}, r), kExitUsage);
+  EXPECT_EQ(readStatisticsOption({"--stats", "table"}, r), kExitUsage);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("--stats takes no value (a table) or =json; got '--stats=table'"),
+            std::string::npos);
   EXPECT_TRUE(r.timers);
   EXPECT_TRUE(r.sources);
-  EXPECT_EQ(readStatisticsOption("--stats-sources=off", r), kExitOk);
+  EXPECT_EQ(readStatisticsOption({"--stats-sources", "off"}, r), std::nullopt);
   EXPECT_FALSE(r.sources);
   testing::internal::CaptureStderr();
-  EXPECT_EQ(readStatisticsOption("--stats-sources=yes", r), kExitUsage);
+  EXPECT_EQ(readStatisticsOption({"--stats-sources", "yes"}, r), kExitUsage);
   EXPECT_NE(testing::internal::GetCapturedStderr().find("--stats-sources wants on or off"), std::string::npos);
 }
 

@@ -65,7 +65,7 @@ std::size_t residentPages(const std::byte* base, std::size_t bytes) {
 
 // The arena is reserved, not populated: what a program touches becomes resident,
 // as under glibc (the preloaded malloc's memory consumption depends on it).
-// arenaPretouch() (heap_bench, --pretouch) populates it up front.
+// Built under ArenaPretouch (heap_bench, --pretouch), it is populated up front.
 TEST(KingsleyBsdHeap, ReservesItsArenaAndPopulatesItOnlyWhenAskedTo) {
   const std::size_t bytes = 64u << 20;
   KingsleyBsdHeap lazy(bytes);
@@ -77,10 +77,26 @@ TEST(KingsleyBsdHeap, ReservesItsArenaAndPopulatesItOnlyWhenAskedTo) {
   EXPECT_GE(residentPages(lazy.arenaBase(), bytes), 1u);
   EXPECT_LE(residentPages(lazy.arenaBase(), bytes), (2u << 20) / page);  // one page, or a huge page
 
-  arenaPretouch() = true;
-  KingsleyBsdHeap populated(bytes);
-  arenaPretouch() = false;
-  EXPECT_EQ(residentPages(populated.arenaBase(), bytes), bytes / page);
+  auto populated = makeHeapPretouched<KingsleyBsdHeap>(true, bytes);
+  EXPECT_EQ(residentPages(populated->arenaBase(), bytes), bytes / page);
+  EXPECT_FALSE(ArenaPretouch::now());  // only while it was built
+}
+
+TEST(KingsleyBsdHeap, PretouchHoldsForTheHeapsBuiltInItsScope) {
+  const std::size_t bytes = 4u << 20;
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  {
+    ArenaPretouch outer(true);
+    {
+      ArenaPretouch inner(false);
+      KingsleyBsdHeap lazy(bytes);
+      EXPECT_EQ(residentPages(lazy.arenaBase(), bytes), 0u);
+    }
+    KingsleyBsdHeap populated(bytes);
+    EXPECT_EQ(residentPages(populated.arenaBase(), bytes), bytes / page);
+  }
+  KingsleyBsdHeap afterwards(bytes);
+  EXPECT_EQ(residentPages(afterwards.arenaBase(), bytes), 0u);
 }
 
 TEST(KingsleyBsdHeap, EdgeSizes) {
