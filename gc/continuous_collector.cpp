@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <unordered_set>
 
-#include "gc/object_references.h"
+#include "vm/object_scanning.h"
 
 namespace kith::gc {
 
@@ -287,10 +287,10 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
       std::size_t left = budget - spent;
       std::size_t piece = left >= kLongArraySlots / kMarkSlotsPerWorkUnit ? kLongArraySlots : left * kMarkSlotsPerWorkUnit;
       std::size_t end = partialNext_ + piece;
-      forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
+      vm::forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
       spent += (piece + kMarkSlotsPerWorkUnit - 1) / kMarkSlotsPerWorkUnit;
       partialNext_ = end;
-      if (end >= elementCount(partial_)) {
+      if (end >= vm::elementCount(partial_)) {
         partial_->gcBits = kBlack;
         partial_ = nullptr;
       }
@@ -300,16 +300,16 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
     if (ahead_.empty()) break;
     vm::Handle* h = ahead_.pop();
     ++spent;
-    const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
+    const std::uint32_t size = vm::objectBytes(h);
     cycleLiveBytes_ += size;
     if (measure) locality_.object(h->object, size);
-    if (elementCount(h) > kLongArraySlots) {
+    if (vm::elementCount(h) > kLongArraySlots) {
       partial_ = h;
       partialNext_ = 0;
       continue;
     }
     std::size_t slots = 0;
-    forEachReference(h, [&](vm::Value& field) {
+    vm::forEachReference(h, [&](vm::Value& field) {
       ++slots;
       visit(h, field);
     });
@@ -449,10 +449,10 @@ void ContinuousCollector::verifyMarking(vm::HandleTableSpace& space) {
       std::fprintf(stderr,
                    "kith: internal error: continuous collector: a reachable %s object is not black at the end of "
                    "marking (a missing write barrier?)\n",
-                   h->klass ? vm::kindName(h->klass->kind) : "freed");
+                   vm::kindNameOf(h));
       std::abort();
     }
-    forEachReference(h, visit);
+    vm::forEachReference(h, visit);
   }
 }
 

@@ -1,7 +1,7 @@
 #include "gc/mark_sweep.h"
 
-#include "gc/object_references.h"
 #include "gc/prefetch_fifo.h"
+#include "vm/object_scanning.h"
 
 namespace kith::gc {
 
@@ -40,10 +40,10 @@ std::size_t markFromRoots(vm::HandleTableSpace& space, std::vector<vm::Handle*>&
     }
     if (ahead.empty()) break;
     vm::Handle* handle = ahead.pop();
-    const std::uint32_t size = static_cast<const vm::ObjectHeader*>(handle->object)->size;  // scanning reads it anyway
+    const std::uint32_t size = vm::objectBytes(handle);  // scanning reads it anyway
     bytes += size;
     if constexpr (kMeasureLocality) locality->object(handle->object, size);
-    forEachReference(handle, [&](vm::Value& field) {
+    vm::forEachReference(handle, [&](vm::Value& field) {
       if constexpr (kMeasureLocality) {
         if (field.isObject()) locality->reference(handle->object, field.asHandle()->object);
       }
