@@ -33,9 +33,9 @@ void expectSameCounts(const heap::HeapStatistics& a, const heap::HeapStatistics&
   EXPECT_EQ(a.free_steps.histogram, b.free_steps.histogram);
 }
 
-class EveryPolicy : public ::testing::TestWithParam<std::string> {};
+class FreeAndGetSize : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(EveryPolicy, FreeAndGetSizeFreesAndCountsAsGetSizeThenFree) {
+TEST_P(FreeAndGetSize, FreesAndCountsAsGetSizeThenFree) {
   for (heap::StatisticsMode mode :
        {heap::StatisticsMode::none, heap::StatisticsMode::bytesInUse, heap::StatisticsMode::counts}) {
     SCOPED_TRACE(static_cast<int>(mode));
@@ -70,7 +70,7 @@ std::vector<std::string> policyNames() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, EveryPolicy, ::testing::ValuesIn(policyNames()),
+INSTANTIATE_TEST_SUITE_P(Policies, FreeAndGetSize, ::testing::ValuesIn(policyNames()),
                          [](const auto& info) { return heap::testing::policyTestName(info.param); });
 
 // Counts the relocation callbacks (the heap has copied the block already).
@@ -79,9 +79,9 @@ struct Moves {
   static void relocated(void* self, void*, void*, std::size_t) { ++static_cast<Moves*>(self)->count; }
 };
 
-class MovingPolicy : public ::testing::TestWithParam<std::string> {};
+class MallocDefragmentingOnAMovingHeap : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(MovingPolicy, MallocDefragmentingMovesBlocksForItsOneRequestOnly) {
+TEST_P(MallocDefragmentingOnAMovingHeap, MovesBlocksForItsOneRequestOnly) {
   std::unique_ptr<heap::Heap> heap = heap::makeHeap(GetParam(), 64 << 10, heap::StatisticsMode::counts);
   ASSERT_TRUE(heap);
   // A checkerboard: 16-byte blocks with every other one freed. Half the heap is free,
@@ -103,7 +103,7 @@ TEST_P(MovingPolicy, MallocDefragmentingMovesBlocksForItsOneRequestOnly) {
   EXPECT_EQ(heap->checkInvariants(), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Buddy, MovingPolicy, ::testing::Values("knuth", "estranged"));
+INSTANTIATE_TEST_SUITE_P(Buddy, MallocDefragmentingOnAMovingHeap, ::testing::Values("knuth", "estranged"));
 
 TEST(MallocDefragmenting, IsNullOnAPolicyThatCannotMoveBlocks) {
   std::unique_ptr<heap::Heap> heap = heap::makeHeap("list", 64 << 10, heap::StatisticsMode::counts);
