@@ -41,12 +41,9 @@ class Heap {
   // before the free): a collector's sweep counts the bytes it frees, and asking here
   // costs one call per object where getSize then free cost two. The registry's
   // adapter (heap_registry.cpp) implements it over the statistics layer, which
-  // reads the size once for both; this default is for heaps outside the registry.
-  virtual std::size_t freeAndGetSize(void* ptr) {
-    std::size_t bytes = getSize(ptr);
-    free(ptr);
-    return bytes;
-  }
+  // reads the size once for both. Pure, with no default: a default visible to the
+  // caller makes GCC guess it is the target and test for it before every call.
+  virtual std::size_t freeAndGetSize(void* ptr) = 0;
   // What a free touches outside the block, for a sweep that brings it in ahead
   // (gc/sweep_prefetch.h) without a call per object.
   virtual FreeFootprint freeFootprint() const { return {}; }

@@ -99,11 +99,8 @@ void* HandleTableSpace::mallocWithinBudget(std::size_t bytes, const void* hint) 
   return object;
 }
 
-std::size_t HandleTableSpace::releaseBlock(void* object) {
-  if (checkFreedObjects_) std::memset(object, kFreedObjectByte, static_cast<ObjectHeader*>(object)->size);
-  std::size_t bytes = heap_.freeAndGetSize(object);
-  if (budgetLimit_) budgetInUse_ -= bytes;
-  return bytes;
+void HandleTableSpace::poisonFreed(void* object) {
+  std::memset(object, kFreedObjectByte, static_cast<ObjectHeader*>(object)->size);
 }
 
 // The heap moved an object (defragmentation) and has already copied its bytes:

@@ -66,7 +66,15 @@ class HandleTableSpace final : public ObjectSpace {
   }
   void* mallocAfterCollecting(std::size_t bytes, ClassInfo* klass, Handle* near);
   // Back to the heap (poisoned first when checking); returns the block's bytes.
-  std::size_t releaseBlock(void* object);
+  // Inline: the sweeps call it per object freed, and the heap's one virtual call is
+  // all it should cost them.
+  std::size_t releaseBlock(void* object) {
+    if (checkFreedObjects_) [[unlikely]] poisonFreed(object);
+    std::size_t bytes = heap_.freeAndGetSize(object);
+    if (budgetLimit_) budgetInUse_ -= bytes;
+    return bytes;
+  }
+  void poisonFreed(void* object);  // fills a freed object with kFreedObjectByte
   void applyStress(std::size_t bytes) override;
   void moveObjectsForStress();  // --gc-stress=move
   void payForBoxes() override;

@@ -67,7 +67,9 @@ SweepTotals sweepInPieces(TestVm& t, ShortPace pace, std::size_t* pieces) {
     ShortPace piece = pace;
     std::uint64_t freedBefore = totals.objectsFreed;
     done = sweepHandles(spaceOf(t.vm()), cursor, Marks{}, piece, totals);
-    if (pace.oneFree) EXPECT_LE(totals.objectsFreed - freedBefore, 1u);
+    if (pace.oneFree) {
+      EXPECT_LE(totals.objectsFreed - freedBefore, 1u);
+    }
   }
   return totals;
 }
