@@ -4,8 +4,7 @@
 #include <cstdlib>
 #include <unordered_set>
 
-#include "gc/object_references.h"
-#include "gc/sweep_prefetch.h"
+#include "vm/object_scanning.h"
 
 namespace kith::gc {
 
@@ -288,10 +287,10 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
       std::size_t left = budget - spent;
       std::size_t piece = left >= kLongArraySlots / kMarkSlotsPerWorkUnit ? kLongArraySlots : left * kMarkSlotsPerWorkUnit;
       std::size_t end = partialNext_ + piece;
-      forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
+      vm::forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
       spent += (piece + kMarkSlotsPerWorkUnit - 1) / kMarkSlotsPerWorkUnit;
       partialNext_ = end;
-      if (end >= elementCount(partial_)) {
+      if (end >= vm::elementCount(partial_)) {
         partial_->gcBits = kBlack;
         partial_ = nullptr;
       }
@@ -301,16 +300,16 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
     if (ahead_.empty()) break;
     vm::Handle* h = ahead_.pop();
     ++spent;
-    const std::uint32_t size = static_cast<const vm::ObjectHeader*>(h->object)->size;
+    const std::uint32_t size = vm::objectBytes(h);
     cycleLiveBytes_ += size;
     if (measure) locality_.object(h->object, size);
-    if (elementCount(h) > kLongArraySlots) {
+    if (vm::elementCount(h) > kLongArraySlots) {
       partial_ = h;
       partialNext_ = 0;
       continue;
     }
     std::size_t slots = 0;
-    forEachReference(h, [&](vm::Value& field) {
+    vm::forEachReference(h, [&](vm::Value& field) {
       ++slots;
       visit(h, field);
     });
@@ -331,70 +330,55 @@ void ContinuousCollector::flipToSweep(vm::HandleTableSpace& space) {
   barrierActive_ = false;
   white_ ^= kBothWhites;
   allocationColour_ = white_;
-  sweepChunk_ = 0;
-  sweepSlot_ = 0;
+  sweepCursor_ = {};
 }
 
 bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice,
                                     SliceClock* clock) {
-  std::uint64_t freed = 0, bytesFreed = 0;
-  const std::size_t initialBudget = budget;
-  // The clock is read when the budget falls to nextClockCheck (0: never).
-  auto clockCheckBelow = [&](std::size_t b) {
-    std::size_t slots = clock->unitsPerCheck() * kSweepSlotsPerWorkUnit;
-    return b > slots ? b - slots : 0;
+  // Black: survived (white again, the new white, for the next cycle); the old white,
+  // or never coloured: garbage; the new white: born during this sweep.
+  struct Colours {
+    std::uint32_t white;
+    bool survived(vm::Handle* h) const {
+      if (!(h->gcBits & kBlack)) return false;
+      h->gcBits = white;
+      return true;
+    }
+    bool isGarbage(const vm::Handle* h) const { return !(h->gcBits & (kBlack | white)); }
   };
-  std::size_t nextClockCheck = clock ? clockCheckBelow(budget) : 0;
-  bool outOfTime = false;
-  heap::Heap& heap = space.heap();
-  const heap::FreeFootprint footprint = heap.freeFootprint();
-  vm::HandleTable& handles = space.handles();
-  // Chunks added during the sweep hold only objects born in it: walking them is harmless.
-  while (budget > 0 && !outOfTime && sweepChunk_ < handles.chunkCount()) {
-    vm::Handle* chunk = handles.chunk(sweepChunk_);
-    for (; sweepSlot_ < vm::HandleTable::kHandlesPerChunk && budget > 0; ++sweepSlot_, --budget) {
+  // The slice's budget in slot visits, a free costing kWorkUnitsPerFree whole work
+  // units (of kSweepSlotsPerWorkUnit visits each, its slot's own visit included),
+  // and its clock (none: no time limit), read when the budget falls to
+  // nextClockCheck (0: never).
+  struct SlicePace {
+    std::size_t budget;
+    SliceClock* clock;
+    std::size_t nextClockCheck = clock ? clockCheckBelow(budget) : 0;
+    std::size_t clockCheckBelow(std::size_t b) const {
+      std::size_t slots = clock->unitsPerCheck() * kSweepSlotsPerWorkUnit;
+      return b > slots ? b - slots : 0;
+    }
+    bool mayVisit() {
+      if (budget == 0) return false;
       if (budget <= nextClockCheck) {
-        outOfTime = clock->stopAt(Clock::now());
-        if (outOfTime) break;  // this slot is visited by the next slice
+        if (clock->stopAt(Clock::now())) return false;
         nextClockCheck = clockCheckBelow(budget);
       }
-      vm::Handle* h = &chunk[sweepSlot_];
-      if (!h->klass) continue;                 // a free slot
-      const bool box = space.isBox(h);
-      // Looked ahead from objects only: a run of boxes (no block to prefetch) sweeps as
-      // cheaply as it would without the prefetch.
-      if (!box)
-        prefetchAhead(footprint, chunk, sweepSlot_, [&](const vm::Handle* a) {
-          return !(a->gcBits & (kBlack | white_)) && !space.isBox(a);  // garbage, as below
-        });
-      if (h->gcBits & kBlack) {
-        h->gcBits = white_;                    // survived: white for the next cycle
-      } else if (!(h->gcBits & white_)) {      // the old white (or never coloured): garbage
-        if (box) {                             // no heap block: not an object freed
-          space.releaseBox(h);
-          continue;
-        }
-        bytesFreed += heap.getSize(h->object);
-        space.freeObject(h);
-        ++freed;
-        // A free costs kWorkUnitsPerFree whole work units (of kSweepSlotsPerWorkUnit slot
-        // visits each; the loop takes the slot's own visit).
-        budget -= std::min(budget, kWorkUnitsPerFree * kSweepSlotsPerWorkUnit - 1);
-        if (budget == 0) {
-          ++sweepSlot_;
-          break;
-        }
-      }                                         // else born during this sweep: keep
+      --budget;
+      return true;
     }
-    if (sweepSlot_ == vm::HandleTable::kHandlesPerChunk) {
-      ++sweepChunk_;
-      sweepSlot_ = 0;
+    bool goesOnAfterFree() {
+      budget -= std::min(budget, kWorkUnitsPerFree * kSweepSlotsPerWorkUnit - 1);
+      return budget != 0;
     }
-  }
-  sliceWork_ += (initialBudget - budget + kSweepSlotsPerWorkUnit - 1) / kSweepSlotsPerWorkUnit;
-  recorder_.countFreed(freed, bytesFreed);
-  if (isSlice) largestBurst_ = std::max(largestBurst_, freed);
-  return sweepChunk_ >= handles.chunkCount();
+  };
+  SlicePace pace{budget, clock};
+  SweepTotals swept;
+  const bool done = sweepHandles(space, sweepCursor_, Colours{white_}, pace, swept);
+  sliceWork_ += (budget - pace.budget + kSweepSlotsPerWorkUnit - 1) / kSweepSlotsPerWorkUnit;
+  recorder_.countFreed(swept.objectsFreed, swept.bytesFreed);
+  if (isSlice) largestBurst_ = std::max(largestBurst_, swept.objectsFreed);
+  return done;
 }
 
 void ContinuousCollector::endCycle(vm::HandleTableSpace& space) {
@@ -465,10 +449,10 @@ void ContinuousCollector::verifyMarking(vm::HandleTableSpace& space) {
       std::fprintf(stderr,
                    "kith: internal error: continuous collector: a reachable %s object is not black at the end of "
                    "marking (a missing write barrier?)\n",
-                   h->klass ? vm::kindName(h->klass->kind) : "freed");
+                   vm::kindNameOf(h));
       std::abort();
     }
-    forEachReference(h, visit);
+    vm::forEachReference(h, visit);
   }
 }
 

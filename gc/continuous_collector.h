@@ -88,6 +88,7 @@
 #include "gc/cycle_recorder.h"
 #include "gc/gc_time_window.h"
 #include "gc/gray_stack.h"
+#include "gc/handle_sweep.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "gc/prefetch_fifo.h"
@@ -270,7 +271,7 @@ class ContinuousCollector final : public vm::Collector {
   SliceClock markClock_, sweepClock_;  // when a time-limited slice reads the clock and stops
   vm::Handle* partial_ = nullptr;  // a long array being scanned a piece at a time (gray)
   std::size_t partialNext_ = 0;    // its next element to scan
-  std::size_t sweepChunk_ = 0, sweepSlot_ = 0;  // the sweep's cursor in the handle table
+  SweepCursor sweepCursor_;  // where the sweep is in the handle table
   std::size_t sliceBytes_ = 0;
   std::size_t triggerBytes_ = 0;
   bool triggerSet_ = false;

@@ -6,50 +6,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include "gc/object_references.h"
+#include "vm/object_scanning.h"
 
 namespace kith::gc {
 
 namespace {
-
-std::size_t minimumSize(vm::ObjectKind kind) {
-  using vm::ObjectKind;
-  switch (kind) {
-    case ObjectKind::string: return sizeof(vm::StringObject) + 1;  // NUL
-    case ObjectKind::array:
-    case ObjectKind::valueStorage: return sizeof(vm::ArrayObject);
-    case ObjectKind::instance: return sizeof(vm::ObjectHeader);
-    case ObjectKind::closure: return sizeof(vm::ClosureObject);
-    case ObjectKind::boundMethod: return sizeof(vm::BoundMethodObject);
-    case ObjectKind::upvalue: return sizeof(vm::UpvalueObject);
-    case ObjectKind::list: return sizeof(vm::ListObject);
-    case ObjectKind::map: return sizeof(vm::MapObject);
-    case ObjectKind::stringBuilder: return sizeof(vm::StringBuilderObject);
-    case ObjectKind::byteStorage: return sizeof(vm::ByteStorageObject);
-    case ObjectKind::boxedInt:
-    case ObjectKind::count: break;
-  }
-  return sizeof(vm::ObjectHeader);
-}
-
-// The size the object's own length fields imply, for the kinds that have one.
-std::size_t impliedSize(vm::Handle* handle) {
-  using vm::ObjectKind;
-  switch (handle->klass->kind) {
-    case ObjectKind::string:
-      return sizeof(vm::StringObject) + static_cast<vm::StringObject*>(handle->object)->length + 1;
-    case ObjectKind::array:
-    case ObjectKind::valueStorage:
-      return sizeof(vm::ArrayObject) + static_cast<vm::ArrayObject*>(handle->object)->length * sizeof(vm::Value);
-    case ObjectKind::closure:
-      return sizeof(vm::ClosureObject) +
-             static_cast<vm::ClosureObject*>(handle->object)->upvalueCount * sizeof(vm::Value);
-    case ObjectKind::byteStorage:
-      return sizeof(vm::ByteStorageObject) + static_cast<vm::ByteStorageObject*>(handle->object)->capacity;
-    default:
-      return minimumSize(handle->klass->kind);
-  }
-}
 
 class Verifier {
  public:
@@ -60,7 +21,7 @@ class Verifier {
     while (!pending_.empty() && error_.empty()) {
       vm::Handle* handle = pending_.back();
       pending_.pop_back();
-      forEachReference(handle, [&](vm::Value& field) { visit(field, "a field"); });
+      vm::forEachReference(handle, [&](vm::Value& field) { visit(field, "a field"); });
     }
     if (!error_.empty()) return error_;
     if (options_.checkHeapInvariants) {
@@ -103,22 +64,7 @@ class Verifier {
     if (!space_.handles().owns(handle)) return "not a slot of the handle table";
     if (handle->klass == nullptr) return "a freed handle is reachable";
     if (options_.requireClearMarks && (handle->gcBits & ~options_.allowedBits) != 0) return "mark bits left set after the sweep";
-    auto* object = static_cast<std::byte*>(handle->object);
-    if (object == nullptr) return "handle names no object";
-    auto* header = reinterpret_cast<vm::ObjectHeader*>(object);
-    std::byte* base = space_.heap().arenaBase();
-    std::size_t arenaSize = space_.heap().arenaSize();
-    if (base != nullptr) {
-      if (object < base || object + sizeof(vm::ObjectHeader) > base + arenaSize)
-        return "object address outside the heap arena";
-      if (object + header->size > base + arenaSize) return "object runs past the end of the arena";
-    }
-    if (header->handle != handle) return "object header names another handle (stale or moved object)";
-    if (header->classId != handle->klass->id) return "object header's class id differs from the handle's class";
-    if (handle->klass->kind >= vm::ObjectKind::count) return "handle's class has no valid kind";
-    if (header->size < minimumSize(handle->klass->kind)) return "object smaller than its kind's layout";
-    if (impliedSize(handle) > header->size) return "object's length fields run past its size";
-    return {};
+    return vm::objectLayoutProblem(handle, space_.heap().arenaBase(), space_.heap().arenaSize());
   }
 
   vm::HandleTableSpace& space_;

@@ -1,8 +1,7 @@
 #include "gc/mark_sweep.h"
 
-#include "gc/object_references.h"
 #include "gc/prefetch_fifo.h"
-#include "gc/sweep_prefetch.h"
+#include "vm/object_scanning.h"
 
 namespace kith::gc {
 
@@ -41,10 +40,10 @@ std::size_t markFromRoots(vm::HandleTableSpace& space, std::vector<vm::Handle*>&
     }
     if (ahead.empty()) break;
     vm::Handle* handle = ahead.pop();
-    const std::uint32_t size = static_cast<const vm::ObjectHeader*>(handle->object)->size;  // scanning reads it anyway
+    const std::uint32_t size = vm::objectBytes(handle);  // scanning reads it anyway
     bytes += size;
     if constexpr (kMeasureLocality) locality->object(handle->object, size);
-    forEachReference(handle, [&](vm::Value& field) {
+    vm::forEachReference(handle, [&](vm::Value& field) {
       if constexpr (kMeasureLocality) {
         if (field.isObject()) locality->reference(handle->object, field.asHandle()->object);
       }
@@ -66,35 +65,19 @@ std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>&
 }
 
 SweepTotals sweepUnmarked(vm::HandleTableSpace& space) {
-  SweepTotals totals;
-  heap::Heap& heap = space.heap();
-  const heap::FreeFootprint footprint = heap.freeFootprint();
-  vm::HandleTable& handles = space.handles();
-  // Slot by slot, chunk by chunk; freeing releases the handle (its klass becomes
-  // nullptr), and no slot is visited twice. The heap hears of each free ahead of
-  // it (sweep_prefetch.h).
-  for (std::size_t c = 0; c < handles.chunkCount(); ++c) {
-    vm::Handle* chunk = handles.chunk(c);
-    for (std::size_t i = 0; i < vm::HandleTable::kHandlesPerChunk; ++i) {
-      vm::Handle* handle = &chunk[i];
-      if (!handle->klass) continue;
-      const bool box = space.isBox(handle);
-      if (!box)  // looked ahead from objects only, as in the incremental sweep
-        prefetchAhead(footprint, chunk, i, [&](const vm::Handle* a) { return !(a->gcBits & kMarked) && !space.isBox(a); });
-      if (handle->gcBits & kMarked) {
-        handle->gcBits &= ~kMarked;
-        ++totals.survivors;
-        continue;
-      }
-      if (box) {  // no heap block: not an object freed
-        space.releaseBox(handle);
-        continue;
-      }
-      totals.bytesFreed += heap.getSize(handle->object);
-      ++totals.objectsFreed;
-      space.freeObject(handle);
+  // Marked: survived (the mark cleared for the next collection); unmarked: garbage.
+  struct Marks {
+    static bool survived(vm::Handle* h) {
+      if (!(h->gcBits & kMarked)) return false;
+      h->gcBits &= ~kMarked;
+      return true;
     }
-  }
+    static bool isGarbage(const vm::Handle* h) { return !(h->gcBits & kMarked); }
+  };
+  SweepTotals totals;
+  SweepCursor cursor;
+  SweepToTheEnd pace;
+  sweepHandles(space, cursor, Marks{}, pace, totals);
   return totals;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gc/handle_sweep.h"
 #include "gc/locality_meter.h"
 #include "vm/handle_table_space.h"
 
@@ -30,14 +31,9 @@ inline constexpr std::uint32_t kMarked = 1u;
 std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>& markStack,
                           std::uint64_t* markedBytes = nullptr, LocalityMeter* locality = nullptr);
 
-struct SweepTotals {
-  std::uint64_t objectsFreed = 0;
-  std::uint64_t bytesFreed = 0;  // block bytes returned to the heap (Heap::getSize)
-  std::uint64_t survivors = 0;
-};
-
 // Frees every unmarked object to the heap policy in one burst
-// (HandleTableSpace::freeObject) and clears the marks of the survivors.
+// (HandleTableSpace::freeObject) and clears the marks of the survivors: the one
+// sweep loop (handle_sweep.h), to the end of the table.
 SweepTotals sweepUnmarked(vm::HandleTableSpace& space);
 
 }  // namespace kith::gc

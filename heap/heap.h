@@ -37,6 +37,13 @@ class Heap {
   virtual void* malloc(std::size_t size, const void* near) { (void)near; return malloc(size); }
   virtual void free(void* ptr) = 0;
   virtual std::size_t getSize(void* ptr) = 0;
+  // Frees `ptr` (not nullptr) and returns the bytes of the block it freed (getSize
+  // before the free): a collector's sweep counts the bytes it frees, and asking here
+  // costs one call per object where getSize then free cost two. The registry's
+  // adapter (heap_registry.cpp) implements it over the statistics layer, which
+  // reads the size once for both. Pure, with no default: a default visible to the
+  // caller makes GCC guess it is the target and test for it before every call.
+  virtual std::size_t freeAndGetSize(void* ptr) = 0;
   // What a free touches outside the block, for a sweep that brings it in ahead
   // (gc/sweep_prefetch.h) without a call per object.
   virtual FreeFootprint freeFootprint() const { return {}; }
@@ -48,7 +55,19 @@ class Heap {
   // (stats_heap.h). For good: marks not kept cannot be trusted again.
   virtual void skipImmediateSources() {}
   // Installs the callback moving heaps need; false if the policy never moves blocks.
+  // While one is installed, every malloc that finds no block defragments.
   virtual bool setRelocator(RelocateFn fn, void* context) = 0;
+  // A malloc that may move live blocks to make room (the policy's defragmenter, on
+  // for this one request), calling fn(context, from, to, size) after each move;
+  // nullptr when it still finds no block, or when the policy never moves blocks.
+  // The VM's allocation gate calls it only after a collection has freed what it
+  // could (moving garbage is wasted work); every other request is a plain malloc.
+  void* mallocDefragmenting(std::size_t size, const void* near, RelocateFn fn, void* context) {
+    if (!setRelocator(fn, context)) return nullptr;
+    void* block = malloc(size, near);
+    setRelocator(nullptr, nullptr);
+    return block;
+  }
   // Walks the policy's structures; empty string when they are consistent.
   virtual std::string checkInvariants() = 0;
   virtual std::string_view name() const = 0;

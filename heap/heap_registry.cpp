@@ -22,6 +22,7 @@ class PolicyHeap final : public Heap {
   void* malloc(std::size_t size, const void* near) override { return heap_.malloc(size, near); }
   void free(void* ptr) override { heap_.free(ptr); }
   std::size_t getSize(void* ptr) override { return heap_.getSize(ptr); }
+  std::size_t freeAndGetSize(void* ptr) override { return heap_.freeAndGetSize(ptr); }
   FreeFootprint freeFootprint() const override {
     if constexpr (requires { heap_.freeFootprint(); }) return heap_.freeFootprint();
     else return {};

@@ -20,11 +20,6 @@ HandleTableSpace::HandleTableSpace(heap::Heap& heap, Collector& collector, Mutat
       collector_(collector),
       moveObjects_(options.moveObjects),
       overheadLimit_(options.gcOverheadLimit) {
-  // The relocator is installed only for the allocation gate's last retry (see
-  // allocate): a moving heap then defragments after a collection has freed what it
-  // could, never before (moving garbage would be wasted work).
-  canDefragment_ = heap_.setRelocator(&HandleTableSpace::relocateObject, this);
-  if (canDefragment_) heap_.setRelocator(nullptr, nullptr);
   bool checkFreedObjects = options.checkFreedObjects || options.moveObjects;
 #if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
   checkFreedObjects = true;
@@ -39,7 +34,6 @@ HandleTableSpace::HandleTableSpace(heap::Heap& heap, Collector& collector, Mutat
 }
 
 HandleTableSpace::~HandleTableSpace() {
-  heap_.setRelocator(nullptr, nullptr);
   // A policy over a fixed arena drops every object with the arena; the system
   // allocator (`malloc`) has no arena, so its live objects go back one by one
   // (else LeakSanitizer reports them). Freed through freeObject so that the heap
@@ -78,11 +72,10 @@ void* HandleTableSpace::mallocAfterCollecting(std::size_t bytes, ClassInfo* klas
   // The hint is read at each try: a collection may have moved `near`.
   auto hint = [&]() -> const void* { return near ? near->object : klass->lastAllocated; };
   void* object = tryMalloc(bytes, hint());
-  if (!object && canDefragment_) {
-    heap_.setRelocator(&HandleTableSpace::relocateObject, this);
-    object = tryMalloc(bytes, hint());
-    heap_.setRelocator(nullptr, nullptr);
-  }
+  // A moving heap defragments only now, after the collection freed what it could
+  // (moving garbage would be wasted work); nullptr at once on one that cannot move.
+  // Never under the budget: a heap without an arena does not move blocks.
+  if (!object) object = heap_.mallocDefragmenting(bytes, hint(), &HandleTableSpace::relocateObject, this);
   if (!object) {
     // No second X event: the trace records the program's request, failed once at the
     // first refusal above, whatever the gate retried (docs/RELIABILITY.md).
@@ -106,10 +99,8 @@ void* HandleTableSpace::mallocWithinBudget(std::size_t bytes, const void* hint) 
   return object;
 }
 
-void HandleTableSpace::releaseBlock(void* object) {
-  if (budgetLimit_) budgetInUse_ -= heap_.getSize(object);
-  if (checkFreedObjects_) std::memset(object, kFreedObjectByte, static_cast<ObjectHeader*>(object)->size);
-  heap_.free(object);
+void HandleTableSpace::poisonFreed(void* object) {
+  std::memset(object, kFreedObjectByte, static_cast<ObjectHeader*>(object)->size);
 }
 
 // The heap moved an object (defragmentation) and has already copied its bytes:

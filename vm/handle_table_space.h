@@ -4,10 +4,10 @@
 // and releaseBox. The allocation gate: the collector's per-allocation check
 // (Collector::beforeAllocation: may run a collection or an incremental slice), then
 // heap.malloc. On failure, in this order: a full collection, a retry; then, on a
-// policy that can move blocks (knuth, estranged), a retry with its defragmenter on;
-// then the catchable "out of memory: requested N bytes". Also here: the budget of a
-// heap without an arena, --gc-stress=move, freed-object poisoning and the GC
-// overhead limit.
+// policy that can move blocks (knuth, estranged), Heap::mallocDefragmenting, the one
+// request with its defragmenter on; then the catchable "out of memory: requested N
+// bytes". Also here: the budget of a heap without an arena, --gc-stress=move,
+// freed-object poisoning and the GC overhead limit.
 #pragma once
 
 #include <algorithm>
@@ -34,11 +34,13 @@ class HandleTableSpace final : public ObjectSpace {
   HandleTable& handles() { return handles_; }
 
   // --- for collectors -------------------------------------------------------------
-  // Frees one object and its handle.
-  void freeObject(Handle* handle) {
+  // Frees one object and its handle; returns the bytes of the heap block freed
+  // (Heap::freeAndGetSize: the sweeps count them without asking the heap again).
+  std::size_t freeObject(Handle* handle) {
     if (trace_.recording()) trace_.freed(handle);
-    releaseBlock(handle->object);
+    std::size_t bytes = releaseBlock(handle->object);
     handles_.release(handle);
+    return bytes;
   }
   // Frees an unreachable box (not freeObject: no heap block).
   void releaseBox(Handle* box) {
@@ -63,7 +65,16 @@ class HandleTableSpace final : public ObjectSpace {
     return budgetLimit_ ? mallocWithinBudget(bytes, hint) : heap_.malloc(bytes, hint);
   }
   void* mallocAfterCollecting(std::size_t bytes, ClassInfo* klass, Handle* near);
-  void releaseBlock(void* object);  // back to the heap (poisoned first when checking)
+  // Back to the heap (poisoned first when checking); returns the block's bytes.
+  // Inline: the sweeps call it per object freed, and the heap's one virtual call is
+  // all it should cost them.
+  std::size_t releaseBlock(void* object) {
+    if (checkFreedObjects_) [[unlikely]] poisonFreed(object);
+    std::size_t bytes = heap_.freeAndGetSize(object);
+    if (budgetLimit_) budgetInUse_ -= bytes;
+    return bytes;
+  }
+  void poisonFreed(void* object);  // fills a freed object with kFreedObjectByte
   void applyStress(std::size_t bytes) override;
   void moveObjectsForStress();  // --gc-stress=move
   void payForBoxes() override;
@@ -71,7 +82,6 @@ class HandleTableSpace final : public ObjectSpace {
 
   Collector& collector_;
   HandleTable handles_;
-  bool canDefragment_ = false;      // the heap accepted the relocator (knuth, estranged)
   bool checkFreedObjects_ = false;  // poison freed objects (VMOptions::checkFreedObjects)
   bool moveObjects_ = false;        // VMOptions::moveObjects
   std::size_t moveCursor_ = 0;      // the handle slot moveObjectsForStress looks at next

@@ -1,7 +1,11 @@
 // Mutator: the program an object space (vm/object_space.h) serves, as the space and
 // its collector see it — the split MMTk makes between a collector and its VM
-// binding (its Scanning and Collection traits). The VM implements it; the space and
-// the collectors in gc/ know nothing else of the interpreter.
+// binding: the roots of its Scanning trait (scan_roots_in_mutator_thread) and its
+// Collection trait (out_of_memory). Not what MMTk calls a Mutator (the collector's
+// allocation context held by each program thread): here the name is the program's.
+// The VM implements it; the other half of the binding, how a collector reads an
+// object, is vm/object_scanning.h. The space and the collectors in gc/ know nothing
+// else of the interpreter.
 #pragma once
 
 #include <cstdint>

@@ -3,15 +3,16 @@
 // the outermost layer of every policy `makeHeap` builds, so one class measures
 // them all the same way.
 //
-// It adds only malloc (plain and hinted), free, setMode and statistics; every other method of
-// Super (getSize, setRelocator, checkInvariants, arenaBase, ...) stays visible
-// through inheritance. Requirements on Super: getSize (SizedHeap), to count block
-// bytes. Optional: `Outcome lastOutcome() const` (ReportsOutcome) fills
-// `satisfied`; freeBytes() and largestFreeBlock() give `external_at_failure`;
-// lastSteps() (CountsMallocSteps) and lastFreeSteps() (CountsFreeSteps), read after
-// every malloc and free, fill the `steps` histograms (step_histogram.h); where the
-// policy's outcomes are reported, LeftoverSource (leftover_source.h) splits the
-// immediate ones into recycled and leftover, from marks only the counting modes keep.
+// It adds only malloc (plain and hinted), free (and freeAndGetSize), setMode and
+// statistics; every other method of Super (getSize, setRelocator, checkInvariants,
+// arenaBase, ...) stays visible through inheritance. Requirements on Super: getSize
+// (SizedHeap), to count block bytes. Optional: `Outcome lastOutcome() const`
+// (ReportsOutcome) fills `satisfied`; freeBytes() and largestFreeBlock() give
+// `external_at_failure`; lastSteps() (CountsMallocSteps) and lastFreeSteps()
+// (CountsFreeSteps), read after every malloc and free, fill the `steps` histograms
+// (step_histogram.h); where the policy's outcomes are reported, LeftoverSource
+// (leftover_source.h) splits the immediate ones into recycled and leftover, from
+// marks only the counting modes keep.
 //
 // Latency: two reads of a CycleClock per operation (the TSC where it is invariant,
 // ~9 ns a read here), binned in ticks in a LatencyHistogram, so memory stays
@@ -87,6 +88,23 @@ class StatsHeap : public Super {
     }
     if (sourced_) countedFree<true>(p);
     else countedFree<false>(p);
+  }
+  // free(p), counted the same, returning the block's bytes: the size the counting
+  // reads anyway, so a caller that wants it (a collector's sweep) does not ask again.
+  std::size_t freeAndGetSize(void* p) {
+    if (!p) return 0;
+    if (mode_ == StatisticsMode::none) {
+      std::size_t block = Super::getSize(p);
+      Super::free(p);
+      return block;
+    }
+    if (mode_ == StatisticsMode::bytesInUse) {
+      std::size_t block = Super::getSize(p);
+      stats_.bytes_in_use -= block;
+      Super::free(p);
+      return block;
+    }
+    return sourced_ ? countedFree<true>(p) : countedFree<false>(p);
   }
 
   std::size_t bytesInUse() const { return stats_.bytes_in_use; }
@@ -165,8 +183,9 @@ class StatsHeap : public Super {
     return p;
   }
 
+  // Returns the block's bytes (for freeAndGetSize).
   template <bool kSources>
-  [[gnu::noinline]] void countedFree(void* p) {
+  [[gnu::noinline]] std::size_t countedFree(void* p) {
     std::size_t block = Super::getSize(p);
     if constexpr (kSources) leftovers_.beforeFree(*this, p);
     bool timing = mode_ == StatisticsMode::countsAndTimes;
@@ -176,6 +195,7 @@ class StatsHeap : public Super {
     if constexpr (CountsFreeSteps<Super>) freeSteps_.record(Super::lastFreeSteps());
     ++stats_.frees;
     stats_.bytes_in_use -= block;
+    return block;
   }
 
   // Block sizes below this are counted in a flat array (no map lookup per malloc).

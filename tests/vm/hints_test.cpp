@@ -25,6 +25,7 @@ class HintRecordingHeap final : public heap::Heap {
     return p;
   }
   void free(void* p) override { inner_->free(p); }
+  std::size_t freeAndGetSize(void* p) override { return inner_->freeAndGetSize(p); }
   std::size_t getSize(void* p) override { return inner_->getSize(p); }
   heap::HeapStatistics statistics() const override { return inner_->statistics(); }
   bool setRelocator(heap::RelocateFn fn, void* c) override { return inner_->setRelocator(fn, c); }
