@@ -213,6 +213,21 @@ class GoldenCounts(unittest.TestCase):
         self.assertEqual(golden.check(golden.GOLDEN_COSTS, rows, "exact costs", **golden.COST_HOW), 0)
         self.assertEqual(golden.check(golden.GOLDEN_COSTS, moved, "exact costs", **golden.COST_HOW), 1)
 
+    def test_glibc_mallocs_costs_are_compared_within_a_tolerance(self):
+        from study import golden
+        with open(golden.GOLDEN_COSTS, newline="") as f:
+            rows = list(csv.DictReader(f))
+        i = next(i for i, r in enumerate(rows) if r["replayed_on"] == "malloc")
+        near, far = [dict(r) for r in rows], [dict(r) for r in rows]
+        near[i]["malloc_ir"] = str(int(rows[i]["malloc_ir"]) + 134)  # the C library's heap moved
+        far[i]["malloc_ir"] = str(int(rows[i]["malloc_ir"]) + int(rows[i]["malloc_calls"]))  # one a call more
+        self.assertEqual(golden.differences(rows, near, **golden.COST_HOW), [])
+        self.assertEqual(len(golden.differences(rows, far, **golden.COST_HOW)), 1)
+        j = next(j for j, r in enumerate(rows) if r["replayed_on"] == "estranged")
+        exact = [dict(r) for r in rows]
+        exact[j]["malloc_ir"] = str(int(rows[j]["malloc_ir"]) + 1)  # a Kith policy's: exactly
+        self.assertEqual(len(golden.differences(rows, exact, **golden.COST_HOW)), 1)
+
 
 def run_study(out, *extra, env=None):
     cmd = [sys.executable, DRIVER, f"--kith={FAKE}", f"--suite={os.path.join(HERE, 'fake_suite', 'suite.tsv')}",
