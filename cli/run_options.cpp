@@ -57,6 +57,7 @@ const std::vector<OptionSpec>& runOptionSpecs() {
       {"--gc-step", required, integer},
       {"--gc-pacing", required},
       {"--gc-pauses-file", required},
+      {"--host-probe-ms", required, integer},
       {"--frag-file", required},
       {"--gc-overhead-limit", required, real},
       {"--gc-log", none},
@@ -131,6 +132,8 @@ std::optional<int> readRunOption(std::string_view a, RunOptions& options,
     options.gcPacing = pacing == "work" ? gc::GcPacing::work : gc::GcPacing::time;
   } else if (a.starts_with("--gc-pauses-file=")) {
     options.gcPausesFile = value("--gc-pauses-file=");
+  } else if (a.starts_with("--host-probe-ms=")) {
+    return readIntegerOption("--host-probe-ms", a.substr(16), 1, 60000, options.hostProbeMs);
   } else if (a.starts_with("--frag-file=")) {
     options.fragFile = value("--frag-file=");
   } else if (a == "--gc-log") {

@@ -90,6 +90,7 @@
 #include "gc/gray_stack.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
+#include "gc/pause_stamp.h"
 #include "gc/prefetch_fifo.h"
 #include "gc/slice_clock.h"
 #include "vm/collector.h"
