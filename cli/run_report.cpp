@@ -114,19 +114,23 @@ void writeLocality(JsonWriter& w, const vm::LocalityStatistics& loc) {
   w.key("pages_touched_max").number(loc.pagesTouchedMax).endObject();
 }
 
-void writeHostProbeLoop(JsonWriter& w, const char* name, const HostProbe& p) {
-  w.key(name).beginObject().key("longest_gap_ms").number(static_cast<double>(p.longestGapNs) / 1e6);
-  w.key("gaps_over_100us").number(p.gapsOverLongGap).key("readings").number(p.readings).endObject();
+// The longest gaps of a probe on each clock, and how many passed 100 µs.
+void writeHostProbeGaps(JsonWriter& w, const HostProbe& p) {
+  w.key("longest_gap_ms").number(static_cast<double>(p.longestGapNs) / 1e6);
+  w.key("gaps_over_100us").number(p.gapsOverLongGap);
+  w.key("longest_cpu_gap_ms").number(static_cast<double>(p.longestCpuGapNs) / 1e6);
+  w.key("cpu_gaps_over_100us").number(p.cpuGapsOverLongGap);
 }
 
-// --host-probe-ms: the longest gap of both loops, and each loop's.
+// --host-probe-ms: both loops' gaps, and each loop's with its readings.
 void writeHostProbe(JsonWriter& w, const HostProbeReport& probe) {
-  const HostProbe both = probe.before.merged(probe.after);
   w.key("host_probe").beginObject().key("ms").number(u64{probe.ms});
-  w.key("longest_gap_ms").number(static_cast<double>(both.longestGapNs) / 1e6);
-  w.key("gaps_over_100us").number(both.gapsOverLongGap);
-  writeHostProbeLoop(w, "before", probe.before);
-  writeHostProbeLoop(w, "after", probe.after);
+  writeHostProbeGaps(w, probe.before.merged(probe.after));
+  for (auto [name, loop] : {std::pair{"before", &probe.before}, std::pair{"after", &probe.after}}) {
+    w.key(name).beginObject();
+    writeHostProbeGaps(w, *loop);
+    w.key("readings").number(loop->readings).endObject();
+  }
   w.endObject();
 }
 
@@ -223,8 +227,10 @@ std::string localityTable(const vm::LocalityStatistics& loc) {
 
 std::string hostProbeTable(const HostProbeReport& probe) {
   auto loop = [](const HostProbe& p) {
-    return formatted("longest gap %.4f ms, %llu gaps over 0.1 ms", static_cast<double>(p.longestGapNs) / 1e6,
-                     static_cast<unsigned long long>(p.gapsOverLongGap));
+    return formatted("longest gap %.4f ms, %llu gaps over 0.1 ms; by CPU time %.4f ms, %llu",
+                     static_cast<double>(p.longestGapNs) / 1e6, static_cast<unsigned long long>(p.gapsOverLongGap),
+                     static_cast<double>(p.longestCpuGapNs) / 1e6,
+                     static_cast<unsigned long long>(p.cpuGapsOverLongGap));
   };
   return "host probe (" + std::to_string(probe.ms) + " ms of a bare clock loop before and after)\n" +
          statisticsTableLine("before", loop(probe.before)) + statisticsTableLine("after", loop(probe.after));

@@ -437,13 +437,15 @@ case("cli.host_probe_bad_value_empty", f"run --host-probe-ms= --stats {PRINTS_FI
      stderr=r"^kith: --host-probe-ms needs a value; got an empty one\n[^\n]+\n$")
 case("cli.host_probe_needs_statistics", f"run --host-probe-ms=5 {PRINTS_FIRST}", exit=64,
      stderr=r"^kith: --host-probe-ms reports in the statistics: [^\n]+\n[^\n]+\n$")
+HOST_PROBE_GAPS = (r'"longest_gap_ms": [0-9.e+-]+, "gaps_over_100us": [0-9]+, '
+                   r'"longest_cpu_gap_ms": [0-9.e+-]+, "cpu_gaps_over_100us": [0-9]+')
 case("cli.host_probe_json", f"run --host-probe-ms=5 --stats=json {PRINTS_FIRST}", stdout=r"^the script ran\n$",
-     stderr=(r'"vm": \{[^\n]*\},\n "host_probe": \{"ms": 5, "longest_gap_ms": [0-9.e+-]+, "gaps_over_100us": [0-9]+, '
-             r'"before": \{"longest_gap_ms": [0-9.e+-]+, "gaps_over_100us": [0-9]+, "readings": [1-9][0-9]*\}, '
-             r'"after": \{"longest_gap_ms": [0-9.e+-]+, "gaps_over_100us": [0-9]+, "readings": [1-9][0-9]*\}\}\}\n$'))
+     stderr=(r'"vm": \{[^\n]*\},\n "host_probe": \{"ms": 5, ' + HOST_PROBE_GAPS + ', '
+             r'"before": \{' + HOST_PROBE_GAPS + r', "readings": [1-9][0-9]*\}, '
+             r'"after": \{' + HOST_PROBE_GAPS + r', "readings": [1-9][0-9]*\}\}\}\n$'))
 case("cli.host_probe_table", f"run --host-probe-ms=2 --stats {PRINTS_FIRST}", stdout=ANY,
      stderr=(r"\nhost probe \(2 ms of a bare clock loop before and after\)\n"
-             r"  before +longest gap [0-9.]+ ms, [0-9]+ gaps over 0.1 ms\n"
-             r"  after +longest gap [0-9.]+ ms, [0-9]+ gaps over 0.1 ms\n$"))
+             r"  before +longest gap [0-9.]+ ms, [0-9]+ gaps over 0.1 ms; by CPU time [0-9.]+ ms, [0-9]+\n"
+             r"  after +longest gap [0-9.]+ ms, [0-9]+ gaps over 0.1 ms; by CPU time [0-9.]+ ms, [0-9]+\n$"))
 case("cli.repl_host_probe_refused", "repl --host-probe-ms=5", exit=64,
      stderr=r"^kith: 'repl' writes no reports \([^\n]*--host-probe-ms\)[^\n]*\n[^\n]+\n$")
