@@ -202,7 +202,7 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, vm::GcCause ca
   nextOccupancyCheck_ = cycleAllowance_;
   cycleReserve_ = heapFree / kReserveDivisor;
 
-  PauseStamp scanned = PauseStamp::now();
+  PauseStamp scanned = recorder_.now();
   recorder_.recordSlice(cycleSlices_, cycle_.at, scanned, roots);  // the root scan
   ++increments_;
   paused(cycle_.at.wall, scanned.wall);
@@ -210,7 +210,7 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, vm::GcCause ca
 }
 
 void ContinuousCollector::slice(vm::HandleTableSpace& space) {
-  const PauseStamp start = PauseStamp::now();
+  const PauseStamp start = recorder_.now();
   const Clock::time_point begin = start.wall;
   const bool timeLimited = options_.pacing == GcPacing::time && options_.sliceTimeLimit.count() > 0;
   sliceWork_ = 0;
@@ -224,13 +224,13 @@ void ContinuousCollector::slice(vm::HandleTableSpace& space) {
                           timeLimited ? &sweepClock_ : nullptr);
   }
   largestSliceWork_ = std::max(largestSliceWork_, sliceWork_);
-  PauseStamp end = PauseStamp::now();
+  PauseStamp end = recorder_.now();
   if (cycleDone) {
     // The end of the cycle (its log line, the next trigger point) holds the mutator
     // up too: part of this slice's pause, though not of the cycle's slice time.
     recorder_.countSlice(cycleSlices_, start, end);
     endCycle(space);
-    end = PauseStamp::now();
+    end = recorder_.now();
     recorder_.pauses().record(start, end, sliceWork_);
   } else {
     recorder_.recordSlice(cycleSlices_, start, end, sliceWork_);

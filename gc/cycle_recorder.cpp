@@ -23,13 +23,15 @@ std::uint64_t cpuNanosBetween(const PauseStamp& begin, const PauseStamp& end) {
 }  // namespace
 
 CycleRecorder::CycleRecorder(const CollectorOptions& options, Clock::time_point start)
-    : log_(options.log), fragmentation_(options.fragmentation), heapBytes_(options.heapBytes), pauses_(start) {}
+    : log_(options.log), fragmentation_(options.fragmentation), heapBytes_(options.heapBytes), pauses_(start) {
+  pauses_.setMeasuresCpuTime(options.measureCpuTime);
+}
 
 CycleRecorder::Start CycleRecorder::begin(const heap::Heap& heap, vm::GcCause cause) const {
   Start start;
   start.cause = cause;
   start.bytesBefore = heap.bytesInUse();
-  start.at = PauseStamp::now();
+  start.at = now();
   return start;
 }
 
@@ -56,7 +58,7 @@ CycleLogFields CycleRecorder::endingCycle(const heap::Heap& heap, const Start& s
 }
 
 std::size_t CycleRecorder::endPause(vm::HandleTableSpace& space, const Start& start, std::uint64_t work) {
-  PauseStamp end = PauseStamp::now();
+  PauseStamp end = now();
   pauses_.record(start.at, end, work);
   GcLogEntry entry;
   static_cast<CycleLogFields&>(entry) = endingCycle(space.heap(), start);
@@ -102,7 +104,7 @@ void CycleRecorder::fill(vm::CollectorStatistics& s) const {
   s.objectsFreed = objectsFreed_;
   s.bytesFreed = bytesFreed_;
   s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
-  pauses_.fill(s, PauseStamp::now());
+  pauses_.fill(s, now());
 }
 
 }  // namespace kith::gc

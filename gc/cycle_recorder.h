@@ -60,6 +60,9 @@ class CycleRecorder {
 
   // A cycle begins now, for `cause`.
   Start begin(const heap::Heap& heap, vm::GcCause cause) const;
+  // Now, on the wall clock, and on the thread's CPU clock when it is measured
+  // (CollectorOptions::measureCpuTime).
+  PauseStamp now() const { return PauseStamp::now(pauses_.measuresCpuTime()); }
   // One slice of an incremental cycle, from `begin` to `end`, that did `work` work
   // units: a pause, counted in `slices`. Returns its wall length in ns.
   std::uint64_t recordSlice(Slices& slices, const PauseStamp& begin, const PauseStamp& end, std::uint64_t work) {

@@ -41,6 +41,10 @@ class PauseRecorder {
   // The wall clock's origin is `start`; the CPU clock's is the thread's CPU time now
   // (it has no reading of the past).
   explicit PauseRecorder(Clock::time_point start = Clock::now()) { setStartTime(start); }
+  // Whether the pauses' stamps carry the thread's CPU time (the collector reads that
+  // clock: CollectorOptions::measureCpuTime). Without it the CPU fields stay unset.
+  void setMeasuresCpuTime(bool on) { measuresCpuTime_ = on; }
+  bool measuresCpuTime() const { return measuresCpuTime_; }
   void setStartTime(Clock::time_point start) { setStartTime(PauseStamp{start, threadCpuNs()}); }
   void setStartTime(const PauseStamp& start) {
     start_ = start.wall;
@@ -107,6 +111,7 @@ class PauseRecorder {
     s.mmu1ms = w.mmu[0];
     s.mmu10ms = w.mmu[1];
     s.mmu100ms = w.mmu[2];
+    if (!measuresCpuTime_) return;
     PauseTimeline::Summary c = cpu_.summary(cpuSinceStart(end.cpuNs));
     s.pauseCpuTotalMs = c.totalMs;
     s.pauseCpuMeanMs = c.meanMs;
@@ -131,6 +136,7 @@ class PauseRecorder {
   PauseTimeline wall_, cpu_;
   std::uint64_t maxHostGapNs_ = 0, longByHost_ = 0;
   bool keepAll_ = false;
+  bool measuresCpuTime_ = true;
   std::vector<Pause> all_;
 };
 

@@ -29,7 +29,8 @@ struct PauseStamp {
   Clock::time_point wall{};
   std::uint64_t cpuNs = 0;  // the thread's CPU time (threadCpuNs)
 
-  static PauseStamp now() { return {Clock::now(), threadCpuNs()}; }
+  // Now, on both clocks; with `cpu` false the CPU clock is not read (cpuNs 0).
+  static PauseStamp now(bool cpu = true) { return {Clock::now(), cpu ? threadCpuNs() : 0}; }
 };
 
 }  // namespace kith::gc

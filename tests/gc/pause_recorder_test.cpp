@@ -120,6 +120,22 @@ TEST(PauseRecorder, KeepsEachAxisInOrder) {
   EXPECT_EQ(pauses[1].cpuEnd, pauses[1].cpuBegin);
 }
 
+// A run that reports no pauses does not read the CPU clock (a system call a stamp):
+// its statistics then leave the CPU fields unset, as for a collector that keeps none.
+TEST(PauseRecorder, WithoutTheCpuClockTheCpuFieldsStayUnset) {
+  Recording r;
+  r.recorder.setMeasuresCpuTime(false);
+  EXPECT_EQ(PauseStamp::now(false).cpuNs, 0u);
+  r.recorder.record(PauseStamp{r.origin.wall, 0}, PauseStamp{r.origin.wall + microseconds(300), 0}, 5);
+  vm::CollectorStatistics s;
+  r.recorder.fill(s, PauseStamp{r.origin.wall + microseconds(5000), 0});
+  EXPECT_NEAR(s.pauseMaxMs, 0.3, 1e-9);
+  EXPECT_GE(s.mmu1ms, 0);
+  EXPECT_EQ(s.pausesLongByHost, -1);
+  EXPECT_LT(s.mmuCpu1ms, 0);
+  EXPECT_EQ(s.pauseCpuMaxMs, 0);
+}
+
 TEST(PauseRecorder, AListWithoutPausesIsTheHeaderAlone) {
   std::FILE* out = std::tmpfile();
   ASSERT_NE(out, nullptr);
