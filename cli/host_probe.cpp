@@ -15,7 +15,8 @@ HostProbe HostProbe::run(std::chrono::milliseconds length) {
   for (Clock::time_point now = last; now < end; last = now) {
     now = Clock::now();
     const std::uint64_t cpu = gc::threadCpuNs();
-    const auto gapNs = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count());
+    const auto gapNs =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count());
     const std::uint64_t cpuGapNs = cpu > lastCpu ? cpu - lastCpu : 0;
     lastCpu = cpu;
     ++probe.readings;
@@ -28,8 +29,9 @@ HostProbe HostProbe::run(std::chrono::milliseconds length) {
 }
 
 HostProbe HostProbe::merged(const HostProbe& other) const {
-  return {readings + other.readings, std::max(longestGapNs, other.longestGapNs), gapsOverLongGap + other.gapsOverLongGap,
-          std::max(longestCpuGapNs, other.longestCpuGapNs), cpuGapsOverLongGap + other.cpuGapsOverLongGap};
+  return {readings + other.readings, std::max(longestGapNs, other.longestGapNs),
+          gapsOverLongGap + other.gapsOverLongGap, std::max(longestCpuGapNs, other.longestCpuGapNs),
+          cpuGapsOverLongGap + other.cpuGapsOverLongGap};
 }
 
 }  // namespace kith::cli

@@ -192,8 +192,9 @@ std::string gcTable(const RunReport& r) {
     out += statisticsTableLine("mmu cpu", formatted("1ms %.3f, 10ms %.3f, 100ms %.3f", gc.mmuCpu1ms, gc.mmuCpu10ms,
                                                     gc.mmuCpu100ms));
   if (cpu)
-    out += statisticsTableLine("host gap", formatted("max %.4f ms; %lld pauses over 0.1 ms by wall time only",
-                                                     gc.pauseHostGapMaxMs, static_cast<long long>(gc.pausesLongByHost)));
+    out += statisticsTableLine("host gap",
+                               formatted("max %.4f ms; %lld pauses over 0.1 ms by wall time only",
+                                         gc.pauseHostGapMaxMs, static_cast<long long>(gc.pausesLongByHost)));
   std::string counts;
   for (auto [name, count] : {std::pair{"slices", gc.slices}, std::pair{"deferred_slices", gc.deferredSlices},
                              std::pair{"forced_completions", gc.forcedCompletions},
