@@ -62,10 +62,10 @@ std::optional<int> parseReplOptions(const std::vector<std::string_view>& args, R
   if (options.script != kNoScriptStandIn || !options.args.empty())
     return usageError("'repl' takes options only, no script: kith repl [OPTIONS]");
   if (options.statistics.wanted() || !options.tracePath.empty() || !options.gcPausesFile.empty() ||
-      !options.fragFile.empty())
+      !options.fragFile.empty() || options.hostProbeMs > 0)
     return usageError(
-        "'repl' writes no reports (--stats, --stats-file, --trace, --gc-pauses-file, --frag-file); "
-        "System.heapStats() shows the statistics");
+        "'repl' writes no reports (--stats, --stats-file, --trace, --gc-pauses-file, --frag-file, "
+        "--host-probe-ms); System.heapStats() shows the statistics");
   if (options.compileOnly || options.compilerStats || options.compilerHeap != vm::CompilerHeap::zone)
     return usageError("'repl' takes no compiler experiment options (--compiler-heap, --compile-only, "
                       "--compiler-stats): kith run takes them");

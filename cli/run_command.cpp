@@ -10,15 +10,18 @@
 
 #include "cli/exit_codes.h"
 #include "cli/heap_own_collector.h"
+#include "cli/host_probe.h"
 #include "cli/output_conflicts.h"
 #include "cli/output_file.h"
 #include "cli/run_assembly.h"
 #include "cli/run_report.h"
 #include "cli/script_source.h"
 #include "cli/statistics_request.h"
+#include "cli/usage_error.h"
 #include "gc/continuous_collector.h"
 #include "gc/fragmentation_log.h"
 #include "gc/occasional_collector.h"
+#include "gc/pause_stamp.h"
 #include "heap/heap.h"
 #include "heap/layers/fixed_arena.h"
 #include "heap/trace/trace.h"
@@ -90,6 +93,8 @@ CollectorParts startCollector(GcOptions o, const RunOptions& options, Clock::tim
   o.log = options.gcLog ? stderr : nullptr;
   o.fragmentation = fragmentation;
   o.measureLocality = options.statistics.wanted();  // the locality block is only written with the statistics
+  // Pauses by the thread's CPU time too where something reports them (a clock read costs ~0.4 µs).
+  o.measureCpuTime = options.statistics.wanted() || !options.gcPausesFile.empty() || options.gcLog;
   auto collector = std::make_unique<GcCollector>(o);
   collector->setStartTime(start);
   gc::PauseRecorder* pauses = &collector->pauseRecorder();
@@ -305,16 +310,23 @@ int runProgram(vm::VM& vm, const std::string& source, const std::string& path, c
 // --gc-pauses-file: every pause, for distributions and MMU over any window (kith
 // study). Without a collector of the VM's own (none, boehm) the list is empty.
 bool writePauseFile(OutputFile& out, const gc::PauseRecorder* pauses, std::string_view collector,
-                    Clock::time_point start) {
+                    const gc::PauseStamp& start) {
   if (!out.isOpen()) return true;
+  const gc::PauseStamp end = gc::PauseStamp::now();
   if (pauses) {
-    pauses->writePauseList(out.stream(), collector, Clock::now());
+    pauses->writePauseList(out.stream(), collector, end);
   } else {
-    auto runNs = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
-    out.write("# kith-gc-pauses 1\n# collector " + std::string(collector) + "\n# run_ns " +
-              std::to_string(runNs.count()) + "\n# start_ns duration_ns\n");
+    auto runNs = std::chrono::duration_cast<std::chrono::nanoseconds>(end.wall - start.wall);
+    gc::PauseRecorder::writePauseListHeader(out.stream(), collector, static_cast<std::uint64_t>(runNs.count()),
+                                            end.cpuNs - start.cpuNs);
   }
   return out.close();
+}
+
+// --host-probe-ms: the bare clock loop, or nothing when not asked for.
+std::optional<HostProbe> probeHost(const RunOptions& options) {
+  if (options.hostProbeMs == 0) return std::nullopt;
+  return HostProbe::run(std::chrono::milliseconds(options.hostProbeMs));
 }
 
 }  // namespace
@@ -326,7 +338,12 @@ int runCommand(const std::vector<std::string_view>& args) {
 }
 
 int runScript(const RunOptions& options) {
-  const auto start = Clock::now();
+  if (options.hostProbeMs > 0 && !options.statistics.wanted())
+    return usageError("--host-probe-ms reports in the statistics: give --stats, --stats=json or --stats-file too");
+  // Before the run's clocks start: the probe's time is no part of the run.
+  const std::optional<HostProbe> probeBefore = probeHost(options);
+  const gc::PauseStamp startStamp = gc::PauseStamp::now();
+  const auto start = startStamp.wall;
   vm::reserveNativeStack();
   RunOutputs outputs(options);
   if (auto refused = outputs.refuseShared(options.script)) return *refused;
@@ -368,14 +385,19 @@ int runScript(const RunOptions& options) {
   noteOutputWritten(outputs.discardImported(), exitCode);
   noteOutputWritten(outputs.trace.close(), exitCode);
   noteOutputWritten(outputs.fragmentation.close(), exitCode);
-  noteOutputWritten(writePauseFile(outputs.pauses, gc.pauses, collector.name(), start), exitCode);
+  noteOutputWritten(writePauseFile(outputs.pauses, gc.pauses, collector.name(), startStamp), exitCode);
+  // Read before the second probe, which is no part of the run either.
+  const vm::CollectorStatistics gcStatistics =
+      options.statistics.wanted() ? collector.statistics() : vm::CollectorStatistics{};
+  const std::optional<HostProbe> probeAfter = probeHost(options);
   if (options.statistics.wanted()) {
     RunReport report;
     report.options = &options;
     report.collector = collector.name();
     if (!heap->collectsGarbage()) report.vmCollector = options.collector;
     report.heap = heap->statistics();
-    report.gc = collector.statistics();
+    report.gc = gcStatistics;
+    if (probeBefore && probeAfter) report.hostProbe = HostProbeReport{options.hostProbeMs, *probeBefore, *probeAfter};
     report.instructions = vm->instructionsExecuted();
     report.objectsCreated = vm->space().objectsCreated();
     report.handlesLive = vm->space().handles().liveCount();

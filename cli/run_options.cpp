@@ -192,8 +192,15 @@ constexpr Row kRunOptionRows[] = {
      [](const RunOptions& o) { return std::string(pacingName(o.gcPacing)); }},
     {{"--gc-pauses-file", required}, path<&RunOptions::gcPausesFile>,
      {{{"--gc-pauses-file=PATH",
-        "write every GC pause to PATH, one 'START_NS DURATION_NS'\n"
-        "line each (ns since the run's start)"}}}},
+        "write every GC pause to PATH, one 'START_NS DURATION_NS\n"
+        "CPU_START_NS CPU_NS WORK' line each (ns since the run's\n"
+        "start by wall time, then by the thread's CPU time; the\n"
+        "collector's work units)"}}}},
+    {{"--host-probe-ms", required, integer}, readInteger<RunOptions, &RunOptions::hostProbeMs, 1, 60000>,
+     {{{"--host-probe-ms=N",
+        "N ms (1 to 60000) of a bare clock loop before and after the\n"
+        "script: the host's longest stall, in the statistics\n"
+        "(needs --stats or --stats-file)"}}}},
     {{"--frag-file", required}, path<&RunOptions::fragFile>,
      {{{"--frag-file=PATH",
         "after every collection write the heap's free space to PATH,\n"

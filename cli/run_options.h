@@ -47,6 +47,9 @@ struct RunOptions {
   // --gc-pauses-file: every GC pause (start and duration, ns since the run's start;
   // gc/pause_recorder.h, writePauseList).
   std::string gcPausesFile;
+  // --host-probe-ms: ms of a bare clock loop before and after the script, whose
+  // longest gap the statistics report (cli/host_probe.h); 0: none.
+  std::size_t hostProbeMs = 0;
   std::string fragFile;  // --frag-file: the heap's free space after every collection (gc/fragmentation_log.h)
   bool gcLog = false;     // one line per cycle on stderr
   bool gcStress = false;  // a full collection (continuous: a slice) before every allocation

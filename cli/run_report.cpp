@@ -15,12 +15,32 @@ namespace {
 
 using u64 = std::uint64_t;
 
+void writePauseFigures(JsonWriter& w, const char* name, double total, double mean, double p99, double max) {
+  w.key(name).beginObject().key("total").number(total).key("mean").number(mean);
+  w.key("p99").number(p99).key("max").number(max).endObject();
+}
+
+void writeMmu(JsonWriter& w, const char* name, double at1ms, double at10ms, double at100ms) {
+  w.key(name).beginObject().key("1ms").number(at1ms).key("10ms").number(at10ms);
+  w.key("100ms").number(at100ms).endObject();
+}
+
+// Whether the collector measured its pauses on the thread's CPU clock too (the VM's
+// collectors do; none and boehm's do not, and keep to the contract's keys).
+bool measuredCpuTime(const vm::CollectorStatistics& gc) { return gc.pausesLongByHost >= 0; }
+
+// The pauses by wall time and by the thread's CPU time (gc/pause_stamp.h), and
+// what the host took from the thread during them.
 void writePauses(JsonWriter& w, const vm::CollectorStatistics& gc) {
-  w.key("pause_ms").beginObject().key("total").number(gc.pauseTotalMs).key("mean").number(gc.pauseMeanMs);
-  w.key("p99").number(gc.pauseP99Ms).key("max").number(gc.pauseMaxMs).endObject();
-  if (gc.mmu1ms >= 0) {
-    w.lineBreak(2).key("mmu").beginObject().key("1ms").number(gc.mmu1ms).key("10ms").number(gc.mmu10ms);
-    w.key("100ms").number(gc.mmu100ms).endObject();
+  writePauseFigures(w, "pause_ms", gc.pauseTotalMs, gc.pauseMeanMs, gc.pauseP99Ms, gc.pauseMaxMs);
+  const bool cpu = measuredCpuTime(gc);
+  if (cpu)
+    writePauseFigures(w, "pause_cpu_ms", gc.pauseCpuTotalMs, gc.pauseCpuMeanMs, gc.pauseCpuP99Ms, gc.pauseCpuMaxMs);
+  if (gc.mmu1ms >= 0) writeMmu(w.lineBreak(2), "mmu", gc.mmu1ms, gc.mmu10ms, gc.mmu100ms);
+  if (cpu && gc.mmuCpu1ms >= 0) writeMmu(w, "mmu_cpu", gc.mmuCpu1ms, gc.mmuCpu10ms, gc.mmuCpu100ms);
+  if (cpu) {
+    w.lineBreak(2).key("host_gap").beginObject().key("max_ms").number(gc.pauseHostGapMaxMs);
+    w.key("pauses_long_by_host").number(static_cast<u64>(gc.pausesLongByHost)).endObject();
   }
 }
 
@@ -94,6 +114,26 @@ void writeLocality(JsonWriter& w, const vm::LocalityStatistics& loc) {
   w.key("pages_touched_max").number(loc.pagesTouchedMax).endObject();
 }
 
+// The longest gaps of a probe on each clock, and how many passed 100 µs.
+void writeHostProbeGaps(JsonWriter& w, const HostProbe& p) {
+  w.key("longest_gap_ms").number(static_cast<double>(p.longestGapNs) / 1e6);
+  w.key("gaps_over_100us").number(p.gapsOverLongGap);
+  w.key("longest_cpu_gap_ms").number(static_cast<double>(p.longestCpuGapNs) / 1e6);
+  w.key("cpu_gaps_over_100us").number(p.cpuGapsOverLongGap);
+}
+
+// --host-probe-ms: both loops' gaps, and each loop's with its readings.
+void writeHostProbe(JsonWriter& w, const HostProbeReport& probe) {
+  w.key("host_probe").beginObject().key("ms").number(u64{probe.ms});
+  writeHostProbeGaps(w, probe.before.merged(probe.after));
+  for (auto [name, loop] : {std::pair{"before", &probe.before}, std::pair{"after", &probe.after}}) {
+    w.key(name).beginObject();
+    writeHostProbeGaps(w, *loop);
+    w.key("readings").number(loop->readings).endObject();
+  }
+  w.endObject();
+}
+
 }  // namespace
 
 std::string runStatisticsJson(const RunReport& r) {
@@ -110,6 +150,7 @@ std::string runStatisticsJson(const RunReport& r) {
   w.lineBreak(1).key("vm").beginObject().key("instructions").number(r.instructions);
   w.key("objects_created").number(r.objectsCreated).key("wall_s").number(r.wallSeconds);
   w.key("startup_s").number(r.startupSeconds).key("arena_s").number(r.arenaSeconds).endObject();
+  if (r.hostProbe) writeHostProbe(w.lineBreak(1), *r.hostProbe);
   w.endObject();
   return w.text() + "\n";
 }
@@ -140,8 +181,20 @@ std::string gcTable(const RunReport& r) {
                                                  u(gc.objectsFreed), u(gc.bytesFreed)));
   out += statisticsTableLine("pauses ms", formatted("total %.3f, mean %.4f, p99 %.4f, max %.4f", gc.pauseTotalMs,
                                                     gc.pauseMeanMs, gc.pauseP99Ms, gc.pauseMaxMs));
+  const bool cpu = measuredCpuTime(gc);
+  if (cpu)
+    out += statisticsTableLine("pauses cpu ms", formatted("total %.3f, mean %.4f, p99 %.4f, max %.4f",
+                                                          gc.pauseCpuTotalMs, gc.pauseCpuMeanMs, gc.pauseCpuP99Ms,
+                                                          gc.pauseCpuMaxMs));
   if (gc.mmu1ms >= 0)
     out += statisticsTableLine("mmu", formatted("1ms %.3f, 10ms %.3f, 100ms %.3f", gc.mmu1ms, gc.mmu10ms, gc.mmu100ms));
+  if (cpu && gc.mmuCpu1ms >= 0)
+    out += statisticsTableLine("mmu cpu", formatted("1ms %.3f, 10ms %.3f, 100ms %.3f", gc.mmuCpu1ms, gc.mmuCpu10ms,
+                                                    gc.mmuCpu100ms));
+  if (cpu)
+    out += statisticsTableLine("host gap",
+                               formatted("max %.4f ms; %lld pauses over 0.1 ms by wall time only",
+                                         gc.pauseHostGapMaxMs, static_cast<long long>(gc.pausesLongByHost)));
   std::string counts;
   for (auto [name, count] : {std::pair{"slices", gc.slices}, std::pair{"deferred_slices", gc.deferredSlices},
                              std::pair{"forced_completions", gc.forcedCompletions},
@@ -173,6 +226,17 @@ std::string localityTable(const vm::LocalityStatistics& loc) {
                                                         u(loc.pagesTouchedMax)));
 }
 
+std::string hostProbeTable(const HostProbeReport& probe) {
+  auto loop = [](const HostProbe& p) {
+    return formatted("longest gap %.4f ms, %llu gaps over 0.1 ms; by CPU time %.4f ms, %llu",
+                     static_cast<double>(p.longestGapNs) / 1e6, static_cast<unsigned long long>(p.gapsOverLongGap),
+                     static_cast<double>(p.longestCpuGapNs) / 1e6,
+                     static_cast<unsigned long long>(p.cpuGapsOverLongGap));
+  };
+  return "host probe (" + std::to_string(probe.ms) + " ms of a bare clock loop before and after)\n" +
+         statisticsTableLine("before", loop(probe.before)) + statisticsTableLine("after", loop(probe.after));
+}
+
 }  // namespace
 
 std::string runStatisticsTable(const RunReport& r) {
@@ -187,6 +251,7 @@ std::string runStatisticsTable(const RunReport& r) {
          statisticsTableLine("objects created", std::to_string(r.objectsCreated)) +
          statisticsTableLine("wall time", formatted("%.3f s (set-up %.3f s, arena %.3f s, not included)",
                                                     r.wallSeconds, r.startupSeconds, r.arenaSeconds));
+  if (r.hostProbe) out += hostProbeTable(*r.hostProbe);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // What `kith run` reports after the script (CLI.md): the statistics as JSON (the
-// heap, gc, locality, handle_table and vm blocks) and as the table --stats prints.
+// heap, gc, locality, handle_table and vm blocks; host_probe with --host-probe-ms)
+// and as the table --stats prints.
 #pragma once
 
 #include <cstddef>
@@ -8,11 +9,18 @@
 #include <string>
 #include <string_view>
 
+#include "cli/host_probe.h"
 #include "cli/run_options.h"
 #include "heap/statistics/statistics.h"
 #include "vm/collector.h"
 
 namespace kith::cli {
+
+// --host-probe-ms: the bare clock loops before and after the script.
+struct HostProbeReport {
+  std::size_t ms = 0;  // each loop's length
+  HostProbe before, after;
+};
 
 struct RunReport {
   const RunOptions* options;
@@ -25,6 +33,7 @@ struct RunReport {
   double startupSeconds = 0;  // set-up of the process, collector, VM and built-ins, arena excluded
   double arenaSeconds = 0;    // reserving (and with --pretouch populating) the heap
   std::size_t handlesLive = 0, handleChunks = 0, handleBytes = 0;
+  std::optional<HostProbeReport> hostProbe;
 };
 
 // One JSON object, ending in '\n'.

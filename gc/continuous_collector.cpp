@@ -164,8 +164,10 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, vm::GcCause ca
   ahead_.clear();
   partial_ = nullptr;
   if (options_.measureLocality) locality_.beginCycle(space.heap().arenaBase(), space.heap().arenaSize());
+  std::uint64_t roots = 0;  // the root scan's work: a unit a root
   space.forEachRoot([&](const vm::Value& root) {
     shadeValue(root);
+    ++roots;
   });
 
   // Pacing (see the header): the cycle's work spread over half the free space. A
@@ -199,15 +201,16 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, vm::GcCause ca
   nextOccupancyCheck_ = cycleAllowance_;
   cycleReserve_ = heapFree / kReserveDivisor;
 
-  Clock::time_point scanned = Clock::now();
-  recorder_.recordSlice(cycleSlices_, cycle_.time, scanned);  // the root scan
+  PauseStamp scanned = recorder_.now();
+  recorder_.recordSlice(cycleSlices_, cycle_.at, scanned, roots);  // the root scan
   ++increments_;
-  paused(cycle_.time, scanned);
+  paused(cycle_.at.wall, scanned.wall);
   resetBudgets();
 }
 
 void ContinuousCollector::slice(vm::HandleTableSpace& space) {
-  Clock::time_point begin = Clock::now();
+  const PauseStamp start = recorder_.now();
+  const Clock::time_point begin = start.wall;
   const bool timeLimited = options_.pacing == GcPacing::time && options_.sliceTimeLimit.count() > 0;
   sliceWork_ = 0;
   bool cycleDone = false;
@@ -220,19 +223,19 @@ void ContinuousCollector::slice(vm::HandleTableSpace& space) {
                           timeLimited ? &sweepClock_ : nullptr);
   }
   largestSliceWork_ = std::max(largestSliceWork_, sliceWork_);
-  Clock::time_point end = Clock::now();
+  PauseStamp end = recorder_.now();
   if (cycleDone) {
     // The end of the cycle (its log line, the next trigger point) holds the mutator
     // up too: part of this slice's pause, though not of the cycle's slice time.
-    recorder_.countSlice(cycleSlices_, begin, end);
+    recorder_.countSlice(cycleSlices_, start, end);
     endCycle(space);
-    end = Clock::now();
-    recorder_.pauses().record(begin, end);
+    end = recorder_.now();
+    recorder_.pauses().record(start, end, sliceWork_);
   } else {
-    recorder_.recordSlice(cycleSlices_, begin, end);
+    recorder_.recordSlice(cycleSlices_, start, end, sliceWork_);
   }
   ++increments_;
-  paused(begin, end);
+  paused(begin, end.wall);
   resetBudgets();
 }
 
@@ -404,6 +407,7 @@ void ContinuousCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
   const CycleRecorder::Start start = recorder_.begin(space.heap(), cause);
+  sliceWork_ = 0;  // the pause's work: the cycle finished, the whole one's roots and units
   if (phase_ != Phase::idle) {
     // Its snapshot is old: finish it, then a whole cycle frees what died since.
     if (cause == vm::GcCause::allocationFailure) {
@@ -422,12 +426,13 @@ void ContinuousCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause
   partial_ = nullptr;
   space.forEachRoot([&](const vm::Value& root) {
     shadeValue(root);
+    ++sliceWork_;
   });
   markSome(std::numeric_limits<std::size_t>::max());
   flipToSweep(space);
   sweepSome(space, std::numeric_limits<std::size_t>::max());
   phase_ = Phase::idle;
-  std::size_t after = recorder_.endPause(space, start);
+  std::size_t after = recorder_.endPause(space, start, sliceWork_);
   setTriggerPoint(space, after);
   resetBudgets();
   collecting_ = false;

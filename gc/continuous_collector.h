@@ -91,6 +91,7 @@
 #include "gc/handle_sweep.h"
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
+#include "gc/pause_stamp.h"
 #include "gc/prefetch_fifo.h"
 #include "gc/slice_clock.h"
 #include "vm/collector.h"

@@ -16,30 +16,39 @@ std::uint64_t nanosBetween(CycleRecorder::Clock::time_point begin, CycleRecorder
   return ns > 0 ? static_cast<std::uint64_t>(ns) : 0;
 }
 
+std::uint64_t cpuNanosBetween(const PauseStamp& begin, const PauseStamp& end) {
+  return end.cpuNs > begin.cpuNs ? end.cpuNs - begin.cpuNs : 0;
+}
+
 }  // namespace
 
 CycleRecorder::CycleRecorder(const CollectorOptions& options, Clock::time_point start)
-    : log_(options.log), fragmentation_(options.fragmentation), heapBytes_(options.heapBytes), pauses_(start) {}
+    : log_(options.log), fragmentation_(options.fragmentation), heapBytes_(options.heapBytes), pauses_(start) {
+  pauses_.setMeasuresCpuTime(options.measureCpuTime);
+}
 
 CycleRecorder::Start CycleRecorder::begin(const heap::Heap& heap, vm::GcCause cause) const {
   Start start;
   start.cause = cause;
   start.bytesBefore = heap.bytesInUse();
-  start.time = Clock::now();
+  start.at = now();
   return start;
 }
 
-std::uint64_t CycleRecorder::countSlice(Slices& slices, Clock::time_point begin, Clock::time_point end) {
-  std::uint64_t ns = nanosBetween(begin, end);
+std::uint64_t CycleRecorder::countSlice(Slices& slices, const PauseStamp& begin, const PauseStamp& end) {
+  std::uint64_t ns = nanosBetween(begin.wall, end.wall);
+  std::uint64_t cpuNs = cpuNanosBetween(begin, end);
   ++slices.count;
   slices.totalNs += ns;
   slices.longestNs = std::max(slices.longestNs, ns);
+  slices.cpuTotalNs += cpuNs;
+  slices.cpuLongestNs = std::max(slices.cpuLongestNs, cpuNs);
   return ns;
 }
 
 CycleLogFields CycleRecorder::endingCycle(const heap::Heap& heap, const Start& start) const {
   CycleLogFields fields;
-  fields.uptimeSeconds = std::chrono::duration<double>(start.time - pauses_.startTime()).count();
+  fields.uptimeSeconds = std::chrono::duration<double>(start.at.wall - pauses_.startTime()).count();
   fields.cycle = cycles_;
   fields.cause = start.cause;
   fields.bytesBefore = start.bytesBefore;
@@ -48,12 +57,13 @@ CycleLogFields CycleRecorder::endingCycle(const heap::Heap& heap, const Start& s
   return fields;
 }
 
-std::size_t CycleRecorder::endPause(vm::HandleTableSpace& space, const Start& start) {
-  Clock::time_point end = Clock::now();
-  pauses_.record(start.time, end);
+std::size_t CycleRecorder::endPause(vm::HandleTableSpace& space, const Start& start, std::uint64_t work) {
+  PauseStamp end = now();
+  pauses_.record(start.at, end, work);
   GcLogEntry entry;
   static_cast<CycleLogFields&>(entry) = endingCycle(space.heap(), start);
-  entry.pauseMs = static_cast<double>(nanosBetween(start.time, end)) / 1e6;
+  entry.pauseMs = static_cast<double>(nanosBetween(start.at.wall, end.wall)) / 1e6;
+  entry.pauseCpuMs = static_cast<double>(cpuNanosBetween(start.at, end)) / 1e6;
   ended(space, entry, formatGcLogLine(entry));
   return entry.bytesAfter;
 }
@@ -65,7 +75,9 @@ std::size_t CycleRecorder::endIncremental(vm::HandleTableSpace& space, const Sta
   entry.slices = slices.count;
   entry.slicesMs = static_cast<double>(slices.totalNs) / 1e6;
   entry.longestSliceMs = static_cast<double>(slices.longestNs) / 1e6;
-  entry.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start.time).count();
+  entry.slicesCpuMs = static_cast<double>(slices.cpuTotalNs) / 1e6;
+  entry.longestSliceCpuMs = static_cast<double>(slices.cpuLongestNs) / 1e6;
+  entry.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start.at.wall).count();
   entry.forced = forced;
   ended(space, entry, formatIncrementalCycleLine(entry));
   return entry.bytesAfter;
@@ -92,7 +104,7 @@ void CycleRecorder::fill(vm::CollectorStatistics& s) const {
   s.objectsFreed = objectsFreed_;
   s.bytesFreed = bytesFreed_;
   s.peakLiveBytes = static_cast<std::int64_t>(peakLiveBytes_);
-  pauses_.fill(s, Clock::now());
+  pauses_.fill(s, now());
 }
 
 }  // namespace kith::gc

@@ -9,8 +9,8 @@
 //   - tells the object space (HandleTableSpace::collectionEnded: the box and
 //     overhead limits read it).
 // It also keeps the counts the statistics report: objects and bytes freed, the
-// peak live bytes, and every pause (PauseRecorder, whose start time is the origin
-// of the log lines' uptime).
+// peak live bytes, and every pause on the wall and the thread's CPU clock
+// (PauseRecorder, whose start time is the origin of the log lines' uptime).
 #pragma once
 
 #include <chrono>
@@ -24,6 +24,7 @@
 #include "gc/gc_log.h"
 #include "gc/heap_verifier.h"
 #include "gc/pause_recorder.h"
+#include "gc/pause_stamp.h"
 #include "heap/heap.h"
 #include "vm/collector.h"
 
@@ -36,12 +37,13 @@ class CycleRecorder {
   // What a cycle's beginning measured.
   struct Start {
     vm::GcCause cause = vm::GcCause::heapOccupancy;
-    Clock::time_point time;
+    PauseStamp at;  // on both clocks
     std::size_t bytesBefore = 0;  // heap bytes in use (block bytes, heap statistics)
   };
-  // The slices of an incremental cycle so far.
+  // The slices of an incremental cycle so far, by wall and by the thread's CPU time.
   struct Slices {
     std::uint64_t count = 0, totalNs = 0, longestNs = 0;
+    std::uint64_t cpuTotalNs = 0, cpuLongestNs = 0;
   };
 
   // Takes the log, the fragmentation log and the heap size from `options`.
@@ -58,19 +60,22 @@ class CycleRecorder {
 
   // A cycle begins now, for `cause`.
   Start begin(const heap::Heap& heap, vm::GcCause cause) const;
-  // One slice of an incremental cycle, from `begin` to `end`: a pause, counted in
-  // `slices`. Returns its length in ns.
-  std::uint64_t recordSlice(Slices& slices, Clock::time_point begin, Clock::time_point end) {
-    pauses_.record(begin, end);
+  // Now, on the wall clock, and on the thread's CPU clock when it is measured
+  // (CollectorOptions::measureCpuTime).
+  PauseStamp now() const { return PauseStamp::now(pauses_.measuresCpuTime()); }
+  // One slice of an incremental cycle, from `begin` to `end`, that did `work` work
+  // units: a pause, counted in `slices`. Returns its wall length in ns.
+  std::uint64_t recordSlice(Slices& slices, const PauseStamp& begin, const PauseStamp& end, std::uint64_t work) {
+    pauses_.record(begin, end, work);
     return countSlice(slices, begin, end);
   }
   // The same slice counted in `slices` only, when its pause goes on past `end` (the
   // slice that ends a cycle pauses for the cycle's end too): record the pause itself
   // with pauses().record once it ends.
-  std::uint64_t countSlice(Slices& slices, Clock::time_point begin, Clock::time_point end);
-  // A stop-the-world cycle that began at `start` ends now: one pause, a "Pause Full"
-  // line. Returns the heap bytes in use after it.
-  std::size_t endPause(vm::HandleTableSpace& space, const Start& start);
+  std::uint64_t countSlice(Slices& slices, const PauseStamp& begin, const PauseStamp& end);
+  // A stop-the-world cycle that began at `start` ends now, after `work` work units:
+  // one pause, a "Pause Full" line. Returns the heap bytes in use after it.
+  std::size_t endPause(vm::HandleTableSpace& space, const Start& start, std::uint64_t work);
   // An incremental cycle that began at `start` ends now, after `slices`; `forced`
   // when the heap filled and the rest ran at once. Returns the heap bytes in use.
   std::size_t endIncremental(vm::HandleTableSpace& space, const Start& start, const Slices& slices, bool forced);

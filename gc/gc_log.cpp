@@ -23,21 +23,22 @@ std::string formatIncrementalCycleLine(const IncrementalCycleLogEntry& entry) {
   char line[320];
   std::snprintf(line, sizeof line,
                 "[%.3fs][info][gc] GC(%llu) Incremental Cycle (%s) %zu%c->%zu%c(%zu%c) %llu slices %.3fms "
-                "(longest %.3fms) in %.3fms%s",
+                "(longest %.3fms) cpu %.3fms (longest %.3fms) in %.3fms%s",
                 entry.uptimeSeconds, static_cast<unsigned long long>(entry.cycle), vm::gcCauseName(entry.cause),
                 entry.bytesBefore / unit, suffix, entry.bytesAfter / unit, suffix, entry.heapBytes / unit, suffix,
-                static_cast<unsigned long long>(entry.slices), entry.slicesMs, entry.longestSliceMs, entry.wallMs,
-                entry.forced ? ", forced" : "");
+                static_cast<unsigned long long>(entry.slices), entry.slicesMs, entry.longestSliceMs, entry.slicesCpuMs,
+                entry.longestSliceCpuMs, entry.wallMs, entry.forced ? ", forced" : "");
   return line;
 }
 
 std::string formatGcLogLine(const GcLogEntry& entry) {
   auto [unit, suffix] = unitFor(entry.heapBytes);
   char line[256];
-  std::snprintf(line, sizeof line, "[%.3fs][info][gc] GC(%llu) Pause Full (%s) %zu%c->%zu%c(%zu%c) %.3fms",
+  std::snprintf(line, sizeof line,
+                "[%.3fs][info][gc] GC(%llu) Pause Full (%s) %zu%c->%zu%c(%zu%c) %.3fms (cpu %.3fms)",
                 entry.uptimeSeconds, static_cast<unsigned long long>(entry.cycle), vm::gcCauseName(entry.cause),
                 entry.bytesBefore / unit, suffix, entry.bytesAfter / unit, suffix, entry.heapBytes / unit,
-                suffix, entry.pauseMs);
+                suffix, entry.pauseMs, entry.pauseCpuMs);
   return line;
 }
 

@@ -30,13 +30,14 @@ void OccasionalCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause
   std::uint64_t liveBytes = 0;
   LocalityMeter* locality = options_.measureLocality ? &locality_ : nullptr;
   if (locality) locality->beginCycle(space.heap().arenaBase(), space.heap().arenaSize());
-  markReachable(space, markStack_, &liveBytes, locality);
+  const std::size_t marked = markReachable(space, markStack_, &liveBytes, locality);
   if (locality) locality->endCycle();
   recorder_.countLiveBytes(liveBytes);
   SweepTotals swept = sweepUnmarked(space);
   recorder_.countFreed(swept.objectsFreed, swept.bytesFreed);
 
-  std::size_t after = recorder_.endPause(space, start);
+  // The pause's work units: the objects it marked and those it freed.
+  std::size_t after = recorder_.endPause(space, start, marked + swept.objectsFreed);
   setTriggerPoint(space, after);
   grantBudget(after, 0);
   collecting_ = false;

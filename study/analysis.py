@@ -326,7 +326,10 @@ def sizes_table(a):
 
 
 def pause_tables(a):
-    """Figure 6: pauses and MMU (pauses.csv, mmu.csv, pause_summary.csv)."""
+    """Figure 6: pauses and MMU (pauses.csv, mmu.csv, pause_summary.csv), by wall time and,
+    where the pause files have them (format 2), by the thread's CPU time too: the
+    collector's own work without the time the host took away (the *_cpu columns; empty
+    for a version-1 file)."""
     out_dir, rows, argset = a.out_dir, a.rows, a.argset
     collectors, workloads, tables = a.collectors, a.workloads, a.tables
     pauses, mmu = [], []
@@ -336,33 +339,49 @@ def pause_tables(a):
         path = os.path.join(out_dir, "runs", "pauses", f"{r['run_id']}.pauses")
         if not os.path.exists(path):
             continue
-        _, run_ns, plist = stats.read_pause_file(path)
-        for b, d in plist:
-            pauses.append({"workload": r["workload"], "policy": r["policy"], "collector": r["collector"],
-                           "pacing": r["pacing"], "repeat": r["repeat"], "start_ms": b / 1e6, "duration_ms": d / 1e6})
-        pl = stats.PauseList(plist, run_ns)
+        pf = stats.read_pause_columns(path)
+        identity = {"workload": r["workload"], "policy": r["policy"], "collector": r["collector"],
+                    "pacing": r["pacing"], "repeat": r["repeat"]}
+        for i, (b, d) in enumerate(pf.pauses):
+            row = dict(identity, start_ms=b / 1e6, duration_ms=d / 1e6)
+            if pf.cpu_pauses is not None and pf.work is not None:
+                row.update(cpu_start_ms=pf.cpu_pauses[i][0] / 1e6, cpu_ms=pf.cpu_pauses[i][1] / 1e6,
+                           work=pf.work[i])
+            pauses.append(row)
+        pl = stats.PauseList(pf.pauses, pf.run_ns)
+        cpu_pl = stats.PauseList(pf.cpu_pauses, pf.run_cpu_ns) if pf.cpu_pauses is not None and pf.run_cpu_ns else None
         for wms in stats.MMU_WINDOWS_MS:
-            mmu.append({"workload": r["workload"], "policy": r["policy"], "collector": r["collector"],
-                        "pacing": r["pacing"], "repeat": r["repeat"], "window_ms": wms, "mmu": pl.mmu(wms * 1e6),
-                        "pauses": len(plist), "run_ms": run_ns / 1e6})
+            mmu.append(dict(identity, window_ms=wms, mmu=pl.mmu(wms * 1e6),
+                            mmu_cpu=cpu_pl.mmu(wms * 1e6) if cpu_pl else None, pauses=len(pf.pauses),
+                            run_ms=pf.run_ns / 1e6, run_cpu_ms=pf.run_cpu_ns / 1e6 if pf.run_cpu_ns else None))
     write_csv(os.path.join(out_dir, "pauses.csv"), pauses,
-              ["workload", "policy", "collector", "pacing", "repeat", "start_ms", "duration_ms"])
-    cols = ["workload", "policy", "collector", "pacing", "repeat", "window_ms", "mmu", "pauses", "run_ms"]
+              ["workload", "policy", "collector", "pacing", "repeat", "start_ms", "duration_ms", "cpu_start_ms",
+               "cpu_ms", "work"])
+    cols = ["workload", "policy", "collector", "pacing", "repeat", "window_ms", "mmu", "mmu_cpu", "pauses", "run_ms",
+            "run_cpu_ms"]
     write_csv(os.path.join(out_dir, "mmu.csv"), mmu, cols)
     ps = []
     for name in workloads:
         for col in collectors:
-            ds = sorted(p["duration_ms"] for p in pauses if p["workload"] == name and p["collector"] == col)
-            if not ds:
+            mine = [p for p in pauses if p["workload"] == name and p["collector"] == col]
+            if not mine:
                 continue
-            q = lambda f: ds[min(len(ds) - 1, int(f * len(ds)))]  # noqa: E731
-            mm = {m["window_ms"]: m["mmu"] for m in mmu if m["workload"] == name and m["collector"] == col
+            mm = {m["window_ms"]: m for m in mmu if m["workload"] == name and m["collector"] == col
                   and m["repeat"] == 0}
-            ps.append({"workload": name, "collector": col, "pauses": len(ds), "total_ms": sum(ds), "p50_ms": q(0.5),
-                       "p99_ms": q(0.99), "max_ms": ds[-1], "mmu_1ms": mm.get(1), "mmu_10ms": mm.get(10),
-                       "mmu_100ms": mm.get(100)})
+            row = {"workload": name, "collector": col, "pauses": len(mine)}
+            for suffix, key, mmu_key in (("", "duration_ms", "mmu"), ("_cpu", "cpu_ms", "mmu_cpu")):
+                ds = sorted(p[key] for p in mine if p.get(key) is not None)
+                if not ds:
+                    continue
+                q = lambda f: ds[min(len(ds) - 1, int(f * len(ds)))]  # noqa: E731
+                row.update({f"total{suffix}_ms": sum(ds), f"p50{suffix}_ms": q(0.5), f"p99{suffix}_ms": q(0.99),
+                            f"max{suffix}_ms": ds[-1]})
+                for w in (1, 10, 100):
+                    row[f"{mmu_key}_{w}ms"] = mm[w][mmu_key] if w in mm else None
+            ps.append(row)
     cols = ["workload", "collector", "pauses", "total_ms", "p50_ms", "p99_ms", "max_ms", "mmu_1ms", "mmu_10ms",
-            "mmu_100ms"]
+            "mmu_100ms", "total_cpu_ms", "p50_cpu_ms", "p99_cpu_ms", "max_cpu_ms", "mmu_cpu_1ms", "mmu_cpu_10ms",
+            "mmu_cpu_100ms"]
     write_csv(os.path.join(out_dir, "pause_summary.csv"), ps, cols)
     tables["pauses"] = (ps, cols)
 

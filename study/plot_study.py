@@ -684,28 +684,43 @@ def fig_request_sizes(out_dir):
 
 # --- pauses and MMU ---------------------------------------------------------------------
 
+# The clocks a pause is measured by: wall time, and (pause files of format 2) the
+# thread's CPU time, which leaves out the time the host took away. (column suffix,
+# label, line style)
+PAUSE_CLOCKS = [("", "wall time", "-"), ("_cpu", "CPU time", "--")]
+
+
+def pause_clocks(rows, key):
+    """The clocks some row has `key{suffix}` for: wall time always, CPU time when measured."""
+    return [c for c in PAUSE_CLOCKS if c[0] == "" or any(col(r, key.format(c[0])) is not None for r in rows)]
+
+
 def fig_pauses(out_dir):
     rows = need(out_dir, "pause_summary.csv", lambda r: col(r, "max_ms") is not None)
     workloads = list(dict.fromkeys(r["workload"] for r in rows))
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)[:MAX_SERIES]
+    clocks = pause_clocks(rows, "max{}_ms")
     styles = series_styles(collectors)
-    fig, ax = plt.subplots(figsize=(SINGLE, 0.9 + row_height(len(collectors)) * len(workloads)),
+    series = [(c, clock) for c in collectors for clock in clocks]
+    fig, ax = plt.subplots(figsize=(SINGLE, 0.9 + row_height(len(series)) * len(workloads)),
                            layout="constrained")
-    n, step = len(workloads), min(0.8 / len(collectors), 0.3)
+    n, step = len(workloads), min(0.8 / len(series), 0.3)
     for i in range(0, n, 2):
         ax.axhspan(n - 1 - i - 0.5, n - 1 - i + 0.5, color="#f2f2f2", lw=0, zorder=0)
-    for k, c in enumerate(collectors):
-        dy = (k - (len(collectors) - 1) / 2) * step
+    for k, (c, (suffix, _, linestyle)) in enumerate(series):
+        dy = (k - (len(series) - 1) / 2) * step
         for i, w in enumerate(workloads):
             r = next((r for r in rows if r["workload"] == w and r["collector"] == c), None)
-            if not r or not col(r, "max_ms"):
+            top = col(r, f"max{suffix}_ms")
+            if not r or not top:
                 continue
             y = n - 1 - i - dy
-            lo = col(r, "p50_ms") or col(r, "max_ms")
-            ax.plot([max(lo, 1e-4), col(r, "max_ms")], [y, y], color=styles[c][0], lw=0.9, zorder=2)
-            if col(r, "p99_ms"):
-                ax.plot([col(r, "p99_ms")], [y], linestyle="none", zorder=3, **marker_kw(styles[c]))
-            ax.plot([col(r, "max_ms")], [y], linestyle="none", marker="|", color=styles[c][0], markersize=6)
+            lo = col(r, f"p50{suffix}_ms") or top
+            ax.plot([max(lo, 1e-4), top], [y, y], color=styles[c][0], lw=0.9, linestyle=linestyle, zorder=2)
+            if col(r, f"p99{suffix}_ms"):
+                ax.plot([col(r, f"p99{suffix}_ms")], [y], linestyle="none", zorder=3,
+                        **marker_kw(styles[c], filled=suffix == ""))
+            ax.plot([top], [y], linestyle="none", marker="|", color=styles[c][0], markersize=6)
     ax.set_xscale("log")
     ax.set_yticks(range(n))
     ax.set_yticklabels(list(reversed(workloads)))
@@ -713,8 +728,12 @@ def fig_pauses(out_dir):
     ax.grid(axis="y", visible=False)
     ax.tick_params(axis="y", length=0)
     ax.set_xlabel("GC pause (ms, log)")
-    ax.set_title("GC pauses: median to maximum (line),\n99th percentile (marker)")
-    legend_below(fig, [handle(c, styles[c]) for c in collectors], ncol=len(collectors))
+    by = " by " + " and ".join(label for _, label, _ in clocks) if len(clocks) > 1 else ""
+    ax.set_title(f"GC pauses{by}: median to maximum (line),\n99th percentile (marker)")
+    handles = [handle(c, styles[c]) for c in collectors]
+    if len(clocks) > 1:
+        handles += [Line2D([], [], color="#777777", linestyle=ls, label=label) for _, label, ls in clocks]
+    legend_below(fig, handles, ncol=len(handles))
     save(fig, out_dir, "fig-pauses")
 
 
@@ -725,6 +744,7 @@ def representative(workloads_by_weight, k):
 def fig_mmu(out_dir):
     rows = need(out_dir, "mmu.csv", lambda r: col(r, "window_ms") and col(r, "mmu") is not None)
     collectors = ordered([r["collector"] for r in rows], COLLECTOR_ORDER)
+    clocks = [("mmu" + suffix, label, ls) for suffix, label, ls in pause_clocks(rows, "mmu{}")]
     # The workloads that pause longest in all (the pause summary's total), at most six.
     weight = {}
     for r in read(out_dir, "pause_summary.csv"):
@@ -740,16 +760,20 @@ def fig_mmu(out_dir):
         for w in chosen:
             mine = [r for r in rows if r["workload"] == w and r["collector"] == c]
             first = min((r.get("repeat", "0") for r in mine), default=None)
-            pts = sorted((col(r, "window_ms"), col(r, "mmu")) for r in mine if r.get("repeat", "0") == first)
-            if pts:
-                ax.plot([x for x, _ in pts], [y for _, y in pts], **marker_kw(styles[w], size=3.5))
+            for key, _, linestyle in clocks:
+                pts = sorted((col(r, "window_ms"), col(r, key)) for r in mine
+                             if r.get("repeat", "0") == first and col(r, key) is not None)
+                if pts:
+                    ax.plot([x for x, _ in pts], [y for _, y in pts], linestyle=linestyle,
+                            **marker_kw(styles[w], filled=key == "mmu", size=3.5))
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("window (ms, log)")
         ax.set_title(f"{c} collection")
     axes[0, 0].set_ylabel("minimum mutator utilization")
     subset = f"the {len(chosen)} workloads with the most GC pause time" if len(weight) > len(chosen) else ""
-    fig.suptitle("Minimum mutator utilization" + (f": {subset}" if subset else "") + " (one run each)")
+    by = " by " + " (solid) and ".join(label for _, label, _ in clocks) + " (dashed)" if len(clocks) > 1 else ""
+    fig.suptitle("Minimum mutator utilization" + (f": {subset}" if subset else "") + by + " (one run each)")
     legend_below(fig, [handle(w, styles[w], line=True) for w in chosen],
                  ncol=min(len(chosen), 3 if len(collectors) == 1 else 6))
     save(fig, out_dir, "fig-mmu")

@@ -13,6 +13,7 @@
 """
 
 import bisect
+import dataclasses
 import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -249,10 +250,26 @@ class PauseList:
         return 1.0 - min(worst, w) / w
 
 
-def read_pause_file(path: str) -> tuple[str, int, list[tuple[int, int]]]:
-    """A `kith run --gc-pauses-file` file: (collector, run_ns, [(begin_ns, duration_ns)])."""
-    collector, run_ns = "", 0
+@dataclasses.dataclass
+class PauseFile:
+    """A `kith run --gc-pauses-file` file. Version 1: each pause's start and duration by
+    wall time. Version 2 (gc/pause_recorder.h) adds, per pause, its start and duration on
+    the thread's CPU clock and its work units, and the run's CPU time: then cpu_pauses,
+    run_cpu_ns and work are set (else None)."""
+    collector: str
+    run_ns: int
+    pauses: list[tuple[int, int]]  # (begin_ns, duration_ns), wall clock
+    run_cpu_ns: int | None = None
+    cpu_pauses: list[tuple[int, int]] | None = None  # (begin_ns, duration_ns), the thread's CPU clock
+    work: list[int] | None = None
+
+
+def read_pause_columns(path: str) -> PauseFile:
+    """Every column of a pause file, version 1 or 2 (the columns decide: 2 or 5 a line)."""
+    collector, run_ns, run_cpu_ns = "", 0, None
     pauses: list[tuple[int, int]] = []
+    cpu: list[tuple[int, int]] = []
+    work: list[int] = []
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -264,10 +281,26 @@ def read_pause_file(path: str) -> tuple[str, int, list[tuple[int, int]]]:
                     collector = parts[1]
                 elif len(parts) == 2 and parts[0] == "run_ns":
                     run_ns = int(parts[1])
+                elif len(parts) == 2 and parts[0] == "run_cpu_ns":
+                    run_cpu_ns = int(parts[1])
                 continue
-            b, d = line.split()
-            pauses.append((int(b), int(d)))
-    return collector, run_ns, pauses
+            fields = [int(x) for x in line.split()]
+            if len(fields) not in (2, 5):
+                raise ValueError(f"{path}: a pause line has 2 (version 1) or 5 (version 2) numbers: {line!r}")
+            pauses.append((fields[0], fields[1]))
+            if len(fields) == 5:
+                cpu.append((fields[2], fields[3]))
+                work.append(fields[4])
+    with_cpu = run_cpu_ns is not None and len(cpu) == len(pauses)
+    return PauseFile(collector, run_ns, pauses, run_cpu_ns if with_cpu else None, cpu if with_cpu else None,
+                     work if with_cpu else None)
+
+
+def read_pause_file(path: str) -> tuple[str, int, list[tuple[int, int]]]:
+    """A `kith run --gc-pauses-file` file, version 1 or 2, by wall time:
+    (collector, run_ns, [(begin_ns, duration_ns)])."""
+    p = read_pause_columns(path)
+    return p.collector, p.run_ns, p.pauses
 
 
 MMU_WINDOWS_MS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]

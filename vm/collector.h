@@ -66,6 +66,14 @@ struct CollectorStatistics {
   // the collector does not measure it. A run shorter than a window counts as one
   // window (its own length).
   double mmu1ms = -1, mmu10ms = -1, mmu100ms = -1;
+  // The same on the thread's CPU clock (gc/pause_stamp.h): the collector's own work,
+  // without the time the host took from the thread; MMU over windows of CPU time.
+  double pauseCpuTotalMs = 0, pauseCpuMeanMs = 0, pauseCpuP99Ms = 0, pauseCpuMaxMs = 0;
+  double mmuCpu1ms = -1, mmuCpu10ms = -1, mmuCpu100ms = -1;
+  // The host's share: the largest wall - CPU time of any pause, and the pauses longer
+  // than 100 µs by wall time but not by CPU time (< 0: not measured).
+  double pauseHostGapMaxMs = 0;
+  std::int64_t pausesLongByHost = -1;
   // Incremental collectors: cycles finished at once because the heap filled up
   // mid-cycle, and the number of slices (increments) run. < 0: not incremental.
   std::int64_t forcedCompletions = -1;

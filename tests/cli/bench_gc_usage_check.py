@@ -13,6 +13,8 @@ CASES = [  # (arguments, exit code, what stderr's last line says)
     (["--only=nosuch"], 64, "no workload named nosuch"),
     (["--heap=nosuch", "--runs=1", "--only=richards"], 64, "unknown heap policy 'nosuch'"),
     (["--pacing=fast", "--runs=1", "--only=richards"], 64, "--gc-pacing wants time or work"),
+    (["--collectors=stw"], 64, "--collectors takes occasional and continuous; got 'stw'"),
+    (["--host-probe-ms=0", "--runs=1", "--only=richards"], 64, "--host-probe-ms wants a number from 1"),
     (["--kith=/nonexistent/kith"], 66, "no kith binary at /nonexistent/kith"),
 ]
 failures = []

@@ -263,7 +263,15 @@ case("cli.output.replay_stats_file_stdout", f"replay --stats-file=- {FIXTURES}/s
 case("cli.output.trace_stdout", f"run --trace=- --trace-format=text {SCRIPTS}/allocates_quietly.kith",
      stdout=r"^# kith-trace 1\nA 0 0 [0-9]+\n.*A 2[0-9]{3} ")
 case("cli.output.pauses_stdout", f"run --gc-pauses-file=- {SCRIPTS}/allocates_quietly.kith",
-     stdout=r"^# kith-gc-pauses 1\n# collector occasional\n# run_ns [0-9]+\n# start_ns duration_ns\n")
+     stdout=r"^# kith-gc-pauses 2\n# collector occasional\n# run_ns [0-9]+\n# run_cpu_ns [0-9]+\n"
+            r"# start_ns duration_ns cpu_start_ns cpu_ns work\n")
+# Format 2: each pause by wall and by the thread's CPU time, and its work units.
+case("cli.output.pauses_both_clocks", f"run --gc=continuous --heap-size=1M --gc-pauses-file=- {BINARY_TREES} 10",
+     stdout=r"\n# start_ns duration_ns cpu_start_ns cpu_ns work\n([0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+\n)+$")
+# Without a collector of the VM's own the list is the header alone.
+case("cli.output.pauses_none", f"run --gc=none --gc-pauses-file=- {SCRIPTS}/allocates_quietly.kith",
+     stdout=r"^# kith-gc-pauses 2\n# collector none\n# run_ns [0-9]+\n# run_cpu_ns [0-9]+\n"
+            r"# start_ns duration_ns cpu_start_ns cpu_ns work\n$")
 case("cli.output.frag_stdout", f"run --frag-file=- {SCRIPTS}/allocates_quietly.kith",
      stdout=r"^# kith-frag 1\n# policy estranged\n")
 case("cli.output.stats_file_written", f"run --stats-file={{tmp}}/s.json {PRINTS_FIRST}", stdout=r"^the script ran\n$",
@@ -275,7 +283,9 @@ case("cli.stats_table_groups", f"run --gc=continuous --stats {PRINTS_FIRST}", st
     r"heap\n  allocations +[0-9]+ .*\n  bytes in use +[0-9]+ \(peak [0-9]+\)\n.*"
     r"  block sizes +[0-9]+: [0-9]+.*\n  alloc ns +mean .*\n  free ns +mean .*\n.*"
     r"  fragmentation +internal [0-9]+ bytes, external at failure [0-9.]+\n"
-    r"gc\n  cycles .*\n  pauses ms .*\n  mmu +1ms [0-9.]+, 10ms [0-9.]+, 100ms [0-9.]+\n"
+    r"gc\n  cycles .*\n  pauses ms .*\n  pauses cpu ms +total [0-9.]+, mean [0-9.]+, p99 [0-9.]+, max [0-9.]+\n"
+    r"  mmu +1ms [0-9.]+, 10ms [0-9.]+, 100ms [0-9.]+\n  mmu cpu +1ms [0-9.]+, 10ms [0-9.]+, 100ms [0-9.]+\n"
+    r"  host gap +max [0-9.]+ ms; [0-9]+ pauses over 0.1 ms by wall time only\n"
     r"  counts +slices [0-9]+, deferred slices [0-9]+, forced completions [0-9]+, peak live bytes [0-9]+\n"
     r"  parameters +work per slice 1024, start occupancy 0.5, pacing time, pacing fraction 0.5, min slice bytes 256\n"
     r"locality\n  references +[0-9]+ in [0-9]+ cycles: same line .*\n  pages touched .*\n"
@@ -415,3 +425,27 @@ case("cli.repl_full_heap_emptied", "repl --heap-size=16K", stdin="{source}/tests
 case("cli.disasm_control_bytes", "disasm {source}/tests/cli/scripts/control_bytes.kith",
      stdout=(r'CONSTANT +[0-9]+ "a\\0b"\n.*CONSTANT +[0-9]+ "\\u\{1B\}\[31mred\\u\{1B\}\[0m\\t\\r\\u\{7F\}\\u\{9B\}"\n'
              r'.*CONSTANT +[0-9]+ "after"\n'), absent="\x1b")
+
+# --host-probe-ms: a bare clock loop before and after the script, the host's stalls in
+# the statistics (docs/COLLECTORS.md); its value is a count of ms, and it reports only
+# in the statistics, so without them it is refused.
+for value in ("0", "-5", "x", "60001"):
+    case(f"cli.host_probe_bad_value_{value.lstrip('-')}{'_negative' if value.startswith('-') else ''}",
+         f"run --host-probe-ms={value} --stats {PRINTS_FIRST}", exit=64,
+         stderr=rf"^kith: --host-probe-ms wants a number from 1 to 60000; got '{value}'\n[^\n]+\n$")
+case("cli.host_probe_bad_value_empty", f"run --host-probe-ms= --stats {PRINTS_FIRST}", exit=64,
+     stderr=r"^kith: --host-probe-ms needs a value; got an empty one\n[^\n]+\n$")
+case("cli.host_probe_needs_statistics", f"run --host-probe-ms=5 {PRINTS_FIRST}", exit=64,
+     stderr=r"^kith: --host-probe-ms reports in the statistics: [^\n]+\n[^\n]+\n$")
+HOST_PROBE_GAPS = (r'"longest_gap_ms": [0-9.e+-]+, "gaps_over_100us": [0-9]+, '
+                   r'"longest_cpu_gap_ms": [0-9.e+-]+, "cpu_gaps_over_100us": [0-9]+')
+case("cli.host_probe_json", f"run --host-probe-ms=5 --stats=json {PRINTS_FIRST}", stdout=r"^the script ran\n$",
+     stderr=(r'"vm": \{[^\n]*\},\n "host_probe": \{"ms": 5, ' + HOST_PROBE_GAPS + ', '
+             r'"before": \{' + HOST_PROBE_GAPS + r', "readings": [1-9][0-9]*\}, '
+             r'"after": \{' + HOST_PROBE_GAPS + r', "readings": [1-9][0-9]*\}\}\}\n$'))
+case("cli.host_probe_table", f"run --host-probe-ms=2 --stats {PRINTS_FIRST}", stdout=ANY,
+     stderr=(r"\nhost probe \(2 ms of a bare clock loop before and after\)\n"
+             r"  before +longest gap [0-9.]+ ms, [0-9]+ gaps over 0.1 ms; by CPU time [0-9.]+ ms, [0-9]+\n"
+             r"  after +longest gap [0-9.]+ ms, [0-9]+ gaps over 0.1 ms; by CPU time [0-9.]+ ms, [0-9]+\n$"))
+case("cli.repl_host_probe_refused", "repl --host-probe-ms=5", exit=64,
+     stderr=r"^kith: 'repl' writes no reports \([^\n]*--host-probe-ms\)[^\n]*\n[^\n]+\n$")

@@ -33,7 +33,8 @@ SAMPLES = {"POLICY": "estranged", "SIZE": "1M", "COLLECTOR": "occasional", "N": 
            "PCT": "98", "H": "zone", "MODE": "time"}
 
 # Options that are refused alone: what they need beside them.
-COMPANIONS = {"--trace-format": ["--trace={tmp}/companion.trace"]}
+COMPANIONS = {"--trace-format": ["--trace={tmp}/companion.trace"],
+              "--host-probe-ms": ["--stats-file={tmp}/companion.json"]}
 
 # Where each command's help lists its options: "section" (the lines under a heading
 # of `kith COMMAND --help`), "synopsis" (the bracketed options of its `  kith ...`

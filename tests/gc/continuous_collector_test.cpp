@@ -329,6 +329,43 @@ TEST(ContinuousCollector, TheLastSlicesPauseCoversTheEndOfTheCycle) {
   std::fclose(log);
 }
 
+// Every pause is kept on both clocks with the work it did: the root scan a unit a
+// root, each slice its units (at most the budget plus the last object's slots), in
+// time order on each clock. (Nothing about how long they took: that is timing.)
+TEST(ContinuousCollector, EveryPauseCarriesBothClocksAndItsWork) {
+  ContinuousCollectorOptions options;
+  options.startOccupancy = 1.0;  // cycles only by hand
+  options.workPerSlice = 64;
+  options.pacing = GcPacing::work;
+  ContinuousVm t("estranged", 4 << 20, options);
+  t.collector.pauseRecorder().keepAll();
+  vm::VM& vm = t.vm();
+  vm::RootScope roots(vm);
+  roots.root(t.born(vm.newArray(100, Value::nil())));
+  for (int i = 0; i < 100; ++i) element(vm.rootStack().back(), i) = t.born(vm.newArray(2, Value::nil()));
+  for (int i = 0; i < 2000; ++i) t.born(vm.newArray(3, Value::nil()));  // garbage
+  t.collector.startCycle(spaceOf(vm));
+  runToIdle(t);
+  const auto& pauses = t.collector.pauseRecorder().pauses();
+  ASSERT_EQ(pauses.size(), t.collector.incrementsRun());
+  ASSERT_GT(pauses.size(), 3u);
+  EXPECT_GT(pauses.front().work, 0u) << "the root scan: a unit a root";
+  for (std::size_t i = 1; i < pauses.size(); ++i) {
+    EXPECT_GT(pauses[i].work, 0u) << "slice " << i;
+    EXPECT_LE(pauses[i].work, t.collector.largestSliceWork()) << "slice " << i;
+    EXPECT_GE(pauses[i].begin, pauses[i - 1].end);
+    EXPECT_GE(pauses[i].cpuBegin, pauses[i - 1].cpuEnd);
+  }
+  for (const auto& p : pauses) {
+    EXPECT_LE(p.begin, p.end);
+    EXPECT_LE(p.cpuBegin, p.cpuEnd);
+  }
+  vm::CollectorStatistics s = t.collector.statistics();
+  EXPECT_GE(s.mmuCpu1ms, 0);
+  EXPECT_LE(s.mmuCpu1ms, 1);
+  EXPECT_GE(s.pausesLongByHost, 0);
+}
+
 // Paced by allocation as the gate will pace it, on every policy.
 class EveryPolicy : public ::testing::TestWithParam<std::string> {};
 

@@ -41,11 +41,11 @@ TEST(CycleRecorder, EndPauseLogsCountsAndRecordsOnePause) {
     CycleRecorder::Start start = recorder.begin(*t.heap, vm::GcCause::systemGc);
     EXPECT_EQ(start.cause, vm::GcCause::systemGc);
     EXPECT_EQ(start.bytesBefore, t.heap->bytesInUse());
-    EXPECT_EQ(recorder.endPause(spaceOf(t.vm()), start), t.heap->bytesInUse());
+    EXPECT_EQ(recorder.endPause(spaceOf(t.vm()), start, 7), t.heap->bytesInUse());
   }
 
   EXPECT_EQ(recorder.cycles(), 2u);
-  std::regex shape(R"(\[\d+\.\d{3}s\]\[info\]\[gc\] GC\(1\) Pause Full \(System\.gc\(\)\) 0M->0M\(64M\) \d+\.\d{3}ms)");
+  std::regex shape(R"(\[\d+\.\d{3}s\]\[info\]\[gc\] GC\(1\) Pause Full \(System\.gc\(\)\) 0M->0M\(64M\) \d+\.\d{3}ms \(cpu \d+\.\d{3}ms\))");
   EXPECT_TRUE(std::regex_match(recorder.lastLogLine(), shape)) << recorder.lastLogLine();
   std::string text = logText(log);
   EXPECT_NE(text.find("GC(0) Pause Full"), std::string::npos) << text;
@@ -63,18 +63,26 @@ TEST(CycleRecorder, EndIncrementalReportsItsSlicesWithoutAPauseOfItsOwn) {
   CycleRecorder recorder(CollectorOptions{});
   CycleRecorder::Start start = recorder.begin(*t.heap, vm::GcCause::heapOccupancy);
   CycleRecorder::Slices slices;
-  Clock::time_point begin = Clock::now();
-  EXPECT_EQ(recorder.recordSlice(slices, begin, begin + std::chrono::microseconds(300)), 300'000u);
-  begin += std::chrono::milliseconds(1);
-  recorder.recordSlice(slices, begin, begin + std::chrono::microseconds(100));
+  // Stamps on both clocks: 300 µs by wall time of which the thread ran 60 µs, then
+  // 100 µs of which it ran 90.
+  PauseStamp begin = PauseStamp::now();
+  auto later = [](PauseStamp at, std::chrono::microseconds wall, std::uint64_t cpuNs) {
+    return PauseStamp{at.wall + wall, at.cpuNs + cpuNs};
+  };
+  EXPECT_EQ(recorder.recordSlice(slices, begin, later(begin, std::chrono::microseconds(300), 60'000), 64), 300'000u);
+  begin = later(begin, std::chrono::milliseconds(1), 100'000);
+  recorder.recordSlice(slices, begin, later(begin, std::chrono::microseconds(100), 90'000), 32);
   EXPECT_EQ(slices.count, 2u);
   EXPECT_EQ(slices.totalNs, 400'000u);
   EXPECT_EQ(slices.longestNs, 300'000u);
+  EXPECT_EQ(slices.cpuTotalNs, 150'000u);
+  EXPECT_EQ(slices.cpuLongestNs, 90'000u);
 
   recorder.endIncremental(spaceOf(t.vm()), start, slices, true);
   const std::string& line = recorder.lastLogLine();
   EXPECT_NE(line.find("GC(0) Incremental Cycle (Heap Occupancy)"), std::string::npos) << line;
-  EXPECT_NE(line.find(" 2 slices 0.400ms (longest 0.300ms) in "), std::string::npos) << line;
+  EXPECT_NE(line.find(" 2 slices 0.400ms (longest 0.300ms) cpu 0.150ms (longest 0.090ms) in "), std::string::npos)
+      << line;
   EXPECT_TRUE(line.ends_with(", forced")) << line;
   EXPECT_EQ(recorder.pauses().histogram().count(), 2u) << "the slices, not the cycle, are the pauses";
   EXPECT_EQ(recorder.cycles(), 1u);
@@ -111,10 +119,10 @@ TEST(CycleRecorder, VerifiesTheHeapAfterEachCycleWhenAsked) {
   VerifyOptions verify;
   verify.requireNoGarbage = true;
   recorder.verifyAfterEachCycle(verify);
-  recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, vm::GcCause::systemGc));  // nothing unreachable: passes
+  recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, vm::GcCause::systemGc), 0);  // nothing unreachable: passes
 
   vm.newArray(4, Value::nil());  // garbage no cycle has swept
-  EXPECT_DEATH(recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, vm::GcCause::systemGc)),
+  EXPECT_DEATH(recorder.endPause(spaceOf(vm), recorder.begin(*t.heap, vm::GcCause::systemGc), 0),
                "heap verification failed after GC\\(1\\)");
 }
 

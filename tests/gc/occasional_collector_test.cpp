@@ -210,7 +210,17 @@ TEST(OccasionalCollector, StatisticsAndLogLine) {
   EXPECT_LE(s.pauseMeanMs, s.pauseMaxMs);
   EXPECT_LE(s.pauseP99Ms, s.pauseMaxMs);
   EXPECT_NEAR(s.pauseTotalMs, 3 * s.pauseMeanMs, 1e-9);
-  std::regex shape(R"(\[\d+\.\d{3}s\]\[info\]\[gc\] GC\(2\) Pause Full \(System\.gc\(\)\) 0M->0M\(64M\) \d+\.\d{3}ms)");
+  // The same by the thread's CPU time (no bound against wall time: the clocks are
+  // read apart, and a test must not depend on timing).
+  EXPECT_GT(s.pauseCpuMaxMs, 0);
+  EXPECT_LE(s.pauseCpuMeanMs, s.pauseCpuMaxMs);
+  EXPECT_NEAR(s.pauseCpuTotalMs, 3 * s.pauseCpuMeanMs, 1e-9);
+  EXPECT_GE(s.mmuCpu1ms, 0);
+  EXPECT_LE(s.mmuCpu1ms, 1);
+  EXPECT_GE(s.pausesLongByHost, 0);
+  EXPECT_LE(s.pausesLongByHost, 3);
+  EXPECT_GE(s.pauseHostGapMaxMs, 0);
+  std::regex shape(R"(\[\d+\.\d{3}s\]\[info\]\[gc\] GC\(2\) Pause Full \(System\.gc\(\)\) 0M->0M\(64M\) \d+\.\d{3}ms \(cpu \d+\.\d{3}ms\))");
   EXPECT_TRUE(std::regex_match(t.collector.lastLogLine(), shape)) << t.collector.lastLogLine();
 }
 
@@ -223,14 +233,15 @@ TEST(GcLog, FormatsLikeJavaUnifiedLogging) {
   e.bytesAfter = (1 << 20) + 5000;
   e.heapBytes = 64 << 20;
   e.pauseMs = 3.96;
-  EXPECT_EQ(formatGcLogLine(e), "[0.025s][info][gc] GC(0) Pause Full (System.gc()) 2M->1M(64M) 3.960ms");
+  e.pauseCpuMs = 3.5;
+  EXPECT_EQ(formatGcLogLine(e), "[0.025s][info][gc] GC(0) Pause Full (System.gc()) 2M->1M(64M) 3.960ms (cpu 3.500ms)");
   e.heapBytes = 512 << 10;
   e.bytesBefore = 300 << 10;
   e.bytesAfter = 120 << 10;
   e.cycle = 12;
   e.cause = vm::GcCause::allocationFailure;
   EXPECT_EQ(formatGcLogLine(e),
-            "[0.025s][info][gc] GC(12) Pause Full (Allocation Failure) 300K->120K(512K) 3.960ms");
+            "[0.025s][info][gc] GC(12) Pause Full (Allocation Failure) 300K->120K(512K) 3.960ms (cpu 3.500ms)");
   e.cause = vm::GcCause::heapOccupancy;
   EXPECT_NE(formatGcLogLine(e).find("(Heap Occupancy)"), std::string::npos);
 }

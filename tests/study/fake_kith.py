@@ -142,9 +142,17 @@ def run(args):
             f.write(frag_lines(policy, collector, heap))
     if "--gc-pauses-file" in opts:
         with open(opts["--gc-pauses-file"], "w") as f:
-            f.write(f"# kith-gc-pauses 1\n# collector {collector}\n# run_ns 100000000\n# start_ns duration_ns\n")
-            for k in range(10):
-                f.write(f"{k * 10_000_000} {1_000_000 if collector == 'occasional' else 100_000}\n")
+            # Occasional's in format 1 (wall time alone), continuous's in format 2 (and the
+            # thread's CPU time, a little less, and the work units): the study reads both.
+            if collector == "occasional":
+                f.write(f"# kith-gc-pauses 1\n# collector {collector}\n# run_ns 100000000\n# start_ns duration_ns\n")
+                for k in range(10):
+                    f.write(f"{k * 10_000_000} 1000000\n")
+            else:
+                f.write(f"# kith-gc-pauses 2\n# collector {collector}\n# run_ns 100000000\n# run_cpu_ns 90000000\n"
+                        "# start_ns duration_ns cpu_start_ns cpu_ns work\n")
+                for k in range(10):
+                    f.write(f"{k * 10_000_000} 100000 {k * 9_000_000} 60000 1024\n")
     if not ok:
         print("error: out of memory: requested 64 bytes", file=sys.stderr)
         return 70

@@ -99,6 +99,13 @@ for r in rows:
             check(abs(float(m[0]["mmu"]) - float(r[key])) < 0.02,
                   f"{r['workload']}: MMU {window} ms from pauses {m[0]['mmu']} vs the run's {r[key]}")
 
+# The pause runs' files are format 2: the pause tables carry the thread's CPU time beside
+# wall time (what the CPU columns hold is timing; only that they are there is checked).
+summary_rows = list(csv.DictReader(open(os.path.join(out, "pause_summary.csv"))))
+check(summary_rows and all(r["max_cpu_ms"] not in ("", None) and r["mmu_cpu_1ms"] not in ("", None)
+                           for r in summary_rows), f"pause_summary.csv by both clocks: {summary_rows}")
+check(all(x["mmu_cpu"] not in ("", None) for x in mmu), "mmu.csv has MMU by CPU time")
+
 for name in ("workloads.csv", "contrived.csv", "contrived_summary.csv", "speedup.csv", "satisfied.csv", "sizes.csv",
              "pauses.csv", "mmu.csv", "minheap.csv", "fragmentation.csv", "commands.txt", "study.json"):
     check(os.path.exists(os.path.join(out, name)), f"{name} written")

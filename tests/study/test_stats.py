@@ -131,6 +131,45 @@ class MinimumMutatorUtilization(unittest.TestCase):
         self.assertEqual(p.total, 10 + 5)
 
 
+class PauseFiles(unittest.TestCase):
+    """`kith run --gc-pauses-file`: version 1 (wall time) and version 2 (gc/pause_recorder.h:
+    wall and the thread's CPU time, and the work units), both read."""
+    V1 = "# kith-gc-pauses 1\n# collector occasional\n# run_ns 5000\n# start_ns duration_ns\n10 20\n100 5\n"
+    V2 = ("# kith-gc-pauses 2\n# collector continuous\n# run_ns 5000\n# run_cpu_ns 3000\n"
+          "# start_ns duration_ns cpu_start_ns cpu_ns work\n10 20 4 15 64\n100 5 50 5 3\n")
+
+    def file(self, text):
+        import tempfile
+        f = tempfile.NamedTemporaryFile("w", suffix=".pauses", delete=False)
+        f.write(text)
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_version_1_is_read_by_wall_time_alone(self):
+        path = self.file(self.V1)
+        self.assertEqual(stats.read_pause_file(path), ("occasional", 5000, [(10, 20), (100, 5)]))
+        p = stats.read_pause_columns(path)
+        self.assertIsNone(p.cpu_pauses)
+        self.assertIsNone(p.run_cpu_ns)
+        self.assertIsNone(p.work)
+
+    def test_version_2_has_both_clocks_and_the_work(self):
+        path = self.file(self.V2)
+        self.assertEqual(stats.read_pause_file(path), ("continuous", 5000, [(10, 20), (100, 5)]))
+        p = stats.read_pause_columns(path)
+        self.assertEqual(p.run_cpu_ns, 3000)
+        self.assertEqual(p.cpu_pauses, [(4, 15), (50, 5)])
+        self.assertEqual(p.work, [64, 3])
+        # MMU on the CPU axis: the window [0, 100) ns holds both pauses, 15 + 5 ns.
+        self.assertAlmostEqual(stats.PauseList(p.cpu_pauses, p.run_cpu_ns).mmu(100), 0.8)
+        self.assertAlmostEqual(stats.PauseList(p.pauses, p.run_ns).mmu(100), 0.75)
+
+    def test_a_line_of_another_width_is_refused(self):
+        with self.assertRaises(ValueError):
+            stats.read_pause_columns(self.file(self.V2 + "1 2 3\n"))
+
+
 class MinimumHeapSearch(unittest.TestCase):
     def test_bisection_finds_a_known_threshold_within_two_percent(self):
         for answer in (16 << 10, 100_000, 3_000_000, 5 << 20, 123_456_789):

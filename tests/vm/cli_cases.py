@@ -39,15 +39,18 @@ for flag in ["--gc=bogus", "--gc-threshold=0", "--gc-threshold=1.5", "--gc-thres
          stderr=r"^kith: [^\n]+\n([^\n]+\n)?$")
 case("vm.cli.gc_log_occasional", f"run --gc=occasional --gc-log --heap-size=1M {BINARY_TREES} 10", stdout=ANY, stderr=(
     r"^\[[0-9]+\.[0-9][0-9][0-9]s\]\[info\]\[gc\] GC\(0\) Pause Full \((Heap Occupancy|Allocation Failure)\) "
-    r"[0-9]+K->[0-9]+K\(1024K\) [0-9]+\.[0-9][0-9][0-9]ms\n"))
+    r"[0-9]+K->[0-9]+K\(1024K\) [0-9]+\.[0-9][0-9][0-9]ms \(cpu [0-9]+\.[0-9][0-9][0-9]ms\)\n"))
 case("vm.cli.gc_log_continuous", f"run --gc=continuous --gc-log --heap-size=1M {BINARY_TREES} 10", stdout=ANY, stderr=(
     r"^\[[0-9]+\.[0-9][0-9][0-9]s\]\[info\]\[gc\] GC\(0\) Incremental Cycle \(Heap Occupancy\) [0-9]+K->[0-9]+K\(1024K\) "
-    r"[0-9]+ slices [0-9.]+ms \(longest [0-9.]+ms\) in [0-9.]+ms"))
+    r"[0-9]+ slices [0-9.]+ms \(longest [0-9.]+ms\) cpu [0-9.]+ms \(longest [0-9.]+ms\) in [0-9.]+ms"))
 case("vm.cli.stats_json_continuous", f"run --gc=continuous --stats=json --heap-size=1M {BINARY_TREES} 10",
      stdout=ANY, stderr=(
          r'"collector": "continuous".*"gc": \{"cycles": [1-9][0-9]*, "objects_freed": [1-9][0-9]*, "bytes_freed": [1-9][0-9]*, '
-         r'"pause_ms": \{"total": [0-9.e+-]+, "mean": [0-9.e+-]+, "p99": [0-9.e+-]+, "max": [0-9.e+-]+\},\n'
-         r'  "mmu": \{"1ms": [0-9.e+-]+, "10ms": [0-9.e+-]+, "100ms": [0-9.e+-]+\}, "forced_completions": [0-9]+'))
+         r'"pause_ms": \{"total": [0-9.e+-]+, "mean": [0-9.e+-]+, "p99": [0-9.e+-]+, "max": [0-9.e+-]+\}, '
+         r'"pause_cpu_ms": \{"total": [0-9.e+-]+, "mean": [0-9.e+-]+, "p99": [0-9.e+-]+, "max": [0-9.e+-]+\},\n'
+         r'  "mmu": \{"1ms": [0-9.e+-]+, "10ms": [0-9.e+-]+, "100ms": [0-9.e+-]+\}, '
+         r'"mmu_cpu": \{"1ms": [0-9.e+-]+, "10ms": [0-9.e+-]+, "100ms": [0-9.e+-]+\},\n'
+         r'  "host_gap": \{"max_ms": [0-9.e+-]+, "pauses_long_by_host": [0-9]+\}, "forced_completions": [0-9]+'))
 
 # The examples, small enough to run as tests.
 case("vm.example.fib", f"{EXAMPLES}/fib.kith 20", stdout=r"^fib\(20\) = 6765\n")

@@ -1,0 +1,36 @@
+// PauseStamp: a moment read on the two clocks a pause is measured by.
+//
+// The wall clock (steady_clock, CLOCK_MONOTONIC) is what the mutator waits. But on a
+// shared host the wall clock also counts the time the host took the CPU away: on a
+// 2-core guest a bare clock loop sees gaps of up to ~1 ms, so the longest pause by
+// wall time is the host's longest stall, not the collector's. The thread's own CPU
+// clock (CLOCK_THREAD_CPUTIME_ID) runs only while the thread runs, so a pause's CPU
+// time is the collector's work alone, and wall - CPU over a pause is the time the
+// host took from the thread during it (docs/COLLECTORS.md, "Pauses the host cannot
+// distort"). Reading the CPU clock is a system call (a few hundred ns): twice a pause.
+#pragma once
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdint>
+
+namespace kith::gc {
+
+// The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID).
+inline std::uint64_t threadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+struct PauseStamp {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point wall{};
+  std::uint64_t cpuNs = 0;  // the thread's CPU time (threadCpuNs)
+
+  // Now, on both clocks; with `cpu` false the CPU clock is not read (cpuNs 0).
+  static PauseStamp now(bool cpu = true) { return {Clock::now(), cpu ? threadCpuNs() : 0}; }
+};
+
+}  // namespace kith::gc
