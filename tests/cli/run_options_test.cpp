@@ -98,7 +98,8 @@ TEST(RunOptions, EveryListedOptionIsTaken) {
   const std::vector<std::pair<std::string_view, std::string_view>> values = {
       {"--heap", "list"},         {"--heap-size", "1M"},          {"--gc", "none"},
       {"--gc-threshold", "0.5"},  {"--gc-step", "8"},             {"--gc-pacing", "work"},
-      {"--gc-pauses-file", "p"},  {"--frag-file", "f"},           {"--gc-overhead-limit", "50"},
+      {"--gc-pauses-file", "p"},  {"--host-probe-ms", "5"},       {"--frag-file", "f"},
+      {"--gc-overhead-limit", "50"},
       {"--fail-alloc", "3"},      {"--fail-alloc-every", "4"},    {"--max-depth", "9"},
       {"--stats-file", "s"},      {"--stats-timers", "off"},     {"--stats-sources", "off"},      {"--trace", "t"},
       {"--trace-format", "text"}, {"--compiler-heap", "reap"},
