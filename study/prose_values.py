@@ -595,6 +595,11 @@ def power_values(f):
         f"{Range(100 * r['mde_target'] for r in unresolved):.1f}% they need (`runs_to_resolve` says how many runs would do)."
         if unresolved else "Every pair resolved within the cap.")
     claim(v["power.resolved"] + len(unresolved) == len(rows), "every power pair resolved or reached the cap")
+    ek = [r for r in rows if (r["policy"], r["base"]) == ("estranged", "knuth") and r["verdict"] in ("agrees", "disagrees")]
+    claim(ek and all(r["measured"] < 0 for r in ek), "where estranged against knuth resolves, estranged is faster")
+    v["power.est_knuth_resolved"] = Names(
+        f"{r['workload']} ({r['collector']}) {100 * r['measured']:+.1f}% [{100 * r['ci_low']:+.1f}, {100 * r['ci_high']:+.1f}] "
+        f"against a predicted {100 * r['predicted']:+.1f}%" for r in ek)
     return v
 
 
