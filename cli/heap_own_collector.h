@@ -15,7 +15,7 @@ namespace kith::cli {
 class HeapOwnCollector final : public vm::Collector {
  public:
   explicit HeapOwnCollector(heap::Heap& heap) : heap_(heap), cyclesAtStart_(heap.collections()) {}
-  void collect(vm::HandleTableSpace&, vm::GcCause) override { heap_.collect(); }
+  void collect(vm::CollectedSpace&, vm::GcCause) override { heap_.collect(); }
   std::string_view name() const override { return heap_.name(); }
   vm::CollectorStatistics statistics() const override {
     vm::CollectorStatistics s;

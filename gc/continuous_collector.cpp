@@ -24,11 +24,11 @@ ContinuousCollector::ContinuousCollector(ContinuousCollectorOptions options)
 }
 
 
-std::size_t ContinuousCollector::heapBytes(vm::HandleTableSpace& space) const {
+std::size_t ContinuousCollector::heapBytes(vm::CollectedSpace& space) const {
   return recorder_.heapBytes(space.heap());
 }
 
-void ContinuousCollector::setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse) {
+void ContinuousCollector::setTriggerPoint(vm::CollectedSpace& space, std::size_t bytesInUse) {
   triggerSet_ = true;
   std::size_t size = heapBytes(space);
   noTrigger_ = size == 0 || options_.startOccupancy >= 1;
@@ -53,7 +53,7 @@ void ContinuousCollector::resetBudgets() {
   allocationBudget_ = 0;  // the next allocation re-reads the occupancy (or, under stress, starts a cycle)
 }
 
-void ContinuousCollector::checkOccupancy(vm::HandleTableSpace& space, std::size_t bytesRequested) {
+void ContinuousCollector::checkOccupancy(vm::CollectedSpace& space, std::size_t bytesRequested) {
   if (options_.stress) {
     startCycle(space, vm::GcCause::stress);
     return;
@@ -72,7 +72,7 @@ void ContinuousCollector::checkOccupancy(vm::HandleTableSpace& space, std::size_
   allocationBudget_ = budget > bytesRequested ? budget - bytesRequested : 0;
 }
 
-void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) {
+void ContinuousCollector::allocationBudgetSpent(vm::CollectedSpace& space, std::size_t bytes) {
   if (phase_ == Phase::idle) {
     checkOccupancy(space, bytes);
     return;
@@ -104,7 +104,7 @@ void ContinuousCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
 // room for the rest of the cycle at full speed — the real occupancy, which the
 // sweep lowers as it frees, not the requested bytes — and lets go only when the
 // heap is about to fill.
-bool ContinuousCollector::mutatorNeedsTime(vm::HandleTableSpace& space) {
+bool ContinuousCollector::mutatorNeedsTime(vm::CollectedSpace& space) {
   if (options_.pacing == GcPacing::work) return false;  // slices by allocation volume alone
   if (!tooSoonForASlice(Clock::now())) return false;
   if (cycleRequested_ < cycleAllowance_) return true;
@@ -140,7 +140,7 @@ bool ContinuousCollector::tooSoonForASlice(Clock::time_point now) const {
   return !gcTime_.hasRoomFor(slice, now, kMaxGcShareNum, kMaxGcShareDen);
 }
 
-void ContinuousCollector::backEdgeBudgetSpent(vm::HandleTableSpace& space) {
+void ContinuousCollector::backEdgeBudgetSpent(vm::CollectedSpace& space) {
   if (phase_ == Phase::idle) return;  // cycles start from the allocation gate only
   if (options_.pacing == GcPacing::work) return;  // (resetBudgets never arms it then)
   if (mutatorNeedsTime(space)) return;
@@ -149,7 +149,7 @@ void ContinuousCollector::backEdgeBudgetSpent(vm::HandleTableSpace& space) {
   if (phase_ != Phase::idle) allocationBudget_ = budget;  // the allocation pacing is unchanged
 }
 
-void ContinuousCollector::startCycle(vm::HandleTableSpace& space, vm::GcCause cause) {
+void ContinuousCollector::startCycle(vm::CollectedSpace& space, vm::GcCause cause) {
   if (phase_ != Phase::idle) return;
   cycle_ = recorder_.begin(space.heap(), cause);
   const std::size_t inUse = cycle_.bytesBefore;
@@ -208,7 +208,7 @@ void ContinuousCollector::startCycle(vm::HandleTableSpace& space, vm::GcCause ca
   resetBudgets();
 }
 
-void ContinuousCollector::slice(vm::HandleTableSpace& space) {
+void ContinuousCollector::slice(vm::CollectedSpace& space) {
   const PauseStamp start = recorder_.now();
   const Clock::time_point begin = start.wall;
   const bool timeLimited = options_.pacing == GcPacing::time && options_.sliceTimeLimit.count() > 0;
@@ -252,7 +252,7 @@ void ContinuousCollector::paused(Clock::time_point begin, Clock::time_point end)
   typicalSlice_ += (lastSliceDuration_ - typicalSlice_) / 8;
 }
 
-void ContinuousCollector::step(vm::HandleTableSpace& space) {
+void ContinuousCollector::step(vm::CollectedSpace& space) {
   if (phase_ != Phase::idle) {
     slice(space);
     return;
@@ -325,7 +325,7 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
 
 // Marking is complete: every object still white is garbage. The whites flip, so the
 // sweep can tell garbage (the old white) from objects born during the sweep.
-void ContinuousCollector::flipToSweep(vm::HandleTableSpace& space) {
+void ContinuousCollector::flipToSweep(vm::CollectedSpace& space) {
   if (options_.verify) verifyMarking(space);
   recorder_.countLiveBytes(cycleLiveBytes_);
   locality_.endCycle();
@@ -336,7 +336,7 @@ void ContinuousCollector::flipToSweep(vm::HandleTableSpace& space) {
   sweepCursor_ = {};
 }
 
-bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice,
+bool ContinuousCollector::sweepSome(vm::CollectedSpace& space, std::size_t budget, bool isSlice,
                                     SliceClock* clock) {
   // Black: survived (white again, the new white, for the next cycle); the old white,
   // or never coloured: garbage; the new white: born during this sweep.
@@ -384,14 +384,14 @@ bool ContinuousCollector::sweepSome(vm::HandleTableSpace& space, std::size_t bud
   return done;
 }
 
-void ContinuousCollector::endCycle(vm::HandleTableSpace& space) {
+void ContinuousCollector::endCycle(vm::CollectedSpace& space) {
   phase_ = Phase::idle;
   if (!cycleForced_) lastCycleSlices_ = cycleSlices_.count;
   std::size_t after = recorder_.endIncremental(space, cycle_, cycleSlices_, cycleForced_);
   setTriggerPoint(space, after);
 }
 
-void ContinuousCollector::finishCycle(vm::HandleTableSpace& space) {
+void ContinuousCollector::finishCycle(vm::CollectedSpace& space) {
   if (phase_ == Phase::marking) {
     markSome(std::numeric_limits<std::size_t>::max());
     flipToSweep(space);
@@ -403,7 +403,7 @@ void ContinuousCollector::finishCycle(vm::HandleTableSpace& space) {
   resetBudgets();
 }
 
-void ContinuousCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause) {
+void ContinuousCollector::collect(vm::CollectedSpace& space, vm::GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
   const CycleRecorder::Start start = recorder_.begin(space.heap(), cause);
@@ -439,7 +439,7 @@ void ContinuousCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause
 }
 
 // The invariant at the end of marking: everything reachable from the roots is black.
-void ContinuousCollector::verifyMarking(vm::HandleTableSpace& space) {
+void ContinuousCollector::verifyMarking(vm::CollectedSpace& space) {
   std::unordered_set<vm::Handle*> seen;
   std::vector<vm::Handle*> pending;
   auto visit = [&](const vm::Value& v) {

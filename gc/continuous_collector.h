@@ -95,7 +95,7 @@
 #include "gc/prefetch_fifo.h"
 #include "gc/slice_clock.h"
 #include "vm/collector.h"
-#include "vm/handle_table_space.h"
+#include "vm/collected_space.h"
 
 namespace kith::gc {
 
@@ -172,10 +172,10 @@ class ContinuousCollector final : public vm::Collector {
   // Finishes the cycle in progress (a forced completion when the cause is an
   // allocation failure), then runs a whole cycle at once: everything unreachable
   // now is freed.
-  void collect(vm::HandleTableSpace& space, vm::GcCause cause) override;
+  void collect(vm::CollectedSpace& space, vm::GcCause cause) override;
   // Starts a cycle, which frees the dead boxes at its end like the rest; when boxes
   // pile up again before that, the cycle is finished at once.
-  void boxesPiledUp(vm::HandleTableSpace& space) override {
+  void boxesPiledUp(vm::CollectedSpace& space) override {
     if (phase_ == Phase::idle) startCycle(space, vm::GcCause::boxedIntegers);
     else collect(space, vm::GcCause::boxedIntegers);
   }
@@ -184,11 +184,11 @@ class ContinuousCollector final : public vm::Collector {
 
   // One slice of work (may start a cycle when idle and the heap is full enough).
   // Public for tests.
-  void step(vm::HandleTableSpace& space);
+  void step(vm::CollectedSpace& space);
   // Starts a cycle now if idle (scans the roots).
-  void startCycle(vm::HandleTableSpace& space, vm::GcCause cause = vm::GcCause::heapOccupancy);
+  void startCycle(vm::CollectedSpace& space, vm::GcCause cause = vm::GcCause::heapOccupancy);
   // Runs the cycle in progress to its end, at once.
-  void finishCycle(vm::HandleTableSpace& space);
+  void finishCycle(vm::CollectedSpace& space);
 
   void setStartTime(std::chrono::steady_clock::time_point start) { recorder_.setStartTime(start); }
   const ContinuousCollectorOptions& options() const { return options_; }
@@ -218,10 +218,10 @@ class ContinuousCollector final : public vm::Collector {
   LocalityMeter locality_;  // measured during each cycle's marking
   static constexpr std::size_t kOccupancyGranularity = 4096;
 
-  void allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) override;
+  void allocationBudgetSpent(vm::CollectedSpace& space, std::size_t bytes) override;
   void shadeOverwritten(vm::Value v) override { shadeValue(v); }
-  void backEdgeBudgetSpent(vm::HandleTableSpace& space) override;
-  bool mutatorNeedsTime(vm::HandleTableSpace& space);
+  void backEdgeBudgetSpent(vm::CollectedSpace& space) override;
+  bool mutatorNeedsTime(vm::CollectedSpace& space);
   // The governor's rules (mutatorNeedsTime): a slice now would come too soon after
   // the last pause, or overfill the GC time window.
   bool tooSoonForASlice(Clock::time_point now) const;
@@ -243,23 +243,23 @@ class ContinuousCollector final : public vm::Collector {
       if (isWhite(box)) box->gcBits = kBlack;
     }
   }
-  std::size_t heapBytes(vm::HandleTableSpace& space) const;
+  std::size_t heapBytes(vm::CollectedSpace& space) const;
   // Idle: start a cycle if the occupancy trigger is reached, else grant half the gap.
-  void checkOccupancy(vm::HandleTableSpace& space, std::size_t bytesRequested);
+  void checkOccupancy(vm::CollectedSpace& space, std::size_t bytesRequested);
   // A slice of the cycle in progress, timed.
-  void slice(vm::HandleTableSpace& space);
+  void slice(vm::CollectedSpace& space);
   // Scans gray objects for up to `budget` work units (kMarkSlotsPerWorkUnit above), or
   // until `clock` (none: no time limit) stops the slice; adds the units done to
   // sliceWork_. True when nothing is gray.
   bool markSome(std::size_t budget, SliceClock* clock = nullptr);
-  void flipToSweep(vm::HandleTableSpace& space);
+  void flipToSweep(vm::CollectedSpace& space);
   // Sweeps up to `budget` handle slots, or until `clock` stops the slice (as
   // markSome); adds the units done to sliceWork_. True when the sweep is done.
-  bool sweepSome(vm::HandleTableSpace& space, std::size_t budget, bool isSlice = false,
+  bool sweepSome(vm::CollectedSpace& space, std::size_t budget, bool isSlice = false,
                  SliceClock* clock = nullptr);
-  void endCycle(vm::HandleTableSpace& space);
-  void verifyMarking(vm::HandleTableSpace& space);
-  void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
+  void endCycle(vm::CollectedSpace& space);
+  void verifyMarking(vm::CollectedSpace& space);
+  void setTriggerPoint(vm::CollectedSpace& space, std::size_t bytesInUse);
   // Sets the budgets for the phase now in force.
   void resetBudgets();
 

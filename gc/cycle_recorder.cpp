@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "gc/fragmentation_log.h"
-#include "vm/handle_table_space.h"
+#include "vm/collected_space.h"
 
 namespace kith::gc {
 
@@ -57,7 +57,7 @@ CycleLogFields CycleRecorder::endingCycle(const heap::Heap& heap, const Start& s
   return fields;
 }
 
-std::size_t CycleRecorder::endPause(vm::HandleTableSpace& space, const Start& start, std::uint64_t work) {
+std::size_t CycleRecorder::endPause(vm::CollectedSpace& space, const Start& start, std::uint64_t work) {
   PauseStamp end = now();
   pauses_.record(start.at, end, work);
   GcLogEntry entry;
@@ -68,7 +68,7 @@ std::size_t CycleRecorder::endPause(vm::HandleTableSpace& space, const Start& st
   return entry.bytesAfter;
 }
 
-std::size_t CycleRecorder::endIncremental(vm::HandleTableSpace& space, const Start& start, const Slices& slices,
+std::size_t CycleRecorder::endIncremental(vm::CollectedSpace& space, const Start& start, const Slices& slices,
                                           bool forced) {
   IncrementalCycleLogEntry entry;
   static_cast<CycleLogFields&>(entry) = endingCycle(space.heap(), start);
@@ -83,7 +83,7 @@ std::size_t CycleRecorder::endIncremental(vm::HandleTableSpace& space, const Sta
   return entry.bytesAfter;
 }
 
-void CycleRecorder::ended(vm::HandleTableSpace& space, const CycleLogFields& fields, std::string line) {
+void CycleRecorder::ended(vm::CollectedSpace& space, const CycleLogFields& fields, std::string line) {
   const std::uint64_t cycle = cycles_++;
   lastLogLine_ = std::move(line);
   if (log_) std::fprintf(log_, "%s\n", lastLogLine_.c_str());

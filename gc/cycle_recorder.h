@@ -6,7 +6,7 @@
 //   - counts it, and samples the --frag-file (FragmentationLog);
 //   - runs the heap verifier, when verifyAfterEachCycle() asked for it, and aborts
 //     on a failure;
-//   - tells the object space (HandleTableSpace::collectionEnded: the box and
+//   - tells the object space (CollectedSpace::collectionEnded: the box and
 //     overhead limits read it).
 // It also keeps the counts the statistics report: objects and bytes freed, the
 // peak live bytes, and every pause on the wall and the thread's CPU clock
@@ -75,10 +75,10 @@ class CycleRecorder {
   std::uint64_t countSlice(Slices& slices, const PauseStamp& begin, const PauseStamp& end);
   // A stop-the-world cycle that began at `start` ends now, after `work` work units:
   // one pause, a "Pause Full" line. Returns the heap bytes in use after it.
-  std::size_t endPause(vm::HandleTableSpace& space, const Start& start, std::uint64_t work);
+  std::size_t endPause(vm::CollectedSpace& space, const Start& start, std::uint64_t work);
   // An incremental cycle that began at `start` ends now, after `slices`; `forced`
   // when the heap filled and the rest ran at once. Returns the heap bytes in use.
-  std::size_t endIncremental(vm::HandleTableSpace& space, const Start& start, const Slices& slices, bool forced);
+  std::size_t endIncremental(vm::CollectedSpace& space, const Start& start, const Slices& slices, bool forced);
 
   void countFreed(std::uint64_t objects, std::uint64_t bytes) {
     objectsFreed_ += objects;
@@ -99,7 +99,7 @@ class CycleRecorder {
   // The log fields every kind of cycle reports, as the cycle begun at `start` ends.
   CycleLogFields endingCycle(const heap::Heap& heap, const Start& start) const;
   // The part of a cycle's end both kinds share, once its line is formatted.
-  void ended(vm::HandleTableSpace& space, const CycleLogFields& fields, std::string line);
+  void ended(vm::CollectedSpace& space, const CycleLogFields& fields, std::string line);
 
   std::FILE* log_;
   FragmentationLog* fragmentation_;

@@ -25,7 +25,7 @@
 #include <cstdint>
 
 #include "gc/sweep_prefetch.h"
-#include "vm/handle_table_space.h"
+#include "vm/collected_space.h"
 
 namespace kith::gc {
 
@@ -53,7 +53,7 @@ struct SweepToTheEnd {
 // born during the sweep, which neither survived nor are garbage: walking them is
 // harmless.
 template <class Colours, class Pace>
-bool sweepHandles(vm::HandleTableSpace& space, SweepCursor& cursor, const Colours& colours, Pace& pace,
+bool sweepHandles(vm::CollectedSpace& space, SweepCursor& cursor, const Colours& colours, Pace& pace,
                   SweepTotals& totals) {
   const heap::FreeFootprint footprint = space.heap().freeFootprint();
   vm::HandleTable& handles = space.handles();

@@ -14,7 +14,7 @@ namespace {
 
 class Verifier {
  public:
-  Verifier(vm::HandleTableSpace& space, VerifyOptions options) : space_(space), options_(options) {}
+  Verifier(vm::CollectedSpace& space, VerifyOptions options) : space_(space), options_(options) {}
 
   std::string run() {
     space_.forEachRoot([&](const vm::Value& root) { visit(root, "a root"); });
@@ -67,7 +67,7 @@ class Verifier {
     return vm::objectLayoutProblem(handle, space_.heap().arenaBase(), space_.heap().arenaSize());
   }
 
-  vm::HandleTableSpace& space_;
+  vm::CollectedSpace& space_;
   VerifyOptions options_;
   std::unordered_set<vm::Handle*> visited_;
   std::vector<vm::Handle*> pending_;
@@ -76,6 +76,6 @@ class Verifier {
 
 }  // namespace
 
-std::string verifyHeap(vm::HandleTableSpace& space, VerifyOptions options) { return Verifier(space, options).run(); }
+std::string verifyHeap(vm::CollectedSpace& space, VerifyOptions options) { return Verifier(space, options).run(); }
 
 }  // namespace kith::gc

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <string>
 
-#include "vm/handle_table_space.h"
+#include "vm/collected_space.h"
 
 namespace kith::gc {
 
@@ -31,6 +31,6 @@ struct VerifyOptions {
 };
 
 // "" when every check holds; otherwise a description of the first failure.
-std::string verifyHeap(vm::HandleTableSpace& space, VerifyOptions options = {});
+std::string verifyHeap(vm::CollectedSpace& space, VerifyOptions options = {});
 
 }  // namespace kith::gc

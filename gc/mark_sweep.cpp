@@ -23,7 +23,7 @@ inline void markValue(const vm::Value& value, std::vector<vm::Handle*>& markStac
 // run-time test of the meter inside it, GCC no longer inlines markValue, and every
 // collection pays for the calls.
 template <bool kMeasureLocality>
-std::size_t markFromRoots(vm::HandleTableSpace& space, std::vector<vm::Handle*>& markStack, std::uint64_t& bytes,
+std::size_t markFromRoots(vm::CollectedSpace& space, std::vector<vm::Handle*>& markStack, std::uint64_t& bytes,
                           LocalityMeter* locality) {
   std::size_t marked = 0;
   markStack.clear();
@@ -55,7 +55,7 @@ std::size_t markFromRoots(vm::HandleTableSpace& space, std::vector<vm::Handle*>&
 
 }  // namespace
 
-std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes,
+std::size_t markReachable(vm::CollectedSpace& space, std::vector<vm::Handle*>& markStack, std::uint64_t* markedBytes,
                           LocalityMeter* locality) {
   std::uint64_t bytes = 0;
   std::size_t marked = locality ? markFromRoots<true>(space, markStack, bytes, locality)
@@ -64,7 +64,7 @@ std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>&
   return marked;
 }
 
-SweepTotals sweepUnmarked(vm::HandleTableSpace& space) {
+SweepTotals sweepUnmarked(vm::CollectedSpace& space) {
   // Marked: survived (the mark cleared for the next collection); unmarked: garbage.
   struct Marks {
     static bool survived(vm::Handle* h) {

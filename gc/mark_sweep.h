@@ -17,23 +17,23 @@
 
 #include "gc/handle_sweep.h"
 #include "gc/locality_meter.h"
-#include "vm/handle_table_space.h"
+#include "vm/collected_space.h"
 
 namespace kith::gc {
 
 inline constexpr std::uint32_t kMarked = 1u;
 
-// Marks every object reachable from the roots (HandleTableSpace::forEachRoot).
+// Marks every object reachable from the roots (CollectedSpace::forEachRoot).
 // `markStack` is scratch (kept by the caller so its capacity is reused across
 // cycles). Returns the number of objects marked; adds their sizes (as requested,
 // from the object headers) to `*markedBytes` when given.
 // With `locality`, also measures each scanned object and reference (locality_meter.h).
-std::size_t markReachable(vm::HandleTableSpace& space, std::vector<vm::Handle*>& markStack,
+std::size_t markReachable(vm::CollectedSpace& space, std::vector<vm::Handle*>& markStack,
                           std::uint64_t* markedBytes = nullptr, LocalityMeter* locality = nullptr);
 
 // Frees every unmarked object to the heap policy in one burst
-// (HandleTableSpace::freeObject) and clears the marks of the survivors: the one
+// (CollectedSpace::freeObject) and clears the marks of the survivors: the one
 // sweep loop (handle_sweep.h), to the end of the table.
-SweepTotals sweepUnmarked(vm::HandleTableSpace& space);
+SweepTotals sweepUnmarked(vm::CollectedSpace& space);
 
 }  // namespace kith::gc

@@ -18,11 +18,11 @@ OccasionalCollector::OccasionalCollector(OccasionalCollectorOptions options)
   }
 }
 
-std::size_t OccasionalCollector::heapBytes(vm::HandleTableSpace& space) const {
+std::size_t OccasionalCollector::heapBytes(vm::CollectedSpace& space) const {
   return recorder_.heapBytes(space.heap());
 }
 
-void OccasionalCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause) {
+void OccasionalCollector::collect(vm::CollectedSpace& space, vm::GcCause cause) {
   if (collecting_) return;  // nothing in a cycle allocates; this only guards misuse
   collecting_ = true;
   const CycleRecorder::Start start = recorder_.begin(space.heap(), cause);
@@ -43,7 +43,7 @@ void OccasionalCollector::collect(vm::HandleTableSpace& space, vm::GcCause cause
   collecting_ = false;
 }
 
-void OccasionalCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) {
+void OccasionalCollector::allocationBudgetSpent(vm::CollectedSpace& space, std::size_t bytes) {
   if (options_.stress) {
     collect(space, vm::GcCause::stress);  // leaves the budget at 0: again before the next allocation
     return;
@@ -61,7 +61,7 @@ void OccasionalCollector::allocationBudgetSpent(vm::HandleTableSpace& space, std
   grantBudget(inUse, bytes);
 }
 
-void OccasionalCollector::setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse) {
+void OccasionalCollector::setTriggerPoint(vm::CollectedSpace& space, std::size_t bytesInUse) {
   triggerSet_ = true;
   std::size_t size = heapBytes(space);
   if (options_.occupancyThreshold >= 1 || size == 0) {

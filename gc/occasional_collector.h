@@ -9,9 +9,9 @@
 //   - the script calls System.gc() (collect(space, vm::GcCause::systemGc));
 //   - heap occupancy passes the threshold (beforeAllocation, below);
 //   - with `stress`, before every allocation (--gc-stress).
-// Each cycle marks from the mutator's roots (HandleTableSpace::forEachRoot) through
+// Each cycle marks from the VM's roots (CollectedSpace::forEachRoot) through
 // the handle table with an explicit mark stack, then sweeps the handle table,
-// freeing every unmarked object through HandleTableSpace::freeObject
+// freeing every unmarked object through CollectedSpace::freeObject
 // (gc/mark_sweep.h). It never moves objects: a moving heap's defragmenter does
 // that, through the space's relocation callback.
 //
@@ -45,7 +45,7 @@
 #include "gc/locality_meter.h"
 #include "gc/pause_recorder.h"
 #include "vm/collector.h"
-#include "vm/handle_table_space.h"
+#include "vm/collected_space.h"
 
 namespace kith::gc {
 
@@ -65,7 +65,7 @@ class OccasionalCollector final : public vm::Collector {
   explicit OccasionalCollector(OccasionalCollectorOptions options = {});
 
   // A full stop-the-world cycle.
-  void collect(vm::HandleTableSpace& space, vm::GcCause cause) override;
+  void collect(vm::CollectedSpace& space, vm::GcCause cause) override;
   std::string_view name() const override { return "occasional"; }
   vm::CollectorStatistics statistics() const override;
 
@@ -86,10 +86,10 @@ class OccasionalCollector final : public vm::Collector {
   static constexpr std::size_t kNoTrigger = std::numeric_limits<std::size_t>::max();
 
   // The gate's budget is spent: re-read the occupancy; collect or grant a new budget.
-  void allocationBudgetSpent(vm::HandleTableSpace& space, std::size_t bytes) override;
-  std::size_t heapBytes(vm::HandleTableSpace& space) const;
+  void allocationBudgetSpent(vm::CollectedSpace& space, std::size_t bytes) override;
+  std::size_t heapBytes(vm::CollectedSpace& space) const;
   // The occupancy at which the next cycle runs, from the bytes in use now.
-  void setTriggerPoint(vm::HandleTableSpace& space, std::size_t bytesInUse);
+  void setTriggerPoint(vm::CollectedSpace& space, std::size_t bytesInUse);
   // Half the gap to the trigger point, less the request being charged.
   void grantBudget(std::size_t bytesInUse, std::size_t bytesRequested);
 

@@ -4,9 +4,9 @@
 
 namespace kith::vm {
 
-CollectedHeapSpace::CollectedHeapSpace(heap::Heap& heap, Mutator& mutator, ClassInfo* boxedIntClass,
+CollectedHeapSpace::CollectedHeapSpace(heap::Heap& heap, VmBinding& binding, ClassInfo* boxedIntClass,
                                        const VMOptions& options)
-    : ObjectSpace(heap, mutator, boxedIntClass, options) {
+    : ObjectSpace(heap, binding, boxedIntClass, options) {
   scansRoots_ = heap_.setRootScanner(&CollectedHeapSpace::pushRoots, this);
 }
 

@@ -1,6 +1,7 @@
-// The collector hooks of the object space. A collector finds the live objects from
-// HandleTableSpace::forEachRoot (the mutator's roots, vm/mutator.h) and frees the
-// rest with HandleTableSpace::freeObject and releaseBox; gc/ holds the real ones
+// The collector hooks of the object space. A collector works on the space's
+// CollectedSpace (vm/collected_space.h), all it sees of it: it finds the live
+// objects from its roots (forEachRoot, reported by the VM: vm/vm_binding.h) and
+// frees the rest with its freeObject and releaseBox; gc/ holds the real ones
 // (OccasionalCollector, ContinuousCollector). It is called:
 //   - beforeAllocation at the allocation gate, before every heap.malloc (one
 //     compare and one subtraction until the collector's budget is spent);
@@ -26,7 +27,7 @@
 
 namespace kith::vm {
 
-class HandleTableSpace;
+class CollectedSpace;
 
 // Why a collection ran: the cause the `--gc-log` line names, in the words of
 // Java's unified logging (`-Xlog:gc`).
@@ -92,18 +93,18 @@ class Collector {
   virtual ~Collector() = default;
   // A full collection. Must not throw; may free objects (never move them itself —
   // moving is the heap's defragmenter's business).
-  virtual void collect(HandleTableSpace& space, GcCause cause) = 0;
+  virtual void collect(CollectedSpace& space, GcCause cause) = 0;
   virtual std::string_view name() const = 0;
   virtual CollectorStatistics statistics() const { return {}; }
   // Boxed ints (vm/value.h) piled up past the space's limit, at a safe point: a full
   // collection, unless the collector does better (an incremental one starts a cycle).
-  virtual void boxesPiledUp(HandleTableSpace& space) { collect(space, GcCause::boxedIntegers); }
+  virtual void boxesPiledUp(CollectedSpace& space) { collect(space, GcCause::boxedIntegers); }
 
   // The allocation gate calls this before every heap.malloc, when every live
   // object is reachable from the roots. One compare and one subtraction until the
   // collector's budget is spent; then the collector decides (heap occupancy
   // threshold, --gc-stress, an incremental slice) and may run collect().
-  void beforeAllocation(HandleTableSpace& space, std::size_t bytes) {
+  void beforeAllocation(CollectedSpace& space, std::size_t bytes) {
     if (bytes < allocationBudget_) {
       allocationBudget_ -= bytes;
       return;
@@ -147,7 +148,7 @@ class Collector {
   // Returns true when the collector wants a slice (the caller then publishes its
   // stack top and calls backEdgeSlice).
   bool atBackEdge() { return --backEdgeBudget_ == 0; }
-  void backEdgeSlice(HandleTableSpace& space) {
+  void backEdgeSlice(CollectedSpace& space) {
     backEdgeBudget_ = kBackEdgesIdle;
     backEdgeBudgetSpent(space);
   }
@@ -156,10 +157,10 @@ class Collector {
   static constexpr std::uint32_t kBackEdgesIdle = 1u << 30;
 
   // The budget is spent: the collector decides, and sets a new budget.
-  virtual void allocationBudgetSpent(HandleTableSpace&, std::size_t) { allocationBudget_ = kNoBudget; }
+  virtual void allocationBudgetSpent(CollectedSpace&, std::size_t) { allocationBudget_ = kNoBudget; }
   // The barrier found a reference overwritten while it is active.
   virtual void shadeOverwritten(Value) {}
-  virtual void backEdgeBudgetSpent(HandleTableSpace&) {}
+  virtual void backEdgeBudgetSpent(CollectedSpace&) {}
 
   std::size_t allocationBudget_ = 0;
   std::uint32_t allocationColour_ = 0;
@@ -180,7 +181,7 @@ class Collector {
 class NoCollector final : public Collector {
  public:
   explicit NoCollector(std::string_view name = "none") : name_(name) {}
-  void collect(HandleTableSpace&, GcCause) override {}
+  void collect(CollectedSpace&, GcCause) override {}
   std::string_view name() const override { return name_; }
 
  private:

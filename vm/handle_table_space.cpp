@@ -14,10 +14,11 @@ constexpr std::size_t kMovesPerAllocation = 8;      // --gc-stress=move: objects
 
 }  // namespace
 
-HandleTableSpace::HandleTableSpace(heap::Heap& heap, Collector& collector, Mutator& mutator, ClassInfo* boxedIntClass,
-                                   const VMOptions& options)
-    : ObjectSpace(heap, mutator, boxedIntClass, options),
+HandleTableSpace::HandleTableSpace(heap::Heap& heap, Collector& collector, VmBinding& binding,
+                                   ClassInfo* boxedIntClass, const VMOptions& options)
+    : ObjectSpace(heap, binding, boxedIntClass, options),
       collector_(collector),
+      collected_(heap, binding, liveBoxes_, boxedIntClass, *this),
       moveObjects_(options.moveObjects),
       overheadLimit_(options.gcOverheadLimit) {
   bool checkFreedObjects = options.checkFreedObjects || options.moveObjects;
@@ -25,12 +26,12 @@ HandleTableSpace::HandleTableSpace(heap::Heap& heap, Collector& collector, Mutat
   checkFreedObjects = true;
 #endif
   if (checkFreedObjects) {
-    checkFreedObjects_ = true;
-    handles_.setQuarantine(kHandleQuarantine, poisonedObjectPage());
+    collected_.checkFreedObjects_ = true;
+    handles().setQuarantine(kHandleQuarantine, poisonedObjectPage());
     installFreedObjectFaultHandler();
   }
   stressActions_ = stressActions_ || moveObjects_;
-  if (!heap_.arenaBase()) budgetLimit_ = options.unboundedHeapLimit;
+  if (!heap_.arenaBase()) collected_.budgetLimit_ = options.unboundedHeapLimit;
 }
 
 HandleTableSpace::~HandleTableSpace() {
@@ -39,20 +40,20 @@ HandleTableSpace::~HandleTableSpace() {
   // (else LeakSanitizer reports them). Freed through freeObject so that the heap
   // statistics and a trace see the frees too; no trace is attached by now.
   if (!heap_.arenaBase())
-    handles_.forEachLive([&](Handle* h) {
-      if (isBox(h)) releaseBox(h);
-      else freeObject(h);
+    handles().forEachLive([&](Handle* h) {
+      if (isBox(h)) collected_.releaseBox(h);
+      else collected_.freeObject(h);
     });
 }
 
 Handle* HandleTableSpace::allocate(ClassInfo* klass, std::size_t bytes, Handle* near) {
   admit(bytes);
-  collector_.beforeAllocation(*this, bytes);  // may collect (threshold, --gc-stress) or run a slice
+  collector_.beforeAllocation(collected_, bytes);  // may collect (threshold, --gc-stress) or run a slice
   if (thrashing_) throwThrashing();
   // One virtual call per allocation (heap::Heap), whose cost the studies measure.
   void* object = tryMalloc(bytes, near ? near->object : klass->lastAllocated);
   if (!object) [[unlikely]] object = mallocAfterCollecting(bytes, klass, near);
-  Handle* handle = handles_.allocate(object, klass);
+  Handle* handle = handles().allocate(object, klass);
   if (!handle) {
     heap_.free(object);
     throwOutOfMemory(bytes);
@@ -60,14 +61,14 @@ Handle* HandleTableSpace::allocate(ClassInfo* klass, std::size_t bytes, Handle* 
   initializeObject(object, handle, klass, bytes);
   handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
   klass->lastAllocated = object;
-  if (trace_.recording()) trace_.allocated(handle, bytes, handles_.capacity());
+  if (collected_.trace_.recording()) collected_.trace_.allocated(handle, bytes, handles().capacity());
   return handle;
 }
 
 // The heap refused: collect -> retry -> defragment (moving heaps) -> "out of memory".
 void* HandleTableSpace::mallocAfterCollecting(std::size_t bytes, ClassInfo* klass, Handle* near) {
-  if (trace_.recording()) trace_.failed(bytes);
-  collector_.collect(*this, GcCause::allocationFailure);
+  if (collected_.trace_.recording()) collected_.trace_.failed(bytes);
+  collector_.collect(collected_, GcCause::allocationFailure);
   if (thrashing_) throwThrashing();
   // The hint is read at each try: a collection may have moved `near`.
   auto hint = [&]() -> const void* { return near ? near->object : klass->lastAllocated; };
@@ -88,19 +89,15 @@ void* HandleTableSpace::mallocAfterCollecting(std::size_t bytes, ClassInfo* klas
 // The system allocator has no fixed size: hold it to the budget as if it had one.
 void* HandleTableSpace::mallocWithinBudget(std::size_t bytes, const void* hint) {
   void* object = heap_.malloc(bytes, hint);
-  if (object && budgetLimit_) {
+  if (object && collected_.budgetLimit_) {
     std::size_t block = heap_.getSize(object);
-    if (budgetInUse_ + block > budgetLimit_) {
+    if (collected_.budgetInUse_ + block > collected_.budgetLimit_) {
       heap_.free(object);
       return nullptr;
     }
-    budgetInUse_ += block;
+    collected_.budgetInUse_ += block;
   }
   return object;
-}
-
-void HandleTableSpace::poisonFreed(void* object) {
-  std::memset(object, kFreedObjectByte, static_cast<ObjectHeader*>(object)->size);
 }
 
 // The heap moved an object (defragmentation) and has already copied its bytes:
@@ -119,12 +116,12 @@ void HandleTableSpace::applyStress(std::size_t bytes) {
 // handle at the copy, poison and free the old block. Uses the heap directly (no
 // collection); an object that finds no block stays where it is.
 void HandleTableSpace::moveObjectsForStress() {
-  std::size_t capacity = handles_.capacity();
-  if (capacity == 0 || trace_.recording()) return;  // a trace records the program's own allocations only
+  std::size_t capacity = handles().capacity();
+  if (capacity == 0 || collected_.trace_.recording()) return;  // a trace records the program's own allocations only
   for (std::size_t moved = 0, looked = 0; moved < kMovesPerAllocation && looked < capacity; ++looked) {
     moveCursor_ = (moveCursor_ + 1) % capacity;
     Handle* h =
-        &handles_.chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
+        &handles().chunk(moveCursor_ / HandleTable::kHandlesPerChunk)[moveCursor_ % HandleTable::kHandlesPerChunk];
     if (!h->klass || isBox(h)) continue;  // a free slot, or a box (no heap block)
     std::size_t size = static_cast<ObjectHeader*>(h->object)->size;
     void* to = tryMalloc(size, nullptr);
@@ -132,7 +129,7 @@ void HandleTableSpace::moveObjectsForStress() {
     std::memcpy(to, h->object, size);
     void* from = h->object;
     h->object = to;
-    releaseBlock(from);
+    collected_.releaseBlock(from);
     ++moved;
   }
 }
@@ -152,14 +149,14 @@ void HandleTableSpace::collectionEnded(GcCause cause, std::size_t bytesBefore, s
 void HandleTableSpace::throwThrashing() {
   thrashing_ = false;
   std::string message = std::move(thrashingMessage_);
-  mutator_.throwError(message);
+  binding_.throwError(message);
   std::abort();  // not reached: GCC does not carry [[noreturn]] through a virtual call
 }
 
 // Boxes live in the handle table, outside the studied heap, so making one never
 // collects and is safe anywhere.
 Handle* HandleTableSpace::boxInteger(std::int64_t i) {
-  Handle* handle = handles_.allocate(reinterpret_cast<void*>(static_cast<std::uintptr_t>(i)), boxedIntClass_);
+  Handle* handle = handles().allocate(reinterpret_cast<void*>(static_cast<std::uintptr_t>(i)), boxedIntClass_);
   if (!handle) throwOutOfMemory(sizeof(Handle));
   handle->gcBits = collector_.allocationColour();  // black while an incremental cycle marks
   boxMade();
@@ -172,10 +169,10 @@ void HandleTableSpace::payForBoxes() {
   // slices from them too, so one that boxes started keeps up with them).
   std::size_t bytes = boxesUnpaid_ * sizeof(Handle);
   boxesUnpaid_ = 0;
-  collector_.beforeAllocation(*this, bytes);
+  collector_.beforeAllocation(collected_, bytes);
   if (liveBoxes_ < boxLimit_) return;
   boxLimit_ = 2 * liveBoxes_;  // until the collection asked for here ends (collectionEnded)
-  collector_.boxesPiledUp(*this);
+  collector_.boxesPiledUp(collected_);
 }
 
 }  // namespace kith::vm

@@ -1,7 +1,8 @@
 // HandleTableSpace: the object space over a heap policy (vm/object_space.h). Every
 // object has a handle in a table outside the heap (vm/handle_table.h) and a
-// collector (vm/collector.h, gc/) frees the unreachable ones through freeObject
-// and releaseBox. The allocation gate: the collector's per-allocation check
+// collector (vm/collector.h, gc/) frees the unreachable ones through the space's
+// CollectedSpace (vm/collected_space.h: the table, the roots, the free path), all
+// it sees of the space. The allocation gate: the collector's per-allocation check
 // (Collector::beforeAllocation: may run a collection or an incremental slice), then
 // heap.malloc. On failure, in this order: a full collection, a retry; then, on a
 // policy that can move blocks (knuth, estranged), Heap::mallocDefragmenting, the one
@@ -15,46 +16,29 @@
 #include <cstdint>
 #include <string>
 
+#include "vm/collected_space.h"
 #include "vm/gc_overhead_limit.h"
 #include "vm/object_space.h"
 
 namespace kith::vm {
 
-class HandleTableSpace final : public ObjectSpace {
+class HandleTableSpace final : public ObjectSpace, private CollectedSpace::Owner {
  public:
-  HandleTableSpace(heap::Heap& heap, Collector& collector, Mutator& mutator, ClassInfo* boxedIntClass,
+  HandleTableSpace(heap::Heap& heap, Collector& collector, VmBinding& binding, ClassInfo* boxedIntClass,
                    const VMOptions& options);
   ~HandleTableSpace() override;
 
   Handle* allocate(ClassInfo* klass, std::size_t bytes, Handle* near = nullptr) override;
   Handle* boxInteger(std::int64_t i) override;
-  void collectGarbage(GcCause cause) override { collector_.collect(*this, cause); }
-  void backEdgeSlice() override { collector_.backEdgeSlice(*this); }
-  const HandleTable& handles() const override { return handles_; }
-  HandleTable& handles() { return handles_; }
-
-  // --- for collectors -------------------------------------------------------------
-  // Frees one object and its handle; returns the bytes of the heap block freed
-  // (Heap::freeAndGetSize: the sweeps count them without asking the heap again).
-  std::size_t freeObject(Handle* handle) {
-    if (trace_.recording()) trace_.freed(handle);
-    std::size_t bytes = releaseBlock(handle->object);
-    handles_.release(handle);
-    return bytes;
-  }
-  // Frees an unreachable box (not freeObject: no heap block).
-  void releaseBox(Handle* box) {
-    --liveBoxes_;
-    handles_.release(box);
-  }
-  // Handle bytes of boxes that may still be made before their limit forces a collection.
-  std::size_t boxRoomBytes() const {
-    return boxLimit_ > liveBoxes_ ? (boxLimit_ - liveBoxes_) * sizeof(Handle) : 0;
-  }
-  // Collectors report every collection; when the run is thrashing
-  // (vm/gc_overhead_limit.h) the next allocation throws the catchable "out of
-  // memory" saying so. System.gc(), --gc-stress and boxed-int collections do not count.
-  void collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter, std::size_t heapBytes);
+  void collectGarbage(GcCause cause) override { collector_.collect(collected_, cause); }
+  void backEdgeSlice() override { collector_.backEdgeSlice(collected_); }
+  const HandleTable& handles() const override { return collected_.handles(); }
+  HandleTable& handles() { return collected_.handles(); }
+  void setTraceWriter(heap::TraceWriter* writer) override { collected_.trace_.setWriter(writer); }
+  // The view its collector gets (vm/collected_space.h).
+  CollectedSpace& collected() { return collected_; }
+  // Frees one object and its handle, as a collector would (CollectedSpace::freeObject).
+  std::size_t freeObject(Handle* handle) { return collected_.freeObject(handle); }
 
  private:
   static constexpr std::size_t kMinBoxLimit = std::size_t{1} << 20;  // 24 MiB of handles
@@ -62,31 +46,24 @@ class HandleTableSpace final : public ObjectSpace {
   static void relocateObject(void* context, void* from, void* to, std::size_t size);
   void* mallocWithinBudget(std::size_t bytes, const void* hint);
   void* tryMalloc(std::size_t bytes, const void* hint) {
-    return budgetLimit_ ? mallocWithinBudget(bytes, hint) : heap_.malloc(bytes, hint);
+    return collected_.budgetLimit_ ? mallocWithinBudget(bytes, hint) : heap_.malloc(bytes, hint);
   }
   void* mallocAfterCollecting(std::size_t bytes, ClassInfo* klass, Handle* near);
-  // Back to the heap (poisoned first when checking); returns the block's bytes.
-  // Inline: the sweeps call it per object freed, and the heap's one virtual call is
-  // all it should cost them.
-  std::size_t releaseBlock(void* object) {
-    if (checkFreedObjects_) [[unlikely]] poisonFreed(object);
-    std::size_t bytes = heap_.freeAndGetSize(object);
-    if (budgetLimit_) budgetInUse_ -= bytes;
-    return bytes;
+  // CollectedSpace::Owner
+  std::size_t boxRoomBytes() const override {
+    return boxLimit_ > liveBoxes_ ? (boxLimit_ - liveBoxes_) * sizeof(Handle) : 0;
   }
-  void poisonFreed(void* object);  // fills a freed object with kFreedObjectByte
+  void collectionEnded(GcCause cause, std::size_t bytesBefore, std::size_t bytesAfter,
+                       std::size_t heapBytes) override;
   void applyStress(std::size_t bytes) override;
   void moveObjectsForStress();  // --gc-stress=move
   void payForBoxes() override;
   [[noreturn]] void throwThrashing();
 
   Collector& collector_;
-  HandleTable handles_;
-  bool checkFreedObjects_ = false;  // poison freed objects (VMOptions::checkFreedObjects)
-  bool moveObjects_ = false;        // VMOptions::moveObjects
-  std::size_t moveCursor_ = 0;      // the handle slot moveObjectsForStress looks at next
-  std::size_t budgetLimit_ = 0;     // see VMOptions::unboundedHeapLimit; 0 when the heap has an arena
-  std::size_t budgetInUse_ = 0;
+  CollectedSpace collected_;    // the handle table, the free path, the budget
+  bool moveObjects_ = false;    // VMOptions::moveObjects
+  std::size_t moveCursor_ = 0;  // the handle slot moveObjectsForStress looks at next
   GcOverheadLimit overheadLimit_;
   bool thrashing_ = false;  // see collectionEnded
   std::string thrashingMessage_;

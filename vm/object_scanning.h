@@ -7,7 +7,7 @@
 // calls them through the binding's types, resolved at compile time (mmtk-core,
 // src/vm/scanning.rs, src/vm/object_model.rs). Here too they are templates and
 // inline functions, not virtual calls: the markers call them per object and per
-// reference slot. The roots are the other half of the binding (vm/mutator.h).
+// reference slot. The roots are the other half of the binding (vm/vm_binding.h).
 //
 // A new object kind with references must be added to forEachReference (the switch
 // has no default, so -Wswitch names the missing case) and to the layout checks.

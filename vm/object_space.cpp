@@ -8,9 +8,9 @@
 
 namespace kith::vm {
 
-ObjectSpace::ObjectSpace(heap::Heap& heap, Mutator& mutator, ClassInfo* boxedIntClass, const VMOptions& options)
+ObjectSpace::ObjectSpace(heap::Heap& heap, VmBinding& binding, ClassInfo* boxedIntClass, const VMOptions& options)
     : heap_(heap),
-      mutator_(mutator),
+      binding_(binding),
       boxedIntClass_(boxedIntClass),
       failAllocation_(options.failAllocation),
       failAllocationEvery_(options.failAllocationEvery),
@@ -22,7 +22,7 @@ ObjectSpace::ObjectSpace(heap::Heap& heap, Mutator& mutator, ClassInfo* boxedInt
 ObjectSpace::~ObjectSpace() { endBoxing(); }
 
 void ObjectSpace::applyStress(std::size_t bytes) {
-  if (chargeSteps_) mutator_.spendSteps(kStepsPerAllocation);
+  if (chargeSteps_) binding_.spendSteps(kStepsPerAllocation);
   if (injectedFailure()) throwOutOfMemory(bytes);
 }
 
@@ -33,17 +33,17 @@ bool ObjectSpace::injectedFailure() {
 }
 
 void ObjectSpace::throwOutOfMemory(std::size_t bytes) {
-  mutator_.throwError("out of memory: requested " + std::to_string(bytes) + " bytes");
+  binding_.throwError("out of memory: requested " + std::to_string(bytes) + " bytes");
   std::abort();  // not reached: GCC does not carry [[noreturn]] through a virtual call
 }
 
-std::unique_ptr<ObjectSpace> makeObjectSpace(heap::Heap& heap, Collector& collector, Mutator& mutator,
+std::unique_ptr<ObjectSpace> makeObjectSpace(heap::Heap& heap, Collector& collector, VmBinding& binding,
                                              ClassInfo* boxedIntClass, const VMOptions& options) {
   if (heap.collectsGarbage()) {
-    auto space = std::make_unique<CollectedHeapSpace>(heap, mutator, boxedIntClass, options);
+    auto space = std::make_unique<CollectedHeapSpace>(heap, binding, boxedIntClass, options);
     if (space->scansRoots()) return space;
   }
-  return std::make_unique<HandleTableSpace>(heap, collector, mutator, boxedIntClass, options);
+  return std::make_unique<HandleTableSpace>(heap, collector, binding, boxedIntClass, options);
 }
 
 }  // namespace kith::vm

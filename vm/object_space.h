@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "heap/heap.h"
-#include "vm/allocation_trace.h"
+#include "heap/trace/trace.h"
 #include "vm/collector.h"
 #include "vm/handle_table.h"
-#include "vm/mutator.h"
 #include "vm/object.h"
+#include "vm/vm_binding.h"
 #include "vm/vm_options.h"
 
 namespace kith::vm {
@@ -39,7 +39,7 @@ class ObjectSpace {
 
   // --- the allocation gate ------------------------------------------------------
   // A new object of `klass`, `bytes` long, its header written; throws Kith's
-  // catchable "out of memory" (through the mutator) when no block can be had.
+  // catchable "out of memory" (through the VM: VmBinding::throwError) when no block can be had.
   // `near`: an object the new one belongs with (its owner, the closure of an upvalue,
   // the object whose field receives it); the heap is asked to put it close
   // (heap::Heap::malloc(size, near)). Without one, near the last object of `klass`.
@@ -64,14 +64,10 @@ class ObjectSpace {
   void boxHere();
 
   // --- roots ----------------------------------------------------------------------
-  // Calls fn(const Value&) for every root the mutator reports (Mutator::gatherRoots).
+  // Calls fn(const Value&) for every root the VM reports (VmBinding::gatherRoots).
   template <class Fn>
   void forEachRoot(Fn&& fn) {
-    std::vector<Value> roots = std::move(rootScratch_);  // a nested scan gets its own
-    roots.clear();
-    mutator_.gatherRoots(roots);
-    for (const Value& v : roots) fn(v);
-    rootScratch_ = std::move(roots);
+    vm::forEachRoot(binding_, rootScratch_, fn);
   }
 
   // --- statistics -----------------------------------------------------------------
@@ -83,12 +79,13 @@ class ObjectSpace {
   std::size_t liveBoxes() const { return liveBoxes_; }
   std::uint64_t boxesCreated() const { return boxesCreated_; }
   // Records every allocation and free to `writer` (heap/trace/trace.h), ids by object.
-  void setTraceWriter(heap::TraceWriter* writer) { trace_.setWriter(writer); }
+  // The trace (vm/allocation_trace.h) is the subclass's, beside its free path.
+  virtual void setTraceWriter(heap::TraceWriter* writer) = 0;
 
  protected:
   static constexpr std::size_t kMaxObjectBytes = std::numeric_limits<std::uint32_t>::max();  // ObjectHeader::size
 
-  ObjectSpace(heap::Heap& heap, Mutator& mutator, ClassInfo* boxedIntClass, const VMOptions& options);
+  ObjectSpace(heap::Heap& heap, VmBinding& binding, ClassInfo* boxedIntClass, const VMOptions& options);
 
   // Before a request reaches the heap: a size the header can hold, and, when a
   // testing aid acts on allocation (stressActions_), its step charge and injected failure.
@@ -113,9 +110,8 @@ class ObjectSpace {
   }
 
   heap::Heap& heap_;
-  Mutator& mutator_;
+  VmBinding& binding_;
   ClassInfo* boxedIntClass_;
-  AllocationTrace trace_;
   bool stressActions_ = false;  // a failure injection, a step limit or (subclasses) more is on
   std::size_t liveBoxes_ = 0;
   std::size_t boxesUnpaid_ = 0;  // made since the last poll (collectBoxesIfDue); 0 where the heap paces itself
@@ -137,7 +133,7 @@ class ObjectSpace {
 
 // The space for `heap`: a CollectedHeapSpace when the heap collects garbage itself
 // and accepts the space's root scanner, else a HandleTableSpace that `collector` collects.
-std::unique_ptr<ObjectSpace> makeObjectSpace(heap::Heap& heap, Collector& collector, Mutator& mutator,
+std::unique_ptr<ObjectSpace> makeObjectSpace(heap::Heap& heap, Collector& collector, VmBinding& binding,
                                              ClassInfo* boxedIntClass, const VMOptions& options);
 
 }  // namespace kith::vm

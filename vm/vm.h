@@ -24,7 +24,7 @@
 #include "vm/handle_table.h"
 #include "vm/method_area.h"
 #include "vm/module_loader.h"
-#include "vm/mutator.h"
+#include "vm/vm_binding.h"
 #include "vm/object.h"
 #include "vm/object_space.h"
 #include "vm/opcodes.h"
@@ -49,7 +49,7 @@ struct StepLimitReached {};
 // stopped. exceptionTrace() then says where the code was.
 struct Interrupted {};
 
-class VM final : private Mutator {
+class VM final : private VmBinding {
  public:
   VM(heap::Heap& heap, Collector& collector, VMOptions options = {});
   ~VM();
@@ -161,10 +161,10 @@ class VM final : private Mutator {
   // open upvalues, the objects among the functions' constants, the methods each class
   // defines and its statics, values pinned by native code, the arrays str() is
   // showing, the pending exception and the preallocated error. The object space
-  // reports them to its collector (gatherRoots, vm/mutator.h).
+  // reports them to its collector (gatherRoots, vm/vm_binding.h).
   template <class Fn>
   void forEachRoot(Fn&& fn);
-  void gatherRoots(std::vector<Value>& roots) override;  // Mutator: forEachRoot's values
+  void gatherRoots(std::vector<Value>& roots) override;  // VmBinding: forEachRoot's values
   // A value on the heap (a string, a boxed int) became a constant of a function: rooted
   // for the whole run (MethodArea keeps these roots).
   void rootConstant(Value constant) { methods_.rootConstant(constant); }
@@ -211,7 +211,7 @@ class VM final : private Mutator {
   void appendScalar(std::string& out, Value value);
   // "'NAME' expects N arguments but got M": the message names what was called.
   [[noreturn]] void throwArity(std::string_view callee, int expected, int got);
-  void spendSteps(std::uint64_t steps) override;  // Mutator: VMOptions::stepLimit
+  void spendSteps(std::uint64_t steps) override;  // VmBinding: VMOptions::stepLimit
   // The interpreter's step check failed: Interrupted when an interrupt was asked
   // for, else StepLimitReached; first the frames from `unwindFrame` up are dropped,
   // when it is given (a throw from a catch handler that would skip that unwinding).

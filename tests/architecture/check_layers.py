@@ -9,7 +9,9 @@ Modules and what each may include (besides itself), lowest first:
     gc     heap, vm  (not vm/vm.h: a collector sees the object space and a
                       root-enumeration callback, never the interpreter; not
                       vm/object.h: it learns objects through vm/object_scanning.h,
-                      the VM's side of the binding)
+                      the VM's side of the binding; not vm/handle_table_space.h:
+                      it collects a vm/collected_space.h, the space as a
+                      collector sees it)
     stdlib heap, vm
     preload heap  (libkith_malloc.so: the policies as a program's malloc)
     cli    heap, vm, gc, stdlib, preload  (kith exec reads preload's variable names)
@@ -35,6 +37,7 @@ FORBIDDEN_FILES = {
     "gc": {
         "vm/vm.h": "a collector depends on the object space, not the VM",
         "vm/object.h": "a collector reads objects through vm/object_scanning.h, not their layouts",
+        "vm/handle_table_space.h": "a collector sees the space through vm/collected_space.h, not the space itself",
     },
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(([a-z_]+)/[^"]+)"')

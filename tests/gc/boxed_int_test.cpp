@@ -41,7 +41,7 @@ TEST(BoxedInt, OnlyIntsOutside48BitsAreBoxed) {
   EXPECT_EQ(below.asInt(), Value::kSmallIntMin - 1);
   EXPECT_EQ(above.type(), vm::ValueType::integer);
   EXPECT_TRUE(above.isInt() && above.isNumber() && !above.isObject());
-  EXPECT_EQ(spaceOf(t.vm()).liveBoxes(), 2u);
+  EXPECT_EQ(t.vm().space().liveBoxes(), 2u);
   EXPECT_TRUE(spaceOf(t.vm()).handles().owns(above.handle())) << "boxes live in the VM's handle table";
 }
 
@@ -51,9 +51,9 @@ TEST(BoxedInt, OccasionalCollectionFreesDeadBoxesKeepsRootedOnes) {
   vm::RootScope roots(machine);
   Value kept = roots.root(Value::integer(kBig + 1));
   for (int i = 0; i < 100; ++i) (void)Value::integer(kBig + 2 + i);  // garbage at once
-  EXPECT_EQ(spaceOf(machine).liveBoxes(), 101u);
+  EXPECT_EQ(machine.space().liveBoxes(), 101u);
   t.collector.collect(spaceOf(machine), vm::GcCause::systemGc);
-  EXPECT_EQ(spaceOf(machine).liveBoxes(), 1u);
+  EXPECT_EQ(machine.space().liveBoxes(), 1u);
   EXPECT_EQ(kept.asInt(), kBig + 1);
   EXPECT_EQ(t.collector.statistics().objectsFreed, 0u) << "a box is not a heap object";
   EXPECT_EQ(verifyHeap(spaceOf(machine), {}), "");
@@ -68,7 +68,7 @@ TEST(BoxedInt, ABoxInAFieldIsMarkedThroughItsObject) {
   field(holder, 1) = Value::integer(-kBig);
   (void)Value::integer(kBig);  // garbage
   t.collector.collect(spaceOf(machine), vm::GcCause::systemGc);
-  EXPECT_EQ(spaceOf(machine).liveBoxes(), 1u);
+  EXPECT_EQ(machine.space().liveBoxes(), 1u);
   EXPECT_EQ(field(holder, 1).asInt(), -kBig);
   EXPECT_EQ(klass->instanceBytes(), 32u) << "a two-field instance fits a 32-byte block";
 }
@@ -80,8 +80,8 @@ TEST(BoxedInt, BoxesPilingUpWithoutHeapAllocationAreCollected) {
   vm::VM& machine = t.vm();
   stdlib::installBuiltins(machine);
   runScript(machine, "let s = 0; for (let i = 0; i < 3000000; i = i + 1) s = (1 << 50) + i; print(s - (1 << 50));");
-  EXPECT_GE(spaceOf(machine).boxesCreated(), 3000000u);
-  EXPECT_LE(spaceOf(machine).liveBoxes(), std::size_t{1} << 20);
+  EXPECT_GE(machine.space().boxesCreated(), 3000000u);
+  EXPECT_LE(machine.space().liveBoxes(), std::size_t{1} << 20);
   EXPECT_GE(t.collector.statistics().cycles, 2u);
 }
 
@@ -92,7 +92,7 @@ TEST(BoxedInt, BoxesFromNativesAreCollected) {
   vm::VM& machine = t.vm();
   stdlib::installBuiltins(machine);
   runScript(machine, "let s = \"kith\"; let h = 0; for (let i = 0; i < 1500000; i = i + 1) h = Math.abs(-(1 << 50) - i);");
-  EXPECT_LE(spaceOf(machine).liveBoxes(), std::size_t{1} << 20);
+  EXPECT_LE(machine.space().liveBoxes(), std::size_t{1} << 20);
   EXPECT_GE(t.collector.statistics().cycles, 1u);
 }
 
@@ -129,8 +129,8 @@ TEST(BoxedInt, ContinuousCollectorCollectsBoxesIncrementally) {
     // is work pacing's alone.
     const char* mode = pacing == GcPacing::time ? "time pacing" : "work pacing";
     if (pacing == GcPacing::work || !kSanitizerBuild)
-      EXPECT_LE(spaceOf(machine).liveBoxes(), std::size_t{4} << 20) << mode;
-    EXPECT_LT(spaceOf(machine).liveBoxes(), std::size_t{6000000}) << mode << ": some boxes were freed";
+      EXPECT_LE(machine.space().liveBoxes(), std::size_t{4} << 20) << mode;
+    EXPECT_LT(machine.space().liveBoxes(), std::size_t{6000000}) << mode << ": some boxes were freed";
     EXPECT_NE(collector.lastLogLine().find("Incremental Cycle (Boxed Integers)"), std::string::npos)
         << mode << ": " << collector.lastLogLine();
   }

@@ -20,9 +20,9 @@
 
 namespace kith::gc::testing {
 
-// The VM's object space, which the collectors work on (over a policy heap: a
-// handle table).
-inline vm::HandleTableSpace& spaceOf(vm::VM& vm) { return dynamic_cast<vm::HandleTableSpace&>(vm.space()); }
+// What the collectors work on: the VM's object space as a collector sees it (over a
+// policy heap, a HandleTableSpace's CollectedSpace).
+inline vm::CollectedSpace& spaceOf(vm::VM& vm) { return dynamic_cast<vm::HandleTableSpace&>(vm.space()).collected(); }
 
 // Heap, collector and VM, in construction order (the VM refers to both).
 struct TestVm {

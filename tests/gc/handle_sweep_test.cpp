@@ -44,7 +44,7 @@ struct ShortPace {
 std::size_t buildAndMark(TestVm& t, int objects) {
   vm::VM& vm = t.vm();
   vm::ClassInfo* node = makeClass(vm, "Node", 1);
-  spaceOf(vm).boxHere();  // two VMs live: this one's boxes go to its own table
+  vm.space().boxHere();  // two VMs live: this one's boxes go to its own table
   std::size_t garbage = 0;
   for (int i = 0; i < objects; ++i) {
     Value n = vm.newInstance(node);
