@@ -5,7 +5,7 @@
 
 Without a command, ARGS are `kith study`'s options and this runs the study (driver.py):
 `kith study ARGS` is `python3 PATH/study --kith=<that kith> ARGS` (cli/study_command.cpp
-still execs it through the shim kith_study.py). A command runs one of the study's tools,
+execs it so). A command runs one of the study's tools,
 the main(argv) of the module COMMANDS names; `python3 -m study help` lists them.
 
 Every command stops on SIGTERM and SIGHUP as on SIGINT, exiting 128 + the signal, and

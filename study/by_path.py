@@ -1,8 +1,8 @@
 """Lets the entry point run by path use the package: `python3 <source>/study` (Python runs
-__main__.py as a script) and the shim study/kith_study.py. Imported as a plain module (a
-script's own folder is first on sys.path), it loads this folder as the package `study`; the
-script then sets `__package__ = "study"` so that its relative imports resolve. Only for
-those two; the modules import each other relatively."""
+__main__.py as a script; `kith study` runs it so). Imported as a plain module (a script's own
+folder is first on sys.path), it loads this folder as the package `study`; the script then
+sets `__package__ = "study"` so that its relative imports resolve. Only for the entry
+point; the modules import each other relatively."""
 
 import importlib.util
 import os

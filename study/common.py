@@ -171,9 +171,18 @@ def warn(message: str) -> None:
     print(f"kith study: {message}", file=sys.stderr)
 
 
-# Exit codes of docs/CLI.md (the contract: ../shared/CLI.md).
-EXIT_USAGE, EXIT_MALFORMED, EXIT_MISSING, EXIT_CANNOT_CREATE = 64, 65, 66, 73
-EXIT_SOFTWARE, EXIT_UNAVAILABLE = 70, 69  # a failure of ours; a tool (valgrind) missing
+def exit_codes(path: str = os.path.join(SOURCE_DIR, "cli", "exit_codes.h")) -> dict[str, int]:
+    """The kith command's exit codes (docs/CLI.md), read from the C++ header that defines
+    them, so the study driver and the tool cannot disagree: {'kExitUsage': 64, ...}."""
+    with open(path) as f:
+        return {m.group(1): int(m.group(2)) for m in re.finditer(r"constexpr int (kExit\w+) = (\d+);", f.read())}
+
+
+_CODES = exit_codes()
+EXIT_USAGE, EXIT_MALFORMED, EXIT_MISSING = _CODES["kExitUsage"], _CODES["kExitDataError"], _CODES["kExitNoInput"]
+EXIT_CANNOT_CREATE = _CODES["kExitCantCreate"]
+EXIT_SOFTWARE = _CODES["kExitSoftware"]  # a failure of ours
+EXIT_UNAVAILABLE = _CODES["kExitUnavailable"]  # a program the study needs (valgrind) is missing
 
 
 def measured_to(out: str, tool: str, measure: Any, failed: type[Exception]) -> tuple[int, Any]:

@@ -36,7 +36,7 @@ import tempfile
 from . import compiler_programs
 from . import stats
 from .alloc_cost import CACHES
-from .common import SOURCE_DIR, usage_error, write_csv
+from .common import EXIT_CANNOT_CREATE, EXIT_SOFTWARE, EXIT_UNAVAILABLE, SOURCE_DIR, usage_error, write_csv
 
 HEAPS = ["zone", "reap", "lea", "malloc"]
 GENERATED = {"wide": 13000, "deep": 4200}  # units: over 1 s of compiling each at --scale=1 (quiet 2-core host)
@@ -197,23 +197,23 @@ def main(argv):
     opts = parse_args(argv)
     if opts["cachegrind"] and not shutil.which("valgrind"):
         print("compiler_heap.py: valgrind is not installed (or pass --no-cachegrind)", file=sys.stderr)
-        return 69
+        return EXIT_UNAVAILABLE
     try:
         os.makedirs(opts["out"], exist_ok=True)
     except OSError as e:
         print(f"compiler_heap.py: cannot create {opts['out']}: {e.strerror}", file=sys.stderr)
-        return 73
+        return EXIT_CANNOT_CREATE
     try:
         rows = measure(opts)
     except RuntimeError as e:
         print(f"compiler_heap.py: {e}", file=sys.stderr)
-        return 70
+        return EXIT_SOFTWARE
     path = os.path.join(opts["out"], "compiler_heap.csv")
     try:
         write_csv(path, rows, COLUMNS)
     except OSError as e:
         print(f"compiler_heap.py: cannot write {path}: {e.strerror}", file=sys.stderr)
-        return 73
+        return EXIT_CANNOT_CREATE
     print(markdown(rows))
     print(f"\n(written to {path})")
     return 0

@@ -44,7 +44,7 @@ import time
 
 from . import alloc_cost, native_suite, stats, steps
 from .suggestion import did_you_mean
-from .common import (EXIT_CANNOT_CREATE, StudyError, fmt, format_size, markdown_table,
+from .common import (EXIT_CANNOT_CREATE, EXIT_MISSING, EXIT_SOFTWARE, StudyError, fmt, format_size, markdown_table,
                      name_list, number, parse_size, read_csv, usage_error, write_csv)
 
 MARKER = "native.json"
@@ -658,7 +658,7 @@ def run(a, log):
     names = name_list("programs", a.programs, list(programs_by)) if a.programs is not None else list(programs_by)
     missing = [n for n in ("cfrac", "espresso") if n in names and not os.access(places[n], os.X_OK)]
     if missing:
-        raise StudyError(66, f"{places[missing[0]]} is not built (cfrac and espresso build from "
+        raise StudyError(EXIT_MISSING, f"{places[missing[0]]} is not built (cfrac and espresso build from "
                              f"{sources}; --programs leaves them out)")
     programs = [programs_by[n] for n in names]
     small = {p.name: p for p in native_suite.load(places, True) +
@@ -667,7 +667,7 @@ def run(a, log):
     if a.report_only:
         marker = read_marker(out)
         if not marker.get("phases"):
-            raise StudyError(66, f"--report-only: {out} holds no native study ({MARKER} with its phases)")
+            raise StudyError(EXIT_MISSING, f"--report-only: {out} holds no native study ({MARKER} with its phases)")
         return make_report(out, marker, log)
     claim_out_dir(out, a.phases)
     commit = kith_commit(a.kith)
@@ -724,7 +724,7 @@ def make_report(out, marker, log):
     bad = [r for r in rows + counts if not int(r["output_ok"])]
     log(f"wrote {out}/native_report.md ({len(rows)} timed and {len(counts)} counting runs, "
         f"{len(bad)} failed or differing from glibc)")
-    return 70 if bad else 0
+    return EXIT_SOFTWARE if bad else 0
 
 
 COUNT_COLUMNS = ["program", "policy", "exit_code", "output_ok", "max_rss_kib", "allocations", "frees",

@@ -45,7 +45,7 @@ import os
 import sys
 
 from . import stats
-from .common import markdown_table, number, read_csv, write_csv
+from .common import EXIT_MISSING, EXIT_USAGE, markdown_table, number, read_csv, write_csv
 
 READS = ["alloc_cost.csv", "alloc_share.csv", "summary.csv", "speedup.csv"]
 WHOLE_RUN_CSV = "whole_run.csv"  # read too where it is (whole_run.py: the opt-in wholerun runs)
@@ -482,11 +482,11 @@ def main(argv):
     if len(argv) != 1:
         print("usage: python3 -m study predicted STUDY_DIR (a directory with alloc_cost.csv, alloc_share.csv, summary.csv and "
               "speedup.csv)", file=sys.stderr)
-        return 64
+        return EXIT_USAGE
     missing = [name for name in READS if not os.path.isfile(os.path.join(argv[0], name))]
     if missing:
         print(f"predicted.py: {argv[0]} has no {', '.join(missing)}", file=sys.stderr)
-        return 66
+        return EXIT_MISSING
     rows, _ = write_tables(argv[0])["predicted"]
     print(f"predicted.py: {len(rows)} pairs in {os.path.join(argv[0], 'predicted.csv')}", file=sys.stderr)
     return 0

@@ -155,7 +155,7 @@ def execute(runs, out_dir, kith, jobs, timing_jobs, progress, extra, log, commit
                 if rc is not None:
                     running.remove(item)
                     finish(item, rc if rc >= 0 else 128 - rc)
-    except KeyboardInterrupt:  # SIGINT, and SIGTERM and SIGHUP (kith_study.Stopped)
+    except KeyboardInterrupt:  # SIGINT, and SIGTERM and SIGHUP (__main__.Stopped)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_IGN)  # a second signal must not stop the clean-up halfway
         for r, proc, _, logf in running:

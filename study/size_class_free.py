@@ -54,7 +54,7 @@ import os
 import sys
 
 from . import stats
-from .common import markdown_table, number, read_csv, write_csv
+from .common import EXIT_MISSING, EXIT_USAGE, markdown_table, number, read_csv, write_csv
 
 POLICIES = ("knuth", "estranged")  # eager and delayed recombination: the demog runs' policies
 TIMELINE_COLLECTOR = "occasional"  # a timeline without a collector column is the occasional runs'
@@ -506,10 +506,10 @@ def report_lines(out_dir):
 def main(argv):
     if len(argv) != 1:
         print("usage: python3 -m study size-class-free STUDY_DIR (writes size_class_*.csv from its CSVs)", file=sys.stderr)
-        return 64
+        return EXIT_USAGE
     if not os.path.isdir(argv[0]):
         print(f"size_class_free.py: {argv[0]}: no such directory", file=sys.stderr)
-        return 66
+        return EXIT_MISSING
     tables = write_tables(argv[0])
     print(f"size_class_free.py: {len(tables['size_class_summary'][0])} workload x collector rows in {argv[0]}")
     return 0

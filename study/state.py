@@ -1,5 +1,5 @@
 """A study's state, DIR/study.json: the options it was started with, its configuration,
-the commands that made it and which builds ran its runs (kith_study.py writes it).
+the commands that made it and which builds ran its runs (driver.py writes it).
 
 --resume, --merge and --plan continue the study in DIR: the options not given come from
 study.json (fill_options), so they must be there, each of its type (read). A study.json

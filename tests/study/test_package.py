@@ -11,7 +11,6 @@ import unittest
 
 STUDY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "study")
 ENTRY = "__main__"  # imports its commands' modules by name, and nothing imports it but:
-SHIM = "kith_study"  # the path cli/study_command.cpp execs today, which runs the entry point
 
 
 def modules(folder=STUDY):
@@ -110,7 +109,7 @@ class Package(unittest.TestCase):
 
     def test_nothing_imports_the_entry_point(self):
         edges = graph(self.trees)
-        self.assertEqual([m for m, deps in edges.items() if ENTRY in deps and m != SHIM], [])
+        self.assertEqual([m for m, deps in edges.items() if ENTRY in deps], [])
 
     def test_every_command_names_a_module_with_main(self):
         commands = None
@@ -128,7 +127,7 @@ class Package(unittest.TestCase):
         # Run as a file (python3 study/plot_study.py) they died in a relative import's
         # traceback; with -m (python3 -m study.prose) they did nothing and exited 0.
         root = os.path.dirname(STUDY)
-        moved = [name for name, tree in self.trees.items() if name not in (ENTRY, SHIM) and any(
+        moved = [name for name, tree in self.trees.items() if name != ENTRY and any(
             isinstance(n, ast.If) and "__main__" in ast.unparse(n.test) for n in tree.body)]
         self.assertGreaterEqual(len(moved), 10)
         for name in moved:
@@ -149,6 +148,33 @@ class Package(unittest.TestCase):
         self.assertEqual(cycles(graph(trees)), [["a", "b", "c"]])
         self.assertEqual(dynamic_imports(ast.parse("m = __import__('a')\nimportlib.import_module('.b', 'p')\n")),
                          [1, 2])
+
+class ExitCodes(unittest.TestCase):
+    """The study driver's exit codes are read from cli/exit_codes.h, the C++ tool's."""
+
+    def test_read_from_the_header_the_tool_is_built_with(self):
+        sys.path.insert(0, os.path.dirname(STUDY))
+        from study import common
+        header = os.path.join(os.path.dirname(STUDY), "cli", "exit_codes.h")
+        with open(header) as f:
+            names = [line.split("=")[0].split()[-1] for line in f if line.strip().startswith("inline constexpr int kExit")]
+        codes = common.exit_codes(header)
+        self.assertEqual(sorted(codes), sorted(names), "every kExit constant of the header is read")
+        self.assertEqual((common.EXIT_USAGE, common.EXIT_MALFORMED, common.EXIT_MISSING, common.EXIT_SOFTWARE,
+                          common.EXIT_UNAVAILABLE, common.EXIT_CANNOT_CREATE),
+                         (codes["kExitUsage"], codes["kExitDataError"], codes["kExitNoInput"], codes["kExitSoftware"],
+                          codes["kExitUnavailable"], codes["kExitCantCreate"]))
+
+    def test_a_changed_header_changes_them(self):
+        import tempfile
+        sys.path.insert(0, os.path.dirname(STUDY))
+        from study import common
+        with tempfile.NamedTemporaryFile("w", suffix=".h", delete=False) as f:
+            f.write("inline constexpr int kExitUsage = 2;\ninline constexpr int kExitNoInput = 3;\n")
+        try:
+            self.assertEqual(common.exit_codes(f.name), {"kExitUsage": 2, "kExitNoInput": 3})
+        finally:
+            os.unlink(f.name)
 
 
 if __name__ == "__main__":

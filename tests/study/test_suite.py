@@ -78,8 +78,8 @@ def run(argv, **kw):
 
 class Package(unittest.TestCase):
     """study/ is a package with one entry point, __main__.py: `python3 -m study` from the
-    source tree, `python3 PATH/study` from anywhere (the study's own commands run it so),
-    and kith_study.py, the path `kith study` execs today, a shim to it."""
+    source tree, `python3 PATH/study` from anywhere (the study's own commands and `kith
+    study` run it so)."""
 
     def test_runs_as_a_module(self):
         p = run([PYTHON, "-m", "study", f"--kith={os.path.join(HERE, 'fake_kith.py')}", "--jobs=0"], cwd=ROOT)
@@ -87,12 +87,11 @@ class Package(unittest.TestCase):
         self.assertIn("kith study: --jobs", p.stderr)
         self.assertNotIn("Traceback", p.stderr)
 
-    def test_runs_as_a_folder_and_through_the_shim_from_elsewhere(self):
+    def test_runs_as_a_folder_from_elsewhere(self):
         with tempfile.TemporaryDirectory() as d:
-            for entry in ([os.path.join(ROOT, "study")], [os.path.join(ROOT, "study", "kith_study.py")]):
-                p = run([PYTHON, *entry, "--help"], cwd=d)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertIn("--suite", p.stdout)
+            p = run([PYTHON, os.path.join(ROOT, "study"), "--help"], cwd=d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("--suite", p.stdout)
             p = run([PYTHON, os.path.join(ROOT, "study"), "cost", "measure", "--help"], cwd=d)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("--policy", p.stdout)
