@@ -225,6 +225,15 @@ Value VM::run(std::size_t entryFrame) {
           sp[-1] = objectAt<InstanceObject>(receiver)->fields()[cache->slot];
           DISPATCH();
         }
+        // An array's or a string's length (loop bounds, json's scanner): what getProperty
+        // answers. Both objects keep their length in the word after the header.
+        if (sym == methods_.lengthSymbol() && receiver.isObject() &&
+            (receiver.asHandle()->klass == methods_.arrayClass() ||
+             receiver.asHandle()->klass == builtinClass(ObjectKind::string))) {
+          static_assert(offsetof(ArrayObject, length) == offsetof(StringObject, length));
+          storeSmallInt(sp - 1, static_cast<std::int64_t>(objectAt<ArrayObject>(receiver)->length));
+          DISPATCH();
+        }
         SYNC();
         sp[-1] = getProperty(receiver, sym, cache);
         DISPATCH();
@@ -620,9 +629,21 @@ Value VM::run(std::size_t entryFrame) {
         int argc = READ_BYTE();
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-1 - argc];
-        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot < 0) {
-          Handle* closure = cache->method.asHandle();
-          ENTER_SCRIPT_FUNCTION(closure, objectAt<ClosureObject>(closure)->proto);
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) {
+          if (cache->slot == InlineCache::kScriptMethod) {
+            Handle* closure = cache->method.asHandle();
+            ENTER_SCRIPT_FUNCTION(closure, objectAt<ClosureObject>(closure)->proto);
+          } else if (cache->slot == InlineCache::kNativeMethod) {
+            SYNC();
+            callNative(cache->method.asNative(), argc);
+            sp = stack_.top;
+            DISPATCH();
+          }
+        } else if (receiver.sameAs(Value::klassValue(cache->klass)) && cache->slot == InlineCache::kNativeStatic) {
+          SYNC();  // Math.sqrt(x): the class's slot takes the result, as callValue leaves it
+          callNative(cache->method.asNative(), argc);
+          sp = stack_.top;
+          DISPATCH();
         }
         SYNC();
         if (invoke(sym, argc, cache)) LOAD_FRAME();
