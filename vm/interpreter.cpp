@@ -339,7 +339,7 @@ Value VM::run(std::size_t entryFrame) {
 // strings, the type error) in compareSlow. COMPARE pushes the result; LOOP_IF_COMPARE is
 // an inverted while's bottom test fused with its LOOP_IF_TRUE.
 #define COMPARE_FAST(a, b, op, slowOp)                                                    \
-  ((a).isSmallInt() && (b).isSmallInt() ? (a).asSmallInt() op (b).asSmallInt()            \
+  (Value::bothSmallInts(a, b) ? (a).smallIntShifted() op (b).smallIntShifted()            \
    : (a).isFloat() && (b).isFloat()     ? (a).asFloat() op (b).asFloat() /* false with NaN */ \
                                         : (SYNC(), compareSlow(Op::slowOp, a, b)))
 #define COMPARE(opName, op)                       \
