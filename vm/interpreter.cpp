@@ -221,7 +221,9 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t sym = READ_U16();
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-1];
-        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) {
+        // A property site's cache is only ever filled with a field slot (getProperty,
+        // setProperty), so a class match is a hit: no test of the slot's sign.
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) {
           sp[-1] = objectAt<InstanceObject>(receiver)->fields()[cache->slot];
           DISPATCH();
         }
@@ -245,7 +247,7 @@ Value VM::run(std::size_t entryFrame) {
     InlineCache* cache = &caches[READ_U16()];                                                    \
     Value receiver = sp[-2];                                                                     \
     Value value = sp[-1];                                                                        \
-    if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) { \
+    if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) { /* as GET_PROPERTY */ \
       KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value); \
     } else {                                                                                     \
       SYNC();                                                                                    \
