@@ -605,7 +605,8 @@ Value VM::run(std::size_t entryFrame) {
     Value* newSlots = sp - argc - 1;                                                                                 \
     if (argc == proto->arity && stack_.frameCount < stack_.maxDepth && newSlots + proto->maxStack <= stack_.limit) { \
       frame->ip = ip;                                                                                                \
-      frame = &stack_.frames[stack_.frameCount++];                                                                   \
+      ++frame; /* the frames are one block, and frame is its top */                                                 \
+      ++stack_.frameCount;                                                                                           \
       *frame = CallFrame{(closureHandle), proto, proto->code.data(), newSlots};                                      \
       ip = frame->ip;                                                                                                \
       slots = newSlots;                                                                                              \
@@ -711,7 +712,11 @@ Value VM::run(std::size_t entryFrame) {
         }
         sp = slots;
         *sp++ = result;
-        LOAD_FRAME();
+        --frame;  // the caller's frame: the one below (LOAD_FRAME without the index)
+        ip = frame->ip;
+        slots = frame->slots;
+        constants = frame->proto->constants.data();
+        caches = frame->proto->caches.data();
         DISPATCH();
       }
       CASE(CLASS) {
