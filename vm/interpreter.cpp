@@ -392,8 +392,11 @@ Value VM::run(std::size_t entryFrame) {
 // `a op b` into dest (a stack or local slot, so a root when the slow path collects):
 // inline ints and floats here, the rest (boxed ints, mixed int/float, `+` on strings,
 // the type errors) through arithmeticSlow.
+// `*` tests for two floats first (nbody's, mandelbrot's products): a constant test, folded.
 #define ARITHMETIC_INTO(dest, a, b, op, opName)                        \
-  if ((a).isSmallInt() && (b).isSmallInt()) {                          \
+  if (Op::opName == Op::MULTIPLY && (a).isFloat() && (b).isFloat()) {  \
+    storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
+  } else if ((a).isSmallInt() && (b).isSmallInt()) {                   \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
   } else if ((a).isFloat() && (b).isFloat()) {                         \
     storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
