@@ -119,10 +119,11 @@ bool VM::invoke(int symbol, int argc, InlineCache* cache) {
     }
     Value method = it->second;
     if (method.isNative()) {
+      if (cache) *cache = InlineCache{klass, InlineCache::kNativeMethod, method};
       callNative(method.asNative(), argc);
       return false;
     }
-    if (cache) *cache = InlineCache{klass, -1, method};
+    if (cache) *cache = InlineCache{klass, InlineCache::kScriptMethod, method};
     callClosure(method.asHandle(), argc);
     return true;
   }
@@ -131,6 +132,7 @@ bool VM::invoke(int symbol, int argc, InlineCache* cache) {
     auto it = klass->statics.find(symbol);
     if (it == klass->statics.end())
       throwError("class " + klass->name + " has no member '" + symbolName(symbol) + "'");
+    if (cache && it->second.isNative()) *cache = InlineCache{klass, InlineCache::kNativeStatic, it->second};
     return callValue(it->second, argc, symbol < kNoCalleeName ? static_cast<std::uint16_t>(symbol) : kNoCalleeName);
   }
   throwError("cannot call method '" + symbolName(symbol) + "' on " + typeName(receiver));

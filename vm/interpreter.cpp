@@ -221,8 +221,19 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t sym = READ_U16();
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-1];
-        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) {
+        // A property site's cache is only ever filled with a field slot (getProperty,
+        // setProperty), so a class match is a hit: no test of the slot's sign.
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) {
           sp[-1] = objectAt<InstanceObject>(receiver)->fields()[cache->slot];
+          DISPATCH();
+        }
+        // An array's or a string's length (loop bounds, json's scanner): what getProperty
+        // answers. Both objects keep their length in the word after the header.
+        if (sym == methods_.lengthSymbol() && receiver.isObject() &&
+            (receiver.asHandle()->klass == methods_.arrayClass() ||
+             receiver.asHandle()->klass == builtinClass(ObjectKind::string))) {
+          static_assert(offsetof(ArrayObject, length) == offsetof(StringObject, length));
+          storeSmallInt(sp - 1, static_cast<std::int64_t>(objectAt<ArrayObject>(receiver)->length));
           DISPATCH();
         }
         SYNC();
@@ -236,7 +247,7 @@ Value VM::run(std::size_t entryFrame) {
     InlineCache* cache = &caches[READ_U16()];                                                    \
     Value receiver = sp[-2];                                                                     \
     Value value = sp[-1];                                                                        \
-    if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot >= 0) { \
+    if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) { /* as GET_PROPERTY */ \
       KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value); \
     } else {                                                                                     \
       SYNC();                                                                                    \
@@ -330,7 +341,7 @@ Value VM::run(std::size_t entryFrame) {
 // strings, the type error) in compareSlow. COMPARE pushes the result; LOOP_IF_COMPARE is
 // an inverted while's bottom test fused with its LOOP_IF_TRUE.
 #define COMPARE_FAST(a, b, op, slowOp)                                                    \
-  ((a).isSmallInt() && (b).isSmallInt() ? (a).asSmallInt() op (b).asSmallInt()            \
+  (Value::bothSmallInts(a, b) ? (a).smallIntShifted() op (b).smallIntShifted()            \
    : (a).isFloat() && (b).isFloat()     ? (a).asFloat() op (b).asFloat() /* false with NaN */ \
                                         : (SYNC(), compareSlow(Op::slowOp, a, b)))
 #define COMPARE(opName, op)                       \
@@ -381,8 +392,11 @@ Value VM::run(std::size_t entryFrame) {
 // `a op b` into dest (a stack or local slot, so a root when the slow path collects):
 // inline ints and floats here, the rest (boxed ints, mixed int/float, `+` on strings,
 // the type errors) through arithmeticSlow.
+// `*` tests for two floats first (nbody's, mandelbrot's products): a constant test, folded.
 #define ARITHMETIC_INTO(dest, a, b, op, opName)                        \
-  if ((a).isSmallInt() && (b).isSmallInt()) {                          \
+  if (Op::opName == Op::MULTIPLY && (a).isFloat() && (b).isFloat()) {  \
+    storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
+  } else if ((a).isSmallInt() && (b).isSmallInt()) {                   \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
   } else if ((a).isFloat() && (b).isFloat()) {                         \
     storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
@@ -594,7 +608,8 @@ Value VM::run(std::size_t entryFrame) {
     Value* newSlots = sp - argc - 1;                                                                                 \
     if (argc == proto->arity && stack_.frameCount < stack_.maxDepth && newSlots + proto->maxStack <= stack_.limit) { \
       frame->ip = ip;                                                                                                \
-      frame = &stack_.frames[stack_.frameCount++];                                                                   \
+      ++frame; /* the frames are one block, and frame is its top */                                                 \
+      ++stack_.frameCount;                                                                                           \
       *frame = CallFrame{(closureHandle), proto, proto->code.data(), newSlots};                                      \
       ip = frame->ip;                                                                                                \
       slots = newSlots;                                                                                              \
@@ -620,9 +635,21 @@ Value VM::run(std::size_t entryFrame) {
         int argc = READ_BYTE();
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-1 - argc];
-        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass && cache->slot < 0) {
-          Handle* closure = cache->method.asHandle();
-          ENTER_SCRIPT_FUNCTION(closure, objectAt<ClosureObject>(closure)->proto);
+        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) {
+          if (cache->slot == InlineCache::kScriptMethod) {
+            Handle* closure = cache->method.asHandle();
+            ENTER_SCRIPT_FUNCTION(closure, objectAt<ClosureObject>(closure)->proto);
+          } else if (cache->slot == InlineCache::kNativeMethod) {
+            SYNC();
+            callNative(cache->method.asNative(), argc);
+            sp = stack_.top;
+            DISPATCH();
+          }
+        } else if (receiver.sameAs(Value::klassValue(cache->klass)) && cache->slot == InlineCache::kNativeStatic) {
+          SYNC();  // Math.sqrt(x): the class's slot takes the result, as callValue leaves it
+          callNative(cache->method.asNative(), argc);
+          sp = stack_.top;
+          DISPATCH();
         }
         SYNC();
         if (invoke(sym, argc, cache)) LOAD_FRAME();
@@ -688,7 +715,11 @@ Value VM::run(std::size_t entryFrame) {
         }
         sp = slots;
         *sp++ = result;
-        LOAD_FRAME();
+        --frame;  // the caller's frame: the one below (LOAD_FRAME without the index)
+        ip = frame->ip;
+        slots = frame->slots;
+        constants = frame->proto->constants.data();
+        caches = frame->proto->caches.data();
         DISPATCH();
       }
       CASE(CLASS) {

@@ -152,10 +152,15 @@ struct NativeFunction {
   int maxArity;  // -1: any number
 };
 
+// A property site's cache: a field slot (>= 0) of instances of klass. An invoke site's:
+// the method that receivers of klass run (kScriptMethod: a closure, kNativeMethod: a
+// built-in), or, for a class receiver (Math.sqrt), klass's native static (kNativeStatic).
+// Methods and statics do not change once a class is defined, so a hit needs no lookup.
 struct InlineCache {
+  static constexpr std::int32_t kScriptMethod = -1, kNativeMethod = -2, kNativeStatic = -3;
   ClassInfo* klass = nullptr;
-  std::int32_t slot = -1;  // field slot
-  Value method{};          // cached method for invokes
+  std::int32_t slot = kScriptMethod;  // a field slot, or which kind of method
+  Value method{};                     // cached method for invokes
 };
 
 // A compiled function: bytecode, constants, line table. Owned by the VM for the

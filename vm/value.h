@@ -89,6 +89,10 @@ struct Value {
   bool isNil() const { return bits == 0; }
   bool isBool() const { return bits == kFalse || bits == kTrue; }
   bool isSmallInt() const { return (bits >> 48) == 1; }
+  // Both inline ints, with one branch: a small int's top 16 bits are exactly kIntTag's.
+  static bool bothSmallInts(Value a, Value b) { return (((a.bits ^ kIntTag) | (b.bits ^ kIntTag)) >> 48) == 0; }
+  // An inline int's payload shifted to the top: compares as its int does (no sign extension).
+  std::int64_t smallIntShifted() const { return static_cast<std::int64_t>(bits << 16); }
   bool isFloat() const { return bits >= kDoubleOffset; }
   bool isObject() const { return bits != 0 && isPointerWithTag(kObjectTag); }
   bool isBoxedInt() const { return isPointerWithTag(kBoxedIntTag); }

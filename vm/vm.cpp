@@ -118,6 +118,12 @@ Value VM::arithmeticSlow(Op op, Value a, Value b) {
 }
 
 bool VM::valuesEqual(Value a, Value b) {
+  // Two strings first (json's `c == "{"`): the interpreter's most frequent call here.
+  if (a.isObject() && b.isObject() && kindOf(a) == ObjectKind::string && kindOf(b) == ObjectKind::string) {
+    auto* x = objectAt<StringObject>(a);
+    auto* y = objectAt<StringObject>(b);
+    return x->length == y->length && x->hash == y->hash && std::memcmp(x->bytes(), y->bytes(), x->length) == 0;
+  }
   if (a.isNumber() && b.isNumber()) return numbersEqual(a, b);
   if (a.type() != b.type()) return false;
   switch (a.type()) {
