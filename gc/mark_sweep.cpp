@@ -65,19 +65,10 @@ std::size_t markReachable(vm::CollectedSpace& space, std::vector<vm::Handle*>& m
 }
 
 SweepTotals sweepUnmarked(vm::CollectedSpace& space) {
-  // Marked: survived (the mark cleared for the next collection); unmarked: garbage.
-  struct Marks {
-    static bool survived(vm::Handle* h) {
-      if (!(h->gcBits & kMarked)) return false;
-      h->gcBits &= ~kMarked;
-      return true;
-    }
-    static bool isGarbage(const vm::Handle* h) { return !(h->gcBits & kMarked); }
-  };
   SweepTotals totals;
   SweepCursor cursor;
   SweepToTheEnd pace;
-  sweepHandles(space, cursor, Marks{}, pace, totals);
+  sweepHandles(space, cursor, StopTheWorldMarks{}, pace, totals);
   return totals;
 }
 

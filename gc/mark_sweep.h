@@ -31,6 +31,17 @@ inline constexpr std::uint32_t kMarked = 1u;
 std::size_t markReachable(vm::CollectedSpace& space, std::vector<vm::Handle*>& markStack,
                           std::uint64_t* markedBytes = nullptr, LocalityMeter* locality = nullptr);
 
+// The stop-the-world colours, as the one sweep loop (handle_sweep.h) asks for them:
+// marked survived (its mark cleared for the next collection), unmarked is garbage.
+struct StopTheWorldMarks {
+  static bool survived(vm::Handle* h) {
+    if (!(h->gcBits & kMarked)) return false;
+    h->gcBits &= ~kMarked;
+    return true;
+  }
+  static bool isGarbage(const vm::Handle* h) { return !(h->gcBits & kMarked); }
+};
+
 // Frees every unmarked object to the heap policy in one burst
 // (CollectedSpace::freeObject) and clears the marks of the survivors: the one
 // sweep loop (handle_sweep.h), to the end of the table.

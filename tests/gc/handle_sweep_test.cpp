@@ -16,16 +16,6 @@ namespace {
 
 using vm::Value;
 
-// The stop-the-world colours (as sweepUnmarked's).
-struct Marks {
-  static bool survived(vm::Handle* h) {
-    if (!(h->gcBits & kMarked)) return false;
-    h->gcBits &= ~kMarked;
-    return true;
-  }
-  static bool isGarbage(const vm::Handle* h) { return !(h->gcBits & kMarked); }
-};
-
 // Stops after `visits` slots, or after the first free when `oneFree`.
 struct ShortPace {
   std::size_t visits;
@@ -66,7 +56,7 @@ SweepTotals sweepInPieces(TestVm& t, ShortPace pace, std::size_t* pieces) {
   for (bool done = false; !done; ++*pieces) {
     ShortPace piece = pace;
     std::uint64_t freedBefore = totals.objectsFreed;
-    done = sweepHandles(spaceOf(t.vm()), cursor, Marks{}, piece, totals);
+    done = sweepHandles(spaceOf(t.vm()), cursor, StopTheWorldMarks{}, piece, totals);
     if (pace.oneFree) {
       EXPECT_LE(totals.objectsFreed - freedBefore, 1u);
     }
