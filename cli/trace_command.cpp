@@ -11,6 +11,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/option_parser.h"
+#include "cli/option_table.h"
 #include "cli/suggestion.h"
 #include "cli/output_file.h"
 #include "cli/usage_error.h"
@@ -111,8 +112,22 @@ TraceFile openTrace(const std::string& path, std::string& error) {
   return file;
 }
 
+namespace {
+
+// `trace lifetimes`'s options, as a table like every command's (option_table.h); `trace
+// dump` takes none.
+struct LifetimesOptions {
+  bool json = false;  // --json: the demographics as JSON
+};
+
+constexpr OptionRow<LifetimesOptions> kLifetimesRows[] = {
+    {{"--json", OptionArgument::none}, readFlag<LifetimesOptions, &LifetimesOptions::json>},
+};
+
+}  // namespace
+
 const std::vector<OptionSpec>& traceOptionSpecs() {
-  static const std::vector<OptionSpec> specs = {{"--json", OptionArgument::none}};  // lifetimes only
+  static const std::vector<OptionSpec> specs = optionSpecs(OptionTable<LifetimesOptions>(kLifetimesRows));
   return specs;
 }
 
@@ -130,7 +145,11 @@ int traceCommand(const std::vector<std::string_view>& args) {
   if (line.help || line.operands.size() != 1)
     return usageError("'" + command + "' takes one trace file (or - for standard input): kith " + command +
                       (lifetimes ? " [--json]" : "") + " FILE");
-  if (lifetimes) return traceLifetimes(std::string(line.operands[0]), !line.options.empty());
+  if (lifetimes) {
+    LifetimesOptions options;
+    if (auto exit = readOptions(OptionTable<LifetimesOptions>(kLifetimesRows), line.options, options)) return *exit;
+    return traceLifetimes(std::string(line.operands[0]), options.json);
+  }
   return dumpTrace(std::string(line.operands[0]));
 }
 
