@@ -13,6 +13,7 @@ from . import analysis
 from . import predicted
 from . import stats
 from . import steps
+from .common import KINDS
 from .prose_format import KIB, MIB, FalseClaim, MissingData, Names, Range, Table, claim, format_ns, format_size
 
 POLICY_ORDER = ["list", "knuth", "estranged", "tlsf", "lea", "kingsley", "malloc"]
@@ -106,19 +107,15 @@ def by_collector_phrase(pairs):
 
 # --- how the study was made -------------------------------------------------------------
 
-RUN_KINDS = ["main", "tradeoff", "pauses", "minheap", "contrived", "demog", "trace", "cost", "replay", "sources",
-             "wholerun", "power"]
-
-
 def run_values(f):
     """The runs by kind and in all (runs.csv: every run of every kind), and the one build
     they come from (builds.csv)."""
     config = f.config()
     per_kind = {r["kind"]: r["runs"] for r in f.rows("runs")}
-    v = {f"runs.{k}": per_kind.get(k, 0) for k in RUN_KINDS}
+    v = {f"runs.{k}": per_kind.get(k, 0) for k in KINDS}
     v["runs.total"] = per_kind["total"]
     claim(v["runs.total"] == sum(n for k, n in per_kind.items() if k != "total"), "runs.csv's total is its kinds' sum")
-    claim(not set(per_kind) - set(RUN_KINDS) - {"total"}, "the paragraph names every kind of run the study made")
+    claim(not set(per_kind) - set(KINDS) - {"total"}, "the paragraph names every kind of run the study made")
     v.update({
         "runs.workloads": len(f.rows("workloads")),
         "runs.policies": Names(config["policies"]), "runs.collectors": Names(config["collectors"]),
