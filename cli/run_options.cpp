@@ -179,10 +179,12 @@ constexpr Row kRunOptionRows[] = {
         "(default 0.5); 1: only when the heap is full"}}}},
     {{"--gc-step", required, integer}, readInteger<RunOptions, &RunOptions::gcStep, 1, 1000000>,
      {{{"--gc-step=N",
-        "continuous: work per slice, 1 to 1000000 (default 1024)\n"
-        "units; a unit is an object marked, a block freed or 8\n"
-        "handle slots swept. Slices are paced by allocation so a\n"
-        "cycle ends before the heap fills"}}}},
+        "continuous: work per slice, 1 to 1000000 units (default\n"
+        "1024 under --gc-pacing=work, 4096 under time, where a\n"
+        "slice also stops at 50 us of CPU time); a unit is an\n"
+        "object marked, a block freed or 8 handle slots swept.\n"
+        "Slices are paced by allocation so a cycle ends before\n"
+        "the heap fills"}}}},
     {{"--gc-pacing", required}, readPacing,
      {{{"--gc-pacing=MODE",
         "continuous: time (default): also defer a slice that comes\n"

@@ -66,7 +66,8 @@ std::vector<Parameter> collectorParameters(const RunOptions& o, CollectorChoice 
     const gc::ContinuousCollectorOptions defaults;
     const double pacingFraction = static_cast<double>(gc::ContinuousCollector::kPacingNumerator) /
                                   static_cast<double>(gc::ContinuousCollector::kPacingDivisor);
-    return {{"work_per_slice", static_cast<double>(o.gcStep > 0 ? o.gcStep : defaults.workPerSlice), true},
+    const std::size_t workPerSlice = o.gcStep > 0 ? o.gcStep : gc::ContinuousCollectorOptions::defaultWorkPerSlice(o.gcPacing);
+    return {{"work_per_slice", static_cast<double>(workPerSlice), true},
             {"start_occupancy", o.gcThreshold > 0 ? o.gcThreshold : defaults.startOccupancy},
             {"pacing", 0, false, pacingName(o.gcPacing)},
             {"pacing_fraction", pacingFraction},

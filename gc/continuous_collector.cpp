@@ -16,9 +16,20 @@ constexpr std::uint32_t kBothWhites = ContinuousCollector::kWhite0 | ContinuousC
 
 }  // namespace
 
+namespace {
+
+// Time pacing reads the thread's CPU clock at every pause (the governor's clock), so
+// the pauses' stamps carry it whether or not a report asks for it.
+ContinuousCollectorOptions withGovernorClock(ContinuousCollectorOptions options) {
+  if (options.pacing == GcPacing::time) options.measureCpuTime = true;
+  return options;
+}
+
+}  // namespace
+
 ContinuousCollector::ContinuousCollector(ContinuousCollectorOptions options)
-    : options_(options), recorder_(options) {
-  if (options_.workPerSlice == 0) options_.workPerSlice = 1;
+    : options_(withGovernorClock(options)), recorder_(options_) {
+  if (options_.workPerSlice == 0) options_.workPerSlice = ContinuousCollectorOptions::defaultWorkPerSlice(options_.pacing);
   allocationColour_ = white_;
   allocationBudget_ = 0;  // the first allocation sets the trigger point
 }
@@ -106,7 +117,11 @@ void ContinuousCollector::allocationBudgetSpent(vm::CollectedSpace& space, std::
 // heap is about to fill.
 bool ContinuousCollector::mutatorNeedsTime(vm::CollectedSpace& space) {
   if (options_.pacing == GcPacing::work) return false;  // slices by allocation volume alone
-  if (!tooSoonForASlice(Clock::now())) return false;
+  if (!tooSoonForASlice(cpuNowAtMost(Clock::now()))) {
+    // Maybe time for a slice: the CPU clock says. Its reading starts the slice.
+    sliceStart_ = PauseStamp::now();
+    if (!tooSoonForASlice(GovernorClock::fromNs(sliceStart_.cpuNs))) return false;
+  }
   if (cycleRequested_ < cycleAllowance_) return true;
   // The verdict (room to defer or not) is re-read after every kOccupancyRecheckSlices
   // slices' worth of requests, not at each decision, and the reserve covers what
@@ -132,11 +147,19 @@ bool ContinuousCollector::mutatorNeedsTime(vm::CollectedSpace& space) {
 // about to run included, reckoned at the slice time limit — to kMaxGcShareNum /
 // kMaxGcShareDen of it: whichever window of that length ends during the slice holds
 // at most the GC time of the last kLength minus the slice, plus the slice.
-bool ContinuousCollector::tooSoonForASlice(Clock::time_point now) const {
+// The thread's CPU time at `wallNow` is at most the last reading of the CPU clock plus
+// the wall time since: the host may have taken some of it, never given more. The
+// governor's rules only defer more the earlier it is, so a slice that is too soon at
+// this bound is too soon; the CPU clock (a system call) is read only when it is not.
+ContinuousCollector::GovernorClock::time_point ContinuousCollector::cpuNowAtMost(Clock::time_point wallNow) const {
+  return GovernorClock::fromNs(lastStamp_.cpuNs) + (wallNow - lastStamp_.wall);
+}
+
+bool ContinuousCollector::tooSoonForASlice(GovernorClock::time_point now) const {
   if ((now - lastSliceEnd_) * kMutatorShareDen < lastSliceDuration_ * kMutatorShareNum) return true;
-  const Clock::duration slice = options_.sliceTimeLimit.count() > 0
-                                    ? std::chrono::duration_cast<Clock::duration>(options_.sliceTimeLimit)
-                                    : lastSliceDuration_;
+  const GovernorClock::duration slice =
+      options_.sliceTimeLimit.count() > 0 ? std::chrono::duration_cast<GovernorClock::duration>(options_.sliceTimeLimit)
+                                          : lastSliceDuration_;
   return !gcTime_.hasRoomFor(slice, now, kMaxGcShareNum, kMaxGcShareDen);
 }
 
@@ -204,21 +227,22 @@ void ContinuousCollector::startCycle(vm::CollectedSpace& space, vm::GcCause caus
   PauseStamp scanned = recorder_.now();
   recorder_.recordSlice(cycleSlices_, cycle_.at, scanned, roots);  // the root scan
   ++increments_;
-  paused(cycle_.at.wall, scanned.wall);
+  paused(cycle_.at, scanned);
   resetBudgets();
 }
 
 void ContinuousCollector::slice(vm::CollectedSpace& space) {
-  const PauseStamp start = recorder_.now();
-  const Clock::time_point begin = start.wall;
+  // The governor's reading when it let this slice run (time pacing), or now.
+  const PauseStamp start = sliceStart_.cpuNs != 0 ? sliceStart_ : recorder_.now();
+  sliceStart_ = {};
   const bool timeLimited = options_.pacing == GcPacing::time && options_.sliceTimeLimit.count() > 0;
   sliceWork_ = 0;
   bool cycleDone = false;
   if (phase_ == Phase::marking) {
-    markClock_.start(begin, begin + options_.sliceTimeLimit);
+    markClock_.start(start.wall, start.cpuNs, options_.sliceTimeLimit);
     if (markSome(options_.workPerSlice, timeLimited ? &markClock_ : nullptr)) flipToSweep(space);
   } else if (phase_ == Phase::sweeping) {
-    sweepClock_.start(begin, begin + options_.sliceTimeLimit);
+    sweepClock_.start(start.wall, start.cpuNs, options_.sliceTimeLimit);
     cycleDone = sweepSome(space, kSweepSlotsPerWorkUnit * options_.workPerSlice, true,
                           timeLimited ? &sweepClock_ : nullptr);
   }
@@ -235,19 +259,22 @@ void ContinuousCollector::slice(vm::CollectedSpace& space) {
     recorder_.recordSlice(cycleSlices_, start, end, sliceWork_);
   }
   ++increments_;
-  paused(begin, end.wall);
+  paused(start, end);
   resetBudgets();
 }
 
-void ContinuousCollector::paused(Clock::time_point begin, Clock::time_point end) {
+void ContinuousCollector::paused(const PauseStamp& beginStamp, const PauseStamp& endStamp) {
+  if (options_.pacing != GcPacing::time) return;  // work pacing has no governor
+  lastStamp_ = endStamp;
+  const auto begin = GovernorClock::fromNs(beginStamp.cpuNs), end = GovernorClock::fromNs(endStamp.cpuNs);
   lastSliceEnd_ = end;
-  if (options_.pacing == GcPacing::time) gcTime_.record(begin, end);
+  gcTime_.record(begin, end);
   // The governor's measure of the pause: its length, but at most kSliceOutlierFactor
-  // times the typical slice (a running average): a slice the OS preempted for a
-  // scheduling quantum would otherwise stall the cycle for 1.5 quanta, long enough
-  // to spend its allocation allowance.
-  Clock::duration length = end - begin;
-  if (typicalSlice_ == Clock::duration::zero()) typicalSlice_ = length;
+  // times the typical slice (a running average): one unusually long pause (a cycle's
+  // end, a slice over a dear stretch of objects) would otherwise stall the cycle for
+  // 1.5 times its length, long enough to spend its allocation allowance.
+  GovernorClock::duration length = end - begin;
+  if (typicalSlice_ == GovernorClock::duration::zero()) typicalSlice_ = length;
   lastSliceDuration_ = std::min(length, typicalSlice_ * kSliceOutlierFactor);
   typicalSlice_ += (lastSliceDuration_ - typicalSlice_) / 8;
 }

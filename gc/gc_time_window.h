@@ -1,7 +1,10 @@
-// GcTimeWindow: how much of the last stretch of wall time the collector's pauses
-// took — what the continuous collector's governor reads before a slice, so that no
-// window of kLength holds more than a set share of GC time (the minimum mutator
-// utilization at that window, MMU: Cheng and Blelloch, PLDI 2001).
+// GcTimeWindow: how much of the last stretch of the thread's CPU time the
+// collector's pauses took — what the continuous collector's governor reads before a
+// slice, so that no window of kLength holds more than a set share of GC time (the
+// minimum mutator utilization at that window, MMU: Cheng and Blelloch, PLDI 2001).
+// CPU time, not wall time (thread_cpu_clock.h): a host stall inside a slice made it
+// look longer and the governor defer the next ones, a stall between slices looked
+// like mutator time; either way the window was the host's, not the program's.
 //
 // The last slice's length alone cannot bound it: when slices grow (a sweep's cheap
 // slices give way to marking's dearer ones) a rule "the mutator runs 1.5 times the
@@ -18,11 +21,13 @@
 #include <chrono>
 #include <deque>
 
+#include "gc/thread_cpu_clock.h"
+
 namespace kith::gc {
 
 class GcTimeWindow {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = ThreadCpuClock;
   static constexpr Clock::duration kLength = std::chrono::milliseconds(1);
 
   // A pause from `begin` to `end` (after every pause recorded so far).

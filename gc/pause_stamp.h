@@ -10,19 +10,12 @@
 // distort"). Reading the CPU clock is a system call (a few hundred ns): twice a pause.
 #pragma once
 
-#include <time.h>
-
 #include <chrono>
 #include <cstdint>
 
-namespace kith::gc {
+#include "gc/thread_cpu_clock.h"
 
-// The calling thread's CPU time in ns (CLOCK_THREAD_CPUTIME_ID).
-inline std::uint64_t threadCpuNs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
-}
+namespace kith::gc {
 
 struct PauseStamp {
   using Clock = std::chrono::steady_clock;

@@ -296,6 +296,26 @@ def read_pause_columns(path: str) -> PauseFile:
                      work if with_cpu else None)
 
 
+def pause_floor_cpu(runs: list[PauseFile]) -> tuple[int, int] | None:
+    """The longest pause by CPU time with the host's share taken out, where that can be
+    done: over runs whose pauses did the same work in the same order (a collector whose
+    schedule is a function of the program's allocation alone: occasional, continuous
+    under work pacing; docs/COLLECTORS.md), pause i is the same work in every run, so
+    the least CPU time any run charged it is the closest reading of its own cost (the
+    host adds to the thread's CPU clock, never takes from it). Returns (index, ns) of
+    the pause whose least CPU time is the largest; None when fewer than two runs have
+    CPU columns or their work sequences differ (time pacing: slices follow the clock)."""
+    with_cpu = [r for r in runs if r.cpu_pauses is not None and r.work is not None]
+    if len(with_cpu) < 2 or len(with_cpu) != len(runs):
+        return None
+    work = with_cpu[0].work
+    if any(r.work != work for r in with_cpu[1:]) or not work:
+        return None
+    floors = [min(r.cpu_pauses[i][1] for r in with_cpu) for i in range(len(work))]  # type: ignore[index]
+    longest = max(range(len(floors)), key=floors.__getitem__)
+    return longest, floors[longest]
+
+
 def read_pause_file(path: str) -> tuple[str, int, list[tuple[int, int]]]:
     """A `kith run --gc-pauses-file` file, version 1 or 2, by wall time:
     (collector, run_ns, [(begin_ns, duration_ns)])."""

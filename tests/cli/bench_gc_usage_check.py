@@ -15,6 +15,7 @@ CASES = [  # (arguments, exit code, what stderr's last line says)
     (["--pacing=fast", "--runs=1", "--only=richards"], 64, "--gc-pacing wants time or work"),
     (["--collectors=stw"], 64, "--collectors takes occasional and continuous; got 'stw'"),
     (["--host-probe-ms=0", "--runs=1", "--only=richards"], 64, "--host-probe-ms wants a number from 1"),
+    (["--gc-step=0", "--runs=1", "--only=richards", "--collectors=continuous"], 64, "--gc-step"),
     (["--kith=/nonexistent/kith"], 66, "no kith binary at /nonexistent/kith"),
 ]
 failures = []

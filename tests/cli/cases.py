@@ -287,10 +287,17 @@ case("cli.stats_table_groups", f"run --gc=continuous --stats {PRINTS_FIRST}", st
     r"  mmu +1ms [0-9.]+, 10ms [0-9.]+, 100ms [0-9.]+\n  mmu cpu +1ms [0-9.]+, 10ms [0-9.]+, 100ms [0-9.]+\n"
     r"  host gap +max [0-9.]+ ms; [0-9]+ pauses over 0.1 ms by wall time only\n"
     r"  counts +slices [0-9]+, deferred slices [0-9]+, forced completions [0-9]+, peak live bytes [0-9]+\n"
-    r"  parameters +work per slice 1024, start occupancy 0.5, pacing time, pacing fraction 0.5, min slice bytes 256\n"
+    r"  parameters +work per slice 4096, start occupancy 0.5, pacing time, pacing fraction 0.5, min slice bytes 256\n"
     r"locality\n  references +[0-9]+ in [0-9]+ cycles: same line .*\n  pages touched .*\n"
     r"handle table \(outside the heap\)\n  slots +[0-9]+ bytes in [0-9]+ chunks, [0-9]+ live\n"
     r"vm\n  instructions +[0-9]+\n  objects created +[0-9]+\n  wall time +[0-9.]+ s .*\n$"))
+# The work per slice by default follows the pacing (gc/continuous_collector.h): the
+# whole bound under work pacing, a backstop to the CPU-time limit under time pacing;
+# --gc-step sets it under either.
+case("cli.stats_work_per_slice_work_pacing", f"run --gc=continuous --gc-pacing=work --stats {PRINTS_FIRST}",
+     stdout=ANY, stderr=r"\n  parameters +work per slice 1024, start occupancy 0.5, pacing work,")
+case("cli.stats_work_per_slice_given", f"run --gc=continuous --gc-step=300 --stats {PRINTS_FIRST}",
+     stdout=ANY, stderr=r"\n  parameters +work per slice 300, start occupancy 0.5, pacing time,")
 case("cli.stats_table_untimed", f"run --heap=list --stats --stats-timers=off {PRINTS_FIRST}", stdout=ANY,
      stderr=r"\n  alloc ns +not timed \(--stats-timers=off\)\n  free ns +not timed .*\n  parameters +occupancy threshold 0.75\n")
 

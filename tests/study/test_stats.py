@@ -170,6 +170,26 @@ class PauseFiles(unittest.TestCase):
             stats.read_pause_columns(self.file(self.V2 + "1 2 3\n"))
 
 
+class PauseFloor(unittest.TestCase):
+    """pause_floor_cpu: the least CPU time of each pause over runs that did the same work."""
+
+    @staticmethod
+    def pauses(cpu, work):
+        return stats.PauseFile("continuous", 0, [(0, c) for c in cpu], 0, [(0, c) for c in cpu], work)
+
+    def test_the_host_adds_to_some_runs_the_floor_takes_it_out(self):
+        runs = [self.pauses([30, 900, 40], [64, 1024, 3]),   # the host stalled pause 1 here
+                self.pauses([35, 80, 400], [64, 1024, 3]),   # and pause 2 here
+                self.pauses([31, 85, 41], [64, 1024, 3])]
+        self.assertEqual(stats.pause_floor_cpu(runs), (1, 80))
+
+    def test_runs_whose_work_differs_have_no_floor(self):
+        self.assertIsNone(stats.pause_floor_cpu([self.pauses([30, 90], [64, 1024]), self.pauses([30, 90], [64, 1000])]))
+        self.assertIsNone(stats.pause_floor_cpu([self.pauses([30], [64])]), "one run has no floor")
+        v1 = stats.PauseFile("occasional", 0, [(0, 5)])
+        self.assertIsNone(stats.pause_floor_cpu([v1, v1]), "version 1 files have no CPU time")
+
+
 class MinimumHeapSearch(unittest.TestCase):
     def test_bisection_finds_a_known_threshold_within_two_percent(self):
         for answer in (16 << 10, 100_000, 3_000_000, 5 << 20, 123_456_789):
