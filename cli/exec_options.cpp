@@ -64,7 +64,7 @@ constexpr Row kExecOptionRows[] = {
         "glibc's own allocator, kingsley-bsd the hand-written\n"
         "Kingsley kingsley is measured against (for comparison)"}}},
      shownText<ExecOptions, &ExecOptions::policy>},
-    {{"--heap-size", required}, readHeapSize,
+    {{"--heap-size", required, OptionValue::size}, readHeapSize,
      {{{"--heap-size=SIZE",
         "the arena each process reserves (default {default}, at least 16K);\n"
         "reserved, not populated: a process's memory is what it\n"

@@ -15,14 +15,14 @@ namespace {
 
 using u64 = std::uint64_t;
 
-void writePauseFigures(JsonWriter& w, const char* name, double total, double mean, double p99, double max) {
-  w.key(name).beginObject().key("total").number(total).key("mean").number(mean);
-  w.key("p99").number(p99).key("max").number(max).endObject();
+void writePauseFigures(JsonWriter& w, const char* name, const vm::PauseFigures& f) {
+  w.key(name).beginObject().key("total").number(f.totalMs).key("mean").number(f.meanMs);
+  w.key("p99").number(f.p99Ms).key("max").number(f.maxMs).endObject();
 }
 
-void writeMmu(JsonWriter& w, const char* name, double at1ms, double at10ms, double at100ms) {
-  w.key(name).beginObject().key("1ms").number(at1ms).key("10ms").number(at10ms);
-  w.key("100ms").number(at100ms).endObject();
+void writeMmu(JsonWriter& w, const char* name, const vm::PauseFigures& f) {
+  w.key(name).beginObject().key("1ms").number(f.mmu[0]).key("10ms").number(f.mmu[1]);
+  w.key("100ms").number(f.mmu[2]).endObject();
 }
 
 // Whether the collector measured its pauses on the thread's CPU clock too (the VM's
@@ -32,12 +32,11 @@ bool measuredCpuTime(const vm::CollectorStatistics& gc) { return gc.pausesLongBy
 // The pauses by wall time and by the thread's CPU time (gc/pause_stamp.h), and
 // what the host took from the thread during them.
 void writePauses(JsonWriter& w, const vm::CollectorStatistics& gc) {
-  writePauseFigures(w, "pause_ms", gc.pauseTotalMs, gc.pauseMeanMs, gc.pauseP99Ms, gc.pauseMaxMs);
+  writePauseFigures(w, "pause_ms", gc.wall);
   const bool cpu = measuredCpuTime(gc);
-  if (cpu)
-    writePauseFigures(w, "pause_cpu_ms", gc.pauseCpuTotalMs, gc.pauseCpuMeanMs, gc.pauseCpuP99Ms, gc.pauseCpuMaxMs);
-  if (gc.mmu1ms >= 0) writeMmu(w.lineBreak(2), "mmu", gc.mmu1ms, gc.mmu10ms, gc.mmu100ms);
-  if (cpu && gc.mmuCpu1ms >= 0) writeMmu(w, "mmu_cpu", gc.mmuCpu1ms, gc.mmuCpu10ms, gc.mmuCpu100ms);
+  if (cpu) writePauseFigures(w, "pause_cpu_ms", gc.cpu);
+  if (gc.wall.measuresMmu()) writeMmu(w.lineBreak(2), "mmu", gc.wall);
+  if (cpu && gc.cpu.measuresMmu()) writeMmu(w, "mmu_cpu", gc.cpu);
   if (cpu) {
     w.lineBreak(2).key("host_gap").beginObject().key("max_ms").number(gc.pauseHostGapMaxMs);
     w.key("pauses_long_by_host").number(static_cast<u64>(gc.pausesLongByHost)).endObject();
@@ -174,24 +173,25 @@ std::string spaced(std::string_view name) {
   return out;
 }
 
+std::string pauseFiguresText(const vm::PauseFigures& f) {
+  return formatted("total %.3f, mean %.4f, p99 %.4f, max %.4f", f.totalMs, f.meanMs, f.p99Ms, f.maxMs);
+}
+
+std::string mmuText(const vm::PauseFigures& f) {
+  return formatted("1ms %.3f, 10ms %.3f, 100ms %.3f", f.mmu[0], f.mmu[1], f.mmu[2]);
+}
+
 std::string gcTable(const RunReport& r) {
   const vm::CollectorStatistics& gc = r.gc;
   auto u = [](u64 v) { return static_cast<unsigned long long>(v); };
   std::string out = "gc\n";
   out += statisticsTableLine("cycles", formatted("%llu (%llu objects, %llu bytes freed)", u(gc.cycles),
                                                  u(gc.objectsFreed), u(gc.bytesFreed)));
-  out += statisticsTableLine("pauses ms", formatted("total %.3f, mean %.4f, p99 %.4f, max %.4f", gc.pauseTotalMs,
-                                                    gc.pauseMeanMs, gc.pauseP99Ms, gc.pauseMaxMs));
+  out += statisticsTableLine("pauses ms", pauseFiguresText(gc.wall));
   const bool cpu = measuredCpuTime(gc);
-  if (cpu)
-    out += statisticsTableLine("pauses cpu ms", formatted("total %.3f, mean %.4f, p99 %.4f, max %.4f",
-                                                          gc.pauseCpuTotalMs, gc.pauseCpuMeanMs, gc.pauseCpuP99Ms,
-                                                          gc.pauseCpuMaxMs));
-  if (gc.mmu1ms >= 0)
-    out += statisticsTableLine("mmu", formatted("1ms %.3f, 10ms %.3f, 100ms %.3f", gc.mmu1ms, gc.mmu10ms, gc.mmu100ms));
-  if (cpu && gc.mmuCpu1ms >= 0)
-    out += statisticsTableLine("mmu cpu", formatted("1ms %.3f, 10ms %.3f, 100ms %.3f", gc.mmuCpu1ms, gc.mmuCpu10ms,
-                                                    gc.mmuCpu100ms));
+  if (cpu) out += statisticsTableLine("pauses cpu ms", pauseFiguresText(gc.cpu));
+  if (gc.wall.measuresMmu()) out += statisticsTableLine("mmu", mmuText(gc.wall));
+  if (cpu && gc.cpu.measuresMmu()) out += statisticsTableLine("mmu cpu", mmuText(gc.cpu));
   if (cpu)
     out += statisticsTableLine("host gap",
                                formatted("max %.4f ms; %lld pauses over 0.1 ms by wall time only",

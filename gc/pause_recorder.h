@@ -103,23 +103,9 @@ class PauseRecorder {
 
   // Fills the pause, MMU and host-gap fields of `s`, on both clocks; the run ends at `end`.
   void fill(vm::CollectorStatistics& s, const PauseStamp& end) const {
-    PauseTimeline::Summary w = wall_.summary(sinceStart(end.wall));
-    s.pauseTotalMs = w.totalMs;
-    s.pauseMeanMs = w.meanMs;
-    s.pauseP99Ms = w.p99Ms;
-    s.pauseMaxMs = w.maxMs;
-    s.mmu1ms = w.mmu[0];
-    s.mmu10ms = w.mmu[1];
-    s.mmu100ms = w.mmu[2];
+    s.wall = wall_.summary(sinceStart(end.wall));
     if (!measuresCpuTime_) return;
-    PauseTimeline::Summary c = cpu_.summary(cpuSinceStart(end.cpuNs));
-    s.pauseCpuTotalMs = c.totalMs;
-    s.pauseCpuMeanMs = c.meanMs;
-    s.pauseCpuP99Ms = c.p99Ms;
-    s.pauseCpuMaxMs = c.maxMs;
-    s.mmuCpu1ms = c.mmu[0];
-    s.mmuCpu10ms = c.mmu[1];
-    s.mmuCpu100ms = c.mmu[2];
+    s.cpu = cpu_.summary(cpuSinceStart(end.cpuNs));
     s.pauseHostGapMaxMs = static_cast<double>(maxHostGapNs_) / 1e6;
     s.pausesLongByHost = static_cast<std::int64_t>(longByHost_);
   }

@@ -1,6 +1,7 @@
 // PauseTimeline: the pauses on one clock's axis (ns since an origin), summarised in
-// constant memory: the pause histogram (total, mean, p99, max) and the minimum
-// mutator utilization (MMU, Cheng & Blelloch 2001) over windows of 1, 10 and 100 ms.
+// constant memory as vm::PauseFigures: the pause histogram (total, mean, p99, max)
+// and the minimum mutator utilization (MMU, Cheng & Blelloch 2001) over windows of
+// 1, 10 and 100 ms.
 // PauseRecorder keeps two: one on the wall clock, one on the thread's CPU clock
 // (pause_stamp.h), whose MMU is over windows of the thread's CPU time.
 //
@@ -17,23 +18,21 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <tuple>
 
 #include "heap/statistics/latency_histogram.h"
+#include "vm/pause_figures.h"
 
 namespace kith::gc {
 
 class PauseTimeline {
  public:
   static constexpr std::array<std::uint64_t, 3> kWindowsNs = {1'000'000, 10'000'000, 100'000'000};
+  static_assert(kWindowsNs.size() == std::tuple_size_v<decltype(vm::PauseFigures::mmu)>);
 
   struct Interval {
     std::uint64_t begin, end;  // ns since the origin
   };
-  struct Summary {
-    double totalMs = 0, meanMs = 0, p99Ms = 0, maxMs = 0;
-    std::array<double, 3> mmu{};  // at kWindowsNs
-  };
-
   // One pause from `b` to `e` (in time order); returns it as recorded: clamped so it
   // never overlaps the previous one (clock granularity) nor ends before it begins.
   Interval record(std::uint64_t b, std::uint64_t e) {
@@ -47,9 +46,9 @@ class PauseTimeline {
   }
 
   // The summary for a run of `runNs` on this axis.
-  Summary summary(std::uint64_t runNs) const {
+  vm::PauseFigures summary(std::uint64_t runNs) const {
     heap::LatencySummary pauses = histogram_.summary();
-    Summary s;
+    vm::PauseFigures s;
     s.totalMs = static_cast<double>(totalNs_) / 1e6;
     s.meanMs = pauses.mean / 1e6;
     s.p99Ms = pauses.p99 / 1e6;

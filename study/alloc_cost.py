@@ -22,7 +22,8 @@ Then alloc_cost.csv (per request, the baseline subtracted) and replay_time.csv (
 event with 95% intervals), and a report section. Usage as a tool:
   python3 -m study cost measure --kith=KITH --policy=P [--heap-size=BYTES] --out=JSON
                                 [--callgrind-out=FILE] TRACE
-exits 0, 69 without valgrind, or the replay's own exit code."""
+exits 0, 69 without valgrind, or the replay's own exit code; 64 before anything runs when
+--out or --callgrind-out names TRACE or KITH (it would replace it) or both name one file."""
 
 if __name__ == "__main__":  # run as a file or with -m: its command is the entry point's now
     import sys
@@ -41,7 +42,8 @@ import time
 
 from . import predicted
 from . import stats
-from .common import ENTRY, PYTHON, fmt, markdown_table, measured_to, number, read_csv, write_csv
+from .common import (ENTRY, PYTHON, fmt, markdown_table, measured_to, number, read_csv, refuse_output_naming_an_input,
+                     same_file, usage_error, write_csv)
 from .runs import Run, load_stats, run_files
 
 KINDS = ("trace", "cost", "replay")
@@ -238,6 +240,11 @@ def main(argv):
     ap.add_argument("--callgrind-out", default=None)
     ap.add_argument("trace")
     a = ap.parse_args(argv)
+    for option, path in (("--out", a.out), ("--callgrind-out", a.callgrind_out)):
+        if path is not None:
+            refuse_output_naming_an_input("cost measure", option, path, [a.trace, a.kith])
+    if a.callgrind_out is not None and same_file(a.out, a.callgrind_out):
+        raise usage_error(f"cost measure: --out and --callgrind-out name one file ({a.out})")
     code, record = measured_to(a.out, "alloc_cost",
                                lambda: measure(a.kith, a.policy, a.trace, a.heap_size, a.callgrind_out), ReplayFailed)
     if code:

@@ -223,6 +223,24 @@ def usage_error(message: str, hint: str = "") -> StudyError:
     return StudyError(EXIT_USAGE, message, hint)
 
 
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: os.path.samefile when both exist (a symlink or a
+    hard link to it too), their real paths otherwise (a file not made yet)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def refuse_output_naming_an_input(command: str, option: str, out: str, inputs: Iterable[str]) -> None:
+    """A usage error, raised before anything runs, when the file `option` names is one the
+    command reads: the command replaces its output whole (a temporary file renamed), so
+    it would silently replace the user's input with its result."""
+    for path in inputs:
+        if same_file(out, path):
+            raise usage_error(f"{command}: {option} names the input {path}; write the result to another file")
+
+
 def name_list(option: str, text: str, valid: Sequence[str] | None = None) -> list[str]:
     """A comma-separated --option value: not empty, no name twice, each in valid (if given)."""
     from .suggestion import did_you_mean  # here: some tools import this module on its own (tests/workloads)

@@ -38,7 +38,8 @@ import os
 import re
 import sys
 
-from .common import EXIT_CANNOT_CREATE, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, SOURCE_DIR
+from .common import (EXIT_CANNOT_CREATE, EXIT_MALFORMED, EXIT_MISSING, EXIT_USAGE, SOURCE_DIR,
+                     refuse_output_naming_an_input)
 from .prose_format import MissingData, ProseError, format_value
 from .prose_values import compute
 
@@ -280,6 +281,14 @@ def remove_generated(path):
         os.remove(path)
 
 
+def inputs(study_dir, template_path, out_path):
+    """The files prose reads that out_path could name: the template, and the study
+    directory's study.json, report.md and CSV files (StudyFiles)."""
+    named = os.path.basename(os.path.realpath(out_path))
+    read_in_dir = named in ("study.json", "report.md") or named.endswith(".csv")
+    return [template_path] + ([os.path.join(study_dir, named)] if read_in_dir else [])
+
+
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         print(f"kith study: {message}\nkith study: see `python3 -m study prose --help`", file=sys.stderr)
@@ -309,6 +318,8 @@ def main(argv):
     if not os.path.isdir(a.study_dir):
         print(f"kith study: {a.study_dir}: no such study directory", file=sys.stderr)
         return EXIT_MISSING
+    if a.out:
+        refuse_output_naming_an_input("prose", "--out", a.out, inputs(a.study_dir, a.template, a.out))
     try:
         if a.out:
             write(a.study_dir, a.out, a.template)

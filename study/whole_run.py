@@ -11,7 +11,9 @@ fixed simulated caches, through
   python3 -m study whole-run measure --out=JSON -- KITH run ARGS...
 which adds --stats-file (a temporary file) to the kith command, and writes JSON: kith's
 statistics with "cachegrind" (the whole process's totals: Ir, I1mr, ILmr, Dr, D1mr, DLmr,
-Dw, D1mw, DLmw) and "valgrind_s". It exits 0, 69 without valgrind, or kith's own code.
+Dw, D1mw, DLmw) and "valgrind_s". It exits 0, 69 without valgrind, or kith's own code;
+64 before anything runs when --out names a file of the kith command (kith, the script,
+an argument or an option's value), which it would replace.
 The counts cover the whole process (start-up, compiling, running, writing the
 statistics); they repeat to within a few hundred instructions in millions, as the run
 writes its own times, whose digits vary.
@@ -35,7 +37,7 @@ import tempfile
 import time
 
 from .alloc_cost import CACHES, VALGRIND_LINE, parse_callgrind, valgrind_env
-from .common import ENTRY, PYTHON, measured_to, num, write_csv
+from .common import ENTRY, PYTHON, measured_to, num, refuse_output_naming_an_input, write_csv
 from .predicted import D1_PENALTY, LL_PENALTY
 from .runs import Run
 
@@ -97,6 +99,14 @@ def measure(kith_argv, valgrind="valgrind"):
     return record
 
 
+def named_files(kith_argv):
+    """Every path the kith command (`KITH run OPTIONS... SCRIPT ARGS...`) may name: kith
+    itself, its operands (the script and the script's arguments) and the values of its
+    options; a word that names no file is harmless here (--out is compared with each)."""
+    words = kith_argv[:1] + [w.partition("=")[2] if w.startswith("-") else w for w in kith_argv[2:]]
+    return [w for w in words if w]
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(prog="python3 -m study whole-run",
@@ -106,6 +116,7 @@ def main(argv):
     split = argv.index("--") if "--" in argv else len(argv)  # the kith command follows `--`
     a = ap.parse_args(argv[:split])
     kith_argv = argv[split + 1:]
+    refuse_output_naming_an_input("whole-run measure", "--out", a.out, named_files(kith_argv))
     code, record = measured_to(a.out, "whole_run", lambda: measure(kith_argv), RunFailed)
     if code:
         return code

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "vm/handle_table.h"
+#include "vm/pause_figures.h"
 #include "vm/value.h"
 
 namespace kith::vm {
@@ -62,15 +63,10 @@ struct CollectorStatistics {
   std::uint64_t cycles = 0;
   std::uint64_t objectsFreed = 0;
   std::uint64_t bytesFreed = 0;
-  double pauseTotalMs = 0, pauseMeanMs = 0, pauseP99Ms = 0, pauseMaxMs = 0;
-  // Minimum mutator utilization (0..1) over windows of 1, 10 and 100 ms; < 0 when
-  // the collector does not measure it. A run shorter than a window counts as one
-  // window (its own length).
-  double mmu1ms = -1, mmu10ms = -1, mmu100ms = -1;
-  // The same on the thread's CPU clock (gc/pause_stamp.h): the collector's own work,
-  // without the time the host took from the thread; MMU over windows of CPU time.
-  double pauseCpuTotalMs = 0, pauseCpuMeanMs = 0, pauseCpuP99Ms = 0, pauseCpuMaxMs = 0;
-  double mmuCpu1ms = -1, mmuCpu10ms = -1, mmuCpu100ms = -1;
+  // The pauses by wall time (what the mutator waited), and on the thread's CPU clock
+  // (gc/pause_stamp.h): the collector's own work, without the time the host took
+  // from the thread; its MMU is over windows of CPU time.
+  PauseFigures wall, cpu;
   // The host's share: the largest wall - CPU time of any pause, and the pauses longer
   // than 100 µs by wall time but not by CPU time (< 0: not measured).
   double pauseHostGapMaxMs = 0;

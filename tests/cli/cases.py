@@ -407,6 +407,11 @@ case("cli.own.one_size_two_spellings", f"run --heap-size=16K --heap-size=16384 -
      stdout=FIB_5)
 case("cli.own.replay_one_size_two_spellings", f"replay --heap=tlsf --heap-size=1M --heap-size 1024K {FIXTURES}/small.txt",
      stdout="^" + SMALL_REPLAYED.format("tlsf") + "$")
+# exec compares a repeated --heap-size as sizes, as run and replay do (it compared the text).
+case("cli.own.exec_one_size_two_spellings", "exec --heap-size=1G --heap-size 1024M -- sh -c 'echo $KITH_HEAP_SIZE'",
+     stdout=r"^1073741824\n$")
+case("cli.own.exec_two_sizes_conflict", "exec --heap-size=1G --heap-size=512M -- true", exit=64,
+     stderr=r"^kith: conflicting options: --heap-size=1G and --heap-size=512M \(give --heap-size once\)\n")
 case("cli.own.trace_format_needs_a_trace", f"run --trace-format=text {FIB} 5", exit=64,
      stderr=r"^kith: --trace-format is the format of --trace's file; it needs --trace=PATH too\n")
 # --- kith repl reading standard input (issue 40: items 11, 12, 14) ---------------------------

@@ -200,6 +200,16 @@ TYPED_TEST(OptionTableTest, TheHelpShowsEachDefaultAndTheParserAgrees) {
   }
 }
 
+// A size given twice in two spellings is one value in every command that takes one
+// (the parser compares the row's OptionValue): not a conflict.
+TYPED_TEST(OptionTableTest, AHeapSizeGivenTwiceIsComparedAsASize) {
+  if (!optionRow(TypeParam::table(), "--heap-size")) GTEST_SKIP() << "no --heap-size";
+  typename TypeParam::Options o;
+  auto [exit, said] = parsed<TypeParam>({"--heap-size=16M", "--heap-size=16384K"}, o);
+  EXPECT_EQ(exit, std::nullopt) << said;
+  EXPECT_EQ(said.find("conflicting options"), std::string::npos) << said;
+}
+
 TEST(OptionTable, HelpEntriesKeepTheirColumns) {
   EXPECT_EQ(helpEntryLines({"--gc-log", "one line"}, ""), "  --gc-log            one line\n");
   EXPECT_EQ(helpEntryLines({"--max-depth=N", "limit (default {default})\nsecond"}, "7"),

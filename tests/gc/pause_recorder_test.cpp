@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -50,17 +51,36 @@ TEST(PauseRecorder, SummarisesEachClockApart) {
   r.recorder.record(r.at(3000, 1000), r.at(3090, 1090), 30);
   vm::CollectorStatistics s;
   r.recorder.fill(s, r.at(10'000, 5'000));
-  EXPECT_NEAR(s.pauseMaxMs, 0.400, 1e-9);
-  EXPECT_NEAR(s.pauseTotalMs, 0.540, 1e-9);
-  EXPECT_NEAR(s.pauseCpuMaxMs, 0.090, 1e-9);
-  EXPECT_NEAR(s.pauseCpuTotalMs, 0.190, 1e-9);
+  EXPECT_NEAR(s.wall.maxMs, 0.400, 1e-9);
+  EXPECT_NEAR(s.wall.totalMs, 0.540, 1e-9);
+  EXPECT_NEAR(s.cpu.maxMs, 0.090, 1e-9);
+  EXPECT_NEAR(s.cpu.totalMs, 0.190, 1e-9);
   EXPECT_NEAR(s.pauseHostGapMaxMs, 0.340, 1e-9);
   EXPECT_EQ(s.pausesLongByHost, 1) << "400 µs by wall time, 60 by CPU time";
   // MMU at 1 ms: by wall time the window ending at the second pause's end holds its
   // 400 µs; by CPU time the worst millisecond holds the last two pauses' 60 + 90.
-  EXPECT_NEAR(s.mmu1ms, 0.6, 1e-9);
-  EXPECT_NEAR(s.mmuCpu1ms, 1 - 0.150, 1e-9);
-  EXPECT_NEAR(s.mmuCpu10ms, 1 - 0.190 / 5, 1e-9) << "a run of 5 ms CPU time: one window of its own length";
+  EXPECT_NEAR(s.wall.mmu[0], 0.6, 1e-9);
+  EXPECT_NEAR(s.cpu.mmu[0], 1 - 0.150, 1e-9);
+  EXPECT_NEAR(s.cpu.mmu[1], 1 - 0.190 / 5, 1e-9) << "a run of 5 ms CPU time: one window of its own length";
+}
+
+// Each clock's figures are one vm::PauseFigures, the whole summary of that clock's
+// timeline: a PauseTimeline fed the same intervals on its own gives the same figures.
+TEST(PauseRecorder, FillsOneSetOfFiguresPerClock) {
+  Recording r;
+  PauseTimeline wall, cpu;
+  for (auto [wallBegin, wallEnd, cpuBegin, cpuEnd] :
+       {std::array<std::uint64_t, 4>{0, 50, 0, 40}, {1000, 1400, 500, 560}, {3000, 3090, 1000, 1090}}) {
+    r.recorder.record(r.at(wallBegin, cpuBegin), r.at(wallEnd, cpuEnd));
+    wall.record(wallBegin * 1000, wallEnd * 1000);
+    cpu.record(cpuBegin * 1000, cpuEnd * 1000);
+  }
+  vm::CollectorStatistics s;
+  r.recorder.fill(s, r.at(10'000, 5'000));
+  EXPECT_EQ(s.wall, wall.summary(10'000'000));
+  EXPECT_EQ(s.cpu, cpu.summary(5'000'000));
+  EXPECT_TRUE(s.wall.measuresMmu());
+  EXPECT_TRUE(s.cpu.measuresMmu());
 }
 
 TEST(PauseRecorder, AHostGapUnderTheLimitIsNotALongPause) {
@@ -129,11 +149,10 @@ TEST(PauseRecorder, WithoutTheCpuClockTheCpuFieldsStayUnset) {
   r.recorder.record(PauseStamp{r.origin.wall, 0}, PauseStamp{r.origin.wall + microseconds(300), 0}, 5);
   vm::CollectorStatistics s;
   r.recorder.fill(s, PauseStamp{r.origin.wall + microseconds(5000), 0});
-  EXPECT_NEAR(s.pauseMaxMs, 0.3, 1e-9);
-  EXPECT_GE(s.mmu1ms, 0);
+  EXPECT_NEAR(s.wall.maxMs, 0.3, 1e-9);
+  EXPECT_GE(s.wall.mmu[0], 0);
   EXPECT_EQ(s.pausesLongByHost, -1);
-  EXPECT_LT(s.mmuCpu1ms, 0);
-  EXPECT_EQ(s.pauseCpuMaxMs, 0);
+  EXPECT_EQ(s.cpu, vm::PauseFigures{}) << "the CPU figures as a collector that measures none leaves them";
 }
 
 TEST(PauseRecorder, AListWithoutPausesIsTheHeaderAlone) {
