@@ -30,8 +30,8 @@
 // (slices of `workPerSlice` work units: kWorkUnitsPerFree units a heap free, one unit
 // kSweepSlotsPerWorkUnit handle slots visited — a survivor only gets its colour
 // rewritten, a free slot is skipped) -> idle. Under time pacing a slice also ends
-// near `sliceTimeLimit` (the clock is read every few units, as many as take a few
-// µs: slice_clock.h): what a unit costs depends on where the objects lie — marking
+// near `sliceTimeLimit` of the thread's CPU time (the clock is read every few units,
+// as many as take a few µs: slice_clock.h): what a unit costs depends on where the objects lie — marking
 // objects laid out in allocation order takes a few ns a unit, chasing pointers
 // across a large live set (hash chains, graphs) ten times that — so a budget of
 // units alone bounds the work of a slice but not its length. A cycle starts when the heap's
@@ -47,15 +47,16 @@
 // (more live objects than the last one marked) gets a slice every quarter of those
 // bytes from then on, to catch up; one that cannot is forced (counted, below).
 // A slice also runs every kBackEdgesPerSlice loop back-edges while a cycle is in
-// progress. PACING, by time (a mutator-utilization governor): a slice is deferred
+// progress. PACING, by time (a mutator-utilization governor, on the thread's CPU
+// time: GovernorClock; what the host takes is neither side's): a slice is deferred
 // (the mutator runs on; the gate looks again after a quarter of a slice's bytes)
 // when it is due less than 3/2 times the last pause's length (a slice's, or the
 // root scan's) after it — that length capped at kSliceOutlierFactor times the
-// typical slice, so that a slice the OS preempted does not stall the cycle — or
+// typical slice, so that one unusually long pause does not stall the cycle — or
 // when, counted at the slice time limit, it would bring the GC time of some window
 // of 1 ms to more than 35% (gc_time_window.h): the minimum mutator utilization at
-// 1 ms stays at least 0.65 while slices keep to their limit (a margin for the
-// host's stalls, which land in slices too). The last-pause rule
+// 1 ms stays at least 0.65 while slices keep to their limit (a margin for what
+// the CPU clock is charged of the host's stalls, and for cold caches after them). The last-pause rule
 // alone let a run of slices longer than the typical one take 48% of a millisecond
 // (gcbench: sweep slices of 2 µs, then marking slices of 30). The governor
 // holds past the cycle's allocation allowance too (a program that allocates in
