@@ -217,29 +217,49 @@ Value VM::run(std::size_t entryFrame) {
         --sp;
         DISPATCH();
       }
+// A property site's cache is only ever filled with a field slot (getProperty,
+// setProperty), so a class match is a hit: no test of the slot's sign.
+#define PROPERTY_HIT(receiver, cache) ((receiver).isObject() && (receiver).asHandle()->klass == (cache)->klass)
+#define FIELD_AT(receiver, cache) (objectAt<InstanceObject>(receiver)->fields()[(cache)->slot])
+// The rest of a property read, the receiver in sp[-1] (a root while getProperty binds a
+// method or throws), which the property replaces. An array's or a string's length (loop
+// bounds, json's scanner): what getProperty answers. Both objects keep their length in
+// the word after the header.
+#define PROPERTY_MISS(receiver, sym, cache)                                                            \
+  {                                                                                                    \
+    if ((sym) == methods_.lengthSymbol() && (receiver).isObject() &&                                   \
+        ((receiver).asHandle()->klass == methods_.arrayClass() ||                                      \
+         (receiver).asHandle()->klass == builtinClass(ObjectKind::string))) {                          \
+      static_assert(offsetof(ArrayObject, length) == offsetof(StringObject, length));                  \
+      storeSmallInt(sp - 1, static_cast<std::int64_t>(objectAt<ArrayObject>(receiver)->length));      \
+      DISPATCH();                                                                                      \
+    }                                                                                                  \
+    SYNC();                                                                                            \
+    sp[-1] = getProperty(receiver, sym, cache);                                                        \
+    DISPATCH();                                                                                        \
+  }
       CASE(GET_PROPERTY) {
         std::uint16_t sym = READ_U16();
         InlineCache* cache = &caches[READ_U16()];
         Value receiver = sp[-1];
-        // A property site's cache is only ever filled with a field slot (getProperty,
-        // setProperty), so a class match is a hit: no test of the slot's sign.
-        if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) {
-          sp[-1] = objectAt<InstanceObject>(receiver)->fields()[cache->slot];
+        if (PROPERTY_HIT(receiver, cache)) {
+          sp[-1] = FIELD_AT(receiver, cache);
           DISPATCH();
         }
-        // An array's or a string's length (loop bounds, json's scanner): what getProperty
-        // answers. Both objects keep their length in the word after the header.
-        if (sym == methods_.lengthSymbol() && receiver.isObject() &&
-            (receiver.asHandle()->klass == methods_.arrayClass() ||
-             receiver.asHandle()->klass == builtinClass(ObjectKind::string))) {
-          static_assert(offsetof(ArrayObject, length) == offsetof(StringObject, length));
-          storeSmallInt(sp - 1, static_cast<std::int64_t>(objectAt<ArrayObject>(receiver)->length));
-          DISPATCH();
-        }
-        SYNC();
-        sp[-1] = getProperty(receiver, sym, cache);
-        DISPATCH();
+        PROPERTY_MISS(receiver, sym, cache)
       }
+      CASE(GET_LOCAL_PROPERTY) {  // `o.f` of a local o: GET_LOCAL then GET_PROPERTY
+        Value receiver = slots[READ_BYTE()];
+        std::uint16_t sym = READ_U16();
+        InlineCache* cache = &caches[READ_U16()];  // every operand read: a trace names GET_PROPERTY's line
+        if (PROPERTY_HIT(receiver, cache)) {
+          *sp++ = FIELD_AT(receiver, cache);
+          DISPATCH();
+        }
+        *sp++ = receiver;  // as GET_LOCAL left it
+        PROPERTY_MISS(receiver, sym, cache)
+      }
+#undef PROPERTY_MISS
 // A store into a field or an element; the statement form (_POP) leaves nothing.
 #define SET_PROPERTY_OP(opName, leave)                                                           \
   CASE(opName) {                                                                                 \
@@ -247,8 +267,8 @@ Value VM::run(std::size_t entryFrame) {
     InlineCache* cache = &caches[READ_U16()];                                                    \
     Value receiver = sp[-2];                                                                     \
     Value value = sp[-1];                                                                        \
-    if (receiver.isObject() && receiver.asHandle()->klass == cache->klass) { /* as GET_PROPERTY */ \
-      KITH_WRITE_BARRIER(collector_, objectAt<InstanceObject>(receiver)->fields()[cache->slot], value); \
+    if (PROPERTY_HIT(receiver, cache)) {                                                         \
+      KITH_WRITE_BARRIER(collector_, FIELD_AT(receiver, cache), value);                          \
     } else {                                                                                     \
       SYNC();                                                                                    \
       setProperty(receiver, sym, value, cache);                                                  \
@@ -260,6 +280,8 @@ Value VM::run(std::size_t entryFrame) {
       SET_PROPERTY_OP(SET_PROPERTY, true)
       SET_PROPERTY_OP(SET_PROPERTY_POP, false)
 #undef SET_PROPERTY_OP
+#undef FIELD_AT
+#undef PROPERTY_HIT
       CASE(GET_INDEX) {
         Value container = sp[-2], index = sp[-1];
         // An array and an inline int (a boxed one is past any array's end): the class

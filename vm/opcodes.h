@@ -83,6 +83,7 @@ struct OpFormat {
   X(SET_UPVALUE, 1, 0, (upvalue))                                                                                           \
   X(CLOSE_UPVALUE, 0, -1, ())                                                                                               \
   X(GET_PROPERTY, 4, 0, (symbol, cache))                                                                                    \
+  X(GET_LOCAL_PROPERTY, 5, 1, (slot, symbol, cache)) /* push local.f (GET_LOCAL; GET_PROPERTY) */                          \
   X(SET_PROPERTY, 4, -1, (symbol, cache))           /* obj value -> value */                                                \
   X(SET_PROPERTY_POP, 4, -2, (symbol, cache))       /* SET_PROPERTY then POP (an assignment statement) */                   \
   X(GET_INDEX, 0, -1, ())                                                                                                   \

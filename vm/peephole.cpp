@@ -41,7 +41,7 @@ static_assert(closureIsTheOnlyVariableLength());
 // The instructions that may fuse into the one before them (fuseWithLast's cases).
 constexpr bool fusesWithLastOf(Op op) {
   switch (op) {
-    case Op::GET_LOCAL: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
+    case Op::GET_LOCAL: case Op::GET_PROPERTY: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
     case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE:
       return true;
     default: return false;
@@ -163,6 +163,7 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
       retag(Op::GET_LOCAL2);
       append(proto_->code[at + 1], proto_->lines[at + 1]);
       return true;
+    case Op::GET_PROPERTY: return fuseLocalProperty(at);
     case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY:
       for (const ArithmeticFusion& f : kArithmetic) {
         if (f.op != op) continue;
@@ -186,6 +187,28 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
     case Op::LOOP_IF_TRUE: return dropLastIf(Op::FALSE) || fuseConditionalJump(at, kLoopIf);
     default: return false;
   }
+}
+
+bool InstructionFuser::fuseLocalProperty(std::size_t at) {
+  const Emitted last = emitted_.back();
+  const std::size_t length = lengthAt(*proto_, at);  // before the rewritten code may reach `at`
+  if (last.op == Op::GET_LOCAL2) {  // GET_LOCAL a; GET_LOCAL_PROPERTY b: the same length
+    flush();
+    std::uint8_t b = proto_->code[last.at + 2];
+    int line = proto_->lines[last.at + 2];
+    emitted_.back().op = Op::GET_LOCAL;
+    proto_->code[last.at] = static_cast<std::uint8_t>(Op::GET_LOCAL);
+    written_ = last.at + 2;
+    emitted_.push_back({written_, Op::GET_LOCAL_PROPERTY, false});
+    append(static_cast<std::uint8_t>(Op::GET_LOCAL_PROPERTY), line);
+    append(b, line);
+  } else if (last.op == Op::GET_LOCAL) {
+    retag(Op::GET_LOCAL_PROPERTY);
+  } else {
+    return false;
+  }
+  for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
+  return true;
 }
 
 bool InstructionFuser::dropLastIf(Op op) {

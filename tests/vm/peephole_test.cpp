@@ -74,6 +74,25 @@ TEST(Peephole, LocalIncrementNeedsTheSameLocal) {
                                                    op(Op::SET_LOCAL_POP), 4, op(Op::RETURN)}));
 }
 
+// A property of a local: one instruction with GET_PROPERTY's operands and their lines;
+// after two local reads the first stays a GET_LOCAL (the same length as before).
+TEST(Peephole, APropertyOfALocalIsOneInstruction) {
+  FunctionProto one = functionOf({op(Op::GET_LOCAL), 3, op(Op::GET_PROPERTY), 7, 0, 2, 0, op(Op::RETURN)});
+  fuseInstructions(one, {});
+  EXPECT_EQ(one.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL_PROPERTY), 3, 7, 0, 2, 0, op(Op::RETURN)}));
+  EXPECT_EQ(one.lines, (std::vector<int>{100, 101, 103, 104, 105, 106, 107}));
+  FunctionProto two = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 3, op(Op::GET_PROPERTY), 7, 0, 2, 0,
+                                  op(Op::ADD), op(Op::RETURN)});
+  fuseInstructions(two, {});
+  EXPECT_EQ(two.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL_PROPERTY), 3, 7, 0, 2, 0,
+                                                 op(Op::ADD), op(Op::RETURN)}));
+  EXPECT_EQ(two.lines, (std::vector<int>{100, 101, 103, 103, 105, 106, 107, 108, 109, 110}));
+  FunctionProto computed = functionOf({op(Op::GET_GLOBAL), 1, 0, op(Op::GET_PROPERTY), 7, 0, 2, 0, op(Op::RETURN)});
+  std::vector<std::uint8_t> before = computed.code;
+  fuseInstructions(computed, {});
+  EXPECT_EQ(computed.code, before);
+}
+
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
 TEST(Peephole, TestsOfConstantsFold) {
   FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
