@@ -357,6 +357,19 @@ Value VM::run(std::size_t entryFrame) {
         sp -= 2;
         JUMP_FORWARD_IF(VALUES_EQUAL(a, b), offset);
       }
+// `if (x == n)` on a local x and a small int n (GET_LOCAL; SMALL_INT; JUMP_UNLESS_EQUAL),
+// each operand read before the test, as the rest of the _LI forms below.
+#define JUMP_UNLESS_EQUALITY_LI(opName, jumpIfEqual)                     \
+  CASE(opName) {                                                         \
+    Value a = slots[ip[0]];                                              \
+    Value b = Value::smallInt(static_cast<std::int16_t>(ip[1] | (ip[2] << 8))); \
+    std::uint16_t offset = static_cast<std::uint16_t>(ip[3] | (ip[4] << 8)); \
+    ip += 5;                                                             \
+    JUMP_FORWARD_IF(VALUES_EQUAL(a, b) == (jumpIfEqual), offset);        \
+  }
+      JUMP_UNLESS_EQUALITY_LI(JUMP_UNLESS_EQUAL_LI, false)
+      JUMP_UNLESS_EQUALITY_LI(JUMP_UNLESS_NOT_EQUAL_LI, true)
+#undef JUMP_UNLESS_EQUALITY_LI
 #undef VALUES_EQUAL
 
 // Inline ints first, then two floats, inline; the rest (boxed ints, mixed int/float,
@@ -406,6 +419,51 @@ Value VM::run(std::size_t entryFrame) {
       JUMP_UNLESS_COMPARE(JUMP_UNLESS_GREATER, >, GREATER)
       JUMP_UNLESS_COMPARE(JUMP_UNLESS_GREATER_EQUAL, >=, GREATER_EQUAL)
 #undef JUMP_UNLESS_COMPARE
+// The same tests with their operands in the instruction: two locals (_LL: GET_LOCAL2 a b
+// before the test) or a local and a small int (_LI: GET_LOCAL a; SMALL_INT n). Every
+// operand is read before the compare, so an error names the line the unfused jump did.
+#define LL_OPERANDS                                                         \
+  Value a = slots[ip[0]], b = slots[ip[1]];                                 \
+  std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8)); \
+  ip += 4;
+#define LI_OPERANDS                                                         \
+  Value a = slots[ip[0]];                                                   \
+  auto n = static_cast<std::int16_t>(ip[1] | (ip[2] << 8));                 \
+  std::uint16_t offset = static_cast<std::uint16_t>(ip[3] | (ip[4] << 8)); \
+  ip += 5;
+// A small int against n inline; anything else (a float, a boxed int, the type error) as
+// COMPARE_FAST would have sent it, to compareSlow.
+#define COMPARE_LI(a, n, op, slowOp) \
+  ((a).isSmallInt() ? (a).asSmallInt() op (n) : (SYNC(), compareSlow(Op::slowOp, a, Value::smallInt(n))))
+#define COMPARE_AND_JUMP_FORMS(compareName, op)                                        \
+  CASE(JUMP_UNLESS_##compareName##_LL) {                                               \
+    LL_OPERANDS                                                                        \
+    bool holds = COMPARE_FAST(a, b, op, compareName);                                  \
+    JUMP_FORWARD_IF(!holds, offset);                                                   \
+  }                                                                                    \
+  CASE(JUMP_UNLESS_##compareName##_LI) {                                               \
+    LI_OPERANDS                                                                        \
+    bool holds = COMPARE_LI(a, n, op, compareName);                                    \
+    JUMP_FORWARD_IF(!holds, offset);                                                   \
+  }                                                                                    \
+  CASE(LOOP_IF_##compareName##_LL) {                                                   \
+    LL_OPERANDS                                                                        \
+    if (COMPARE_FAST(a, b, op, compareName)) BACK_EDGE(offset);                        \
+    DISPATCH();                                                                        \
+  }                                                                                    \
+  CASE(LOOP_IF_##compareName##_LI) {                                                   \
+    LI_OPERANDS                                                                        \
+    if (COMPARE_LI(a, n, op, compareName)) BACK_EDGE(offset);                          \
+    DISPATCH();                                                                        \
+  }
+      COMPARE_AND_JUMP_FORMS(LESS, <)
+      COMPARE_AND_JUMP_FORMS(LESS_EQUAL, <=)
+      COMPARE_AND_JUMP_FORMS(GREATER, >)
+      COMPARE_AND_JUMP_FORMS(GREATER_EQUAL, >=)
+#undef COMPARE_AND_JUMP_FORMS
+#undef COMPARE_LI
+#undef LI_OPERANDS
+#undef LL_OPERANDS
 #undef COMPARE_FAST
 
 // 64-bit two's complement: + - * wrap (LANGUAGE.md), computed on unsigned.

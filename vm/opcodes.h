@@ -141,6 +141,24 @@ struct OpFormat {
   X(LOOP_IF_LESS_EQUAL, 2, -2, (backwardJump))                                                                              \
   X(LOOP_IF_GREATER, 2, -2, (backwardJump))                                                                                 \
   X(LOOP_IF_GREATER_EQUAL, 2, -2, (backwardJump))                                                                           \
+  X(JUMP_UNLESS_LESS_LL, 4, 0, (slot, slot, forwardJump))     /* unless local a < local b (GET_LOCAL2; JUMP_UNLESS_LESS) */ \
+  X(JUMP_UNLESS_LESS_EQUAL_LL, 4, 0, (slot, slot, forwardJump))                                                             \
+  X(JUMP_UNLESS_GREATER_LL, 4, 0, (slot, slot, forwardJump))                                                                \
+  X(JUMP_UNLESS_GREATER_EQUAL_LL, 4, 0, (slot, slot, forwardJump))                                                          \
+  X(JUMP_UNLESS_LESS_LI, 5, 0, (slot, smallInt, forwardJump)) /* unless local a < n (GET_LOCAL; SMALL_INT; JUMP_...) */     \
+  X(JUMP_UNLESS_LESS_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                         \
+  X(JUMP_UNLESS_GREATER_LI, 5, 0, (slot, smallInt, forwardJump))                                                            \
+  X(JUMP_UNLESS_GREATER_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                      \
+  X(JUMP_UNLESS_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                              \
+  X(JUMP_UNLESS_NOT_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                          \
+  X(LOOP_IF_LESS_LL, 4, 0, (slot, slot, backwardJump))        /* while local a < local b (GET_LOCAL2; LOOP_IF_LESS) */      \
+  X(LOOP_IF_LESS_EQUAL_LL, 4, 0, (slot, slot, backwardJump))                                                                \
+  X(LOOP_IF_GREATER_LL, 4, 0, (slot, slot, backwardJump))                                                                   \
+  X(LOOP_IF_GREATER_EQUAL_LL, 4, 0, (slot, slot, backwardJump))                                                             \
+  X(LOOP_IF_LESS_LI, 5, 0, (slot, smallInt, backwardJump))    /* while local a < n (GET_LOCAL; SMALL_INT; LOOP_...) */      \
+  X(LOOP_IF_LESS_EQUAL_LI, 5, 0, (slot, smallInt, backwardJump))                                                            \
+  X(LOOP_IF_GREATER_LI, 5, 0, (slot, smallInt, backwardJump))                                                               \
+  X(LOOP_IF_GREATER_EQUAL_LI, 5, 0, (slot, smallInt, backwardJump))                                                         \
   X(CALL, 3, 0, (argc, calleeName))                 /* callee args -> result */                                             \
   X(INVOKE, 5, 0, (symbol, argc, cache))            /* receiver args -> result */                                           \
   X(SUPER_INVOKE, 5, 0, (classId, symbol, argc))    /* this args -> result */                                               \

@@ -64,6 +64,22 @@ constexpr std::pair<Op, Op> kLoopIf[] = {
     {Op::TRUE, Op::LOOP},
     {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
     {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL}};
+// A fused compare-and-jump whose operands were two locals (GET_LOCAL2 a b) or a local
+// and a small int (GET_LOCAL a; SMALL_INT n): the operands go into the instruction.
+struct OperandJump {
+  Op jump, locals, localAndSmallInt;  // COUNT_: none
+};
+constexpr OperandJump kOperandJumps[] = {
+    {Op::JUMP_UNLESS_LESS, Op::JUMP_UNLESS_LESS_LL, Op::JUMP_UNLESS_LESS_LI},
+    {Op::JUMP_UNLESS_LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL_LL, Op::JUMP_UNLESS_LESS_EQUAL_LI},
+    {Op::JUMP_UNLESS_GREATER, Op::JUMP_UNLESS_GREATER_LL, Op::JUMP_UNLESS_GREATER_LI},
+    {Op::JUMP_UNLESS_GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL_LL, Op::JUMP_UNLESS_GREATER_EQUAL_LI},
+    {Op::JUMP_UNLESS_EQUAL, Op::COUNT_, Op::JUMP_UNLESS_EQUAL_LI},
+    {Op::JUMP_UNLESS_NOT_EQUAL, Op::COUNT_, Op::JUMP_UNLESS_NOT_EQUAL_LI},
+    {Op::LOOP_IF_LESS, Op::LOOP_IF_LESS_LL, Op::LOOP_IF_LESS_LI},
+    {Op::LOOP_IF_LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL_LL, Op::LOOP_IF_LESS_EQUAL_LI},
+    {Op::LOOP_IF_GREATER, Op::LOOP_IF_GREATER_LL, Op::LOOP_IF_GREATER_LI},
+    {Op::LOOP_IF_GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL_LL, Op::LOOP_IF_GREATER_EQUAL_LI}};
 // A store then POP (an assignment statement).
 constexpr std::pair<Op, Op> kStorePop[] = {
     {Op::SET_LOCAL, Op::SET_LOCAL_POP}, {Op::SET_PROPERTY, Op::SET_PROPERTY_POP}, {Op::SET_INDEX, Op::SET_INDEX_POP}};
@@ -226,9 +242,57 @@ bool InstructionFuser::fuseConditionalJump(std::size_t at, std::span<const std::
     std::size_t length = lengthAt(*proto_, at);
     jumps_.push_back({emitted_.back().at, targetOf(at, length, jumpOperand(static_cast<Op>(proto_->code[at])))});
     for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
+    fuseJumpOperands();
     return true;
   }
   return false;
+}
+
+void InstructionFuser::fuseJumpOperands() {
+  std::size_t n = emitted_.size();
+  const Emitted& jump = emitted_[n - 1];
+  if (jump.atLabel || n < 2) return;
+  const OperandJump* fusion = nullptr;
+  for (const OperandJump& f : kOperandJumps)
+    if (f.jump == jump.op) fusion = &f;
+  if (!fusion) return;
+  const auto& code = proto_->code;
+  const auto& lines = proto_->lines;
+  const Emitted& before = emitted_[n - 2];
+  // The operands' bytes, with their lines, then the jump's offset.
+  std::uint8_t bytes[5];
+  int byteLines[5];
+  std::size_t count = 0, replaced;
+  auto take = [&](std::size_t at) {
+    bytes[count] = code[at];
+    byteLines[count++] = lines[at];
+  };
+  Op fused;
+  if (before.op == Op::GET_LOCAL2 && fusion->locals != Op::COUNT_) {
+    take(before.at + 1);
+    take(before.at + 2);
+    fused = fusion->locals;
+    replaced = 2;
+  } else if (n >= 3 && before.op == Op::SMALL_INT && !before.atLabel && emitted_[n - 3].op == Op::GET_LOCAL &&
+             fusion->localAndSmallInt != Op::COUNT_) {
+    take(emitted_[n - 3].at + 1);
+    take(before.at + 1);
+    take(before.at + 2);
+    fused = fusion->localAndSmallInt;
+    replaced = 3;
+  } else {
+    return;
+  }
+  take(jump.at + 1);
+  take(jump.at + 2);
+  Emitted first = emitted_[n - replaced];
+  int line = lines[first.at];
+  emitted_.resize(n - replaced);
+  written_ = first.at;
+  emitted_.push_back({first.at, fused, first.atLabel});
+  jumps_.back().at = first.at;
+  append(static_cast<std::uint8_t>(fused), line);
+  for (std::size_t i = 0; i < count; ++i) append(bytes[i], byteLines[i]);
 }
 
 void InstructionFuser::fuseLocalStore(int line) {

@@ -58,15 +58,14 @@ TEST_F(CompilerTest, GlobalsAndLocals) {
 }
 
 // Two GET_LOCALs in a row are one GET_LOCAL2, but not across a loop's start (the
-// backward jump lands between them).
+// backward jump lands between them); a condition's two locals go into its jump.
 TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; a < b; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP,
                                           Op::POP, Op::POP, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
-  EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::JUMP_UNLESS_LESS,
-                                          Op::ADD_LOCAL_SMALL, Op::GET_LOCAL2, Op::LOOP_IF_LESS, Op::POP, Op::POP,
-                                          Op::NIL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::JUMP_UNLESS_LESS_LL, Op::ADD_LOCAL_SMALL,
+                                          Op::LOOP_IF_LESS_LL, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
 }
 
 // `+ n` and `- n` with a small int literal are one instruction each; not when a jump
@@ -129,8 +128,8 @@ TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
 TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   FunctionProto* p = compileOk("{ let i = 0; while (i < 3) i = i + 1; }");
   std::vector<Op> ops = opcodes(*p);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 1) << "the top test, fused";
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS), 1) << "the bottom test, fused";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS_LI), 1) << "the top test, fused";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS_LI), 1) << "the bottom test, fused";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0);
   FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go) go = false; }");
   std::vector<Op> qops = opcodes(*q);
@@ -148,7 +147,7 @@ TEST_F(CompilerTest, ForLoopsRunTheIncrementAndTestAtTheBottom) {
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS), 1) << "the bottom test";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0) << "continue goes forward, not back";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP), 1) << "the continue";
-  auto body = std::find(ops.begin(), ops.end(), Op::JUMP_UNLESS_EQUAL);
+  auto body = std::find(ops.begin(), ops.end(), Op::JUMP_UNLESS_EQUAL_LI);
   auto increment = std::find(ops.begin(), ops.end(), Op::SET_LOCAL_POP);
   EXPECT_LT(body, increment) << "the increment follows the body";
   FunctionProto* endless = compileOk("{ for (;;) break; for (let i = 0; ; i = i + 1) break; }");
@@ -173,21 +172,21 @@ TEST_F(CompilerTest, ForLoopsRunTheIncrementAndTestAtTheBottom) {
 TEST_F(CompilerTest, ConditionsJumpOnTheirComparisons) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; if (a < b) a = 0; if (a != b) a = 0; if (a) a = 0; }");
   std::vector<Op> ops = opcodes(*p);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS_LL), 1);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_NOT_EQUAL), 1);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::POP_JUMP_IF_FALSE), 1) << "if (a)";
   FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go and i < 3 and i >= 0) i = i + 1; }");
   std::vector<Op> qops = opcodes(*q);
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 2) << "go, top and bottom";
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_UNLESS_LESS), 2) << "i < 3, top and bottom";
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_GREATER_EQUAL), 1) << "the last test loops back";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_UNLESS_LESS_LI), 2) << "i < 3, top and bottom";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_GREATER_EQUAL_LI), 1) << "the last test loops back";
   // A for loop's condition ends at ';': a chain there too, at the top and at the bottom.
   FunctionProto* f = compileOk("{ let go = true; for (let i = 0; go and i < 3; i = i + 1) go = true; }");
   std::vector<Op> fops = opcodes(*f);
   EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
-  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_UNLESS_LESS), 1) << "i < 3 at the top";
-  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::LOOP_IF_LESS), 1) << "i < 3 at the bottom";
+  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_UNLESS_LESS_LI), 1) << "i < 3 at the top";
+  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::LOOP_IF_LESS_LI), 1) << "i < 3 at the bottom";
   // Values, not jumps: `and` under an assignment, inside parentheses or in an argument.
   for (const char* source : {"{ let a = 1; if (a = a and a) a = 0; }", "{ let a = 1; if ((a and a)) a = 0; }",
                              "{ let a = 1; if (f(a and a)) a = 0; }"}) {
@@ -203,12 +202,12 @@ TEST_F(CompilerTest, OrAndNotInConditionsAreJumps) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; if (a < b or b < a) a = 0; }");
   std::vector<Op> ops = opcodes(*p);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_IF_TRUE), 0) << "no value-keeping 'or'";
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS_LL), 2);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP), 1) << "a < b holds: on to the body";
   FunctionProto* w = compileOk("{ let a = 1; let b = 2; while (a < b or b) a = a + 1; }");
   std::vector<Op> wops = opcodes(*w);
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_IF_TRUE), 0);
-  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_UNLESS_LESS), 2) << "a < b, top and bottom";
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_UNLESS_LESS_LL), 2) << "a < b, top and bottom";
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP), 1) << "to the body, at the top";
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP), 1) << "back to the body, at the bottom";
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP_IF_TRUE), 1) << "b, at the bottom";

@@ -23,14 +23,15 @@ FunctionProto functionOf(std::initializer_list<std::uint8_t> code) {
 }
 
 TEST(Peephole, FusesAComparisonWithItsJumpAndShortensTheJump) {
-  FunctionProto p = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::LESS),
-                                op(Op::POP_JUMP_IF_FALSE), 4, 0,  // to the RETURN at 12
+  FunctionProto p = functionOf({op(Op::GET_GLOBAL), 1, 0, op(Op::GET_LOCAL), 2, op(Op::LESS),
+                                op(Op::POP_JUMP_IF_FALSE), 4, 0,  // to the RETURN at 13
                                 op(Op::GET_LOCAL), 1, op(Op::POP), op(Op::NIL), op(Op::RETURN)});
   fuseInstructions(p, {});
-  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL2), 1, 2, op(Op::JUMP_UNLESS_LESS), 4, 0,
-                                               op(Op::GET_LOCAL), 1, op(Op::POP), op(Op::NIL), op(Op::RETURN)}));
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_GLOBAL), 1, 0, op(Op::GET_LOCAL), 2,
+                                               op(Op::JUMP_UNLESS_LESS), 4, 0, op(Op::GET_LOCAL), 1, op(Op::POP),
+                                               op(Op::NIL), op(Op::RETURN)}));
   // A fused opcode keeps its first part's line; operands keep their own.
-  EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 103, 104, 106, 107, 108, 109, 110, 111, 112}));
+  EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 102, 103, 104, 105, 107, 108, 109, 110, 111, 112, 113}));
 }
 
 TEST(Peephole, NothingFusesAcrossAJumpTargetOrALabel) {
@@ -56,8 +57,8 @@ TEST(Peephole, LoopsBackOverFusedCode) {
                                 op(Op::LOOP_IF_TRUE), 17, 0,                          // back to 0
                                 op(Op::NIL), op(Op::RETURN)});
   fuseInstructions(p, {});
-  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::ADD_LL_TO), 1, 2, 1, op(Op::GET_LOCAL), 1, op(Op::SMALL_INT),
-                                               10, 0, op(Op::LOOP_IF_LESS), 12, 0, op(Op::NIL), op(Op::RETURN)}));
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::ADD_LL_TO), 1, 2, 1, op(Op::LOOP_IF_LESS_LI), 1, 10, 0, 10, 0,
+                                               op(Op::NIL), op(Op::RETURN)}));
   // A three-address instruction takes its statement's line (the POP's) throughout.
   EXPECT_EQ(std::vector<int>(p.lines.begin(), p.lines.begin() + 4), (std::vector<int>{107, 107, 107, 107}));
 }
@@ -91,6 +92,30 @@ TEST(Peephole, APropertyOfALocalIsOneInstruction) {
   std::vector<std::uint8_t> before = computed.code;
   fuseInstructions(computed, {});
   EXPECT_EQ(computed.code, before);
+}
+
+// A compare-and-jump takes its operands in: two locals, or a local and a small int; the
+// jump is remapped (a loop's back to its start), and other operands are left as they were.
+TEST(Peephole, ACompareAndJumpTakesLocalAndSmallIntOperands) {
+  FunctionProto p = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::LESS),
+                                op(Op::POP_JUMP_IF_FALSE), 9, 0,                            // to the NIL at 17
+                                op(Op::GET_LOCAL), 1, op(Op::SMALL_INT), 0xfe, 0xff, op(Op::GREATER_EQUAL),
+                                op(Op::LOOP_IF_TRUE), 15, 0,                                // back to 0
+                                op(Op::NIL), op(Op::RETURN)});
+  const int labels[] = {0};
+  fuseInstructions(p, labels);
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::JUMP_UNLESS_LESS_LL), 1, 2, 6, 0,
+                                               op(Op::LOOP_IF_GREATER_EQUAL_LI), 1, 0xfe, 0xff, 11, 0,
+                                               op(Op::NIL), op(Op::RETURN)}));
+  // The opcode takes the first part's line; the operands and the offset keep theirs.
+  EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 103, 106, 107, 108, 109, 111, 112, 115, 116, 117, 118}));
+  FunctionProto computed = functionOf({op(Op::GET_LOCAL), 1, op(Op::NIL), op(Op::EQUAL), op(Op::POP_JUMP_IF_FALSE), 0, 0,
+                                       op(Op::SMALL_INT), 1, 0, op(Op::GET_LOCAL), 1, op(Op::LESS),
+                                       op(Op::POP_JUMP_IF_FALSE), 0, 0, op(Op::RETURN)});
+  fuseInstructions(computed, {});
+  EXPECT_EQ(computed.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::NIL), op(Op::JUMP_UNLESS_EQUAL), 0, 0,
+                                                      op(Op::SMALL_INT), 1, 0, op(Op::GET_LOCAL), 1,
+                                                      op(Op::JUMP_UNLESS_LESS), 0, 0, op(Op::RETURN)}));
 }
 
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
