@@ -370,7 +370,50 @@ Value VM::run(std::size_t entryFrame) {
       JUMP_UNLESS_EQUALITY_LI(JUMP_UNLESS_EQUAL_LI, false)
       JUMP_UNLESS_EQUALITY_LI(JUMP_UNLESS_NOT_EQUAL_LI, true)
 #undef JUMP_UNLESS_EQUALITY_LI
+      CASE(LOOP_IF_EQUAL) {  // an inverted while's `a == b`: EQUAL then LOOP_IF_TRUE
+        std::uint16_t offset = READ_U16();
+        Value b = sp[-1], a = sp[-2];
+        sp -= 2;
+        if (VALUES_EQUAL(a, b)) BACK_EDGE(offset);
+        DISPATCH();
+      }
+      CASE(LOOP_IF_NOT_EQUAL) {
+        std::uint16_t offset = READ_U16();
+        Value b = sp[-1], a = sp[-2];
+        sp -= 2;
+        if (!VALUES_EQUAL(a, b)) BACK_EDGE(offset);
+        DISPATCH();
+      }
 #undef VALUES_EQUAL
+
+// `a == nil` and `a != nil` tested by a jump: nil equals only nil (VALUES_EQUAL), so the
+// test is of a's bits. The operand is popped, or a local's (_L: GET_LOCAL a before it).
+#define NIL_TESTS(jumpName, loopName, jumpIfNil)                                   \
+  CASE(jumpName) {                                                                 \
+    std::uint16_t offset = READ_U16();                                             \
+    JUMP_FORWARD_IF((--sp)->isNil() == (jumpIfNil), offset);                       \
+  }                                                                                \
+  CASE(jumpName##_L) {                                                             \
+    Value a = slots[ip[0]];                                                        \
+    std::uint16_t offset = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));       \
+    ip += 3;                                                                       \
+    JUMP_FORWARD_IF(a.isNil() == (jumpIfNil), offset);                             \
+  }                                                                                \
+  CASE(loopName) {                                                                 \
+    std::uint16_t offset = READ_U16();                                             \
+    if ((--sp)->isNil() == (jumpIfNil)) BACK_EDGE(offset);                         \
+    DISPATCH();                                                                    \
+  }                                                                                \
+  CASE(loopName##_L) {                                                             \
+    Value a = slots[ip[0]];                                                        \
+    std::uint16_t offset = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));       \
+    ip += 3;                                                                       \
+    if (a.isNil() == (jumpIfNil)) BACK_EDGE(offset);                               \
+    DISPATCH();                                                                    \
+  }
+      NIL_TESTS(JUMP_IF_NIL, LOOP_IF_NIL, true)
+      NIL_TESTS(JUMP_UNLESS_NIL, LOOP_UNLESS_NIL, false)
+#undef NIL_TESTS
 
 // Inline ints first, then two floats, inline; the rest (boxed ints, mixed int/float,
 // strings, the type error) in compareSlow. COMPARE pushes the result; LOOP_IF_COMPARE is

@@ -141,6 +141,16 @@ struct OpFormat {
   X(LOOP_IF_LESS_EQUAL, 2, -2, (backwardJump))                                                                              \
   X(LOOP_IF_GREATER, 2, -2, (backwardJump))                                                                                 \
   X(LOOP_IF_GREATER_EQUAL, 2, -2, (backwardJump))                                                                           \
+  X(LOOP_IF_EQUAL, 2, -2, (backwardJump))           /* EQUAL then LOOP_IF_TRUE */                                           \
+  X(LOOP_IF_NOT_EQUAL, 2, -2, (backwardJump))                                                                               \
+  X(JUMP_UNLESS_NIL, 2, -1, (forwardJump))          /* pops a; jumps unless a is nil (NIL; JUMP_UNLESS_EQUAL) */            \
+  X(JUMP_IF_NIL, 2, -1, (forwardJump))              /* pops a; jumps if a is nil (NIL; JUMP_UNLESS_NOT_EQUAL) */            \
+  X(LOOP_IF_NIL, 2, -1, (backwardJump))             /* pops a; loops while a is nil (NIL; LOOP_IF_EQUAL) */                 \
+  X(LOOP_UNLESS_NIL, 2, -1, (backwardJump))         /* pops a; loops while a is not nil */                                  \
+  X(JUMP_UNLESS_NIL_L, 3, 0, (slot, forwardJump))   /* unless local a is nil (GET_LOCAL a; JUMP_UNLESS_NIL) */              \
+  X(JUMP_IF_NIL_L, 3, 0, (slot, forwardJump))                                                                               \
+  X(LOOP_IF_NIL_L, 3, 0, (slot, backwardJump))                                                                              \
+  X(LOOP_UNLESS_NIL_L, 3, 0, (slot, backwardJump))                                                                          \
   X(JUMP_UNLESS_LESS_LL, 4, 0, (slot, slot, forwardJump))     /* unless local a < local b (GET_LOCAL2; JUMP_UNLESS_LESS) */ \
   X(JUMP_UNLESS_LESS_EQUAL_LL, 4, 0, (slot, slot, forwardJump))                                                             \
   X(JUMP_UNLESS_GREATER_LL, 4, 0, (slot, slot, forwardJump))                                                                \

@@ -63,23 +63,28 @@ constexpr std::pair<Op, Op> kJumpUnless[] = {
 constexpr std::pair<Op, Op> kLoopIf[] = {
     {Op::TRUE, Op::LOOP},
     {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
-    {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL}};
-// A fused compare-and-jump whose operands were two locals (GET_LOCAL2 a b) or a local
-// and a small int (GET_LOCAL a; SMALL_INT n): the operands go into the instruction.
+    {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL},
+    {Op::EQUAL, Op::LOOP_IF_EQUAL}, {Op::NOT_EQUAL, Op::LOOP_IF_NOT_EQUAL}};
+// A fused compare-and-jump whose operands were two locals (GET_LOCAL2 a b), a local and
+// a small int (GET_LOCAL a; SMALL_INT n), something and nil (NIL), or a local and nil
+// (GET_LOCAL a; NIL): the operands go into the instruction.
 struct OperandJump {
-  Op jump, locals, localAndSmallInt;  // COUNT_: none
+  Op jump, locals, localAndSmallInt, nil, localAndNil;  // COUNT_: none
 };
+constexpr Op kNone = Op::COUNT_;
 constexpr OperandJump kOperandJumps[] = {
-    {Op::JUMP_UNLESS_LESS, Op::JUMP_UNLESS_LESS_LL, Op::JUMP_UNLESS_LESS_LI},
-    {Op::JUMP_UNLESS_LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL_LL, Op::JUMP_UNLESS_LESS_EQUAL_LI},
-    {Op::JUMP_UNLESS_GREATER, Op::JUMP_UNLESS_GREATER_LL, Op::JUMP_UNLESS_GREATER_LI},
-    {Op::JUMP_UNLESS_GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL_LL, Op::JUMP_UNLESS_GREATER_EQUAL_LI},
-    {Op::JUMP_UNLESS_EQUAL, Op::COUNT_, Op::JUMP_UNLESS_EQUAL_LI},
-    {Op::JUMP_UNLESS_NOT_EQUAL, Op::COUNT_, Op::JUMP_UNLESS_NOT_EQUAL_LI},
-    {Op::LOOP_IF_LESS, Op::LOOP_IF_LESS_LL, Op::LOOP_IF_LESS_LI},
-    {Op::LOOP_IF_LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL_LL, Op::LOOP_IF_LESS_EQUAL_LI},
-    {Op::LOOP_IF_GREATER, Op::LOOP_IF_GREATER_LL, Op::LOOP_IF_GREATER_LI},
-    {Op::LOOP_IF_GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL_LL, Op::LOOP_IF_GREATER_EQUAL_LI}};
+    {Op::JUMP_UNLESS_LESS, Op::JUMP_UNLESS_LESS_LL, Op::JUMP_UNLESS_LESS_LI, kNone, kNone},
+    {Op::JUMP_UNLESS_LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL_LL, Op::JUMP_UNLESS_LESS_EQUAL_LI, kNone, kNone},
+    {Op::JUMP_UNLESS_GREATER, Op::JUMP_UNLESS_GREATER_LL, Op::JUMP_UNLESS_GREATER_LI, kNone, kNone},
+    {Op::JUMP_UNLESS_GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL_LL, Op::JUMP_UNLESS_GREATER_EQUAL_LI, kNone, kNone},
+    {Op::JUMP_UNLESS_EQUAL, kNone, Op::JUMP_UNLESS_EQUAL_LI, Op::JUMP_UNLESS_NIL, Op::JUMP_UNLESS_NIL_L},
+    {Op::JUMP_UNLESS_NOT_EQUAL, kNone, Op::JUMP_UNLESS_NOT_EQUAL_LI, Op::JUMP_IF_NIL, Op::JUMP_IF_NIL_L},
+    {Op::LOOP_IF_LESS, Op::LOOP_IF_LESS_LL, Op::LOOP_IF_LESS_LI, kNone, kNone},
+    {Op::LOOP_IF_LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL_LL, Op::LOOP_IF_LESS_EQUAL_LI, kNone, kNone},
+    {Op::LOOP_IF_GREATER, Op::LOOP_IF_GREATER_LL, Op::LOOP_IF_GREATER_LI, kNone, kNone},
+    {Op::LOOP_IF_GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL_LL, Op::LOOP_IF_GREATER_EQUAL_LI, kNone, kNone},
+    {Op::LOOP_IF_EQUAL, kNone, kNone, Op::LOOP_IF_NIL, Op::LOOP_IF_NIL_L},
+    {Op::LOOP_IF_NOT_EQUAL, kNone, kNone, Op::LOOP_UNLESS_NIL, Op::LOOP_UNLESS_NIL_L}};
 // A store then POP (an assignment statement).
 constexpr std::pair<Op, Op> kStorePop[] = {
     {Op::SET_LOCAL, Op::SET_LOCAL_POP}, {Op::SET_PROPERTY, Op::SET_PROPERTY_POP}, {Op::SET_INDEX, Op::SET_INDEX_POP}};
@@ -268,13 +273,17 @@ void InstructionFuser::fuseJumpOperands() {
     byteLines[count++] = lines[at];
   };
   Op fused;
-  if (before.op == Op::GET_LOCAL2 && fusion->locals != Op::COUNT_) {
+  bool localBefore = n >= 3 && !before.atLabel && emitted_[n - 3].op == Op::GET_LOCAL;
+  if (before.op == Op::NIL && fusion->nil != kNone) {
+    if (localBefore) take(emitted_[n - 3].at + 1);
+    fused = localBefore ? fusion->localAndNil : fusion->nil;
+    replaced = localBefore ? 3 : 2;
+  } else if (before.op == Op::GET_LOCAL2 && fusion->locals != kNone) {
     take(before.at + 1);
     take(before.at + 2);
     fused = fusion->locals;
     replaced = 2;
-  } else if (n >= 3 && before.op == Op::SMALL_INT && !before.atLabel && emitted_[n - 3].op == Op::GET_LOCAL &&
-             fusion->localAndSmallInt != Op::COUNT_) {
+  } else if (before.op == Op::SMALL_INT && localBefore && fusion->localAndSmallInt != kNone) {
     take(emitted_[n - 3].at + 1);
     take(before.at + 1);
     take(before.at + 2);

@@ -54,8 +54,9 @@ class InstructionFuser {
   bool fuseLocalProperty(std::size_t at);
   bool dropLastIf(Op op);
   bool fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions);
-  // A compare-and-jump just made, with the instructions before it: two locals' reads or
-  // a local's and a small int become its operands (JUMP_UNLESS_LESS_LL, LOOP_IF_LESS_LI ...).
+  // A compare-and-jump just made, with the instructions before it: two locals' reads, a
+  // local's and a small int, or a test against nil become its operands
+  // (JUMP_UNLESS_LESS_LL, LOOP_IF_LESS_LI, JUMP_UNLESS_NIL_L ...).
   void fuseJumpOperands();
   // A SET_LOCAL_POP just made, with the instructions before it: `x = x + n;` becomes
   // ADD_LOCAL_SMALL x n, `c = a op b;` on locals ADD_LL_TO a b c, `c = e op b;`

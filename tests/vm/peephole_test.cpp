@@ -109,13 +109,33 @@ TEST(Peephole, ACompareAndJumpTakesLocalAndSmallIntOperands) {
                                                op(Op::NIL), op(Op::RETURN)}));
   // The opcode takes the first part's line; the operands and the offset keep theirs.
   EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 103, 106, 107, 108, 109, 111, 112, 115, 116, 117, 118}));
-  FunctionProto computed = functionOf({op(Op::GET_LOCAL), 1, op(Op::NIL), op(Op::EQUAL), op(Op::POP_JUMP_IF_FALSE), 0, 0,
-                                       op(Op::SMALL_INT), 1, 0, op(Op::GET_LOCAL), 1, op(Op::LESS),
-                                       op(Op::POP_JUMP_IF_FALSE), 0, 0, op(Op::RETURN)});
+  FunctionProto computed = functionOf({op(Op::GET_LOCAL), 1, op(Op::CONSTANT), 0, 0, op(Op::EQUAL),
+                                       op(Op::POP_JUMP_IF_FALSE), 0, 0, op(Op::SMALL_INT), 1, 0, op(Op::GET_LOCAL), 1,
+                                       op(Op::LESS), op(Op::POP_JUMP_IF_FALSE), 0, 0, op(Op::RETURN)});
   fuseInstructions(computed, {});
-  EXPECT_EQ(computed.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::NIL), op(Op::JUMP_UNLESS_EQUAL), 0, 0,
-                                                      op(Op::SMALL_INT), 1, 0, op(Op::GET_LOCAL), 1,
-                                                      op(Op::JUMP_UNLESS_LESS), 0, 0, op(Op::RETURN)}));
+  EXPECT_EQ(computed.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::CONSTANT), 0, 0,
+                                                      op(Op::JUMP_UNLESS_EQUAL), 0, 0, op(Op::SMALL_INT), 1, 0,
+                                                      op(Op::GET_LOCAL), 1, op(Op::JUMP_UNLESS_LESS), 0, 0,
+                                                      op(Op::RETURN)}));
+}
+
+// A test against nil is one instruction, of a local's value (_L) or of the top's; a loop's
+// bottom test `a != b` fuses as its other comparisons do.
+TEST(Peephole, TestsAgainstNilAreOneInstruction) {
+  FunctionProto p = functionOf({op(Op::GET_LOCAL), 1, op(Op::NIL), op(Op::EQUAL),
+                                op(Op::POP_JUMP_IF_FALSE), 8, 0,                 // to the RETURN at 15
+                                op(Op::GET_GLOBAL), 1, 0, op(Op::NIL), op(Op::NOT_EQUAL),
+                                op(Op::LOOP_IF_TRUE), 15, 0,                      // back to 0
+                                op(Op::RETURN)});
+  const int labels[] = {0};
+  fuseInstructions(p, labels);
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::JUMP_UNLESS_NIL_L), 1, 6, 0, op(Op::GET_GLOBAL), 1, 0,
+                                               op(Op::LOOP_UNLESS_NIL), 10, 0, op(Op::RETURN)}));
+  FunctionProto q = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::NOT_EQUAL),
+                                op(Op::LOOP_IF_TRUE), 8, 0, op(Op::RETURN)});
+  fuseInstructions(q, labels);
+  EXPECT_EQ(q.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL2), 1, 2, op(Op::LOOP_IF_NOT_EQUAL), 6, 0,
+                                               op(Op::RETURN)}));
 }
 
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
