@@ -160,6 +160,7 @@ Value VM::run(std::size_t entryFrame) {
       CASE(FALSE) { storeBool(sp++, false); DISPATCH(); }
       CASE(SMALL_INT) { storeSmallInt(sp++, static_cast<std::int16_t>(READ_U16())); DISPATCH(); }
       CASE(POP) { --sp; DISPATCH(); }
+      CASE(POP_N) { sp -= READ_BYTE(); DISPATCH(); }
       CASE(GET_LOCAL) { *sp++ = slots[READ_BYTE()]; DISPATCH(); }
       CASE(GET_LOCAL2) {
         sp[0] = slots[ip[0]];

@@ -24,6 +24,7 @@ enum class Operand : std::uint8_t {
   argc,          // u8 the number of arguments
   hasSuperclass, // u8 1: the class has a superclass (on the stack)
   iterator,      // u8 the first of a for-in's two hidden slots (the array, the next index)
+  values,        // u8 how many values (POP_N)
   smallInt,      // s16 an immediate int
   constant,      // u16 an index into the function's constants
   global,        // u16 a global's slot
@@ -38,7 +39,7 @@ enum class Operand : std::uint8_t {
   backwardJump,  // u16 how far back the jump lands, from the instruction's end
 };
 
-constexpr int operandSize(Operand kind) { return kind <= Operand::iterator ? 1 : 2; }
+constexpr int operandSize(Operand kind) { return kind <= Operand::values ? 1 : 2; }
 constexpr bool isJump(Operand kind) {
   return kind == Operand::forwardJump || kind == Operand::exitJump || kind == Operand::backwardJump;
 }
@@ -72,6 +73,7 @@ struct OpFormat {
   X(FALSE, 0, 1, ())                                                                                                        \
   X(SMALL_INT, 2, 1, (smallInt))                                                                                            \
   X(POP, 0, -1, ())                                                                                                         \
+  X(POP_N, 1, 0, (values))                          /* n POPs (a block's locals at its end); only fused */                  \
   X(GET_LOCAL, 1, 1, (slot))                                                                                                \
   X(GET_LOCAL2, 2, 2, (slot, slot))                 /* two GET_LOCALs */                                                    \
   X(SET_LOCAL, 1, 0, (slot))                                                                                                \

@@ -202,7 +202,7 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
         if (storePop == Op::SET_LOCAL_POP) fuseLocalStore(proto_->lines[at]);
         return true;
       }
-      return false;
+      return fusePops(at);
     // A test of a constant that never jumps goes, with the constant (`while (true)`).
     case Op::POP_JUMP_IF_FALSE: return dropLastIf(Op::TRUE) || fuseConditionalJump(at, kJumpUnless);
     case Op::LOOP_IF_TRUE: return dropLastIf(Op::FALSE) || fuseConditionalJump(at, kLoopIf);
@@ -229,6 +229,20 @@ bool InstructionFuser::fuseLocalProperty(std::size_t at) {
     return false;
   }
   for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
+  return true;
+}
+
+// POP after POP: POP_N 2; after POP_N n (n below 255): POP_N n + 1, the same length.
+bool InstructionFuser::fusePops(std::size_t at) {
+  const Emitted& last = emitted_.back();
+  if (last.op == Op::POP) {
+    retag(Op::POP_N);
+    append(2, proto_->lines[at]);
+    return true;
+  }
+  if (last.op != Op::POP_N || proto_->code[last.at + 1] == 255) return false;
+  flush();
+  ++proto_->code[last.at + 1];
   return true;
 }
 

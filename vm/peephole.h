@@ -52,6 +52,7 @@ class InstructionFuser {
   // GET_PROPERTY after a local's read: GET_LOCAL_PROPERTY, which keeps GET_PROPERTY's
   // operands and their lines (a trace names the line of the last operand read).
   bool fuseLocalProperty(std::size_t at);
+  bool fusePops(std::size_t at);
   bool dropLastIf(Op op);
   bool fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions);
   // A compare-and-jump just made, with the instructions before it: two locals' reads, a

@@ -61,11 +61,11 @@ TEST_F(CompilerTest, GlobalsAndLocals) {
 // backward jump lands between them); a condition's two locals go into its jump.
 TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; a < b; }");
-  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP,
-                                          Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP_N,
+                                          Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
   EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::JUMP_UNLESS_LESS_LL, Op::ADD_LOCAL_SMALL,
-                                          Op::LOOP_IF_LESS_LL, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::LOOP_IF_LESS_LL, Op::POP_N, Op::NIL, Op::RETURN}));
 }
 
 // `+ n` and `- n` with a small int literal are one instruction each; not when a jump
@@ -73,7 +73,7 @@ TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
 TEST_F(CompilerTest, SmallIntOperandsFuseIntoAddAndSubtract) {
   FunctionProto* p = compileOk("{ let a = 1; a + 2; a - 3; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::ADD_SMALL, Op::POP, Op::GET_LOCAL,
-                                          Op::SUB_SMALL, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::SUB_SMALL, Op::POP_N, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; a + (a and 2); }");
   std::vector<Op> ops = opcodes(*q);
   EXPECT_EQ(std::find(ops.begin(), ops.end(), Op::ADD_SMALL), ops.end());
@@ -84,7 +84,7 @@ TEST_F(CompilerTest, SmallIntOperandsFuseIntoAddAndSubtract) {
 TEST_F(CompilerTest, AssignmentStatementsFuseTheirPop) {
   FunctionProto* p = compileOk("{ let a = 1; let b = a = 2; a = b; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::SET_LOCAL, Op::GET_LOCAL,
-                                          Op::SET_LOCAL_POP, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::SET_LOCAL_POP, Op::POP_N, Op::NIL, Op::RETURN}));
   FunctionProto* q = compileOk("{ let a = 1; a = a > 0 and a; }");
   std::vector<Op> ops = opcodes(*q);
   EXPECT_NE(std::find(ops.begin(), ops.end(), Op::SET_LOCAL_POP), ops.end()) << "the 'and' lands before the store";
@@ -228,7 +228,7 @@ TEST_F(CompilerTest, AndOrInAValueKeepTheValueTheyJumpWith) {
   std::string text = disassemble(t_.vm(), *p);
   for (const char* line : {"0009    | GET_LOCAL           1\n0011    | NOT\n0012    | JUMP_IF_FALSE       -> 18\n"
                            "0015    | POP\n0016    | GET_LOCAL           2\n0018    | JUMP_IF_TRUE        -> 24\n"
-                           "0021    | POP\n0022    | GET_LOCAL           3\n0024    | POP\n"})
+                           "0021    | POP\n0022    | GET_LOCAL           3\n0024    | POP_N               4\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
 

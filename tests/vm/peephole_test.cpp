@@ -138,6 +138,21 @@ TEST(Peephole, TestsAgainstNilAreOneInstruction) {
                                                op(Op::RETURN)}));
 }
 
+// POPs in a row are one POP_N, of at most 255; a POP a jump lands on starts a new one.
+TEST(Peephole, PopsInARowAreOneInstruction) {
+  FunctionProto p;
+  p.code.assign(257, op(Op::POP));
+  p.code.push_back(op(Op::RETURN));
+  p.lines.assign(p.code.size(), 1);
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::POP_N), 255, op(Op::POP_N), 2, op(Op::RETURN)}));
+  FunctionProto q = functionOf({op(Op::TRUE), op(Op::JUMP_IF_FALSE), 2, 0,  // to the third POP
+                                op(Op::POP), op(Op::POP), op(Op::POP), op(Op::POP), op(Op::RETURN)});
+  fuseInstructions(q, {});
+  EXPECT_EQ(q.code, (std::vector<std::uint8_t>{op(Op::TRUE), op(Op::JUMP_IF_FALSE), 2, 0, op(Op::POP_N), 2,
+                                               op(Op::POP_N), 2, op(Op::RETURN)}));
+}
+
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
 TEST(Peephole, TestsOfConstantsFold) {
   FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
