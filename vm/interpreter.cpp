@@ -260,6 +260,19 @@ Value VM::run(std::size_t entryFrame) {
         *sp++ = receiver;  // as GET_LOCAL left it
         PROPERTY_MISS(receiver, sym, cache)
       }
+      CASE(GET_LOCAL_LOCAL_PROPERTY) {  // `a op o.f`, `o.f = o.f op ...`: GET_LOCAL2 a o then GET_PROPERTY
+        *sp++ = slots[ip[0]];
+        Value receiver = slots[ip[1]];
+        std::uint16_t sym = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));
+        InlineCache* cache = &caches[ip[4] | (ip[5] << 8)];
+        ip += 6;
+        if (PROPERTY_HIT(receiver, cache)) {
+          *sp++ = FIELD_AT(receiver, cache);
+          DISPATCH();
+        }
+        *sp++ = receiver;
+        PROPERTY_MISS(receiver, sym, cache)
+      }
 #undef PROPERTY_MISS
 // A store into a field or an element; the statement form (_POP) leaves nothing.
 #define SET_PROPERTY_OP(opName, leave)                                                           \

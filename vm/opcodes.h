@@ -44,9 +44,9 @@ constexpr bool isJump(Operand kind) {
   return kind == Operand::forwardJump || kind == Operand::exitJump || kind == Operand::backwardJump;
 }
 
-// An opcode's operands, in order (three at most).
+// An opcode's operands, in order (four at most).
 struct OpFormat {
-  Operand kinds[3] = {};
+  Operand kinds[4] = {};
   int count = 0;
   constexpr OpFormat() = default;
   constexpr OpFormat(std::initializer_list<Operand> operands) {
@@ -86,6 +86,7 @@ struct OpFormat {
   X(CLOSE_UPVALUE, 0, -1, ())                                                                                               \
   X(GET_PROPERTY, 4, 0, (symbol, cache))                                                                                    \
   X(GET_LOCAL_PROPERTY, 5, 1, (slot, symbol, cache)) /* push local.f (GET_LOCAL; GET_PROPERTY) */                          \
+  X(GET_LOCAL_LOCAL_PROPERTY, 6, 2, (slot, slot, symbol, cache)) /* push local a, local b.f (GET_LOCAL2; GET_PROPERTY) */   \
   X(SET_PROPERTY, 4, -1, (symbol, cache))           /* obj value -> value */                                                \
   X(SET_PROPERTY_POP, 4, -2, (symbol, cache))       /* SET_PROPERTY then POP (an assignment statement) */                   \
   X(GET_INDEX, 0, -1, ())                                                                                                   \

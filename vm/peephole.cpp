@@ -211,23 +211,11 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
 }
 
 bool InstructionFuser::fuseLocalProperty(std::size_t at) {
-  const Emitted last = emitted_.back();
+  const Op last = emitted_.back().op;
   const std::size_t length = lengthAt(*proto_, at);  // before the rewritten code may reach `at`
-  if (last.op == Op::GET_LOCAL2) {  // GET_LOCAL a; GET_LOCAL_PROPERTY b: the same length
-    flush();
-    std::uint8_t b = proto_->code[last.at + 2];
-    int line = proto_->lines[last.at + 2];
-    emitted_.back().op = Op::GET_LOCAL;
-    proto_->code[last.at] = static_cast<std::uint8_t>(Op::GET_LOCAL);
-    written_ = last.at + 2;
-    emitted_.push_back({written_, Op::GET_LOCAL_PROPERTY, false});
-    append(static_cast<std::uint8_t>(Op::GET_LOCAL_PROPERTY), line);
-    append(b, line);
-  } else if (last.op == Op::GET_LOCAL) {
-    retag(Op::GET_LOCAL_PROPERTY);
-  } else {
-    return false;
-  }
+  if (last == Op::GET_LOCAL2) retag(Op::GET_LOCAL_LOCAL_PROPERTY);
+  else if (last == Op::GET_LOCAL) retag(Op::GET_LOCAL_PROPERTY);
+  else return false;
   for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
   return true;
 }

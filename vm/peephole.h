@@ -49,8 +49,9 @@ class InstructionFuser {
   // The last instruction copied becomes `fused`, keeping its operands and its line.
   void retag(Op fused);
   bool fuseWithLast(std::size_t at, Op op);
-  // GET_PROPERTY after a local's read: GET_LOCAL_PROPERTY, which keeps GET_PROPERTY's
-  // operands and their lines (a trace names the line of the last operand read).
+  // GET_PROPERTY after a local's read: GET_LOCAL_PROPERTY (after two: GET_LOCAL_LOCAL_PROPERTY),
+  // which keeps GET_PROPERTY's operands and their lines (a trace names the line of the
+  // last operand read).
   bool fuseLocalProperty(std::size_t at);
   bool fusePops(std::size_t at);
   bool dropLastIf(Op op);

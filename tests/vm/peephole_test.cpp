@@ -76,7 +76,7 @@ TEST(Peephole, LocalIncrementNeedsTheSameLocal) {
 }
 
 // A property of a local: one instruction with GET_PROPERTY's operands and their lines;
-// after two local reads the first stays a GET_LOCAL (the same length as before).
+// after two local reads one too, which pushes the first local and the second's property.
 TEST(Peephole, APropertyOfALocalIsOneInstruction) {
   FunctionProto one = functionOf({op(Op::GET_LOCAL), 3, op(Op::GET_PROPERTY), 7, 0, 2, 0, op(Op::RETURN)});
   fuseInstructions(one, {});
@@ -85,9 +85,9 @@ TEST(Peephole, APropertyOfALocalIsOneInstruction) {
   FunctionProto two = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 3, op(Op::GET_PROPERTY), 7, 0, 2, 0,
                                   op(Op::ADD), op(Op::RETURN)});
   fuseInstructions(two, {});
-  EXPECT_EQ(two.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL_PROPERTY), 3, 7, 0, 2, 0,
-                                                 op(Op::ADD), op(Op::RETURN)}));
-  EXPECT_EQ(two.lines, (std::vector<int>{100, 101, 103, 103, 105, 106, 107, 108, 109, 110}));
+  EXPECT_EQ(two.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL_LOCAL_PROPERTY), 1, 3, 7, 0, 2, 0, op(Op::ADD),
+                                                 op(Op::RETURN)}));
+  EXPECT_EQ(two.lines, (std::vector<int>{100, 101, 103, 105, 106, 107, 108, 109, 110}));
   FunctionProto computed = functionOf({op(Op::GET_GLOBAL), 1, 0, op(Op::GET_PROPERTY), 7, 0, 2, 0, op(Op::RETURN)});
   std::vector<std::uint8_t> before = computed.code;
   fuseInstructions(computed, {});
