@@ -837,28 +837,37 @@ Value VM::run(std::size_t entryFrame) {
         }
         DISPATCH();
       }
-      CASE(RETURN) {
-        CHECK_STEP_LIMIT();
-        Value result = *--sp;
-        if (!stack_.openUpvalues.empty()) stack_.closeUpvalues(slots);
-        // ExecutionStack::dropHandlersFrom written out: through it gcc orders the loads so
-        // that this loop costs more (16M instructions more on richards).
-        while (!stack_.handlers.empty() && stack_.handlers.back().frameIndex >= stack_.frameCount - 1) stack_.handlers.pop_back();
-        --stack_.frameCount;
-        if (stack_.frameCount == entryFrame) {
-          stack_.top = slots;
-          addInstructions(executed);
-          return result;
-        }
-        sp = slots;
-        *sp++ = result;
-        --frame;  // the caller's frame: the one below (LOAD_FRAME without the index)
-        ip = frame->ip;
-        slots = frame->slots;
-        constants = frame->proto->constants.data();
-        caches = frame->proto->caches.data();
-        DISPATCH();
-      }
+// A return; the fused forms push their result first (NIL; RETURN and GET_LOCAL; RETURN),
+// so the step limit sees the stack as the unfused RETURN did.
+#define RETURN_OP(opName, pushResult)                                                          \
+  CASE(opName) {                                                                               \
+    pushResult;                                                                                \
+    CHECK_STEP_LIMIT();                                                                        \
+    Value result = *--sp;                                                                      \
+    if (!stack_.openUpvalues.empty()) stack_.closeUpvalues(slots);                             \
+    /* ExecutionStack::dropHandlersFrom written out: through it gcc orders the loads so */    \
+    /* that this loop costs more (16M instructions more on richards). */                      \
+    while (!stack_.handlers.empty() && stack_.handlers.back().frameIndex >= stack_.frameCount - 1) \
+      stack_.handlers.pop_back();                                                              \
+    --stack_.frameCount;                                                                       \
+    if (stack_.frameCount == entryFrame) {                                                     \
+      stack_.top = slots;                                                                      \
+      addInstructions(executed);                                                               \
+      return result;                                                                           \
+    }                                                                                          \
+    sp = slots;                                                                                \
+    *sp++ = result;                                                                            \
+    --frame; /* the caller's frame: the one below (LOAD_FRAME without the index) */            \
+    ip = frame->ip;                                                                            \
+    slots = frame->slots;                                                                      \
+    constants = frame->proto->constants.data();                                                \
+    caches = frame->proto->caches.data();                                                      \
+    DISPATCH();                                                                                \
+  }
+      RETURN_OP(RETURN, (void)0)
+      RETURN_OP(RETURN_NIL, *sp++ = Value::nil())
+      RETURN_OP(RETURN_LOCAL, *sp++ = slots[READ_BYTE()])
+#undef RETURN_OP
       CASE(CLASS) {
         std::uint16_t classId = READ_U16();
         bool hasSuper = READ_BYTE() != 0;

@@ -178,6 +178,8 @@ struct OpFormat {
   X(NEW, 1, 0, (argc))                              /* class args -> instance */                                            \
   X(CLOSURE, 2, 1, (closure))                                                                                               \
   X(RETURN, 0, -1, ())                                                                                                      \
+  X(RETURN_NIL, 0, 0, ())                           /* NIL; RETURN */                                                       \
+  X(RETURN_LOCAL, 1, 0, (slot))                     /* GET_LOCAL; RETURN */                                                 \
   X(CLASS, 3, 0, (classId, hasSuperclass))          /* [super] -> class */                                                  \
   X(METHOD, 2, -1, (symbol))                        /* class closure -> class */                                            \
   X(ARRAY, 2, 1, (count))                           /* elements -> array */                                                 \

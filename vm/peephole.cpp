@@ -42,7 +42,7 @@ static_assert(closureIsTheOnlyVariableLength());
 constexpr bool fusesWithLastOf(Op op) {
   switch (op) {
     case Op::GET_LOCAL: case Op::GET_PROPERTY: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
-    case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE:
+    case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE: case Op::RETURN:
       return true;
     default: return false;
   }
@@ -185,6 +185,7 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
       append(proto_->code[at + 1], proto_->lines[at + 1]);
       return true;
     case Op::GET_PROPERTY: return fuseLocalProperty(at);
+    case Op::RETURN: return fuseReturn(at);
     case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY:
       for (const ArithmeticFusion& f : kArithmetic) {
         if (f.op != op) continue;
@@ -217,6 +218,16 @@ bool InstructionFuser::fuseLocalProperty(std::size_t at) {
   else if (last == Op::GET_LOCAL) retag(Op::GET_LOCAL_PROPERTY);
   else return false;
   for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
+  return true;
+}
+
+// NIL; RETURN and GET_LOCAL; RETURN: one instruction, whose last byte takes the RETURN's
+// line (a step limit's trace names the line of the last byte read).
+bool InstructionFuser::fuseReturn(std::size_t at) {
+  Op last = emitted_.back().op;
+  if (last != Op::NIL && last != Op::GET_LOCAL) return false;
+  retag(last == Op::NIL ? Op::RETURN_NIL : Op::RETURN_LOCAL);
+  proto_->lines[written_ - 1] = proto_->lines[at];
   return true;
 }
 

@@ -54,6 +54,7 @@ class InstructionFuser {
   // last operand read).
   bool fuseLocalProperty(std::size_t at);
   bool fusePops(std::size_t at);
+  bool fuseReturn(std::size_t at);
   bool dropLastIf(Op op);
   bool fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions);
   // A compare-and-jump just made, with the instructions before it: two locals' reads, a

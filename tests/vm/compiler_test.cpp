@@ -37,14 +37,14 @@ class CompilerTest : public ::testing::Test {
 TEST_F(CompilerTest, ArithmeticExpressionStatement) {
   FunctionProto* p = compileOk("1 + 2 * 3;");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::SMALL_INT, Op::MULTIPLY, Op::ADD, Op::POP,
-                                          Op::NIL, Op::RETURN}));
+                                          Op::RETURN_NIL}));
   EXPECT_EQ(p->maxStack, 4 + 2);  // slot 0 + three operands, plus the natives' headroom
 }
 
 TEST_F(CompilerTest, LargeIntegersAndFloatsAreConstants) {
   FunctionProto* p = compileOk("100000; 2.5; \"s\";");
-  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::NIL,
-                                          Op::RETURN}));
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP,
+                                          Op::RETURN_NIL}));
   ASSERT_EQ(p->constants.size(), 3u);
   EXPECT_EQ(p->constants[0].asInt(), 100000);
   EXPECT_EQ(p->constants[1].asFloat(), 2.5);
@@ -54,7 +54,7 @@ TEST_F(CompilerTest, LargeIntegersAndFloatsAreConstants) {
 TEST_F(CompilerTest, GlobalsAndLocals) {
   FunctionProto* p = compileOk("let g = 1; { let l = g; l = 2; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::DEFINE_GLOBAL, Op::GET_GLOBAL, Op::SMALL_INT,
-                                          Op::SET_LOCAL_POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::SET_LOCAL_POP, Op::POP, Op::RETURN_NIL}));
 }
 
 // Two GET_LOCALs in a row are one GET_LOCAL2, but not across a loop's start (the
@@ -62,10 +62,10 @@ TEST_F(CompilerTest, GlobalsAndLocals) {
 TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; a < b; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP_N,
-                                          Op::NIL, Op::RETURN}));
+                                          Op::RETURN_NIL}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
   EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::JUMP_UNLESS_LESS_LL, Op::ADD_LOCAL_SMALL,
-                                          Op::LOOP_IF_LESS_LL, Op::POP_N, Op::NIL, Op::RETURN}));
+                                          Op::LOOP_IF_LESS_LL, Op::POP_N, Op::RETURN_NIL}));
 }
 
 // `+ n` and `- n` with a small int literal are one instruction each; not when a jump
@@ -73,7 +73,7 @@ TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
 TEST_F(CompilerTest, SmallIntOperandsFuseIntoAddAndSubtract) {
   FunctionProto* p = compileOk("{ let a = 1; a + 2; a - 3; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::ADD_SMALL, Op::POP, Op::GET_LOCAL,
-                                          Op::SUB_SMALL, Op::POP_N, Op::NIL, Op::RETURN}));
+                                          Op::SUB_SMALL, Op::POP_N, Op::RETURN_NIL}));
   FunctionProto* q = compileOk("{ let a = 1; a + (a and 2); }");
   std::vector<Op> ops = opcodes(*q);
   EXPECT_EQ(std::find(ops.begin(), ops.end(), Op::ADD_SMALL), ops.end());
@@ -84,7 +84,7 @@ TEST_F(CompilerTest, SmallIntOperandsFuseIntoAddAndSubtract) {
 TEST_F(CompilerTest, AssignmentStatementsFuseTheirPop) {
   FunctionProto* p = compileOk("{ let a = 1; let b = a = 2; a = b; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::SET_LOCAL, Op::GET_LOCAL,
-                                          Op::SET_LOCAL_POP, Op::POP_N, Op::NIL, Op::RETURN}));
+                                          Op::SET_LOCAL_POP, Op::POP_N, Op::RETURN_NIL}));
   FunctionProto* q = compileOk("{ let a = 1; a = a > 0 and a; }");
   std::vector<Op> ops = opcodes(*q);
   EXPECT_NE(std::find(ops.begin(), ops.end(), Op::SET_LOCAL_POP), ops.end()) << "the 'and' lands before the store";
@@ -284,7 +284,7 @@ TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
   const FunctionProto* inner = outer->functions[0];
   EXPECT_EQ(inner->upvalueCount, 1);
   EXPECT_EQ(opcodes(*inner), (std::vector<Op>{Op::GET_UPVALUE, Op::ADD_SMALL, Op::SET_UPVALUE, Op::POP,
-                                              Op::GET_UPVALUE, Op::RETURN, Op::NIL, Op::RETURN}));
+                                              Op::GET_UPVALUE, Op::RETURN, Op::RETURN_NIL}));
   // `n` is captured, so leaving its scope closes it instead of popping it.
   auto outerOps = opcodes(*outer);
   EXPECT_NE(std::find(outerOps.begin(), outerOps.end(), Op::CLOSURE), outerOps.end());
@@ -303,7 +303,7 @@ TEST_F(CompilerTest, InitializerReturnsThis) {
   FunctionProto* p = compileOk("class A { init() { } }");
   ASSERT_EQ(p->functions.size(), 1u);
   EXPECT_EQ(p->functions[0]->name, "A.init");
-  EXPECT_EQ(opcodes(*p->functions[0]), (std::vector<Op>{Op::GET_LOCAL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*p->functions[0]), (std::vector<Op>{Op::RETURN_LOCAL}));
 }
 
 TEST_F(CompilerTest, DisassemblyShowsLinesAndNames) {

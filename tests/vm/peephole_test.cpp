@@ -36,18 +36,18 @@ TEST(Peephole, FusesAComparisonWithItsJumpAndShortensTheJump) {
 
 TEST(Peephole, NothingFusesAcrossAJumpTargetOrALabel) {
   FunctionProto jumpedInto = functionOf({op(Op::TRUE), op(Op::JUMP_IF_FALSE), 2, 0,  // to the second GET_LOCAL
-                                         op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::RETURN)});
+                                         op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::POP)});
   std::vector<std::uint8_t> before = jumpedInto.code;
   fuseInstructions(jumpedInto, {});
   EXPECT_EQ(jumpedInto.code, before);
 
-  FunctionProto labelled = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::RETURN)});
+  FunctionProto labelled = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::POP)});
   before = labelled.code;
   const int labels[] = {2};
   fuseInstructions(labelled, labels);
   EXPECT_EQ(labelled.code, before);
   fuseInstructions(labelled, {});
-  EXPECT_EQ(labelled.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL2), 1, 2, op(Op::RETURN)}));
+  EXPECT_EQ(labelled.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL2), 1, 2, op(Op::POP)}));
 }
 
 TEST(Peephole, LoopsBackOverFusedCode) {
@@ -58,7 +58,7 @@ TEST(Peephole, LoopsBackOverFusedCode) {
                                 op(Op::NIL), op(Op::RETURN)});
   fuseInstructions(p, {});
   EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::ADD_LL_TO), 1, 2, 1, op(Op::LOOP_IF_LESS_LI), 1, 10, 0, 10, 0,
-                                               op(Op::NIL), op(Op::RETURN)}));
+                                               op(Op::RETURN_NIL)}));
   // A three-address instruction takes its statement's line (the POP's) throughout.
   EXPECT_EQ(std::vector<int>(p.lines.begin(), p.lines.begin() + 4), (std::vector<int>{107, 107, 107, 107}));
 }
@@ -106,9 +106,9 @@ TEST(Peephole, ACompareAndJumpTakesLocalAndSmallIntOperands) {
   fuseInstructions(p, labels);
   EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::JUMP_UNLESS_LESS_LL), 1, 2, 6, 0,
                                                op(Op::LOOP_IF_GREATER_EQUAL_LI), 1, 0xfe, 0xff, 11, 0,
-                                               op(Op::NIL), op(Op::RETURN)}));
+                                               op(Op::RETURN_NIL)}));
   // The opcode takes the first part's line; the operands and the offset keep theirs.
-  EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 103, 106, 107, 108, 109, 111, 112, 115, 116, 117, 118}));
+  EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 103, 106, 107, 108, 109, 111, 112, 115, 116, 118}));
   FunctionProto computed = functionOf({op(Op::GET_LOCAL), 1, op(Op::CONSTANT), 0, 0, op(Op::EQUAL),
                                        op(Op::POP_JUMP_IF_FALSE), 0, 0, op(Op::SMALL_INT), 1, 0, op(Op::GET_LOCAL), 1,
                                        op(Op::LESS), op(Op::POP_JUMP_IF_FALSE), 0, 0, op(Op::RETURN)});
@@ -153,6 +153,20 @@ TEST(Peephole, PopsInARowAreOneInstruction) {
                                                op(Op::POP_N), 2, op(Op::RETURN)}));
 }
 
+// NIL; RETURN and GET_LOCAL; RETURN are one instruction, its last byte on the RETURN's
+// line; not when a jump lands on the RETURN.
+TEST(Peephole, ReturnsOfNilAndOfALocalAreOneInstruction) {
+  FunctionProto p = functionOf({op(Op::GET_LOCAL), 2, op(Op::RETURN), op(Op::NIL), op(Op::RETURN)});
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::RETURN_LOCAL), 2, op(Op::RETURN_NIL)}));
+  EXPECT_EQ(p.lines, (std::vector<int>{100, 102, 104}));
+  FunctionProto q = functionOf({op(Op::TRUE), op(Op::JUMP_IF_FALSE), 1, 0,  // to the RETURN
+                                op(Op::NIL), op(Op::RETURN)});
+  std::vector<std::uint8_t> before = q.code;
+  fuseInstructions(q, {});
+  EXPECT_EQ(q.code, before);
+}
+
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
 TEST(Peephole, TestsOfConstantsFold) {
   FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
@@ -163,7 +177,7 @@ TEST(Peephole, TestsOfConstantsFold) {
   const int labels[] = {0, 4};
   fuseInstructions(p, labels);
   EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 1, op(Op::POP), op(Op::LOOP), 6, 0, op(Op::JUMP),
-                                               0, 0, op(Op::NIL), op(Op::RETURN)}));
+                                               0, 0, op(Op::RETURN_NIL)}));
 }
 
 TEST(Peephole, ForInExitsAndTryHandlersAreRemapped) {
@@ -172,13 +186,13 @@ TEST(Peephole, ForInExitsAndTryHandlersAreRemapped) {
                                 op(Op::NIL), op(Op::RETURN)});
   fuseInstructions(p, {});
   EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::TRY), 5, 0, op(Op::GET_LOCAL2), 1, 2, op(Op::END_TRY),
-                                               op(Op::POP), op(Op::NIL), op(Op::RETURN)}));
+                                               op(Op::POP), op(Op::RETURN_NIL)}));
   FunctionProto loop = functionOf({op(Op::FOR_IN), 1, 8, 0,  // exit to the NIL at 12
                                    op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::POP), op(Op::LOOP), 12, 0,
                                    op(Op::NIL), op(Op::RETURN)});
   fuseInstructions(loop, {});
   EXPECT_EQ(loop.code, (std::vector<std::uint8_t>{op(Op::FOR_IN), 1, 7, 0, op(Op::GET_LOCAL2), 1, 2, op(Op::POP),
-                                                  op(Op::LOOP), 11, 0, op(Op::NIL), op(Op::RETURN)}));
+                                                  op(Op::LOOP), 11, 0, op(Op::RETURN_NIL)}));
 }
 
 }  // namespace
