@@ -273,6 +273,23 @@ Value VM::run(std::size_t entryFrame) {
         *sp++ = receiver;
         PROPERTY_MISS(receiver, sym, cache)
       }
+      CASE(GET_LOCAL_PROPERTY_TO) {  // `c = o.f;` on locals: GET_LOCAL_PROPERTY then SET_LOCAL_POP
+        Value receiver = slots[ip[0]];
+        std::uint16_t sym = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));
+        InlineCache* cache = &caches[ip[3] | (ip[4] << 8)];
+        Value* dest = &slots[ip[5]];
+        ip += 6;
+        if (PROPERTY_HIT(receiver, cache)) {
+          *dest = FIELD_AT(receiver, cache);
+          DISPATCH();
+        }
+        *sp++ = receiver;  // a root while getProperty binds a method or throws, as unfused
+        SYNC();
+        Value property = getProperty(receiver, sym, cache);
+        *dest = property;
+        --sp;
+        DISPATCH();
+      }
 #undef PROPERTY_MISS
 // A store into a field or an element; the statement form (_POP) leaves nothing.
 #define SET_PROPERTY_OP(opName, leave)                                                           \
@@ -564,13 +581,18 @@ Value VM::run(std::size_t entryFrame) {
       SMALL_INT_ARITHMETIC(ADD_SMALL, +, ADD)
       SMALL_INT_ARITHMETIC(SUB_SMALL, -, SUBTRACT)
 #undef SMALL_INT_ARITHMETIC
-      CASE(ADD_LOCAL_SMALL) {  // `x = x + n;`: what GET_LOCAL, ADD_SMALL, SET_LOCAL_POP would do
-        Value* local = &slots[READ_BYTE()];
-        auto n = static_cast<std::int16_t>(READ_U16());
-        Value a = *local;
-        SMALL_INT_INTO(local, a, n, +, ADD)
-        DISPATCH();
-      }
+// `x = x + n;` and `x = x - n;`: what GET_LOCAL, ADD_SMALL or SUB_SMALL, SET_LOCAL_POP would do.
+#define LOCAL_SMALL_INT_ARITHMETIC(opName, op, genericOp) \
+  CASE(opName) {                                          \
+    Value* local = &slots[READ_BYTE()];                   \
+    auto n = static_cast<std::int16_t>(READ_U16());       \
+    Value a = *local;                                     \
+    SMALL_INT_INTO(local, a, n, op, genericOp)            \
+    DISPATCH();                                           \
+  }
+      LOCAL_SMALL_INT_ARITHMETIC(ADD_LOCAL_SMALL, +, ADD)
+      LOCAL_SMALL_INT_ARITHMETIC(SUB_LOCAL_SMALL, -, SUBTRACT)
+#undef LOCAL_SMALL_INT_ARITHMETIC
 #undef SMALL_INT_INTO
 // `a op b` on the stack, `top op local` and `local op local` (the compiler fuses the
 // reads into the op). op_LL first pushes nil, so its result slot is a root.

@@ -87,6 +87,7 @@ struct OpFormat {
   X(GET_PROPERTY, 4, 0, (symbol, cache))                                                                                    \
   X(GET_LOCAL_PROPERTY, 5, 1, (slot, symbol, cache)) /* push local.f (GET_LOCAL; GET_PROPERTY) */                          \
   X(GET_LOCAL_LOCAL_PROPERTY, 6, 2, (slot, slot, symbol, cache)) /* push local a, local b.f (GET_LOCAL2; GET_PROPERTY) */   \
+  X(GET_LOCAL_PROPERTY_TO, 6, 0, (slot, symbol, cache, target)) /* local c = local a.f (GET_LOCAL_PROPERTY; SET_LOCAL_POP) */\
   X(SET_PROPERTY, 4, -1, (symbol, cache))           /* obj value -> value */                                                \
   X(SET_PROPERTY_POP, 4, -2, (symbol, cache))       /* SET_PROPERTY then POP (an assignment statement) */                   \
   X(GET_INDEX, 0, -1, ())                                                                                                   \
@@ -104,6 +105,7 @@ struct OpFormat {
   X(ADD_SMALL, 2, 0, (smallInt))                    /* top + n (SMALL_INT n; ADD) */                                        \
   X(SUB_SMALL, 2, 0, (smallInt))                    /* top - n (SMALL_INT n; SUBTRACT) */                                   \
   X(ADD_LOCAL_SMALL, 3, 0, (slot, smallInt))        /* local += n (GET_LOCAL; ADD_SMALL; SET_LOCAL_POP) */                  \
+  X(SUB_LOCAL_SMALL, 3, 0, (slot, smallInt))        /* local -= n (GET_LOCAL; SUB_SMALL; SET_LOCAL_POP) */                  \
   X(ADD_L, 1, 0, (slot))                            /* top + local (GET_LOCAL; ADD) */                                      \
   X(SUB_L, 1, 0, (slot))                            /* top - local */                                                       \
   X(MUL_L, 1, 0, (slot))                            /* top * local */                                                       \

@@ -326,13 +326,22 @@ void InstructionFuser::fuseLocalStore(int line) {
   if (n >= 3) {
     const Emitted& add = emitted_[n - 2];
     const Emitted& get = emitted_[n - 3];
-    if (get.op == Op::GET_LOCAL && add.op == Op::ADD_SMALL && !add.atLabel && code[get.at + 1] == target) {
+    if (get.op == Op::GET_LOCAL && (add.op == Op::ADD_SMALL || add.op == Op::SUB_SMALL) && !add.atLabel &&
+        code[get.at + 1] == target) {
       const std::uint8_t operands[] = {target, code[add.at + 1], code[add.at + 2]};
-      replaceTail(3, Op::ADD_LOCAL_SMALL, operands, line);
+      replaceTail(3, add.op == Op::ADD_SMALL ? Op::ADD_LOCAL_SMALL : Op::SUB_LOCAL_SMALL, operands, line);
       return;
     }
   }
   const Emitted& arithmetic = emitted_[n - 2];
+  if (arithmetic.op == Op::GET_LOCAL_PROPERTY) {  // the target's byte is read last: GET_PROPERTY's line
+    const std::uint8_t operands[] = {code[arithmetic.at + 1], code[arithmetic.at + 2], code[arithmetic.at + 3],
+                                     code[arithmetic.at + 4], code[arithmetic.at + 5], target};
+    int propertyLine = proto_->lines[arithmetic.at + 5];
+    replaceTail(2, Op::GET_LOCAL_PROPERTY_TO, operands, line);
+    proto_->lines[written_ - 1] = propertyLine;
+    return;
+  }
   for (auto [plain, storing] : kArithmeticStore) {
     if (arithmetic.op != plain) continue;
     const auto count = static_cast<std::size_t>(operandBytes(plain));

@@ -62,8 +62,9 @@ class InstructionFuser {
   // (JUMP_UNLESS_LESS_LL, LOOP_IF_LESS_LI, JUMP_UNLESS_NIL_L ...).
   void fuseJumpOperands();
   // A SET_LOCAL_POP just made, with the instructions before it: `x = x + n;` becomes
-  // ADD_LOCAL_SMALL x n, `c = a op b;` on locals ADD_LL_TO a b c, `c = e op b;`
-  // ADD_L_TO b c. These take the statement's line (`line`, its POP's).
+  // ADD_LOCAL_SMALL x n (SUB_LOCAL_SMALL for -), `c = a op b;` on locals ADD_LL_TO a b c,
+  // `c = e op b;` ADD_L_TO b c, `c = a.f;` GET_LOCAL_PROPERTY_TO. These take the
+  // statement's line (`line`, its POP's), but for a property's last byte.
   void fuseLocalStore(int line);
   // The last `count` instructions (none of them a jump) become `op` with `operands`.
   void replaceTail(std::size_t count, Op op, std::span<const std::uint8_t> operands, int line);

@@ -167,6 +167,18 @@ TEST(Peephole, ReturnsOfNilAndOfALocalAreOneInstruction) {
   EXPECT_EQ(q.code, before);
 }
 
+// `c = o.f;` on locals is one instruction, whose target byte keeps the property's line;
+// `x = x - n;` is one too.
+TEST(Peephole, StoresOfAPropertyOrADecrementToALocalAreOneInstruction) {
+  FunctionProto p = functionOf({op(Op::GET_LOCAL), 3, op(Op::GET_PROPERTY), 7, 0, 2, 0, op(Op::SET_LOCAL), 4,
+                                op(Op::POP), op(Op::GET_LOCAL), 4, op(Op::SUB_SMALL), 1, 0, op(Op::SET_LOCAL), 4,
+                                op(Op::POP), op(Op::RETURN)});
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL_PROPERTY_TO), 3, 7, 0, 2, 0, 4,
+                                               op(Op::SUB_LOCAL_SMALL), 4, 1, 0, op(Op::RETURN)}));
+  EXPECT_EQ(p.lines, (std::vector<int>{109, 109, 109, 109, 109, 109, 106, 117, 117, 117, 117, 118}));
+}
+
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
 TEST(Peephole, TestsOfConstantsFold) {
   FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
