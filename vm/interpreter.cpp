@@ -313,23 +313,53 @@ Value VM::run(std::size_t entryFrame) {
 #undef SET_PROPERTY_OP
 #undef FIELD_AT
 #undef PROPERTY_HIT
+// An array and an inline int (a boxed one is past any array's end) in its bounds: the
+// class pointer is compared, not its kind, one load fewer. Else getIndex, with the
+// container and the index on the stack (roots) as GET_INDEX has them.
+#define ARRAY_INDEX_HIT(container, index)                                                         \
+  ((index).isSmallInt() && (container).isObject() && (container).asHandle()->klass == methods_.arrayClass() && \
+   static_cast<std::uint64_t>((index).asSmallInt()) < objectAt<ArrayObject>(container)->length)
+#define ELEMENT_AT(container, index) (objectAt<ArrayObject>(container)->elements()[(index).asSmallInt()])
+#define INDEX_MISS(container, index)     \
+  {                                      \
+    SYNC();                              \
+    sp[-2] = getIndex(container, index); \
+    --sp;                                \
+    DISPATCH();                          \
+  }
       CASE(GET_INDEX) {
         Value container = sp[-2], index = sp[-1];
-        // An array and an inline int (a boxed one is past any array's end): the class
-        // pointer is compared, not its kind, one load fewer.
-        if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == methods_.arrayClass()) {
-          auto* a = objectAt<ArrayObject>(container);
-          if (static_cast<std::uint64_t>(index.asSmallInt()) < a->length) {
-            sp[-2] = a->elements()[index.asSmallInt()];
-            --sp;
-            DISPATCH();
-          }
+        if (ARRAY_INDEX_HIT(container, index)) {
+          sp[-2] = ELEMENT_AT(container, index);
+          --sp;
+          DISPATCH();
         }
-        SYNC();
-        sp[-2] = getIndex(container, index);
-        --sp;
-        DISPATCH();
+        INDEX_MISS(container, index)
       }
+      CASE(GET_INDEX_L) {  // `e[i]` of a local i: GET_LOCAL then GET_INDEX
+        Value index = slots[READ_BYTE()], container = sp[-1];
+        if (ARRAY_INDEX_HIT(container, index)) {
+          sp[-1] = ELEMENT_AT(container, index);
+          DISPATCH();
+        }
+        *sp++ = index;
+        INDEX_MISS(container, index)
+      }
+      CASE(GET_INDEX_LL) {  // `a[i]` of locals: GET_LOCAL2 then GET_INDEX
+        Value container = slots[ip[0]], index = slots[ip[1]];
+        ip += 2;
+        if (ARRAY_INDEX_HIT(container, index)) {
+          *sp++ = ELEMENT_AT(container, index);
+          DISPATCH();
+        }
+        sp[0] = container;
+        sp[1] = index;
+        sp += 2;
+        INDEX_MISS(container, index)
+      }
+#undef INDEX_MISS
+#undef ELEMENT_AT
+#undef ARRAY_INDEX_HIT
 #define SET_INDEX_OP(opName, leave)                                                                   \
   CASE(opName) {                                                                                      \
     Value container = sp[-3], index = sp[-2], value = sp[-1];                                         \

@@ -91,6 +91,8 @@ struct OpFormat {
   X(SET_PROPERTY, 4, -1, (symbol, cache))           /* obj value -> value */                                                \
   X(SET_PROPERTY_POP, 4, -2, (symbol, cache))       /* SET_PROPERTY then POP (an assignment statement) */                   \
   X(GET_INDEX, 0, -1, ())                                                                                                   \
+  X(GET_INDEX_L, 1, 0, (slot))                      /* top[local] (GET_LOCAL; GET_INDEX) */                                 \
+  X(GET_INDEX_LL, 2, 1, (slot, slot))               /* push local a[local i] (GET_LOCAL2 a i; GET_INDEX) */                 \
   X(SET_INDEX, 0, -2, ())                           /* obj index value -> value */                                          \
   X(SET_INDEX_POP, 0, -3, ())                       /* SET_INDEX then POP (an assignment statement) */                      \
   X(GET_SUPER, 4, 0, (classId, symbol))             /* this -> bound */                                                     \

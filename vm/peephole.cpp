@@ -41,7 +41,7 @@ static_assert(closureIsTheOnlyVariableLength());
 // The instructions that may fuse into the one before them (fuseWithLast's cases).
 constexpr bool fusesWithLastOf(Op op) {
   switch (op) {
-    case Op::GET_LOCAL: case Op::GET_PROPERTY: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
+    case Op::GET_LOCAL: case Op::GET_PROPERTY: case Op::GET_INDEX: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
     case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE: case Op::RETURN:
       return true;
     default: return false;
@@ -186,6 +186,7 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
       return true;
     case Op::GET_PROPERTY: return fuseLocalProperty(at);
     case Op::RETURN: return fuseReturn(at);
+    case Op::GET_INDEX: return fuseLocalIndex(at);
     case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY:
       for (const ArithmeticFusion& f : kArithmetic) {
         if (f.op != op) continue;
@@ -218,6 +219,16 @@ bool InstructionFuser::fuseLocalProperty(std::size_t at) {
   else if (last == Op::GET_LOCAL) retag(Op::GET_LOCAL_PROPERTY);
   else return false;
   for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
+  return true;
+}
+
+// GET_LOCAL i; GET_INDEX: GET_INDEX_L i; GET_LOCAL2 a i; GET_INDEX: GET_INDEX_LL a i. The
+// last byte takes GET_INDEX's line (a trace names the line of the last byte read).
+bool InstructionFuser::fuseLocalIndex(std::size_t at) {
+  Op last = emitted_.back().op;
+  if (last != Op::GET_LOCAL && last != Op::GET_LOCAL2) return false;
+  retag(last == Op::GET_LOCAL ? Op::GET_INDEX_L : Op::GET_INDEX_LL);
+  proto_->lines[written_ - 1] = proto_->lines[at];
   return true;
 }
 

@@ -22,8 +22,9 @@ FUSED = f"{CASES}/fused_error_lines.kith"
 for which, message, line in [("property", "P has no field or method 'missing'", 7),
                              ("pair", "P has no field or method 'missing'", 12),
                              ("store", "P has no field or method 'missing'", 18),
-                             ("locals", "cannot compare int and nil with '<='", 23),
-                             ("literal", "cannot compare string and int with '>'", 27)]:
+                             ("index", "index 5 out of bounds for length 1", 23),
+                             ("locals", "cannot compare int and nil with '<='", 28),
+                             ("literal", "cannot compare string and int with '>'", 32)]:
     case(f"vm.cli.fused_error_line_{which}", f"run {FUSED} {which}", exit=70, stderr=(
         rf"^error: {re.escape(message)}\n  at {which} \([^\n]*fused_error_lines.kith:{line}\)\n"))
 # boehm ignores --gc with a note, printed after the run so the error stays stderr's first line.

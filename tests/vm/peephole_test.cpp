@@ -179,6 +179,17 @@ TEST(Peephole, StoresOfAPropertyOrADecrementToALocalAreOneInstruction) {
   EXPECT_EQ(p.lines, (std::vector<int>{109, 109, 109, 109, 109, 109, 106, 117, 117, 117, 117, 118}));
 }
 
+// An element at a local index is one instruction, and with the array in a local too;
+// the last byte keeps GET_INDEX's line.
+TEST(Peephole, AnElementAtALocalIndexIsOneInstruction) {
+  FunctionProto p = functionOf({op(Op::GET_GLOBAL), 1, 0, op(Op::GET_LOCAL), 2, op(Op::GET_INDEX), op(Op::GET_LOCAL),
+                                1, op(Op::GET_LOCAL), 2, op(Op::GET_INDEX), op(Op::RETURN)});
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_GLOBAL), 1, 0, op(Op::GET_INDEX_L), 2, op(Op::GET_INDEX_LL),
+                                               1, 2, op(Op::RETURN)}));
+  EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 102, 103, 105, 106, 107, 110, 111}));
+}
+
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
 TEST(Peephole, TestsOfConstantsFold) {
   FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
