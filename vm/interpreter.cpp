@@ -788,6 +788,19 @@ Value VM::run(std::size_t entryFrame) {
         if (!(*--sp).isFalsy()) BACK_EDGE(offset);
         DISPATCH();
       }
+      CASE(JUMP_IF_FALSE_L) {  // `if (x)`, `while (x and ...)` on a local x: GET_LOCAL; POP_JUMP_IF_FALSE
+        Value a = slots[ip[0]];
+        std::uint16_t offset = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));
+        ip += 3;
+        JUMP_FORWARD_IF(a.isFalsy(), offset);
+      }
+      CASE(LOOP_IF_TRUE_L) {  // GET_LOCAL; LOOP_IF_TRUE
+        Value a = slots[ip[0]];
+        std::uint16_t offset = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));
+        ip += 3;
+        if (!a.isFalsy()) BACK_EDGE(offset);
+        DISPATCH();
+      }
 // The common call inline: a script function with the right arity and room on the
 // stacks gets its frame here and runs on; anything else falls through to the caller's
 // general path (callValue, invoke).

@@ -158,6 +158,8 @@ struct OpFormat {
   X(JUMP_IF_NIL_L, 3, 0, (slot, forwardJump))                                                                               \
   X(LOOP_IF_NIL_L, 3, 0, (slot, backwardJump))                                                                              \
   X(LOOP_UNLESS_NIL_L, 3, 0, (slot, backwardJump))                                                                          \
+  X(JUMP_IF_FALSE_L, 3, 0, (slot, forwardJump))     /* unless local a is truthy (GET_LOCAL; POP_JUMP_IF_FALSE) */           \
+  X(LOOP_IF_TRUE_L, 3, 0, (slot, backwardJump))     /* while local a is truthy (GET_LOCAL; LOOP_IF_TRUE) */                 \
   X(JUMP_UNLESS_LESS_LL, 4, 0, (slot, slot, forwardJump))     /* unless local a < local b (GET_LOCAL2; JUMP_UNLESS_LESS) */ \
   X(JUMP_UNLESS_LESS_EQUAL_LL, 4, 0, (slot, slot, forwardJump))                                                             \
   X(JUMP_UNLESS_GREATER_LL, 4, 0, (slot, slot, forwardJump))                                                                \

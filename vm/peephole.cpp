@@ -53,15 +53,15 @@ constexpr auto kFusesWithLast = [] {
   return table;
 }();
 
-// A comparison (or a constant) then a conditional jump: one instruction that compares
-// and jumps (or always jumps).
+// A comparison (or a constant, or a local's value) then a conditional jump: one
+// instruction that compares and jumps (or always jumps, or tests the local).
 constexpr std::pair<Op, Op> kJumpUnless[] = {
-    {Op::FALSE, Op::JUMP},
+    {Op::FALSE, Op::JUMP}, {Op::GET_LOCAL, Op::JUMP_IF_FALSE_L},
     {Op::LESS, Op::JUMP_UNLESS_LESS},       {Op::LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL},
     {Op::GREATER, Op::JUMP_UNLESS_GREATER}, {Op::GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL},
     {Op::EQUAL, Op::JUMP_UNLESS_EQUAL},     {Op::NOT_EQUAL, Op::JUMP_UNLESS_NOT_EQUAL}};
 constexpr std::pair<Op, Op> kLoopIf[] = {
-    {Op::TRUE, Op::LOOP},
+    {Op::TRUE, Op::LOOP}, {Op::GET_LOCAL, Op::LOOP_IF_TRUE_L},
     {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
     {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL},
     {Op::EQUAL, Op::LOOP_IF_EQUAL}, {Op::NOT_EQUAL, Op::LOOP_IF_NOT_EQUAL}};

@@ -133,8 +133,8 @@ TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0);
   FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go) go = false; }");
   std::vector<Op> qops = opcodes(*q);
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE), 1);
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 1);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE_L), 1) << "a local's test: one instruction";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE_L), 1);
   EXPECT_EQ(errorsOf("let i = 0; while (i < ) { i = i + 1; }").size(), 1u);
 }
 
@@ -174,11 +174,11 @@ TEST_F(CompilerTest, ConditionsJumpOnTheirComparisons) {
   std::vector<Op> ops = opcodes(*p);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS_LL), 1);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_NOT_EQUAL), 1);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::POP_JUMP_IF_FALSE), 1) << "if (a)";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_IF_FALSE_L), 1) << "if (a)";
   FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go and i < 3 and i >= 0) i = i + 1; }");
   std::vector<Op> qops = opcodes(*q);
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 2) << "go, top and bottom";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE_L), 2) << "go, top and bottom";
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_UNLESS_LESS_LI), 2) << "i < 3, top and bottom";
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_GREATER_EQUAL_LI), 1) << "the last test loops back";
   // A for loop's condition ends at ';': a chain there too, at the top and at the bottom.
@@ -210,7 +210,7 @@ TEST_F(CompilerTest, OrAndNotInConditionsAreJumps) {
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_UNLESS_LESS_LL), 2) << "a < b, top and bottom";
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP), 1) << "to the body, at the top";
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP), 1) << "back to the body, at the bottom";
-  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP_IF_TRUE), 1) << "b, at the bottom";
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP_IF_TRUE_L), 1) << "b, at the bottom";
   FunctionProto* n = compileOk("{ let a = 1; if (!a) a = 0; if (!!a) a = 0; let c = !a == false; }");
   std::vector<Op> nops = opcodes(*n);
   EXPECT_EQ(std::count(nops.begin(), nops.end(), Op::NOT), 2) << "one for if (!a), none for !!a, one for !a == false";

@@ -190,6 +190,17 @@ TEST(Peephole, AnElementAtALocalIndexIsOneInstruction) {
   EXPECT_EQ(p.lines, (std::vector<int>{100, 101, 102, 103, 105, 106, 107, 110, 111}));
 }
 
+// A condition that is a local's value is one instruction at the top and at the bottom.
+TEST(Peephole, TestsOfALocalsTruthAreOneInstruction) {
+  FunctionProto p = functionOf({op(Op::GET_LOCAL), 1, op(Op::POP_JUMP_IF_FALSE), 5, 0,  // to the RETURN at 10
+                                op(Op::GET_LOCAL), 2, op(Op::LOOP_IF_TRUE), 10, 0,       // back to 0
+                                op(Op::RETURN)});
+  const int labels[] = {0};
+  fuseInstructions(p, labels);
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::JUMP_IF_FALSE_L), 1, 4, 0, op(Op::LOOP_IF_TRUE_L), 2, 8, 0,
+                                               op(Op::RETURN)}));
+}
+
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
 TEST(Peephole, TestsOfConstantsFold) {
   FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
