@@ -611,6 +611,20 @@ Value VM::run(std::size_t entryFrame) {
       SMALL_INT_ARITHMETIC(ADD_SMALL, +, ADD)
       SMALL_INT_ARITHMETIC(SUB_SMALL, -, SUBTRACT)
 #undef SMALL_INT_ARITHMETIC
+// `x + n`, `x - n` of a local x (`fib(n - 1)`): pushes x, which the result replaces, as
+// GET_LOCAL then ADD_SMALL did.
+#define LOCAL_SMALL_INT_PUSH(opName, op, genericOp)                           \
+  CASE(opName) {                                                              \
+    Value a = slots[ip[0]];                                                   \
+    auto n = static_cast<std::int16_t>(ip[1] | (ip[2] << 8));                 \
+    ip += 3;                                                                  \
+    *sp++ = a;                                                                \
+    SMALL_INT_INTO(sp - 1, a, n, op, genericOp)                               \
+    DISPATCH();                                                               \
+  }
+      LOCAL_SMALL_INT_PUSH(ADD_LS, +, ADD)
+      LOCAL_SMALL_INT_PUSH(SUB_LS, -, SUBTRACT)
+#undef LOCAL_SMALL_INT_PUSH
 // `x = x + n;` and `x = x - n;`: what GET_LOCAL, ADD_SMALL or SUB_SMALL, SET_LOCAL_POP would do.
 #define LOCAL_SMALL_INT_ARITHMETIC(opName, op, genericOp) \
   CASE(opName) {                                          \

@@ -106,6 +106,8 @@ struct OpFormat {
   X(SUBTRACT, 0, -1, ())                                                                                                    \
   X(ADD_SMALL, 2, 0, (smallInt))                    /* top + n (SMALL_INT n; ADD) */                                        \
   X(SUB_SMALL, 2, 0, (smallInt))                    /* top - n (SMALL_INT n; SUBTRACT) */                                   \
+  X(ADD_LS, 3, 1, (slot, smallInt))                 /* push local + n (GET_LOCAL; ADD_SMALL n) */                           \
+  X(SUB_LS, 3, 1, (slot, smallInt))                 /* push local - n (GET_LOCAL; SUB_SMALL n) */                           \
   X(ADD_LOCAL_SMALL, 3, 0, (slot, smallInt))        /* local += n (GET_LOCAL; ADD_SMALL; SET_LOCAL_POP) */                  \
   X(SUB_LOCAL_SMALL, 3, 0, (slot, smallInt))        /* local -= n (GET_LOCAL; SUB_SMALL; SET_LOCAL_POP) */                  \
   X(ADD_L, 1, 0, (slot))                            /* top + local (GET_LOCAL; ADD) */                                      \

@@ -192,7 +192,7 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
         if (f.op != op) continue;
         if (last.op == Op::GET_LOCAL2) retag(f.bothLocals);
         else if (last.op == Op::GET_LOCAL) retag(f.rightLocal);
-        else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) retag(f.smallInt);
+        else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) fuseSmallIntOperand(f.smallInt);
         else return false;
         return true;
       }
@@ -220,6 +220,26 @@ bool InstructionFuser::fuseLocalProperty(std::size_t at) {
   else return false;
   for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
   return true;
+}
+
+// SMALL_INT n then ADD or SUBTRACT: ADD_SMALL n (SUB_SMALL); after GET_LOCAL x, ADD_LS x n
+// (SUB_LS), whose operands keep their lines.
+void InstructionFuser::fuseSmallIntOperand(Op withSmallInt) {
+  retag(withSmallInt);
+  std::size_t n = emitted_.size();
+  const Emitted small = emitted_[n - 1];
+  if (small.atLabel || n < 2 || emitted_[n - 2].op != Op::GET_LOCAL) return;
+  const Emitted get = emitted_[n - 2];
+  auto& code = proto_->code;
+  auto& lines = proto_->lines;
+  const std::uint8_t bytes[] = {code[get.at + 1], code[small.at + 1], code[small.at + 2]};
+  const int byteLines[] = {lines[get.at + 1], lines[small.at + 1], lines[small.at + 2]};
+  Op fused = withSmallInt == Op::ADD_SMALL ? Op::ADD_LS : Op::SUB_LS;
+  emitted_.resize(n - 2);
+  emitted_.push_back({get.at, fused, get.atLabel});
+  written_ = get.at;
+  append(static_cast<std::uint8_t>(fused), lines[get.at]);
+  for (std::size_t i = 0; i < 3; ++i) append(bytes[i], byteLines[i]);
 }
 
 // GET_LOCAL i; GET_INDEX: GET_INDEX_L i; GET_LOCAL2 a i; GET_INDEX: GET_INDEX_LL a i. The
@@ -334,17 +354,12 @@ void InstructionFuser::fuseLocalStore(int line) {
   if (store.atLabel || n < 2) return;
   const auto& code = proto_->code;
   std::uint8_t target = code[store.at + 1];
-  if (n >= 3) {
-    const Emitted& add = emitted_[n - 2];
-    const Emitted& get = emitted_[n - 3];
-    if (get.op == Op::GET_LOCAL && (add.op == Op::ADD_SMALL || add.op == Op::SUB_SMALL) && !add.atLabel &&
-        code[get.at + 1] == target) {
-      const std::uint8_t operands[] = {target, code[add.at + 1], code[add.at + 2]};
-      replaceTail(3, add.op == Op::ADD_SMALL ? Op::ADD_LOCAL_SMALL : Op::SUB_LOCAL_SMALL, operands, line);
-      return;
-    }
-  }
   const Emitted& arithmetic = emitted_[n - 2];
+  if ((arithmetic.op == Op::ADD_LS || arithmetic.op == Op::SUB_LS) && code[arithmetic.at + 1] == target) {
+    const std::uint8_t operands[] = {target, code[arithmetic.at + 2], code[arithmetic.at + 3]};
+    replaceTail(2, arithmetic.op == Op::ADD_LS ? Op::ADD_LOCAL_SMALL : Op::SUB_LOCAL_SMALL, operands, line);
+    return;
+  }
   if (arithmetic.op == Op::GET_LOCAL_PROPERTY) {  // the target's byte is read last: GET_PROPERTY's line
     const std::uint8_t operands[] = {code[arithmetic.at + 1], code[arithmetic.at + 2], code[arithmetic.at + 3],
                                      code[arithmetic.at + 4], code[arithmetic.at + 5], target};

@@ -55,6 +55,7 @@ class InstructionFuser {
   bool fuseLocalProperty(std::size_t at);
   bool fusePops(std::size_t at);
   bool fuseReturn(std::size_t at);
+  void fuseSmallIntOperand(Op withSmallInt);
   bool fuseLocalIndex(std::size_t at);
   bool dropLastIf(Op op);
   bool fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions);

@@ -71,8 +71,7 @@ TEST(Peephole, LocalIncrementNeedsTheSameLocal) {
   FunctionProto other = functionOf({op(Op::GET_LOCAL), 3, op(Op::SMALL_INT), 1, 0, op(Op::ADD), op(Op::SET_LOCAL), 4,
                                     op(Op::POP), op(Op::RETURN)});
   fuseInstructions(other, {});
-  EXPECT_EQ(other.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL), 3, op(Op::ADD_SMALL), 1, 0,
-                                                   op(Op::SET_LOCAL_POP), 4, op(Op::RETURN)}));
+  EXPECT_EQ(other.code, (std::vector<std::uint8_t>{op(Op::ADD_LS), 3, 1, 0, op(Op::SET_LOCAL_POP), 4, op(Op::RETURN)}));
 }
 
 // A property of a local: one instruction with GET_PROPERTY's operands and their lines;
@@ -171,12 +170,16 @@ TEST(Peephole, ReturnsOfNilAndOfALocalAreOneInstruction) {
 // `x = x - n;` is one too.
 TEST(Peephole, StoresOfAPropertyOrADecrementToALocalAreOneInstruction) {
   FunctionProto p = functionOf({op(Op::GET_LOCAL), 3, op(Op::GET_PROPERTY), 7, 0, 2, 0, op(Op::SET_LOCAL), 4,
-                                op(Op::POP), op(Op::GET_LOCAL), 4, op(Op::SUB_SMALL), 1, 0, op(Op::SET_LOCAL), 4,
-                                op(Op::POP), op(Op::RETURN)});
+                                op(Op::POP), op(Op::GET_LOCAL), 4, op(Op::SMALL_INT), 1, 0, op(Op::SUBTRACT),
+                                op(Op::SET_LOCAL), 4, op(Op::POP), op(Op::RETURN)});
   fuseInstructions(p, {});
   EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_LOCAL_PROPERTY_TO), 3, 7, 0, 2, 0, 4,
                                                op(Op::SUB_LOCAL_SMALL), 4, 1, 0, op(Op::RETURN)}));
-  EXPECT_EQ(p.lines, (std::vector<int>{109, 109, 109, 109, 109, 109, 106, 117, 117, 117, 117, 118}));
+  EXPECT_EQ(p.lines, (std::vector<int>{109, 109, 109, 109, 109, 109, 106, 118, 118, 118, 118, 119}));
+  FunctionProto q = functionOf({op(Op::GET_LOCAL), 4, op(Op::SMALL_INT), 0xff, 0xff, op(Op::ADD), op(Op::RETURN)});
+  fuseInstructions(q, {});
+  EXPECT_EQ(q.code, (std::vector<std::uint8_t>{op(Op::ADD_LS), 4, 0xff, 0xff, op(Op::RETURN)}));
+  EXPECT_EQ(q.lines, (std::vector<int>{100, 101, 103, 104, 106}));
 }
 
 // An element at a local index is one instruction, and with the array in a local too;
