@@ -565,6 +565,32 @@ Value VM::run(std::size_t entryFrame) {
       COMPARE_AND_JUMP_FORMS(GREATER, >)
       COMPARE_AND_JUMP_FORMS(GREATER_EQUAL, >=)
 #undef COMPARE_AND_JUMP_FORMS
+// A value against a constant (`zrzr + zizi > 4.0`: CONSTANT before the test), popped.
+#define COMPARE_CONSTANT_AND_JUMP_FORMS(compareName, op)                                \
+  CASE(JUMP_UNLESS_##compareName##_K) {                                                 \
+    Value b = constants[ip[0] | (ip[1] << 8)];                                          \
+    std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
+    ip += 4;                                                                            \
+    Value a = sp[-1];                                                                   \
+    bool holds = COMPARE_FAST(a, b, op, compareName);                                   \
+    --sp;                                                                               \
+    JUMP_FORWARD_IF(!holds, offset);                                                    \
+  }                                                                                     \
+  CASE(LOOP_IF_##compareName##_K) {                                                     \
+    Value b = constants[ip[0] | (ip[1] << 8)];                                          \
+    std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
+    ip += 4;                                                                            \
+    Value a = sp[-1];                                                                   \
+    bool holds = COMPARE_FAST(a, b, op, compareName);                                   \
+    --sp;                                                                               \
+    if (holds) BACK_EDGE(offset);                                                       \
+    DISPATCH();                                                                         \
+  }
+      COMPARE_CONSTANT_AND_JUMP_FORMS(LESS, <)
+      COMPARE_CONSTANT_AND_JUMP_FORMS(LESS_EQUAL, <=)
+      COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER, >)
+      COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER_EQUAL, >=)
+#undef COMPARE_CONSTANT_AND_JUMP_FORMS
 #undef COMPARE_LI
 #undef LI_OPERANDS
 #undef LL_OPERANDS
@@ -670,6 +696,13 @@ Value VM::run(std::size_t entryFrame) {
       ARITHMETIC_LOCALS(ADD_LL, +, ADD)
       ARITHMETIC_LOCALS(SUB_LL, -, SUBTRACT)
       ARITHMETIC_LOCALS(MUL_LL, *, MULTIPLY)
+      CASE(MUL_KL) {  // `2.0 * x`: CONSTANT then MUL_L; the result's slot holds the constant, as unfused
+        Value a = constants[ip[0] | (ip[1] << 8)], b = slots[ip[2]];
+        ip += 3;
+        *sp++ = a;
+        ARITHMETIC_INTO(sp - 1, a, b, *, MULTIPLY)
+        DISPATCH();
+      }
 #define ARITHMETIC_LOCALS_TO(opName, op, genericOp)                    \
   CASE(opName) {                                                       \
     Value a = slots[ip[0]], b = slots[ip[1]];                          \

@@ -116,6 +116,7 @@ struct OpFormat {
   X(ADD_LL, 2, 1, (slot, slot))                     /* push local a + local b (GET_LOCAL2 a b; ADD) */                      \
   X(SUB_LL, 2, 1, (slot, slot))                     /* push a - b */                                                        \
   X(MUL_LL, 2, 1, (slot, slot))                     /* push a * b */                                                        \
+  X(MUL_KL, 3, 1, (constant, slot))                 /* push constant * local (CONSTANT; MUL_L) */                           \
   X(ADD_LL_TO, 3, 0, (slot, slot, target))          /* local c = a + b (ADD_LL a b; SET_LOCAL_POP c) */                     \
   X(SUB_LL_TO, 3, 0, (slot, slot, target))          /* local c = a - b */                                                   \
   X(MUL_LL_TO, 3, 0, (slot, slot, target))          /* local c = a * b */                                                   \
@@ -180,6 +181,14 @@ struct OpFormat {
   X(LOOP_IF_LESS_EQUAL_LI, 5, 0, (slot, smallInt, backwardJump))                                                            \
   X(LOOP_IF_GREATER_LI, 5, 0, (slot, smallInt, backwardJump))                                                               \
   X(LOOP_IF_GREATER_EQUAL_LI, 5, 0, (slot, smallInt, backwardJump))                                                         \
+  X(JUMP_UNLESS_LESS_K, 4, -1, (constant, forwardJump))/* pops a; unless a < constant (CONSTANT; JUMP_UNLESS_LESS) */       \
+  X(JUMP_UNLESS_LESS_EQUAL_K, 4, -1, (constant, forwardJump))                                                               \
+  X(JUMP_UNLESS_GREATER_K, 4, -1, (constant, forwardJump))                                                                  \
+  X(JUMP_UNLESS_GREATER_EQUAL_K, 4, -1, (constant, forwardJump))                                                            \
+  X(LOOP_IF_LESS_K, 4, -1, (constant, backwardJump))/* pops a; while a < constant */                                        \
+  X(LOOP_IF_LESS_EQUAL_K, 4, -1, (constant, backwardJump))                                                                  \
+  X(LOOP_IF_GREATER_K, 4, -1, (constant, backwardJump))                                                                     \
+  X(LOOP_IF_GREATER_EQUAL_K, 4, -1, (constant, backwardJump))                                                               \
   X(CALL, 3, 0, (argc, calleeName))                 /* callee args -> result */                                             \
   X(INVOKE, 5, 0, (symbol, argc, cache))            /* receiver args -> result */                                           \
   X(SUPER_INVOKE, 5, 0, (classId, symbol, argc))    /* this args -> result */                                               \

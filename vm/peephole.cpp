@@ -69,20 +69,24 @@ constexpr std::pair<Op, Op> kLoopIf[] = {
 // a small int (GET_LOCAL a; SMALL_INT n), something and nil (NIL), or a local and nil
 // (GET_LOCAL a; NIL): the operands go into the instruction.
 struct OperandJump {
-  Op jump, locals, localAndSmallInt, nil, localAndNil;  // COUNT_: none
+  Op jump, locals, localAndSmallInt, nil, localAndNil, constant = Op::COUNT_;  // COUNT_: none
 };
 constexpr Op kNone = Op::COUNT_;
 constexpr OperandJump kOperandJumps[] = {
-    {Op::JUMP_UNLESS_LESS, Op::JUMP_UNLESS_LESS_LL, Op::JUMP_UNLESS_LESS_LI, kNone, kNone},
-    {Op::JUMP_UNLESS_LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL_LL, Op::JUMP_UNLESS_LESS_EQUAL_LI, kNone, kNone},
-    {Op::JUMP_UNLESS_GREATER, Op::JUMP_UNLESS_GREATER_LL, Op::JUMP_UNLESS_GREATER_LI, kNone, kNone},
-    {Op::JUMP_UNLESS_GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL_LL, Op::JUMP_UNLESS_GREATER_EQUAL_LI, kNone, kNone},
+    {Op::JUMP_UNLESS_LESS, Op::JUMP_UNLESS_LESS_LL, Op::JUMP_UNLESS_LESS_LI, kNone, kNone, Op::JUMP_UNLESS_LESS_K},
+    {Op::JUMP_UNLESS_LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL_LL, Op::JUMP_UNLESS_LESS_EQUAL_LI, kNone, kNone,
+     Op::JUMP_UNLESS_LESS_EQUAL_K},
+    {Op::JUMP_UNLESS_GREATER, Op::JUMP_UNLESS_GREATER_LL, Op::JUMP_UNLESS_GREATER_LI, kNone, kNone,
+     Op::JUMP_UNLESS_GREATER_K},
+    {Op::JUMP_UNLESS_GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL_LL, Op::JUMP_UNLESS_GREATER_EQUAL_LI, kNone, kNone,
+     Op::JUMP_UNLESS_GREATER_EQUAL_K},
     {Op::JUMP_UNLESS_EQUAL, kNone, Op::JUMP_UNLESS_EQUAL_LI, Op::JUMP_UNLESS_NIL, Op::JUMP_UNLESS_NIL_L},
     {Op::JUMP_UNLESS_NOT_EQUAL, kNone, Op::JUMP_UNLESS_NOT_EQUAL_LI, Op::JUMP_IF_NIL, Op::JUMP_IF_NIL_L},
-    {Op::LOOP_IF_LESS, Op::LOOP_IF_LESS_LL, Op::LOOP_IF_LESS_LI, kNone, kNone},
-    {Op::LOOP_IF_LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL_LL, Op::LOOP_IF_LESS_EQUAL_LI, kNone, kNone},
-    {Op::LOOP_IF_GREATER, Op::LOOP_IF_GREATER_LL, Op::LOOP_IF_GREATER_LI, kNone, kNone},
-    {Op::LOOP_IF_GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL_LL, Op::LOOP_IF_GREATER_EQUAL_LI, kNone, kNone},
+    {Op::LOOP_IF_LESS, Op::LOOP_IF_LESS_LL, Op::LOOP_IF_LESS_LI, kNone, kNone, Op::LOOP_IF_LESS_K},
+    {Op::LOOP_IF_LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL_LL, Op::LOOP_IF_LESS_EQUAL_LI, kNone, kNone, Op::LOOP_IF_LESS_EQUAL_K},
+    {Op::LOOP_IF_GREATER, Op::LOOP_IF_GREATER_LL, Op::LOOP_IF_GREATER_LI, kNone, kNone, Op::LOOP_IF_GREATER_K},
+    {Op::LOOP_IF_GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL_LL, Op::LOOP_IF_GREATER_EQUAL_LI, kNone, kNone,
+     Op::LOOP_IF_GREATER_EQUAL_K},
     {Op::LOOP_IF_EQUAL, kNone, kNone, Op::LOOP_IF_NIL, Op::LOOP_IF_NIL_L},
     {Op::LOOP_IF_NOT_EQUAL, kNone, kNone, Op::LOOP_UNLESS_NIL, Op::LOOP_UNLESS_NIL_L}};
 // A store then POP (an assignment statement).
@@ -191,7 +195,7 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
       for (const ArithmeticFusion& f : kArithmetic) {
         if (f.op != op) continue;
         if (last.op == Op::GET_LOCAL2) retag(f.bothLocals);
-        else if (last.op == Op::GET_LOCAL) retag(f.rightLocal);
+        else if (last.op == Op::GET_LOCAL) fuseLocalOperand(f.rightLocal);
         else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) fuseSmallIntOperand(f.smallInt);
         else return false;
         return true;
@@ -220,6 +224,25 @@ bool InstructionFuser::fuseLocalProperty(std::size_t at) {
   else return false;
   for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
   return true;
+}
+
+// GET_LOCAL x then ADD, SUBTRACT or MULTIPLY: ADD_L x (SUB_L, MUL_L); CONSTANT k; MUL_L x:
+// MUL_KL k x, whose operands keep their lines.
+void InstructionFuser::fuseLocalOperand(Op withLocal) {
+  retag(withLocal);
+  std::size_t n = emitted_.size();
+  const Emitted local = emitted_[n - 1];
+  if (withLocal != Op::MUL_L || local.atLabel || n < 2 || emitted_[n - 2].op != Op::CONSTANT) return;
+  const Emitted constant = emitted_[n - 2];
+  auto& code = proto_->code;
+  auto& lines = proto_->lines;
+  const std::uint8_t bytes[] = {code[constant.at + 1], code[constant.at + 2], code[local.at + 1]};
+  const int byteLines[] = {lines[constant.at + 1], lines[constant.at + 2], lines[local.at + 1]};
+  emitted_.resize(n - 2);
+  emitted_.push_back({constant.at, Op::MUL_KL, constant.atLabel});
+  written_ = constant.at;
+  append(static_cast<std::uint8_t>(Op::MUL_KL), lines[constant.at]);
+  for (std::size_t i = 0; i < 3; ++i) append(bytes[i], byteLines[i]);
 }
 
 // SMALL_INT n then ADD or SUBTRACT: ADD_SMALL n (SUB_SMALL); after GET_LOCAL x, ADD_LS x n
@@ -326,6 +349,11 @@ void InstructionFuser::fuseJumpOperands() {
     take(before.at + 1);
     take(before.at + 2);
     fused = fusion->locals;
+    replaced = 2;
+  } else if (before.op == Op::CONSTANT && fusion->constant != kNone) {
+    take(before.at + 1);
+    take(before.at + 2);
+    fused = fusion->constant;
     replaced = 2;
   } else if (before.op == Op::SMALL_INT && localBefore && fusion->localAndSmallInt != kNone) {
     take(emitted_[n - 3].at + 1);

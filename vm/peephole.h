@@ -56,6 +56,7 @@ class InstructionFuser {
   bool fusePops(std::size_t at);
   bool fuseReturn(std::size_t at);
   void fuseSmallIntOperand(Op withSmallInt);
+  void fuseLocalOperand(Op withLocal);
   bool fuseLocalIndex(std::size_t at);
   bool dropLastIf(Op op);
   bool fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions);

@@ -25,7 +25,8 @@ for which, message, line in [("property", "P has no field or method 'missing'", 
                              ("index", "index 5 out of bounds for length 1", 23),
                              ("operand", "unsupported operand types for *: int and nil", 29),
                              ("locals", "cannot compare int and nil with '<='", 34),
-                             ("literal", "cannot compare string and int with '>'", 38)]:
+                             ("literal", "cannot compare string and int with '>'", 38),
+                             ("constant", "cannot compare string and float with '>'", 42)]:
     case(f"vm.cli.fused_error_line_{which}", f"run {FUSED} {which}", exit=70, stderr=(
         rf"^error: {re.escape(message)}\n  at {which} \([^\n]*fused_error_lines.kith:{line}\)\n"))
 # boehm ignores --gc with a note, printed after the run so the error stays stderr's first line.

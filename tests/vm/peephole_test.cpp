@@ -204,6 +204,17 @@ TEST(Peephole, TestsOfALocalsTruthAreOneInstruction) {
                                                op(Op::RETURN)}));
 }
 
+// A constant before a comparison's jump, or before MUL_L, goes into the instruction.
+TEST(Peephole, ConstantOperandsGoIntoTheInstruction) {
+  FunctionProto p = functionOf({op(Op::GET_GLOBAL), 1, 0, op(Op::CONSTANT), 2, 0, op(Op::GREATER),
+                                op(Op::POP_JUMP_IF_FALSE), 7, 0,  // to the RETURN at 17
+                                op(Op::CONSTANT), 3, 0, op(Op::GET_LOCAL), 4, op(Op::MULTIPLY), op(Op::POP),
+                                op(Op::RETURN)});
+  fuseInstructions(p, {});
+  EXPECT_EQ(p.code, (std::vector<std::uint8_t>{op(Op::GET_GLOBAL), 1, 0, op(Op::JUMP_UNLESS_GREATER_K), 2, 0, 5, 0,
+                                               op(Op::MUL_KL), 3, 0, 4, op(Op::POP), op(Op::RETURN)}));
+}
+
 // `while (true)`: the top test never jumps, so it goes; the bottom test always loops.
 TEST(Peephole, TestsOfConstantsFold) {
   FunctionProto p = functionOf({op(Op::TRUE), op(Op::POP_JUMP_IF_FALSE), 11, 0,  // to the NIL at 15
