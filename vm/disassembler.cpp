@@ -59,7 +59,7 @@ std::string operandText(VM& vm, const FunctionProto& proto, Operand kind, std::s
   unsigned value = operandSize(kind) == 1 ? u8(at) : u8(at) | (u8(at + 1) << 8);
   std::string number = std::to_string(value);
   switch (kind) {
-    case Operand::slot: case Operand::upvalue: case Operand::count: return number;
+    case Operand::slot: case Operand::upvalue: case Operand::count: case Operand::values: return number;
     case Operand::target: return "-> " + number;
     case Operand::iterator: return "slot " + number;
     case Operand::argc: return first ? number : "(" + number + " args)";  // after a name, it says what it is

@@ -24,6 +24,7 @@ enum class Operand : std::uint8_t {
   argc,          // u8 the number of arguments
   hasSuperclass, // u8 1: the class has a superclass (on the stack)
   iterator,      // u8 the first of a for-in's two hidden slots (the array, the next index)
+  values,        // u8 how many values (POP_N)
   smallInt,      // s16 an immediate int
   constant,      // u16 an index into the function's constants
   global,        // u16 a global's slot
@@ -38,14 +39,14 @@ enum class Operand : std::uint8_t {
   backwardJump,  // u16 how far back the jump lands, from the instruction's end
 };
 
-constexpr int operandSize(Operand kind) { return kind <= Operand::iterator ? 1 : 2; }
+constexpr int operandSize(Operand kind) { return kind <= Operand::values ? 1 : 2; }
 constexpr bool isJump(Operand kind) {
   return kind == Operand::forwardJump || kind == Operand::exitJump || kind == Operand::backwardJump;
 }
 
-// An opcode's operands, in order (three at most).
+// An opcode's operands, in order (four at most).
 struct OpFormat {
-  Operand kinds[3] = {};
+  Operand kinds[4] = {};
   int count = 0;
   constexpr OpFormat() = default;
   constexpr OpFormat(std::initializer_list<Operand> operands) {
@@ -72,6 +73,7 @@ struct OpFormat {
   X(FALSE, 0, 1, ())                                                                                                        \
   X(SMALL_INT, 2, 1, (smallInt))                                                                                            \
   X(POP, 0, -1, ())                                                                                                         \
+  X(POP_N, 1, 0, (values))                          /* n POPs (a block's locals at its end); only fused */                  \
   X(GET_LOCAL, 1, 1, (slot))                                                                                                \
   X(GET_LOCAL2, 2, 2, (slot, slot))                 /* two GET_LOCALs */                                                    \
   X(SET_LOCAL, 1, 0, (slot))                                                                                                \
@@ -83,9 +85,14 @@ struct OpFormat {
   X(SET_UPVALUE, 1, 0, (upvalue))                                                                                           \
   X(CLOSE_UPVALUE, 0, -1, ())                                                                                               \
   X(GET_PROPERTY, 4, 0, (symbol, cache))                                                                                    \
+  X(GET_LOCAL_PROPERTY, 5, 1, (slot, symbol, cache)) /* push local.f (GET_LOCAL; GET_PROPERTY) */                          \
+  X(GET_LOCAL_LOCAL_PROPERTY, 6, 2, (slot, slot, symbol, cache)) /* push local a, local b.f (GET_LOCAL2; GET_PROPERTY) */   \
+  X(GET_LOCAL_PROPERTY_TO, 6, 0, (slot, symbol, cache, target)) /* local c = local a.f (GET_LOCAL_PROPERTY; SET_LOCAL_POP) */\
   X(SET_PROPERTY, 4, -1, (symbol, cache))           /* obj value -> value */                                                \
   X(SET_PROPERTY_POP, 4, -2, (symbol, cache))       /* SET_PROPERTY then POP (an assignment statement) */                   \
   X(GET_INDEX, 0, -1, ())                                                                                                   \
+  X(GET_INDEX_L, 1, 0, (slot))                      /* top[local] (GET_LOCAL; GET_INDEX) */                                 \
+  X(GET_INDEX_LL, 2, 1, (slot, slot))               /* push local a[local i] (GET_LOCAL2 a i; GET_INDEX) */                 \
   X(SET_INDEX, 0, -2, ())                           /* obj index value -> value */                                          \
   X(SET_INDEX_POP, 0, -3, ())                       /* SET_INDEX then POP (an assignment statement) */                      \
   X(GET_SUPER, 4, 0, (classId, symbol))             /* this -> bound */                                                     \
@@ -99,13 +106,17 @@ struct OpFormat {
   X(SUBTRACT, 0, -1, ())                                                                                                    \
   X(ADD_SMALL, 2, 0, (smallInt))                    /* top + n (SMALL_INT n; ADD) */                                        \
   X(SUB_SMALL, 2, 0, (smallInt))                    /* top - n (SMALL_INT n; SUBTRACT) */                                   \
+  X(ADD_LS, 3, 1, (slot, smallInt))                 /* push local + n (GET_LOCAL; ADD_SMALL n) */                           \
+  X(SUB_LS, 3, 1, (slot, smallInt))                 /* push local - n (GET_LOCAL; SUB_SMALL n) */                           \
   X(ADD_LOCAL_SMALL, 3, 0, (slot, smallInt))        /* local += n (GET_LOCAL; ADD_SMALL; SET_LOCAL_POP) */                  \
+  X(SUB_LOCAL_SMALL, 3, 0, (slot, smallInt))        /* local -= n (GET_LOCAL; SUB_SMALL; SET_LOCAL_POP) */                  \
   X(ADD_L, 1, 0, (slot))                            /* top + local (GET_LOCAL; ADD) */                                      \
   X(SUB_L, 1, 0, (slot))                            /* top - local */                                                       \
   X(MUL_L, 1, 0, (slot))                            /* top * local */                                                       \
   X(ADD_LL, 2, 1, (slot, slot))                     /* push local a + local b (GET_LOCAL2 a b; ADD) */                      \
   X(SUB_LL, 2, 1, (slot, slot))                     /* push a - b */                                                        \
   X(MUL_LL, 2, 1, (slot, slot))                     /* push a * b */                                                        \
+  X(MUL_KL, 3, 1, (constant, slot))                 /* push constant * local (CONSTANT; MUL_L) */                           \
   X(ADD_LL_TO, 3, 0, (slot, slot, target))          /* local c = a + b (ADD_LL a b; SET_LOCAL_POP c) */                     \
   X(SUB_LL_TO, 3, 0, (slot, slot, target))          /* local c = a - b */                                                   \
   X(MUL_LL_TO, 3, 0, (slot, slot, target))          /* local c = a * b */                                                   \
@@ -140,12 +151,52 @@ struct OpFormat {
   X(LOOP_IF_LESS_EQUAL, 2, -2, (backwardJump))                                                                              \
   X(LOOP_IF_GREATER, 2, -2, (backwardJump))                                                                                 \
   X(LOOP_IF_GREATER_EQUAL, 2, -2, (backwardJump))                                                                           \
+  X(LOOP_IF_EQUAL, 2, -2, (backwardJump))           /* EQUAL then LOOP_IF_TRUE */                                           \
+  X(LOOP_IF_NOT_EQUAL, 2, -2, (backwardJump))                                                                               \
+  X(JUMP_UNLESS_NIL, 2, -1, (forwardJump))          /* pops a; jumps unless a is nil (NIL; JUMP_UNLESS_EQUAL) */            \
+  X(JUMP_IF_NIL, 2, -1, (forwardJump))              /* pops a; jumps if a is nil (NIL; JUMP_UNLESS_NOT_EQUAL) */            \
+  X(LOOP_IF_NIL, 2, -1, (backwardJump))             /* pops a; loops while a is nil (NIL; LOOP_IF_EQUAL) */                 \
+  X(LOOP_UNLESS_NIL, 2, -1, (backwardJump))         /* pops a; loops while a is not nil */                                  \
+  X(JUMP_UNLESS_NIL_L, 3, 0, (slot, forwardJump))   /* unless local a is nil (GET_LOCAL a; JUMP_UNLESS_NIL) */              \
+  X(JUMP_IF_NIL_L, 3, 0, (slot, forwardJump))                                                                               \
+  X(LOOP_IF_NIL_L, 3, 0, (slot, backwardJump))                                                                              \
+  X(LOOP_UNLESS_NIL_L, 3, 0, (slot, backwardJump))                                                                          \
+  X(JUMP_IF_FALSE_L, 3, 0, (slot, forwardJump))     /* unless local a is truthy (GET_LOCAL; POP_JUMP_IF_FALSE) */           \
+  X(LOOP_IF_TRUE_L, 3, 0, (slot, backwardJump))     /* while local a is truthy (GET_LOCAL; LOOP_IF_TRUE) */                 \
+  X(JUMP_UNLESS_LESS_LL, 4, 0, (slot, slot, forwardJump))     /* unless local a < local b (GET_LOCAL2; JUMP_UNLESS_LESS) */ \
+  X(JUMP_UNLESS_LESS_EQUAL_LL, 4, 0, (slot, slot, forwardJump))                                                             \
+  X(JUMP_UNLESS_GREATER_LL, 4, 0, (slot, slot, forwardJump))                                                                \
+  X(JUMP_UNLESS_GREATER_EQUAL_LL, 4, 0, (slot, slot, forwardJump))                                                          \
+  X(JUMP_UNLESS_LESS_LI, 5, 0, (slot, smallInt, forwardJump)) /* unless local a < n (GET_LOCAL; SMALL_INT; JUMP_...) */     \
+  X(JUMP_UNLESS_LESS_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                         \
+  X(JUMP_UNLESS_GREATER_LI, 5, 0, (slot, smallInt, forwardJump))                                                            \
+  X(JUMP_UNLESS_GREATER_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                      \
+  X(JUMP_UNLESS_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                              \
+  X(JUMP_UNLESS_NOT_EQUAL_LI, 5, 0, (slot, smallInt, forwardJump))                                                          \
+  X(LOOP_IF_LESS_LL, 4, 0, (slot, slot, backwardJump))        /* while local a < local b (GET_LOCAL2; LOOP_IF_LESS) */      \
+  X(LOOP_IF_LESS_EQUAL_LL, 4, 0, (slot, slot, backwardJump))                                                                \
+  X(LOOP_IF_GREATER_LL, 4, 0, (slot, slot, backwardJump))                                                                   \
+  X(LOOP_IF_GREATER_EQUAL_LL, 4, 0, (slot, slot, backwardJump))                                                             \
+  X(LOOP_IF_LESS_LI, 5, 0, (slot, smallInt, backwardJump))    /* while local a < n (GET_LOCAL; SMALL_INT; LOOP_...) */      \
+  X(LOOP_IF_LESS_EQUAL_LI, 5, 0, (slot, smallInt, backwardJump))                                                            \
+  X(LOOP_IF_GREATER_LI, 5, 0, (slot, smallInt, backwardJump))                                                               \
+  X(LOOP_IF_GREATER_EQUAL_LI, 5, 0, (slot, smallInt, backwardJump))                                                         \
+  X(JUMP_UNLESS_LESS_K, 4, -1, (constant, forwardJump))/* pops a; unless a < constant (CONSTANT; JUMP_UNLESS_LESS) */       \
+  X(JUMP_UNLESS_LESS_EQUAL_K, 4, -1, (constant, forwardJump))                                                               \
+  X(JUMP_UNLESS_GREATER_K, 4, -1, (constant, forwardJump))                                                                  \
+  X(JUMP_UNLESS_GREATER_EQUAL_K, 4, -1, (constant, forwardJump))                                                            \
+  X(LOOP_IF_LESS_K, 4, -1, (constant, backwardJump))/* pops a; while a < constant */                                        \
+  X(LOOP_IF_LESS_EQUAL_K, 4, -1, (constant, backwardJump))                                                                  \
+  X(LOOP_IF_GREATER_K, 4, -1, (constant, backwardJump))                                                                     \
+  X(LOOP_IF_GREATER_EQUAL_K, 4, -1, (constant, backwardJump))                                                               \
   X(CALL, 3, 0, (argc, calleeName))                 /* callee args -> result */                                             \
   X(INVOKE, 5, 0, (symbol, argc, cache))            /* receiver args -> result */                                           \
   X(SUPER_INVOKE, 5, 0, (classId, symbol, argc))    /* this args -> result */                                               \
   X(NEW, 1, 0, (argc))                              /* class args -> instance */                                            \
   X(CLOSURE, 2, 1, (closure))                                                                                               \
   X(RETURN, 0, -1, ())                                                                                                      \
+  X(RETURN_NIL, 0, 0, ())                           /* NIL; RETURN */                                                       \
+  X(RETURN_LOCAL, 1, 0, (slot))                     /* GET_LOCAL; RETURN */                                                 \
   X(CLASS, 3, 0, (classId, hasSuperclass))          /* [super] -> class */                                                  \
   X(METHOD, 2, -1, (symbol))                        /* class closure -> class */                                            \
   X(ARRAY, 2, 1, (count))                           /* elements -> array */                                                 \

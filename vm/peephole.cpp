@@ -41,8 +41,8 @@ static_assert(closureIsTheOnlyVariableLength());
 // The instructions that may fuse into the one before them (fuseWithLast's cases).
 constexpr bool fusesWithLastOf(Op op) {
   switch (op) {
-    case Op::GET_LOCAL: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
-    case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE:
+    case Op::GET_LOCAL: case Op::GET_PROPERTY: case Op::GET_INDEX: case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY: case Op::POP:
+    case Op::POP_JUMP_IF_FALSE: case Op::LOOP_IF_TRUE: case Op::RETURN:
       return true;
     default: return false;
   }
@@ -53,17 +53,42 @@ constexpr auto kFusesWithLast = [] {
   return table;
 }();
 
-// A comparison (or a constant) then a conditional jump: one instruction that compares
-// and jumps (or always jumps).
+// A comparison (or a constant, or a local's value) then a conditional jump: one
+// instruction that compares and jumps (or always jumps, or tests the local).
 constexpr std::pair<Op, Op> kJumpUnless[] = {
-    {Op::FALSE, Op::JUMP},
+    {Op::FALSE, Op::JUMP}, {Op::GET_LOCAL, Op::JUMP_IF_FALSE_L},
     {Op::LESS, Op::JUMP_UNLESS_LESS},       {Op::LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL},
     {Op::GREATER, Op::JUMP_UNLESS_GREATER}, {Op::GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL},
     {Op::EQUAL, Op::JUMP_UNLESS_EQUAL},     {Op::NOT_EQUAL, Op::JUMP_UNLESS_NOT_EQUAL}};
 constexpr std::pair<Op, Op> kLoopIf[] = {
-    {Op::TRUE, Op::LOOP},
+    {Op::TRUE, Op::LOOP}, {Op::GET_LOCAL, Op::LOOP_IF_TRUE_L},
     {Op::LESS, Op::LOOP_IF_LESS}, {Op::LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL},
-    {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL}};
+    {Op::GREATER, Op::LOOP_IF_GREATER}, {Op::GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL},
+    {Op::EQUAL, Op::LOOP_IF_EQUAL}, {Op::NOT_EQUAL, Op::LOOP_IF_NOT_EQUAL}};
+// A fused compare-and-jump whose operands were two locals (GET_LOCAL2 a b), a local and
+// a small int (GET_LOCAL a; SMALL_INT n), something and nil (NIL), or a local and nil
+// (GET_LOCAL a; NIL): the operands go into the instruction.
+struct OperandJump {
+  Op jump, locals, localAndSmallInt, nil, localAndNil, constant = Op::COUNT_;  // COUNT_: none
+};
+constexpr Op kNone = Op::COUNT_;
+constexpr OperandJump kOperandJumps[] = {
+    {Op::JUMP_UNLESS_LESS, Op::JUMP_UNLESS_LESS_LL, Op::JUMP_UNLESS_LESS_LI, kNone, kNone, Op::JUMP_UNLESS_LESS_K},
+    {Op::JUMP_UNLESS_LESS_EQUAL, Op::JUMP_UNLESS_LESS_EQUAL_LL, Op::JUMP_UNLESS_LESS_EQUAL_LI, kNone, kNone,
+     Op::JUMP_UNLESS_LESS_EQUAL_K},
+    {Op::JUMP_UNLESS_GREATER, Op::JUMP_UNLESS_GREATER_LL, Op::JUMP_UNLESS_GREATER_LI, kNone, kNone,
+     Op::JUMP_UNLESS_GREATER_K},
+    {Op::JUMP_UNLESS_GREATER_EQUAL, Op::JUMP_UNLESS_GREATER_EQUAL_LL, Op::JUMP_UNLESS_GREATER_EQUAL_LI, kNone, kNone,
+     Op::JUMP_UNLESS_GREATER_EQUAL_K},
+    {Op::JUMP_UNLESS_EQUAL, kNone, Op::JUMP_UNLESS_EQUAL_LI, Op::JUMP_UNLESS_NIL, Op::JUMP_UNLESS_NIL_L},
+    {Op::JUMP_UNLESS_NOT_EQUAL, kNone, Op::JUMP_UNLESS_NOT_EQUAL_LI, Op::JUMP_IF_NIL, Op::JUMP_IF_NIL_L},
+    {Op::LOOP_IF_LESS, Op::LOOP_IF_LESS_LL, Op::LOOP_IF_LESS_LI, kNone, kNone, Op::LOOP_IF_LESS_K},
+    {Op::LOOP_IF_LESS_EQUAL, Op::LOOP_IF_LESS_EQUAL_LL, Op::LOOP_IF_LESS_EQUAL_LI, kNone, kNone, Op::LOOP_IF_LESS_EQUAL_K},
+    {Op::LOOP_IF_GREATER, Op::LOOP_IF_GREATER_LL, Op::LOOP_IF_GREATER_LI, kNone, kNone, Op::LOOP_IF_GREATER_K},
+    {Op::LOOP_IF_GREATER_EQUAL, Op::LOOP_IF_GREATER_EQUAL_LL, Op::LOOP_IF_GREATER_EQUAL_LI, kNone, kNone,
+     Op::LOOP_IF_GREATER_EQUAL_K},
+    {Op::LOOP_IF_EQUAL, kNone, kNone, Op::LOOP_IF_NIL, Op::LOOP_IF_NIL_L},
+    {Op::LOOP_IF_NOT_EQUAL, kNone, kNone, Op::LOOP_UNLESS_NIL, Op::LOOP_UNLESS_NIL_L}};
 // A store then POP (an assignment statement).
 constexpr std::pair<Op, Op> kStorePop[] = {
     {Op::SET_LOCAL, Op::SET_LOCAL_POP}, {Op::SET_PROPERTY, Op::SET_PROPERTY_POP}, {Op::SET_INDEX, Op::SET_INDEX_POP}};
@@ -163,12 +188,15 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
       retag(Op::GET_LOCAL2);
       append(proto_->code[at + 1], proto_->lines[at + 1]);
       return true;
+    case Op::GET_PROPERTY: return fuseLocalProperty(at);
+    case Op::RETURN: return fuseReturn(at);
+    case Op::GET_INDEX: return fuseLocalIndex(at);
     case Op::ADD: case Op::SUBTRACT: case Op::MULTIPLY:
       for (const ArithmeticFusion& f : kArithmetic) {
         if (f.op != op) continue;
         if (last.op == Op::GET_LOCAL2) retag(f.bothLocals);
-        else if (last.op == Op::GET_LOCAL) retag(f.rightLocal);
-        else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) retag(f.smallInt);
+        else if (last.op == Op::GET_LOCAL) fuseLocalOperand(f.rightLocal);
+        else if (last.op == Op::SMALL_INT && f.smallInt != Op::COUNT_) fuseSmallIntOperand(f.smallInt);
         else return false;
         return true;
       }
@@ -180,12 +208,95 @@ bool InstructionFuser::fuseWithLast(std::size_t at, Op op) {
         if (storePop == Op::SET_LOCAL_POP) fuseLocalStore(proto_->lines[at]);
         return true;
       }
-      return false;
+      return fusePops(at);
     // A test of a constant that never jumps goes, with the constant (`while (true)`).
     case Op::POP_JUMP_IF_FALSE: return dropLastIf(Op::TRUE) || fuseConditionalJump(at, kJumpUnless);
     case Op::LOOP_IF_TRUE: return dropLastIf(Op::FALSE) || fuseConditionalJump(at, kLoopIf);
     default: return false;
   }
+}
+
+bool InstructionFuser::fuseLocalProperty(std::size_t at) {
+  const Op last = emitted_.back().op;
+  const std::size_t length = lengthAt(*proto_, at);  // before the rewritten code may reach `at`
+  if (last == Op::GET_LOCAL2) retag(Op::GET_LOCAL_LOCAL_PROPERTY);
+  else if (last == Op::GET_LOCAL) retag(Op::GET_LOCAL_PROPERTY);
+  else return false;
+  for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
+  return true;
+}
+
+// GET_LOCAL x then ADD, SUBTRACT or MULTIPLY: ADD_L x (SUB_L, MUL_L); CONSTANT k; MUL_L x:
+// MUL_KL k x, whose operands keep their lines.
+void InstructionFuser::fuseLocalOperand(Op withLocal) {
+  retag(withLocal);
+  std::size_t n = emitted_.size();
+  const Emitted local = emitted_[n - 1];
+  if (withLocal != Op::MUL_L || local.atLabel || n < 2 || emitted_[n - 2].op != Op::CONSTANT) return;
+  const Emitted constant = emitted_[n - 2];
+  auto& code = proto_->code;
+  auto& lines = proto_->lines;
+  const std::uint8_t bytes[] = {code[constant.at + 1], code[constant.at + 2], code[local.at + 1]};
+  const int byteLines[] = {lines[constant.at + 1], lines[constant.at + 2], lines[local.at + 1]};
+  emitted_.resize(n - 2);
+  emitted_.push_back({constant.at, Op::MUL_KL, constant.atLabel});
+  written_ = constant.at;
+  append(static_cast<std::uint8_t>(Op::MUL_KL), lines[constant.at]);
+  for (std::size_t i = 0; i < 3; ++i) append(bytes[i], byteLines[i]);
+}
+
+// SMALL_INT n then ADD or SUBTRACT: ADD_SMALL n (SUB_SMALL); after GET_LOCAL x, ADD_LS x n
+// (SUB_LS), whose operands keep their lines.
+void InstructionFuser::fuseSmallIntOperand(Op withSmallInt) {
+  retag(withSmallInt);
+  std::size_t n = emitted_.size();
+  const Emitted small = emitted_[n - 1];
+  if (small.atLabel || n < 2 || emitted_[n - 2].op != Op::GET_LOCAL) return;
+  const Emitted get = emitted_[n - 2];
+  auto& code = proto_->code;
+  auto& lines = proto_->lines;
+  const std::uint8_t bytes[] = {code[get.at + 1], code[small.at + 1], code[small.at + 2]};
+  const int byteLines[] = {lines[get.at + 1], lines[small.at + 1], lines[small.at + 2]};
+  Op fused = withSmallInt == Op::ADD_SMALL ? Op::ADD_LS : Op::SUB_LS;
+  emitted_.resize(n - 2);
+  emitted_.push_back({get.at, fused, get.atLabel});
+  written_ = get.at;
+  append(static_cast<std::uint8_t>(fused), lines[get.at]);
+  for (std::size_t i = 0; i < 3; ++i) append(bytes[i], byteLines[i]);
+}
+
+// GET_LOCAL i; GET_INDEX: GET_INDEX_L i; GET_LOCAL2 a i; GET_INDEX: GET_INDEX_LL a i. The
+// last byte takes GET_INDEX's line (a trace names the line of the last byte read).
+bool InstructionFuser::fuseLocalIndex(std::size_t at) {
+  Op last = emitted_.back().op;
+  if (last != Op::GET_LOCAL && last != Op::GET_LOCAL2) return false;
+  retag(last == Op::GET_LOCAL ? Op::GET_INDEX_L : Op::GET_INDEX_LL);
+  proto_->lines[written_ - 1] = proto_->lines[at];
+  return true;
+}
+
+// NIL; RETURN and GET_LOCAL; RETURN: one instruction, whose last byte takes the RETURN's
+// line (a step limit's trace names the line of the last byte read).
+bool InstructionFuser::fuseReturn(std::size_t at) {
+  Op last = emitted_.back().op;
+  if (last != Op::NIL && last != Op::GET_LOCAL) return false;
+  retag(last == Op::NIL ? Op::RETURN_NIL : Op::RETURN_LOCAL);
+  proto_->lines[written_ - 1] = proto_->lines[at];
+  return true;
+}
+
+// POP after POP: POP_N 2; after POP_N n (n below 255): POP_N n + 1, the same length.
+bool InstructionFuser::fusePops(std::size_t at) {
+  const Emitted& last = emitted_.back();
+  if (last.op == Op::POP) {
+    retag(Op::POP_N);
+    append(2, proto_->lines[at]);
+    return true;
+  }
+  if (last.op != Op::POP_N || proto_->code[last.at + 1] == 255) return false;
+  flush();
+  ++proto_->code[last.at + 1];
+  return true;
 }
 
 bool InstructionFuser::dropLastIf(Op op) {
@@ -203,9 +314,66 @@ bool InstructionFuser::fuseConditionalJump(std::size_t at, std::span<const std::
     std::size_t length = lengthAt(*proto_, at);
     jumps_.push_back({emitted_.back().at, targetOf(at, length, jumpOperand(static_cast<Op>(proto_->code[at])))});
     for (std::size_t i = 1; i < length; ++i) append(proto_->code[at + i], proto_->lines[at + i]);
+    fuseJumpOperands();
     return true;
   }
   return false;
+}
+
+void InstructionFuser::fuseJumpOperands() {
+  std::size_t n = emitted_.size();
+  const Emitted& jump = emitted_[n - 1];
+  if (jump.atLabel || n < 2) return;
+  const OperandJump* fusion = nullptr;
+  for (const OperandJump& f : kOperandJumps)
+    if (f.jump == jump.op) fusion = &f;
+  if (!fusion) return;
+  const auto& code = proto_->code;
+  const auto& lines = proto_->lines;
+  const Emitted& before = emitted_[n - 2];
+  // The operands' bytes, with their lines, then the jump's offset.
+  std::uint8_t bytes[5];
+  int byteLines[5];
+  std::size_t count = 0, replaced;
+  auto take = [&](std::size_t at) {
+    bytes[count] = code[at];
+    byteLines[count++] = lines[at];
+  };
+  Op fused;
+  bool localBefore = n >= 3 && !before.atLabel && emitted_[n - 3].op == Op::GET_LOCAL;
+  if (before.op == Op::NIL && fusion->nil != kNone) {
+    if (localBefore) take(emitted_[n - 3].at + 1);
+    fused = localBefore ? fusion->localAndNil : fusion->nil;
+    replaced = localBefore ? 3 : 2;
+  } else if (before.op == Op::GET_LOCAL2 && fusion->locals != kNone) {
+    take(before.at + 1);
+    take(before.at + 2);
+    fused = fusion->locals;
+    replaced = 2;
+  } else if (before.op == Op::CONSTANT && fusion->constant != kNone) {
+    take(before.at + 1);
+    take(before.at + 2);
+    fused = fusion->constant;
+    replaced = 2;
+  } else if (before.op == Op::SMALL_INT && localBefore && fusion->localAndSmallInt != kNone) {
+    take(emitted_[n - 3].at + 1);
+    take(before.at + 1);
+    take(before.at + 2);
+    fused = fusion->localAndSmallInt;
+    replaced = 3;
+  } else {
+    return;
+  }
+  take(jump.at + 1);
+  take(jump.at + 2);
+  Emitted first = emitted_[n - replaced];
+  int line = lines[first.at];
+  emitted_.resize(n - replaced);
+  written_ = first.at;
+  emitted_.push_back({first.at, fused, first.atLabel});
+  jumps_.back().at = first.at;
+  append(static_cast<std::uint8_t>(fused), line);
+  for (std::size_t i = 0; i < count; ++i) append(bytes[i], byteLines[i]);
 }
 
 void InstructionFuser::fuseLocalStore(int line) {
@@ -214,16 +382,20 @@ void InstructionFuser::fuseLocalStore(int line) {
   if (store.atLabel || n < 2) return;
   const auto& code = proto_->code;
   std::uint8_t target = code[store.at + 1];
-  if (n >= 3) {
-    const Emitted& add = emitted_[n - 2];
-    const Emitted& get = emitted_[n - 3];
-    if (get.op == Op::GET_LOCAL && add.op == Op::ADD_SMALL && !add.atLabel && code[get.at + 1] == target) {
-      const std::uint8_t operands[] = {target, code[add.at + 1], code[add.at + 2]};
-      replaceTail(3, Op::ADD_LOCAL_SMALL, operands, line);
-      return;
-    }
-  }
   const Emitted& arithmetic = emitted_[n - 2];
+  if ((arithmetic.op == Op::ADD_LS || arithmetic.op == Op::SUB_LS) && code[arithmetic.at + 1] == target) {
+    const std::uint8_t operands[] = {target, code[arithmetic.at + 2], code[arithmetic.at + 3]};
+    replaceTail(2, arithmetic.op == Op::ADD_LS ? Op::ADD_LOCAL_SMALL : Op::SUB_LOCAL_SMALL, operands, line);
+    return;
+  }
+  if (arithmetic.op == Op::GET_LOCAL_PROPERTY) {  // the target's byte is read last: GET_PROPERTY's line
+    const std::uint8_t operands[] = {code[arithmetic.at + 1], code[arithmetic.at + 2], code[arithmetic.at + 3],
+                                     code[arithmetic.at + 4], code[arithmetic.at + 5], target};
+    int propertyLine = proto_->lines[arithmetic.at + 5];
+    replaceTail(2, Op::GET_LOCAL_PROPERTY_TO, operands, line);
+    proto_->lines[written_ - 1] = propertyLine;
+    return;
+  }
   for (auto [plain, storing] : kArithmeticStore) {
     if (arithmetic.op != plain) continue;
     const auto count = static_cast<std::size_t>(operandBytes(plain));

@@ -49,11 +49,25 @@ class InstructionFuser {
   // The last instruction copied becomes `fused`, keeping its operands and its line.
   void retag(Op fused);
   bool fuseWithLast(std::size_t at, Op op);
+  // GET_PROPERTY after a local's read: GET_LOCAL_PROPERTY (after two: GET_LOCAL_LOCAL_PROPERTY),
+  // which keeps GET_PROPERTY's operands and their lines (a trace names the line of the
+  // last operand read).
+  bool fuseLocalProperty(std::size_t at);
+  bool fusePops(std::size_t at);
+  bool fuseReturn(std::size_t at);
+  void fuseSmallIntOperand(Op withSmallInt);
+  void fuseLocalOperand(Op withLocal);
+  bool fuseLocalIndex(std::size_t at);
   bool dropLastIf(Op op);
   bool fuseConditionalJump(std::size_t at, std::span<const std::pair<Op, Op>> fusions);
+  // A compare-and-jump just made, with the instructions before it: two locals' reads, a
+  // local's and a small int, or a test against nil become its operands
+  // (JUMP_UNLESS_LESS_LL, LOOP_IF_LESS_LI, JUMP_UNLESS_NIL_L ...).
+  void fuseJumpOperands();
   // A SET_LOCAL_POP just made, with the instructions before it: `x = x + n;` becomes
-  // ADD_LOCAL_SMALL x n, `c = a op b;` on locals ADD_LL_TO a b c, `c = e op b;`
-  // ADD_L_TO b c. These take the statement's line (`line`, its POP's).
+  // ADD_LOCAL_SMALL x n (SUB_LOCAL_SMALL for -), `c = a op b;` on locals ADD_LL_TO a b c,
+  // `c = e op b;` ADD_L_TO b c, `c = a.f;` GET_LOCAL_PROPERTY_TO. These take the
+  // statement's line (`line`, its POP's), but for a property's last byte.
   void fuseLocalStore(int line);
   // The last `count` instructions (none of them a jump) become `op` with `operands`.
   void replaceTail(std::size_t count, Op op, std::span<const std::uint8_t> operands, int line);

@@ -17,6 +17,18 @@ case("vm.cli.compile_error", f"run {CASES}/compile_errors.kith", exit=65, stderr
 case("vm.cli.runtime_error", f"run {CASES}/runtime_error.kith", exit=70, output=(
     r"^before\nerror: cannot read property 'x' of nil\n  at inner \([^\n]*runtime_error.kith:2\)\n"
     r"  at Outer.call \([^\n]*runtime_error.kith:4\)\n  at <script> \([^\n]*runtime_error.kith:7\)\n$"))
+# An error inside a fused instruction (vm/peephole.cpp) names the line of the operation's own part.
+FUSED = f"{CASES}/fused_error_lines.kith"
+for which, message, line in [("property", "P has no field or method 'missing'", 7),
+                             ("pair", "P has no field or method 'missing'", 12),
+                             ("store", "P has no field or method 'missing'", 18),
+                             ("index", "index 5 out of bounds for length 1", 23),
+                             ("operand", "unsupported operand types for *: int and nil", 29),
+                             ("locals", "cannot compare int and nil with '<='", 34),
+                             ("literal", "cannot compare string and int with '>'", 38),
+                             ("constant", "cannot compare string and float with '>'", 42)]:
+    case(f"vm.cli.fused_error_line_{which}", f"run {FUSED} {which}", exit=70, stderr=(
+        rf"^error: {re.escape(message)}\n  at {which} \([^\n]*fused_error_lines.kith:{line}\)\n"))
 # boehm ignores --gc with a note, printed after the run so the error stays stderr's first line.
 case("vm.cli.boehm_gc_note_after_error", f"run --heap=boehm --gc=none {CASES}/runtime_error.kith", exit=70,
      stdout=ANY, stderr=r"^error: cannot read property 'x' of nil\n.*kith: note: --heap=boehm collects garbage itself[^\n]*\n$")

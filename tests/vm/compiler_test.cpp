@@ -37,14 +37,14 @@ class CompilerTest : public ::testing::Test {
 TEST_F(CompilerTest, ArithmeticExpressionStatement) {
   FunctionProto* p = compileOk("1 + 2 * 3;");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::SMALL_INT, Op::MULTIPLY, Op::ADD, Op::POP,
-                                          Op::NIL, Op::RETURN}));
+                                          Op::RETURN_NIL}));
   EXPECT_EQ(p->maxStack, 4 + 2);  // slot 0 + three operands, plus the natives' headroom
 }
 
 TEST_F(CompilerTest, LargeIntegersAndFloatsAreConstants) {
   FunctionProto* p = compileOk("100000; 2.5; \"s\";");
-  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::NIL,
-                                          Op::RETURN}));
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP, Op::CONSTANT, Op::POP,
+                                          Op::RETURN_NIL}));
   ASSERT_EQ(p->constants.size(), 3u);
   EXPECT_EQ(p->constants[0].asInt(), 100000);
   EXPECT_EQ(p->constants[1].asFloat(), 2.5);
@@ -54,27 +54,26 @@ TEST_F(CompilerTest, LargeIntegersAndFloatsAreConstants) {
 TEST_F(CompilerTest, GlobalsAndLocals) {
   FunctionProto* p = compileOk("let g = 1; { let l = g; l = 2; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::DEFINE_GLOBAL, Op::GET_GLOBAL, Op::SMALL_INT,
-                                          Op::SET_LOCAL_POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::SET_LOCAL_POP, Op::POP, Op::RETURN_NIL}));
 }
 
 // Two GET_LOCALs in a row are one GET_LOCAL2, but not across a loop's start (the
-// backward jump lands between them).
+// backward jump lands between them); a condition's two locals go into its jump.
 TEST_F(CompilerTest, PairsOfLocalReadsFuseUnlessALoopStartsBetween) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; a < b; }");
-  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP,
-                                          Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::GET_LOCAL2, Op::LESS, Op::POP_N,
+                                          Op::RETURN_NIL}));
   FunctionProto* q = compileOk("{ let a = 1; let b = a; while (b < a) { b = b + 1; } }");
-  EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::GET_LOCAL2, Op::JUMP_UNLESS_LESS,
-                                          Op::ADD_LOCAL_SMALL, Op::GET_LOCAL2, Op::LOOP_IF_LESS, Op::POP, Op::POP,
-                                          Op::NIL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*q), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::JUMP_UNLESS_LESS_LL, Op::ADD_LOCAL_SMALL,
+                                          Op::LOOP_IF_LESS_LL, Op::POP_N, Op::RETURN_NIL}));
 }
 
-// `+ n` and `- n` with a small int literal are one instruction each; not when a jump
-// lands on the operator (the 'and' below jumps past the literal to the ADD).
+// `+ n` and `- n` with a small int literal are one instruction each, with the local read
+// before them too (ADD_LS); not when a jump lands on the operator (the 'and' below jumps
+// past the literal to the ADD).
 TEST_F(CompilerTest, SmallIntOperandsFuseIntoAddAndSubtract) {
   FunctionProto* p = compileOk("{ let a = 1; a + 2; a - 3; }");
-  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::GET_LOCAL, Op::ADD_SMALL, Op::POP, Op::GET_LOCAL,
-                                          Op::SUB_SMALL, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::ADD_LS, Op::POP, Op::SUB_LS, Op::POP_N, Op::RETURN_NIL}));
   FunctionProto* q = compileOk("{ let a = 1; a + (a and 2); }");
   std::vector<Op> ops = opcodes(*q);
   EXPECT_EQ(std::find(ops.begin(), ops.end(), Op::ADD_SMALL), ops.end());
@@ -85,7 +84,7 @@ TEST_F(CompilerTest, SmallIntOperandsFuseIntoAddAndSubtract) {
 TEST_F(CompilerTest, AssignmentStatementsFuseTheirPop) {
   FunctionProto* p = compileOk("{ let a = 1; let b = a = 2; a = b; }");
   EXPECT_EQ(opcodes(*p), (std::vector<Op>{Op::SMALL_INT, Op::SMALL_INT, Op::SET_LOCAL, Op::GET_LOCAL,
-                                          Op::SET_LOCAL_POP, Op::POP, Op::POP, Op::NIL, Op::RETURN}));
+                                          Op::SET_LOCAL_POP, Op::POP_N, Op::RETURN_NIL}));
   FunctionProto* q = compileOk("{ let a = 1; a = a > 0 and a; }");
   std::vector<Op> ops = opcodes(*q);
   EXPECT_NE(std::find(ops.begin(), ops.end(), Op::SET_LOCAL_POP), ops.end()) << "the 'and' lands before the store";
@@ -129,13 +128,13 @@ TEST_F(CompilerTest, LocalIncrementStatementsAreOneInstruction) {
 TEST_F(CompilerTest, WhileLoopsTestAtTheBottom) {
   FunctionProto* p = compileOk("{ let i = 0; while (i < 3) i = i + 1; }");
   std::vector<Op> ops = opcodes(*p);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 1) << "the top test, fused";
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS), 1) << "the bottom test, fused";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS_LI), 1) << "the top test, fused";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS_LI), 1) << "the bottom test, fused";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0);
   FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go) go = false; }");
   std::vector<Op> qops = opcodes(*q);
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE), 1);
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 1);
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_TRUE_L), 1) << "a local's test: one instruction";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE_L), 1);
   EXPECT_EQ(errorsOf("let i = 0; while (i < ) { i = i + 1; }").size(), 1u);
 }
 
@@ -148,7 +147,7 @@ TEST_F(CompilerTest, ForLoopsRunTheIncrementAndTestAtTheBottom) {
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP_IF_LESS), 1) << "the bottom test";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::LOOP), 0) << "continue goes forward, not back";
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP), 1) << "the continue";
-  auto body = std::find(ops.begin(), ops.end(), Op::JUMP_UNLESS_EQUAL);
+  auto body = std::find(ops.begin(), ops.end(), Op::JUMP_UNLESS_EQUAL_LI);
   auto increment = std::find(ops.begin(), ops.end(), Op::SET_LOCAL_POP);
   EXPECT_LT(body, increment) << "the increment follows the body";
   FunctionProto* endless = compileOk("{ for (;;) break; for (let i = 0; ; i = i + 1) break; }");
@@ -173,21 +172,21 @@ TEST_F(CompilerTest, ForLoopsRunTheIncrementAndTestAtTheBottom) {
 TEST_F(CompilerTest, ConditionsJumpOnTheirComparisons) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; if (a < b) a = 0; if (a != b) a = 0; if (a) a = 0; }");
   std::vector<Op> ops = opcodes(*p);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 1);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS_LL), 1);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_NOT_EQUAL), 1);
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::POP_JUMP_IF_FALSE), 1) << "if (a)";
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_IF_FALSE_L), 1) << "if (a)";
   FunctionProto* q = compileOk("{ let i = 0; let go = true; while (go and i < 3 and i >= 0) i = i + 1; }");
   std::vector<Op> qops = opcodes(*q);
   EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::POP_JUMP_IF_FALSE), 2) << "go, top and bottom";
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_UNLESS_LESS), 2) << "i < 3, top and bottom";
-  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_GREATER_EQUAL), 1) << "the last test loops back";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_IF_FALSE_L), 2) << "go, top and bottom";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::JUMP_UNLESS_LESS_LI), 2) << "i < 3, top and bottom";
+  EXPECT_EQ(std::count(qops.begin(), qops.end(), Op::LOOP_IF_GREATER_EQUAL_LI), 1) << "the last test loops back";
   // A for loop's condition ends at ';': a chain there too, at the top and at the bottom.
   FunctionProto* f = compileOk("{ let go = true; for (let i = 0; go and i < 3; i = i + 1) go = true; }");
   std::vector<Op> fops = opcodes(*f);
   EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_IF_FALSE), 0) << "no value-keeping 'and'";
-  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_UNLESS_LESS), 1) << "i < 3 at the top";
-  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::LOOP_IF_LESS), 1) << "i < 3 at the bottom";
+  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::JUMP_UNLESS_LESS_LI), 1) << "i < 3 at the top";
+  EXPECT_EQ(std::count(fops.begin(), fops.end(), Op::LOOP_IF_LESS_LI), 1) << "i < 3 at the bottom";
   // Values, not jumps: `and` under an assignment, inside parentheses or in an argument.
   for (const char* source : {"{ let a = 1; if (a = a and a) a = 0; }", "{ let a = 1; if ((a and a)) a = 0; }",
                              "{ let a = 1; if (f(a and a)) a = 0; }"}) {
@@ -203,15 +202,15 @@ TEST_F(CompilerTest, OrAndNotInConditionsAreJumps) {
   FunctionProto* p = compileOk("{ let a = 1; let b = 2; if (a < b or b < a) a = 0; }");
   std::vector<Op> ops = opcodes(*p);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_IF_TRUE), 0) << "no value-keeping 'or'";
-  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS), 2);
+  EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP_UNLESS_LESS_LL), 2);
   EXPECT_EQ(std::count(ops.begin(), ops.end(), Op::JUMP), 1) << "a < b holds: on to the body";
   FunctionProto* w = compileOk("{ let a = 1; let b = 2; while (a < b or b) a = a + 1; }");
   std::vector<Op> wops = opcodes(*w);
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_IF_TRUE), 0);
-  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_UNLESS_LESS), 2) << "a < b, top and bottom";
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP_UNLESS_LESS_LL), 2) << "a < b, top and bottom";
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::JUMP), 1) << "to the body, at the top";
   EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP), 1) << "back to the body, at the bottom";
-  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP_IF_TRUE), 1) << "b, at the bottom";
+  EXPECT_EQ(std::count(wops.begin(), wops.end(), Op::LOOP_IF_TRUE_L), 1) << "b, at the bottom";
   FunctionProto* n = compileOk("{ let a = 1; if (!a) a = 0; if (!!a) a = 0; let c = !a == false; }");
   std::vector<Op> nops = opcodes(*n);
   EXPECT_EQ(std::count(nops.begin(), nops.end(), Op::NOT), 2) << "one for if (!a), none for !!a, one for !a == false";
@@ -229,7 +228,7 @@ TEST_F(CompilerTest, AndOrInAValueKeepTheValueTheyJumpWith) {
   std::string text = disassemble(t_.vm(), *p);
   for (const char* line : {"0009    | GET_LOCAL           1\n0011    | NOT\n0012    | JUMP_IF_FALSE       -> 18\n"
                            "0015    | POP\n0016    | GET_LOCAL           2\n0018    | JUMP_IF_TRUE        -> 24\n"
-                           "0021    | POP\n0022    | GET_LOCAL           3\n0024    | POP\n"})
+                           "0021    | POP\n0022    | GET_LOCAL           3\n0024    | POP_N               4\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
 
@@ -285,7 +284,7 @@ TEST_F(CompilerTest, ClosuresCaptureLocalsAsUpvalues) {
   const FunctionProto* inner = outer->functions[0];
   EXPECT_EQ(inner->upvalueCount, 1);
   EXPECT_EQ(opcodes(*inner), (std::vector<Op>{Op::GET_UPVALUE, Op::ADD_SMALL, Op::SET_UPVALUE, Op::POP,
-                                              Op::GET_UPVALUE, Op::RETURN, Op::NIL, Op::RETURN}));
+                                              Op::GET_UPVALUE, Op::RETURN, Op::RETURN_NIL}));
   // `n` is captured, so leaving its scope closes it instead of popping it.
   auto outerOps = opcodes(*outer);
   EXPECT_NE(std::find(outerOps.begin(), outerOps.end(), Op::CLOSURE), outerOps.end());
@@ -304,7 +303,7 @@ TEST_F(CompilerTest, InitializerReturnsThis) {
   FunctionProto* p = compileOk("class A { init() { } }");
   ASSERT_EQ(p->functions.size(), 1u);
   EXPECT_EQ(p->functions[0]->name, "A.init");
-  EXPECT_EQ(opcodes(*p->functions[0]), (std::vector<Op>{Op::GET_LOCAL, Op::RETURN}));
+  EXPECT_EQ(opcodes(*p->functions[0]), (std::vector<Op>{Op::RETURN_LOCAL}));
 }
 
 TEST_F(CompilerTest, DisassemblyShowsLinesAndNames) {

@@ -96,6 +96,7 @@ TEST(OpTable, EveryJumpIsRemappedByTheFuserAndListedWithItsTarget) {
     code.push_back(static_cast<std::uint8_t>(Op::NIL));
     code.push_back(static_cast<std::uint8_t>(Op::RETURN));
     FunctionProto p = functionOf(code);
+    p.constants.push_back(Value::nil());  // a constant operand (JUMP_UNLESS_LESS_K ...) names constant 0
     const int labels[] = {0};
     fuseInstructions(p, labels);
     std::size_t fusedAt = jump.backward ? 3 : 0;
