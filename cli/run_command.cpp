@@ -92,6 +92,7 @@ CollectorParts startCollector(GcOptions o, const RunOptions& options, Clock::tim
   o.stress = options.gcStress;
   o.log = options.gcLog ? stderr : nullptr;
   o.fragmentation = fragmentation;
+  o.pretouch = options.pretouch;  // the collector's own memory too (the continuous collector's gray stack)
   o.measureLocality = options.statistics.wanted();  // the locality block is only written with the statistics
   // Pauses by the thread's CPU time too where something reports them (a clock read costs ~0.4 µs).
   o.measureCpuTime = options.statistics.wanted() || !options.gcPausesFile.empty() || options.gcLog;

@@ -219,8 +219,10 @@ constexpr Row kRunOptionRows[] = {
     {{"--pretouch", none}, flag<&RunOptions::pretouch>,
      {{{"--pretouch",
         "populate the whole heap at start (Java's -XX:+AlwaysPreTouch),\n"
-        "so no allocation pays a first-touch page fault; by default\n"
-        "the heap is reserved and its pages touched as first used"}}}},
+        "so no allocation pays a first-touch page fault, and the\n"
+        "continuous collector's gray stack (room for a gray object\n"
+        "per 64 heap bytes), so no slice does; by default they are\n"
+        "reserved and their pages touched as first used"}}}},
     {{"--gc-log", none}, flag<&RunOptions::gcLog>,
      {{{"--gc-log", "one line per cycle on stderr, like Java's -Xlog:gc"}}}},
     {{"--gc-stress", optional}, readGcStress,

@@ -33,6 +33,9 @@ struct CollectorOptions {
   // about 0.4 µs, two a pause (a tenth of a 4 µs sweep slice). The CLI turns it on
   // when something reports pauses (the statistics, --gc-pauses-file, --gc-log).
   bool measureCpuTime = true;
+  // --pretouch: populate the collector's own memory at start, as the heap's arena is,
+  // so that no pause pays a first touch (the continuous collector's gray stack).
+  bool pretouch = false;
   std::FILE* log = nullptr;  // --gc-log: one line per cycle (stderr in the CLI)
   FragmentationLog* fragmentation = nullptr;  // --frag-file: the free space after each cycle
 };

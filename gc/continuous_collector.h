@@ -179,6 +179,12 @@ class ContinuousCollector final : public vm::Collector {
   // (the slice about to run included): MMU at 1 ms of at least 0.65. (At 1/3
   // gcbench's cycles fell behind their allowance, and the governor let go.)
   static constexpr int kMaxGcShareNum = 7, kMaxGcShareDen = 20;
+  // With CollectorOptions::pretouch, the gray stack is populated at start with room for
+  // a gray handle per this many bytes of heap (an eighth of the heap's size in
+  // entries; the smallest objects are 16 bytes, so a heap full of them could need 4x
+  // more, and its growth past this room faults in a slice as before). mst's first
+  // cycle grew its stack by some pages in slices of 150-400 µs without it.
+  static constexpr std::size_t kPretouchHeapBytesPerGray = 64;
 
   explicit ContinuousCollector(ContinuousCollectorOptions options = {});
 
@@ -218,6 +224,8 @@ class ContinuousCollector final : public vm::Collector {
   // kSweepSlotsPerWorkUnit to the unit, rounded up): at most workPerSlice plus what
   // the last object scanned cost beyond the budget.
   std::uint64_t largestSliceWork() const { return largestSliceWork_; }
+  // Gray handles the stack holds before it must grow (CollectorOptions::pretouch).
+  std::size_t grayStackCapacity() const { return gray_.capacity(); }
   // Requested bytes between slices in the cycle in progress (or the last one).
   std::size_t sliceBytes() const { return sliceBytes_; }
   // The log line of the last cycle ("" before the first).

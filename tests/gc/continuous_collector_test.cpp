@@ -77,6 +77,19 @@ TEST(ContinuousCollector, FreesGarbageInATrickleOfSmallSweeps) {
 // An array longer than kLongArraySlots is scanned a piece per slice, not in one slice
 // (a slice stays bounded however long the array), and stays gray until its last piece;
 // stores into it meanwhile keep the snapshot's objects alive.
+// --pretouch: the gray stack is populated at start with room for a gray handle per
+// kPretouchHeapBytesPerGray bytes of heap; without it the stack is made when first used.
+TEST(ContinuousCollector, PretouchPopulatesTheGrayStackForTheHeap) {
+  ContinuousCollectorOptions options;
+  options.heapBytes = 64 << 20;
+  options.pretouch = true;
+  ContinuousCollector pretouched(options);
+  EXPECT_GE(pretouched.grayStackCapacity(), (64u << 20) / ContinuousCollector::kPretouchHeapBytesPerGray);
+  options.pretouch = false;
+  ContinuousCollector lazy(options);
+  EXPECT_EQ(lazy.grayStackCapacity(), 0u);
+}
+
 TEST(ContinuousCollector, ScansALongArrayAPieceAtATime) {
   ContinuousCollectorOptions options;
   options.workPerSlice = 8;  // 8 * kMarkSlotsPerWorkUnit elements a slice

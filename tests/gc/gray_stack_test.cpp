@@ -35,5 +35,19 @@ TEST(GrayStack, ClearKeepsTheCapacity) {
   EXPECT_EQ(stack.pop(), fake(9'999));
 }
 
+// reserveTouched: room for the entries without growing (its pages written once, so a
+// slice later never faults one in); pushes up to that keep the capacity.
+TEST(GrayStack, ReservedRoomIsUsedWithoutGrowing) {
+  GrayStack stack;
+  stack.reserveTouched(100'000);
+  const std::size_t capacity = stack.capacity();
+  EXPECT_GE(capacity, 100'000u);
+  for (std::uintptr_t i = 0; i < 100'000; ++i) stack.push(fake(i));
+  EXPECT_EQ(stack.capacity(), capacity);
+  for (std::uintptr_t i = 100'000; i-- > 0;) ASSERT_EQ(stack.pop(), fake(i)) << i;
+  stack.reserveTouched(10);  // less than it has: nothing changes
+  EXPECT_EQ(stack.capacity(), capacity);
+}
+
 }  // namespace
 }  // namespace kith::gc
