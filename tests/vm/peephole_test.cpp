@@ -99,7 +99,7 @@ TEST(Peephole, ACompareAndJumpTakesLocalAndSmallIntOperands) {
   FunctionProto p = functionOf({op(Op::GET_LOCAL), 1, op(Op::GET_LOCAL), 2, op(Op::LESS),
                                 op(Op::POP_JUMP_IF_FALSE), 9, 0,                            // to the NIL at 17
                                 op(Op::GET_LOCAL), 1, op(Op::SMALL_INT), 0xfe, 0xff, op(Op::GREATER_EQUAL),
-                                op(Op::LOOP_IF_TRUE), 15, 0,                                // back to 0
+                                op(Op::LOOP_IF_TRUE), 17, 0,                                // back to 0
                                 op(Op::NIL), op(Op::RETURN)});
   const int labels[] = {0};
   fuseInstructions(p, labels);
