@@ -606,8 +606,8 @@ Value VM::run(std::size_t entryFrame) {
 // the local operands fused into the instructions float code (NBody -2.2%, Mandelbrot -3.7%
 // in instructions) gains more than int code loses (Sieve +1.3%, fib +0.8%).
 #define ARITHMETIC_INTO(dest, a, b, op, opName)                        \
-  if ((a).isFloat() && (b).isFloat()) {                                \
-    storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
+  if (std::uint64_t fa_, fb_; (a).floatBits(fa_) && (b).floatBits(fb_)) { \
+    storeFloat(dest, std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_)); \
   } else if ((a).isSmallInt() && (b).isSmallInt()) {                   \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
   } else {                                                             \
