@@ -626,7 +626,7 @@ Value VM::run(std::size_t entryFrame) {
     storeFloat(dest, std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_)); \
   } else if ((a).isSmallInt() && (b).isSmallInt()) {                   \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
-  } else {                                                             \
+  } else [[unlikely]] {                                                \
     SYNC();                                                            \
     *(dest) = arithmeticSlow(Op::opName, a, b);                        \
     space_->collectBoxesIfDue();                                       \
