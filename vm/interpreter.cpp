@@ -296,21 +296,23 @@ Value VM::run(std::size_t entryFrame) {
         DISPATCH();
       }
 #undef PROPERTY_MISS
-// A store into a field or an element; the statement form (_POP) leaves nothing.
+// A store into a field or an element; the statement form (_POP) leaves nothing. The
+// field's address is computed once and the value read from the stack after the
+// barrier: held in registers across the barrier's call, gcc spilled both.
 #define SET_PROPERTY_OP(opName, leave)                                                           \
   CASE(opName) {                                                                                 \
     std::uint16_t sym = READ_U16();                                                              \
     InlineCache* cache = &caches[READ_U16()];                                                    \
     Value receiver = sp[-2];                                                                     \
-    Value value = sp[-1];                                                                        \
     if (PROPERTY_HIT(receiver, cache)) {                                                         \
-      KITH_WRITE_BARRIER(collector_, FIELD_AT(receiver, cache), value);                          \
+      Value& field = FIELD_AT(receiver, cache);                                                  \
+      KITH_WRITE_BARRIER(collector_, field, sp[-1]);                                             \
     } else {                                                                                     \
       SYNC();                                                                                    \
-      setProperty(receiver, sym, value, cache);                                                  \
+      setProperty(receiver, sym, sp[-1], cache);                                                 \
     }                                                                                            \
-    sp -= 2;                                                                                     \
-    if (leave) *sp++ = value;                                                                    \
+    if (leave) sp[-2] = sp[-1]; /* the assignment's value, where the receiver was */             \
+    sp -= (leave) ? 1 : 2;                                                                       \
     DISPATCH();                                                                                  \
   }
       SET_PROPERTY_OP(SET_PROPERTY, true)
