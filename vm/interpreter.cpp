@@ -623,16 +623,21 @@ Value VM::run(std::size_t entryFrame) {
 // (issue 44; first only for `*`): an int fails that test at its first compare, and with
 // the local operands fused into the instructions float code (NBody -2.2%, Mandelbrot -3.7%
 // in instructions) gains more than int code loses (Sieve +1.3%, fib +0.8%).
-// Each path ends with `then` (what the instruction does after the store: `--sp;` or
-// nothing) and its own dispatch: sharing one, the float path (out of line) jumped back.
-#define ARITHMETIC_INTO(dest, a, b, op, opName, then)                  \
+// Each path steps ip past the operands (`length` bytes: in every path, so that gcc does not
+// compute ip's new value ahead for the slow path's SYNC), ends with `then` (what the
+// instruction does after the store: `--sp;` or nothing) and dispatches: sharing one
+// dispatch, the float path (out of line) jumped back to it.
+#define ARITHMETIC_INTO(dest, a, b, op, opName, length, then)          \
   if (std::uint64_t fa_, fb_; (a).floatBits(fa_) && (b).floatBits(fb_)) { \
     storeFloat(dest, std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_)); \
+    ip += (length);                                                    \
     then DISPATCH();                                                   \
   } else if ((a).isSmallInt() && (b).isSmallInt()) {                   \
+    ip += (length);                                                    \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
     then DISPATCH();                                                   \
   } else [[unlikely]] {                                                \
+    ip += (length);                                                    \
     SYNC();                                                            \
     *(dest) = arithmeticSlow(Op::opName, a, b);                        \
     space_->collectBoxesIfDue();                                       \
@@ -692,19 +697,18 @@ Value VM::run(std::size_t entryFrame) {
 #define ARITHMETIC(opName, op)                                         \
   CASE(opName) {                                                       \
     Value b = sp[-1], a = sp[-2];                                      \
-    ARITHMETIC_INTO(sp - 2, a, b, op, opName, --sp;)                   \
+    ARITHMETIC_INTO(sp - 2, a, b, op, opName, 0, --sp;)                \
   }
 #define ARITHMETIC_LOCAL(opName, op, genericOp)                        \
   CASE(opName) {                                                       \
-    Value b = slots[READ_BYTE()], a = sp[-1];                          \
-    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp, )                     \
+    Value b = slots[ip[0]], a = sp[-1];                                \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp, 1, )                  \
   }
 #define ARITHMETIC_LOCALS(opName, op, genericOp)                       \
   CASE(opName) {                                                       \
     Value a = slots[ip[0]], b = slots[ip[1]];                          \
-    ip += 2;                                                           \
     *sp++ = Value::nil();                                              \
-    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp, )                     \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp, 2, )                  \
   }
       ARITHMETIC(ADD, +)
       ARITHMETIC(SUBTRACT, -)
@@ -717,16 +721,14 @@ Value VM::run(std::size_t entryFrame) {
       ARITHMETIC_LOCALS(MUL_LL, *, MULTIPLY)
       CASE(MUL_KL) {  // `2.0 * x`: CONSTANT then MUL_L; the result's slot holds the constant, as unfused
         Value a = constants[ip[0] | (ip[1] << 8)], b = slots[ip[2]];
-        ip += 3;
         *sp++ = a;
-        ARITHMETIC_INTO(sp - 1, a, b, *, MULTIPLY, )
+        ARITHMETIC_INTO(sp - 1, a, b, *, MULTIPLY, 3, )
       }
 #define ARITHMETIC_LOCALS_TO(opName, op, genericOp)                    \
   CASE(opName) {                                                       \
     Value a = slots[ip[0]], b = slots[ip[1]];                          \
     Value* dest = &slots[ip[2]];                                       \
-    ip += 3;                                                           \
-    ARITHMETIC_INTO(dest, a, b, op, genericOp, )                       \
+    ARITHMETIC_INTO(dest, a, b, op, genericOp, 3, )                    \
   }
       ARITHMETIC_LOCALS_TO(ADD_LL_TO, +, ADD)
       ARITHMETIC_LOCALS_TO(SUB_LL_TO, -, SUBTRACT)
@@ -736,8 +738,7 @@ Value VM::run(std::size_t entryFrame) {
   CASE(opName) {                                                       \
     Value a = sp[-1], b = slots[ip[0]]; /* a stays a root until the store */ \
     Value* dest = &slots[ip[1]];                                       \
-    ip += 2;                                                           \
-    ARITHMETIC_INTO(dest, a, b, op, genericOp, --sp;)                  \
+    ARITHMETIC_INTO(dest, a, b, op, genericOp, 2, --sp;)               \
   }
       ARITHMETIC_LOCAL_TO(ADD_L_TO, +, ADD)
       ARITHMETIC_LOCAL_TO(SUB_L_TO, -, SUBTRACT)
