@@ -574,31 +574,37 @@ Value VM::run(std::size_t entryFrame) {
 #undef COMPARE_AND_JUMP_FORMS
 // A value against a constant (`zrzr + zizi > 4.0`: CONSTANT before the test), popped.
 // A site's constant keeps its type, so its test is always predicted: against a float
-// constant, a float operand is tested once (not for an int first, as COMPARE_FAST does).
-#define COMPARE_K(holds, a, b, op, compareName)                                            \
-  bool holds;                                                                              \
-  if (std::uint64_t fa_, fb_; (b).floatBits(fb_)) {                                        \
-    holds = (a).floatBits(fa_) ? std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_) \
-                               : (SYNC(), compareSlow(Op::compareName, a, b));             \
-  } else {                                                                                 \
-    holds = COMPARE_FAST(a, b, op, compareName);                                           \
-  }
+// constant, a float operand is tested once (not for two ints first, as COMPARE_FAST
+// does) and the jump taken on the compare's flags. ip steps in each path, so gcc does
+// not compute it ahead for the slow path's SYNC.
+#define FLOAT_HOLDS(op) (std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_))
 #define COMPARE_CONSTANT_AND_JUMP_FORMS(compareName, op)                                \
   CASE(JUMP_UNLESS_##compareName##_K) {                                                 \
     Value b = constants[ip[0] | (ip[1] << 8)];                                          \
     std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
-    ip += 4;                                                                            \
     Value a = sp[-1];                                                                   \
-    COMPARE_K(holds, a, b, op, compareName)                                             \
+    if (std::uint64_t fa_, fb_; b.floatBits(fb_) && a.floatBits(fa_)) {                \
+      ip += 4;                                                                          \
+      --sp;                                                                             \
+      JUMP_FORWARD_IF(!FLOAT_HOLDS(op), offset);                                        \
+    }                                                                                   \
+    ip += 4;                                                                            \
+    bool holds = COMPARE_FAST(a, b, op, compareName);                                   \
     --sp;                                                                               \
     JUMP_FORWARD_IF(!holds, offset);                                                    \
   }                                                                                     \
   CASE(LOOP_IF_##compareName##_K) {                                                     \
     Value b = constants[ip[0] | (ip[1] << 8)];                                          \
     std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
-    ip += 4;                                                                            \
     Value a = sp[-1];                                                                   \
-    COMPARE_K(holds, a, b, op, compareName)                                             \
+    if (std::uint64_t fa_, fb_; b.floatBits(fb_) && a.floatBits(fa_)) {                \
+      ip += 4;                                                                          \
+      --sp;                                                                             \
+      if (FLOAT_HOLDS(op)) BACK_EDGE(offset);                                           \
+      DISPATCH();                                                                       \
+    }                                                                                   \
+    ip += 4;                                                                            \
+    bool holds = COMPARE_FAST(a, b, op, compareName);                                   \
     --sp;                                                                               \
     if (holds) BACK_EDGE(offset);                                                       \
     DISPATCH();                                                                         \
@@ -608,7 +614,7 @@ Value VM::run(std::size_t entryFrame) {
       COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER, >)
       COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER_EQUAL, >=)
 #undef COMPARE_CONSTANT_AND_JUMP_FORMS
-#undef COMPARE_K
+#undef FLOAT_HOLDS
 #undef COMPARE_LI
 #undef LI_OPERANDS
 #undef LL_OPERANDS
