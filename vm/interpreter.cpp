@@ -244,24 +244,30 @@ Value VM::run(std::size_t entryFrame) {
     sp[-1] = getProperty(receiver, sym, cache);                                                        \
     DISPATCH();                                                                                        \
   }
+// The property instructions step ip on each path (hit, miss), not before the test: gcc
+// computed the stepped ip ahead, for the miss's SYNC, on the hit's path too.
       CASE(GET_PROPERTY) {
-        std::uint16_t sym = READ_U16();
-        InlineCache* cache = &caches[READ_U16()];
+        std::uint16_t sym = static_cast<std::uint16_t>(ip[0] | (ip[1] << 8));
+        InlineCache* cache = &caches[ip[2] | (ip[3] << 8)];
         Value receiver = sp[-1];
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 4;
           sp[-1] = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 4;
         PROPERTY_MISS(receiver, sym, cache)
       }
       CASE(GET_LOCAL_PROPERTY) {  // `o.f` of a local o: GET_LOCAL then GET_PROPERTY
-        Value receiver = slots[READ_BYTE()];
-        std::uint16_t sym = READ_U16();
-        InlineCache* cache = &caches[READ_U16()];  // every operand read: a trace names GET_PROPERTY's line
+        Value receiver = slots[ip[0]];
+        std::uint16_t sym = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));
+        InlineCache* cache = &caches[ip[3] | (ip[4] << 8)];
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 5;
           *sp++ = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 5;  // every operand read: a trace names GET_PROPERTY's line
         *sp++ = receiver;  // as GET_LOCAL left it
         PROPERTY_MISS(receiver, sym, cache)
       }
@@ -270,11 +276,12 @@ Value VM::run(std::size_t entryFrame) {
         Value receiver = slots[ip[1]];
         std::uint16_t sym = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));
         InlineCache* cache = &caches[ip[4] | (ip[5] << 8)];
-        ip += 6;
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 6;
           *sp++ = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 6;
         *sp++ = receiver;
         PROPERTY_MISS(receiver, sym, cache)
       }
@@ -283,11 +290,12 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t sym = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));
         InlineCache* cache = &caches[ip[3] | (ip[4] << 8)];
         Value* dest = &slots[ip[5]];
-        ip += 6;
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 6;
           *dest = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 6;
         *sp++ = receiver;  // a root while getProperty binds a method or throws, as unfused
         SYNC();
         Value property = getProperty(receiver, sym, cache);
@@ -301,13 +309,15 @@ Value VM::run(std::size_t entryFrame) {
 // barrier: held in registers across the barrier's call, gcc spilled both.
 #define SET_PROPERTY_OP(opName, leave)                                                           \
   CASE(opName) {                                                                                 \
-    std::uint16_t sym = READ_U16();                                                              \
-    InlineCache* cache = &caches[READ_U16()];                                                    \
+    std::uint16_t sym = static_cast<std::uint16_t>(ip[0] | (ip[1] << 8));                       \
+    InlineCache* cache = &caches[ip[2] | (ip[3] << 8)];                                          \
     Value receiver = sp[-2];                                                                     \
     if (PROPERTY_HIT(receiver, cache)) {                                                         \
+      ip += 4;                                                                                   \
       Value& field = FIELD_AT(receiver, cache);                                                  \
       KITH_WRITE_BARRIER(collector_, field, sp[-1]);                                             \
     } else {                                                                                     \
+      ip += 4;                                                                                   \
       SYNC();                                                                                    \
       setProperty(receiver, sym, sp[-1], cache);                                                 \
     }                                                                                            \
