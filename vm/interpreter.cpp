@@ -660,23 +660,29 @@ Value VM::run(std::size_t entryFrame) {
     then DISPATCH();                                                   \
   }
 // `a op n` into dest for the small int literal n (SMALL_INT n; ADD or SUBTRACT, and
-// `x = x + n;`, fused by the compiler): a float stays a float, as unfused.
-#define SMALL_INT_INTO(dest, a, n, op, opName)                                     \
+// `x = x + n;`, fused by the compiler): a float stays a float, as unfused. Each path
+// steps ip past the `length` operand bytes and dispatches, as ARITHMETIC_INTO's do.
+#define SMALL_INT_INTO(dest, a, n, op, opName, length)                             \
   if ((a).isSmallInt()) {                                                          \
+    ip += (length);                                                                \
     STORE_INT(dest, (a).asSmallInt() op std::int64_t{n}); /* 48 bits op 16: no overflow */ \
+    DISPATCH();                                                                    \
   } else if ((a).isFloat()) {                                                      \
+    ip += (length);                                                                \
     storeFloat(dest, (a).asFloat() op static_cast<double>(n));                     \
-  } else {                                                                         \
+    DISPATCH();                                                                    \
+  } else [[unlikely]] {                                                            \
+    ip += (length);                                                                \
     SYNC();                                                                        \
     *(dest) = arithmeticSlow(Op::opName, a, Value::smallInt(n));                   \
     space_->collectBoxesIfDue();                                                   \
+    DISPATCH();                                                                    \
   }
 #define SMALL_INT_ARITHMETIC(opName, op, genericOp)   \
   CASE(opName) {                                      \
     Value a = sp[-1];                                 \
-    auto n = static_cast<std::int16_t>(READ_U16());   \
-    SMALL_INT_INTO(sp - 1, a, n, op, genericOp)       \
-    DISPATCH();                                       \
+    auto n = static_cast<std::int16_t>(ip[0] | (ip[1] << 8)); \
+    SMALL_INT_INTO(sp - 1, a, n, op, genericOp, 2)    \
   }
       SMALL_INT_ARITHMETIC(ADD_SMALL, +, ADD)
       SMALL_INT_ARITHMETIC(SUB_SMALL, -, SUBTRACT)
@@ -687,10 +693,8 @@ Value VM::run(std::size_t entryFrame) {
   CASE(opName) {                                                              \
     Value a = slots[ip[0]];                                                   \
     auto n = static_cast<std::int16_t>(ip[1] | (ip[2] << 8));                 \
-    ip += 3;                                                                  \
     *sp++ = a;                                                                \
-    SMALL_INT_INTO(sp - 1, a, n, op, genericOp)                               \
-    DISPATCH();                                                               \
+    SMALL_INT_INTO(sp - 1, a, n, op, genericOp, 3)                            \
   }
       LOCAL_SMALL_INT_PUSH(ADD_LS, +, ADD)
       LOCAL_SMALL_INT_PUSH(SUB_LS, -, SUBTRACT)
@@ -698,11 +702,10 @@ Value VM::run(std::size_t entryFrame) {
 // `x = x + n;` and `x = x - n;`: what GET_LOCAL, ADD_SMALL or SUB_SMALL, SET_LOCAL_POP would do.
 #define LOCAL_SMALL_INT_ARITHMETIC(opName, op, genericOp) \
   CASE(opName) {                                          \
-    Value* local = &slots[READ_BYTE()];                   \
-    auto n = static_cast<std::int16_t>(READ_U16());       \
+    Value* local = &slots[ip[0]];                         \
+    auto n = static_cast<std::int16_t>(ip[1] | (ip[2] << 8)); \
     Value a = *local;                                     \
-    SMALL_INT_INTO(local, a, n, op, genericOp)            \
-    DISPATCH();                                           \
+    SMALL_INT_INTO(local, a, n, op, genericOp, 3)         \
   }
       LOCAL_SMALL_INT_ARITHMETIC(ADD_LOCAL_SMALL, +, ADD)
       LOCAL_SMALL_INT_ARITHMETIC(SUB_LOCAL_SMALL, -, SUBTRACT)
