@@ -354,21 +354,24 @@ Value VM::run(std::size_t entryFrame) {
         INDEX_MISS(container, index)
       }
       CASE(GET_INDEX_L) {  // `e[i]` of a local i: GET_LOCAL then GET_INDEX
-        Value index = slots[READ_BYTE()], container = sp[-1];
-        if (ARRAY_INDEX_HIT(container, index)) {
+        Value index = slots[ip[0]], container = sp[-1];
+        if (ARRAY_INDEX_HIT(container, index)) {  // ip steps on each path, as the property reads' do
+          ++ip;
           sp[-1] = ELEMENT_AT(container, index);
           DISPATCH();
         }
+        ++ip;
         *sp++ = index;
         INDEX_MISS(container, index)
       }
       CASE(GET_INDEX_LL) {  // `a[i]` of locals: GET_LOCAL2 then GET_INDEX
         Value container = slots[ip[0]], index = slots[ip[1]];
-        ip += 2;
         if (ARRAY_INDEX_HIT(container, index)) {
+          ip += 2;
           *sp++ = ELEMENT_AT(container, index);
           DISPATCH();
         }
+        ip += 2;
         sp[0] = container;
         sp[1] = index;
         sp += 2;
@@ -377,18 +380,21 @@ Value VM::run(std::size_t entryFrame) {
 #undef INDEX_MISS
 #undef ELEMENT_AT
 #undef ARRAY_INDEX_HIT
+// The element's address computed once and the value re-read after the barrier, as
+// SET_PROPERTY_OP does.
 #define SET_INDEX_OP(opName, leave)                                                                   \
   CASE(opName) {                                                                                      \
-    Value container = sp[-3], index = sp[-2], value = sp[-1];                                         \
+    Value container = sp[-3], index = sp[-2];                                                         \
     if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == methods_.arrayClass() && \
         static_cast<std::uint64_t>(index.asSmallInt()) < objectAt<ArrayObject>(container)->length) {  \
-      KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asSmallInt()], value); \
+      Value& element = objectAt<ArrayObject>(container)->elements()[index.asSmallInt()];              \
+      KITH_WRITE_BARRIER(collector_, element, sp[-1]);                                                \
     } else {                                                                                          \
       SYNC();                                                                                         \
-      setIndex(container, index, value);                                                              \
+      setIndex(container, index, sp[-1]);                                                             \
     }                                                                                                 \
-    sp -= 3;                                                                                          \
-    if (leave) *sp++ = value;                                                                         \
+    if (leave) sp[-3] = sp[-1]; /* the assignment's value, where the container was */                 \
+    sp -= (leave) ? 2 : 3;                                                                            \
     DISPATCH();                                                                                       \
   }
       SET_INDEX_OP(SET_INDEX, true)
