@@ -134,11 +134,16 @@ Value VM::run(std::size_t entryFrame) {
   for (;;) {
     try {
 #if defined(__GNUC__)
-      static void* const dispatchTable[] = {
+      static void* const handlers[] = {
 #define KITH_OP_LABEL(name, ...) &&op_##name,
           KITH_OPCODES(KITH_OP_LABEL)
 #undef KITH_OP_LABEL
       };
+      // A copy in this frame: a position-independent binary reaches a static table
+      // through a lea and a load at every dispatch; this one is one jmp off the stack
+      // pointer, `jmp *table(%rsp,op,8)`, two instructions fewer a bytecode.
+      void* dispatchTable[std::size(handlers)];
+      std::memcpy(dispatchTable, handlers, sizeof dispatchTable);
 #define DISPATCH()                     \
   do {                                 \
     ++executed;                        \
@@ -239,24 +244,30 @@ Value VM::run(std::size_t entryFrame) {
     sp[-1] = getProperty(receiver, sym, cache);                                                        \
     DISPATCH();                                                                                        \
   }
+// The property instructions step ip on each path (hit, miss), not before the test: gcc
+// computed the stepped ip ahead, for the miss's SYNC, on the hit's path too.
       CASE(GET_PROPERTY) {
-        std::uint16_t sym = READ_U16();
-        InlineCache* cache = &caches[READ_U16()];
+        std::uint16_t sym = static_cast<std::uint16_t>(ip[0] | (ip[1] << 8));
+        InlineCache* cache = &caches[ip[2] | (ip[3] << 8)];
         Value receiver = sp[-1];
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 4;
           sp[-1] = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 4;
         PROPERTY_MISS(receiver, sym, cache)
       }
       CASE(GET_LOCAL_PROPERTY) {  // `o.f` of a local o: GET_LOCAL then GET_PROPERTY
-        Value receiver = slots[READ_BYTE()];
-        std::uint16_t sym = READ_U16();
-        InlineCache* cache = &caches[READ_U16()];  // every operand read: a trace names GET_PROPERTY's line
+        Value receiver = slots[ip[0]];
+        std::uint16_t sym = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));
+        InlineCache* cache = &caches[ip[3] | (ip[4] << 8)];
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 5;
           *sp++ = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 5;  // every operand read: a trace names GET_PROPERTY's line
         *sp++ = receiver;  // as GET_LOCAL left it
         PROPERTY_MISS(receiver, sym, cache)
       }
@@ -265,11 +276,12 @@ Value VM::run(std::size_t entryFrame) {
         Value receiver = slots[ip[1]];
         std::uint16_t sym = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));
         InlineCache* cache = &caches[ip[4] | (ip[5] << 8)];
-        ip += 6;
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 6;
           *sp++ = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 6;
         *sp++ = receiver;
         PROPERTY_MISS(receiver, sym, cache)
       }
@@ -278,11 +290,12 @@ Value VM::run(std::size_t entryFrame) {
         std::uint16_t sym = static_cast<std::uint16_t>(ip[1] | (ip[2] << 8));
         InlineCache* cache = &caches[ip[3] | (ip[4] << 8)];
         Value* dest = &slots[ip[5]];
-        ip += 6;
         if (PROPERTY_HIT(receiver, cache)) {
+          ip += 6;
           *dest = FIELD_AT(receiver, cache);
           DISPATCH();
         }
+        ip += 6;
         *sp++ = receiver;  // a root while getProperty binds a method or throws, as unfused
         SYNC();
         Value property = getProperty(receiver, sym, cache);
@@ -291,21 +304,25 @@ Value VM::run(std::size_t entryFrame) {
         DISPATCH();
       }
 #undef PROPERTY_MISS
-// A store into a field or an element; the statement form (_POP) leaves nothing.
+// A store into a field or an element; the statement form (_POP) leaves nothing. The
+// field's address is computed once and the value read from the stack after the
+// barrier: held in registers across the barrier's call, gcc spilled both.
 #define SET_PROPERTY_OP(opName, leave)                                                           \
   CASE(opName) {                                                                                 \
-    std::uint16_t sym = READ_U16();                                                              \
-    InlineCache* cache = &caches[READ_U16()];                                                    \
+    std::uint16_t sym = static_cast<std::uint16_t>(ip[0] | (ip[1] << 8));                       \
+    InlineCache* cache = &caches[ip[2] | (ip[3] << 8)];                                          \
     Value receiver = sp[-2];                                                                     \
-    Value value = sp[-1];                                                                        \
     if (PROPERTY_HIT(receiver, cache)) {                                                         \
-      KITH_WRITE_BARRIER(collector_, FIELD_AT(receiver, cache), value);                          \
+      ip += 4;                                                                                   \
+      Value& field = FIELD_AT(receiver, cache);                                                  \
+      KITH_WRITE_BARRIER(collector_, field, sp[-1]);                                             \
     } else {                                                                                     \
+      ip += 4;                                                                                   \
       SYNC();                                                                                    \
-      setProperty(receiver, sym, value, cache);                                                  \
+      setProperty(receiver, sym, sp[-1], cache);                                                 \
     }                                                                                            \
-    sp -= 2;                                                                                     \
-    if (leave) *sp++ = value;                                                                    \
+    if (leave) sp[-2] = sp[-1]; /* the assignment's value, where the receiver was */             \
+    sp -= (leave) ? 1 : 2;                                                                       \
     DISPATCH();                                                                                  \
   }
       SET_PROPERTY_OP(SET_PROPERTY, true)
@@ -337,21 +354,24 @@ Value VM::run(std::size_t entryFrame) {
         INDEX_MISS(container, index)
       }
       CASE(GET_INDEX_L) {  // `e[i]` of a local i: GET_LOCAL then GET_INDEX
-        Value index = slots[READ_BYTE()], container = sp[-1];
-        if (ARRAY_INDEX_HIT(container, index)) {
+        Value index = slots[ip[0]], container = sp[-1];
+        if (ARRAY_INDEX_HIT(container, index)) {  // ip steps on each path, as the property reads' do
+          ++ip;
           sp[-1] = ELEMENT_AT(container, index);
           DISPATCH();
         }
+        ++ip;
         *sp++ = index;
         INDEX_MISS(container, index)
       }
       CASE(GET_INDEX_LL) {  // `a[i]` of locals: GET_LOCAL2 then GET_INDEX
         Value container = slots[ip[0]], index = slots[ip[1]];
-        ip += 2;
         if (ARRAY_INDEX_HIT(container, index)) {
+          ip += 2;
           *sp++ = ELEMENT_AT(container, index);
           DISPATCH();
         }
+        ip += 2;
         sp[0] = container;
         sp[1] = index;
         sp += 2;
@@ -360,18 +380,21 @@ Value VM::run(std::size_t entryFrame) {
 #undef INDEX_MISS
 #undef ELEMENT_AT
 #undef ARRAY_INDEX_HIT
+// The element's address computed once and the value re-read after the barrier, as
+// SET_PROPERTY_OP does.
 #define SET_INDEX_OP(opName, leave)                                                                   \
   CASE(opName) {                                                                                      \
-    Value container = sp[-3], index = sp[-2], value = sp[-1];                                         \
+    Value container = sp[-3], index = sp[-2];                                                         \
     if (index.isSmallInt() && container.isObject() && container.asHandle()->klass == methods_.arrayClass() && \
         static_cast<std::uint64_t>(index.asSmallInt()) < objectAt<ArrayObject>(container)->length) {  \
-      KITH_WRITE_BARRIER(collector_, objectAt<ArrayObject>(container)->elements()[index.asSmallInt()], value); \
+      Value& element = objectAt<ArrayObject>(container)->elements()[index.asSmallInt()];              \
+      KITH_WRITE_BARRIER(collector_, element, sp[-1]);                                                \
     } else {                                                                                          \
       SYNC();                                                                                         \
-      setIndex(container, index, value);                                                              \
+      setIndex(container, index, sp[-1]);                                                             \
     }                                                                                                 \
-    sp -= 3;                                                                                          \
-    if (leave) *sp++ = value;                                                                         \
+    if (leave) sp[-3] = sp[-1]; /* the assignment's value, where the container was */                 \
+    sp -= (leave) ? 2 : 3;                                                                            \
     DISPATCH();                                                                                       \
   }
       SET_INDEX_OP(SET_INDEX, true)
@@ -477,8 +500,7 @@ Value VM::run(std::size_t entryFrame) {
 #undef NIL_TESTS
 
 // Inline ints first, then two floats, inline; the rest (boxed ints, mixed int/float,
-// strings, the type error) in compareSlow. COMPARE pushes the result; LOOP_IF_COMPARE is
-// an inverted while's bottom test fused with its LOOP_IF_TRUE.
+// strings, the type error) in compareSlow. COMPARE pushes the result.
 #define COMPARE_FAST(a, b, op, slowOp)                                                    \
   (Value::bothSmallInts(a, b) ? (a).smallIntShifted() op (b).smallIntShifted()            \
    : (a).isFloat() && (b).isFloat()     ? (a).asFloat() op (b).asFloat() /* false with NaN */ \
@@ -495,28 +517,52 @@ Value VM::run(std::size_t entryFrame) {
       COMPARE(GREATER, >)
       COMPARE(GREATER_EQUAL, >=)
 #undef COMPARE
-#define LOOP_IF_COMPARE(opName, op, compareOp) \
-  CASE(opName) {                               \
-    std::uint16_t offset = READ_U16();         \
-    Value b = sp[-1], a = sp[-2];              \
-    bool holds = COMPARE_FAST(a, b, op, compareOp); \
-    sp -= 2;                                   \
-    if (holds) BACK_EDGE(offset);              \
-    DISPATCH();                                \
+// The compare-and-jump forms: each path (two inline ints, two floats, compareSlow) has
+// its own jump and dispatch (`act`, which reads `holds`) and steps ip past the `length`
+// operand bytes itself: one bool made on two paths and tested again after them, and ip
+// stepped ahead for the slow path's SYNC, cost instructions on the fast ones. `pop` pops
+// what the unfused test popped; on the slow path after compareSlow, the operands staying
+// roots while it runs.
+#define COMPARE_PATHS(a, b, op, compareName, length, pop, act)                              \
+  if (Value::bothSmallInts(a, b)) {                                                          \
+    ip += (length);                                                                          \
+    pop;                                                                                     \
+    bool holds = (a).smallIntShifted() op (b).smallIntShifted();                             \
+    act                                                                                      \
+  }                                                                                          \
+  if (std::uint64_t fa_, fb_; (a).floatBits(fa_) && (b).floatBits(fb_)) {                    \
+    ip += (length);                                                                          \
+    pop;                                                                                     \
+    bool holds = std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_); /* false with NaN */ \
+    act                                                                                      \
+  }                                                                                          \
+  ip += (length);                                                                            \
+  SYNC();                                                                                    \
+  bool holds = compareSlow(Op::compareName, a, b);                                           \
+  pop;                                                                                       \
+  act
+#define JUMP_UNLESS_HOLDS JUMP_FORWARD_IF(!holds, offset);
+#define LOOP_IF_HOLDS     \
+  if (holds) BACK_EDGE(offset); \
+  DISPATCH();
+// LOOP_IF_COMPARE is an inverted while's bottom test fused with its LOOP_IF_TRUE;
+// JUMP_UNLESS_COMPARE a condition's comparison fused with its jump when false (`if (a < b)`).
+#define LOOP_IF_COMPARE(opName, op, compareOp)                                 \
+  CASE(opName) {                                                               \
+    std::uint16_t offset = static_cast<std::uint16_t>(ip[0] | (ip[1] << 8));  \
+    Value b = sp[-1], a = sp[-2];                                              \
+    COMPARE_PATHS(a, b, op, compareOp, 2, sp -= 2, LOOP_IF_HOLDS)              \
   }
       LOOP_IF_COMPARE(LOOP_IF_LESS, <, LESS)
       LOOP_IF_COMPARE(LOOP_IF_LESS_EQUAL, <=, LESS_EQUAL)
       LOOP_IF_COMPARE(LOOP_IF_GREATER, >, GREATER)
       LOOP_IF_COMPARE(LOOP_IF_GREATER_EQUAL, >=, GREATER_EQUAL)
 #undef LOOP_IF_COMPARE
-// A condition's comparison fused with its forward jump when false (`if (a < b)`).
-#define JUMP_UNLESS_COMPARE(opName, op, compareOp)  \
-  CASE(opName) {                                    \
-    std::uint16_t offset = READ_U16();              \
-    Value b = sp[-1], a = sp[-2];                   \
-    bool holds = COMPARE_FAST(a, b, op, compareOp); \
-    sp -= 2;                                        \
-    JUMP_FORWARD_IF(!holds, offset);                \
+#define JUMP_UNLESS_COMPARE(opName, op, compareOp)                             \
+  CASE(opName) {                                                               \
+    std::uint16_t offset = static_cast<std::uint16_t>(ip[0] | (ip[1] << 8));  \
+    Value b = sp[-1], a = sp[-2];                                              \
+    COMPARE_PATHS(a, b, op, compareOp, 2, sp -= 2, JUMP_UNLESS_HOLDS)          \
   }
       JUMP_UNLESS_COMPARE(JUMP_UNLESS_LESS, <, LESS)
       JUMP_UNLESS_COMPARE(JUMP_UNLESS_LESS_EQUAL, <=, LESS_EQUAL)
@@ -528,37 +574,44 @@ Value VM::run(std::size_t entryFrame) {
 // operand is read before the compare, so an error names the line the unfused jump did.
 #define LL_OPERANDS                                                         \
   Value a = slots[ip[0]], b = slots[ip[1]];                                 \
-  std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8)); \
-  ip += 4;
+  std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));
 #define LI_OPERANDS                                                         \
   Value a = slots[ip[0]];                                                   \
   auto n = static_cast<std::int16_t>(ip[1] | (ip[2] << 8));                 \
-  std::uint16_t offset = static_cast<std::uint16_t>(ip[3] | (ip[4] << 8)); \
-  ip += 5;
+  std::uint16_t offset = static_cast<std::uint16_t>(ip[3] | (ip[4] << 8));
 // A small int against n inline; anything else (a float, a boxed int, the type error) as
-// COMPARE_FAST would have sent it, to compareSlow.
-#define COMPARE_LI(a, n, op, slowOp) \
-  ((a).isSmallInt() ? (a).asSmallInt() op (n) : (SYNC(), compareSlow(Op::slowOp, a, Value::smallInt(n))))
+// COMPARE_PATHS would have sent it, to compareSlow. The _LL forms keep COMPARE_FAST's one
+// expression: as COMPARE_PATHS, Sieve's loop tests cost it 1.3% more instructions.
+#define COMPARE_LI_PATHS(a, n, op, compareName, act)                       \
+  if ((a).isSmallInt()) {                                                  \
+    ip += 5;                                                               \
+    bool holds = (a).asSmallInt() op (n);                                  \
+    act                                                                    \
+  }                                                                        \
+  ip += 5;                                                                 \
+  SYNC();                                                                  \
+  bool holds = compareSlow(Op::compareName, a, Value::smallInt(n));        \
+  act
 #define COMPARE_AND_JUMP_FORMS(compareName, op)                                        \
   CASE(JUMP_UNLESS_##compareName##_LL) {                                               \
     LL_OPERANDS                                                                        \
+    ip += 4;                                                                           \
     bool holds = COMPARE_FAST(a, b, op, compareName);                                  \
-    JUMP_FORWARD_IF(!holds, offset);                                                   \
+    JUMP_UNLESS_HOLDS                                                                  \
   }                                                                                    \
   CASE(JUMP_UNLESS_##compareName##_LI) {                                               \
     LI_OPERANDS                                                                        \
-    bool holds = COMPARE_LI(a, n, op, compareName);                                    \
-    JUMP_FORWARD_IF(!holds, offset);                                                   \
+    COMPARE_LI_PATHS(a, n, op, compareName, JUMP_UNLESS_HOLDS)                         \
   }                                                                                    \
   CASE(LOOP_IF_##compareName##_LL) {                                                   \
     LL_OPERANDS                                                                        \
-    if (COMPARE_FAST(a, b, op, compareName)) BACK_EDGE(offset);                        \
-    DISPATCH();                                                                        \
+    ip += 4;                                                                           \
+    bool holds = COMPARE_FAST(a, b, op, compareName);                                  \
+    LOOP_IF_HOLDS                                                                      \
   }                                                                                    \
   CASE(LOOP_IF_##compareName##_LI) {                                                   \
     LI_OPERANDS                                                                        \
-    if (COMPARE_LI(a, n, op, compareName)) BACK_EDGE(offset);                          \
-    DISPATCH();                                                                        \
+    COMPARE_LI_PATHS(a, n, op, compareName, LOOP_IF_HOLDS)                             \
   }
       COMPARE_AND_JUMP_FORMS(LESS, <)
       COMPARE_AND_JUMP_FORMS(LESS_EQUAL, <=)
@@ -566,34 +619,44 @@ Value VM::run(std::size_t entryFrame) {
       COMPARE_AND_JUMP_FORMS(GREATER_EQUAL, >=)
 #undef COMPARE_AND_JUMP_FORMS
 // A value against a constant (`zrzr + zizi > 4.0`: CONSTANT before the test), popped.
+// A site's constant keeps its type, so its test is always predicted: against a float
+// constant, a float operand is tested once, before the two ints COMPARE_PATHS tests first.
 #define COMPARE_CONSTANT_AND_JUMP_FORMS(compareName, op)                                \
   CASE(JUMP_UNLESS_##compareName##_K) {                                                 \
     Value b = constants[ip[0] | (ip[1] << 8)];                                          \
     std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
-    ip += 4;                                                                            \
     Value a = sp[-1];                                                                   \
-    bool holds = COMPARE_FAST(a, b, op, compareName);                                   \
-    --sp;                                                                               \
-    JUMP_FORWARD_IF(!holds, offset);                                                    \
+    if (std::uint64_t fa_, fb_; b.floatBits(fb_) && a.floatBits(fa_)) {                \
+      ip += 4;                                                                          \
+      --sp;                                                                             \
+      bool holds = std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_);            \
+      JUMP_UNLESS_HOLDS                                                                 \
+    }                                                                                   \
+    COMPARE_PATHS(a, b, op, compareName, 4, --sp, JUMP_UNLESS_HOLDS)                    \
   }                                                                                     \
   CASE(LOOP_IF_##compareName##_K) {                                                     \
     Value b = constants[ip[0] | (ip[1] << 8)];                                          \
     std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
-    ip += 4;                                                                            \
     Value a = sp[-1];                                                                   \
-    bool holds = COMPARE_FAST(a, b, op, compareName);                                   \
-    --sp;                                                                               \
-    if (holds) BACK_EDGE(offset);                                                       \
-    DISPATCH();                                                                         \
+    if (std::uint64_t fa_, fb_; b.floatBits(fb_) && a.floatBits(fa_)) {                \
+      ip += 4;                                                                          \
+      --sp;                                                                             \
+      bool holds = std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_);            \
+      LOOP_IF_HOLDS                                                                     \
+    }                                                                                   \
+    COMPARE_PATHS(a, b, op, compareName, 4, --sp, LOOP_IF_HOLDS)                        \
   }
       COMPARE_CONSTANT_AND_JUMP_FORMS(LESS, <)
       COMPARE_CONSTANT_AND_JUMP_FORMS(LESS_EQUAL, <=)
       COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER, >)
       COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER_EQUAL, >=)
 #undef COMPARE_CONSTANT_AND_JUMP_FORMS
-#undef COMPARE_LI
+#undef COMPARE_LI_PATHS
 #undef LI_OPERANDS
 #undef LL_OPERANDS
+#undef LOOP_IF_HOLDS
+#undef JUMP_UNLESS_HOLDS
+#undef COMPARE_PATHS
 #undef COMPARE_FAST
 
 // 64-bit two's complement: + - * wrap (LANGUAGE.md), computed on unsigned.
@@ -605,34 +668,50 @@ Value VM::run(std::size_t entryFrame) {
 // (issue 44; first only for `*`): an int fails that test at its first compare, and with
 // the local operands fused into the instructions float code (NBody -2.2%, Mandelbrot -3.7%
 // in instructions) gains more than int code loses (Sieve +1.3%, fib +0.8%).
-#define ARITHMETIC_INTO(dest, a, b, op, opName)                        \
-  if ((a).isFloat() && (b).isFloat()) {                                \
-    storeFloat(dest, (a).asFloat() op (b).asFloat());                  \
+// Each path steps ip past the operands (`length` bytes: in every path, so that gcc does not
+// compute ip's new value ahead for the slow path's SYNC), ends with `then` (what the
+// instruction does after the store: `--sp;` or nothing) and dispatches: sharing one
+// dispatch, the float path (out of line) jumped back to it.
+#define ARITHMETIC_INTO(dest, a, b, op, opName, length, then)          \
+  if (std::uint64_t fa_, fb_; (a).floatBits(fa_) && (b).floatBits(fb_)) { \
+    storeFloat(dest, std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_)); \
+    ip += (length);                                                    \
+    then DISPATCH();                                                   \
   } else if ((a).isSmallInt() && (b).isSmallInt()) {                   \
+    ip += (length);                                                    \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
-  } else {                                                             \
+    then DISPATCH();                                                   \
+  } else [[unlikely]] {                                                \
+    ip += (length);                                                    \
     SYNC();                                                            \
     *(dest) = arithmeticSlow(Op::opName, a, b);                        \
     space_->collectBoxesIfDue();                                       \
+    then DISPATCH();                                                   \
   }
 // `a op n` into dest for the small int literal n (SMALL_INT n; ADD or SUBTRACT, and
-// `x = x + n;`, fused by the compiler): a float stays a float, as unfused.
-#define SMALL_INT_INTO(dest, a, n, op, opName)                                     \
+// `x = x + n;`, fused by the compiler): a float stays a float, as unfused. Each path
+// steps ip past the `length` operand bytes and dispatches, as ARITHMETIC_INTO's do.
+#define SMALL_INT_INTO(dest, a, n, op, opName, length)                             \
   if ((a).isSmallInt()) {                                                          \
+    ip += (length);                                                                \
     STORE_INT(dest, (a).asSmallInt() op std::int64_t{n}); /* 48 bits op 16: no overflow */ \
+    DISPATCH();                                                                    \
   } else if ((a).isFloat()) {                                                      \
+    ip += (length);                                                                \
     storeFloat(dest, (a).asFloat() op static_cast<double>(n));                     \
-  } else {                                                                         \
+    DISPATCH();                                                                    \
+  } else [[unlikely]] {                                                            \
+    ip += (length);                                                                \
     SYNC();                                                                        \
     *(dest) = arithmeticSlow(Op::opName, a, Value::smallInt(n));                   \
     space_->collectBoxesIfDue();                                                   \
+    DISPATCH();                                                                    \
   }
 #define SMALL_INT_ARITHMETIC(opName, op, genericOp)   \
   CASE(opName) {                                      \
     Value a = sp[-1];                                 \
-    auto n = static_cast<std::int16_t>(READ_U16());   \
-    SMALL_INT_INTO(sp - 1, a, n, op, genericOp)       \
-    DISPATCH();                                       \
+    auto n = static_cast<std::int16_t>(ip[0] | (ip[1] << 8)); \
+    SMALL_INT_INTO(sp - 1, a, n, op, genericOp, 2)    \
   }
       SMALL_INT_ARITHMETIC(ADD_SMALL, +, ADD)
       SMALL_INT_ARITHMETIC(SUB_SMALL, -, SUBTRACT)
@@ -643,10 +722,8 @@ Value VM::run(std::size_t entryFrame) {
   CASE(opName) {                                                              \
     Value a = slots[ip[0]];                                                   \
     auto n = static_cast<std::int16_t>(ip[1] | (ip[2] << 8));                 \
-    ip += 3;                                                                  \
     *sp++ = a;                                                                \
-    SMALL_INT_INTO(sp - 1, a, n, op, genericOp)                               \
-    DISPATCH();                                                               \
+    SMALL_INT_INTO(sp - 1, a, n, op, genericOp, 3)                            \
   }
       LOCAL_SMALL_INT_PUSH(ADD_LS, +, ADD)
       LOCAL_SMALL_INT_PUSH(SUB_LS, -, SUBTRACT)
@@ -654,11 +731,10 @@ Value VM::run(std::size_t entryFrame) {
 // `x = x + n;` and `x = x - n;`: what GET_LOCAL, ADD_SMALL or SUB_SMALL, SET_LOCAL_POP would do.
 #define LOCAL_SMALL_INT_ARITHMETIC(opName, op, genericOp) \
   CASE(opName) {                                          \
-    Value* local = &slots[READ_BYTE()];                   \
-    auto n = static_cast<std::int16_t>(READ_U16());       \
+    Value* local = &slots[ip[0]];                         \
+    auto n = static_cast<std::int16_t>(ip[1] | (ip[2] << 8)); \
     Value a = *local;                                     \
-    SMALL_INT_INTO(local, a, n, op, genericOp)            \
-    DISPATCH();                                           \
+    SMALL_INT_INTO(local, a, n, op, genericOp, 3)         \
   }
       LOCAL_SMALL_INT_ARITHMETIC(ADD_LOCAL_SMALL, +, ADD)
       LOCAL_SMALL_INT_ARITHMETIC(SUB_LOCAL_SMALL, -, SUBTRACT)
@@ -669,23 +745,18 @@ Value VM::run(std::size_t entryFrame) {
 #define ARITHMETIC(opName, op)                                         \
   CASE(opName) {                                                       \
     Value b = sp[-1], a = sp[-2];                                      \
-    ARITHMETIC_INTO(sp - 2, a, b, op, opName)                          \
-    --sp;                                                              \
-    DISPATCH();                                                        \
+    ARITHMETIC_INTO(sp - 2, a, b, op, opName, 0, --sp;)                \
   }
 #define ARITHMETIC_LOCAL(opName, op, genericOp)                        \
   CASE(opName) {                                                       \
-    Value b = slots[READ_BYTE()], a = sp[-1];                          \
-    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp)                       \
-    DISPATCH();                                                        \
+    Value b = slots[ip[0]], a = sp[-1];                                \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp, 1, )                  \
   }
 #define ARITHMETIC_LOCALS(opName, op, genericOp)                       \
   CASE(opName) {                                                       \
     Value a = slots[ip[0]], b = slots[ip[1]];                          \
-    ip += 2;                                                           \
     *sp++ = Value::nil();                                              \
-    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp)                       \
-    DISPATCH();                                                        \
+    ARITHMETIC_INTO(sp - 1, a, b, op, genericOp, 2, )                  \
   }
       ARITHMETIC(ADD, +)
       ARITHMETIC(SUBTRACT, -)
@@ -698,18 +769,14 @@ Value VM::run(std::size_t entryFrame) {
       ARITHMETIC_LOCALS(MUL_LL, *, MULTIPLY)
       CASE(MUL_KL) {  // `2.0 * x`: CONSTANT then MUL_L; the result's slot holds the constant, as unfused
         Value a = constants[ip[0] | (ip[1] << 8)], b = slots[ip[2]];
-        ip += 3;
         *sp++ = a;
-        ARITHMETIC_INTO(sp - 1, a, b, *, MULTIPLY)
-        DISPATCH();
+        ARITHMETIC_INTO(sp - 1, a, b, *, MULTIPLY, 3, )
       }
 #define ARITHMETIC_LOCALS_TO(opName, op, genericOp)                    \
   CASE(opName) {                                                       \
     Value a = slots[ip[0]], b = slots[ip[1]];                          \
     Value* dest = &slots[ip[2]];                                       \
-    ip += 3;                                                           \
-    ARITHMETIC_INTO(dest, a, b, op, genericOp)                         \
-    DISPATCH();                                                        \
+    ARITHMETIC_INTO(dest, a, b, op, genericOp, 3, )                    \
   }
       ARITHMETIC_LOCALS_TO(ADD_LL_TO, +, ADD)
       ARITHMETIC_LOCALS_TO(SUB_LL_TO, -, SUBTRACT)
@@ -719,10 +786,7 @@ Value VM::run(std::size_t entryFrame) {
   CASE(opName) {                                                       \
     Value a = sp[-1], b = slots[ip[0]]; /* a stays a root until the store */ \
     Value* dest = &slots[ip[1]];                                       \
-    ip += 2;                                                           \
-    ARITHMETIC_INTO(dest, a, b, op, genericOp)                         \
-    --sp;                                                              \
-    DISPATCH();                                                        \
+    ARITHMETIC_INTO(dest, a, b, op, genericOp, 2, --sp;)               \
   }
       ARITHMETIC_LOCAL_TO(ADD_L_TO, +, ADD)
       ARITHMETIC_LOCAL_TO(SUB_L_TO, -, SUBTRACT)

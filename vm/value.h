@@ -124,6 +124,16 @@ struct Value {
   std::int64_t asSmallInt() const { return static_cast<std::int64_t>(bits << 16) >> 16; }
   inline std::int64_t asInt() const;  // after Handle's definition (handle_table.h)
   double asFloat() const { return std::bit_cast<double>(bits - kDoubleOffset); }
+  // isFloat and asFloat's bits in one: the subtraction's borrow is the type test, so a
+  // float operand costs one sub and one branch (the interpreter's float fast paths).
+  bool floatBits(std::uint64_t& raw) const {
+#if defined(__GNUC__)
+    return !__builtin_sub_overflow(bits, kDoubleOffset, &raw);  // gcc tests the sub's carry
+#else
+    raw = bits - kDoubleOffset;
+    return bits >= kDoubleOffset;
+#endif
+  }
   Handle* asHandle() const { return reinterpret_cast<Handle*>(bits); }
   Handle* handle() const { return reinterpret_cast<Handle*>(bits & ~kPointerTagMask); }
   ClassInfo* asClass() const { return reinterpret_cast<ClassInfo*>(bits & ~kPointerTagMask); }
