@@ -134,16 +134,11 @@ Value VM::run(std::size_t entryFrame) {
   for (;;) {
     try {
 #if defined(__GNUC__)
-      static void* const handlers[] = {
+      static void* const dispatchTable[] = {
 #define KITH_OP_LABEL(name, ...) &&op_##name,
           KITH_OPCODES(KITH_OP_LABEL)
 #undef KITH_OP_LABEL
       };
-      // A copy in this frame: a position-independent binary reaches a static table
-      // through a lea and a load at every dispatch; this one is one jmp off the stack
-      // pointer, `jmp *table(%rsp,op,8)`, two instructions fewer a bytecode.
-      void* dispatchTable[std::size(handlers)];
-      std::memcpy(dispatchTable, handlers, sizeof dispatchTable);
 #define DISPATCH()                     \
   do {                                 \
     ++executed;                        \
