@@ -256,10 +256,12 @@ def check(path, current, what, **how):
 
 # glibc malloc's own instructions depend, as its block sizes do (NOT_REPRODUCIBLE above),
 # on the C library's heap, which the replaying process shares: a change to how kith itself
-# allocates (its option tables, say) moves them by a few hundred in millions. Its costs are
-# compared within one part in 100,000, which a change of one instruction a call in Kith's
-# adapter (over a million calls) still exceeds tenfold.
-COST_TOLERANCE = {("replayed_on", "malloc"): (["malloc_ir", "free_ir"], 1e-5)}
+# allocates (its option tables, say) moves them by a few hundred in millions: 134 in 18.5M
+# with the option tables, 275 with issue 44's interpreter (its larger opcode tables and
+# frames). Its costs are compared within one part in 10,000 (1,853 of binary_trees'
+# 18.5M), which a change of one instruction a call in Kith's adapter (135,896 malloc calls
+# there) still exceeds 70-fold.
+COST_TOLERANCE = {("replayed_on", "malloc"): (["malloc_ir", "free_ir"], 1e-4)}
 COST_HOW = {"keys": COST_KEYS, "values": COST_COUNTS, "name_keys": ("traced_on", "replayed_on"),
             "close": COST_TOLERANCE}
 
