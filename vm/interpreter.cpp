@@ -616,36 +616,27 @@ Value VM::run(std::size_t entryFrame) {
 // A value against a constant (`zrzr + zizi > 4.0`: CONSTANT before the test), popped.
 // A site's constant keeps its type, so its test is always predicted: against a float
 // constant, a float operand is tested once, before the two ints COMPARE_PATHS tests first.
-#define COMPARE_CONSTANT_AND_JUMP_FORMS(compareName, op)                                \
-  CASE(JUMP_UNLESS_##compareName##_K) {                                                 \
-    Value b = constants[ip[0] | (ip[1] << 8)];                                          \
-    std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
-    Value a = sp[-1];                                                                   \
-    if (std::uint64_t fa_, fb_; b.floatBits(fb_) && a.floatBits(fa_)) {                \
-      ip += 4;                                                                          \
-      --sp;                                                                             \
-      bool holds = std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_);            \
-      JUMP_UNLESS_HOLDS                                                                 \
-    }                                                                                   \
-    COMPARE_PATHS(a, b, op, compareName, 4, --sp, JUMP_UNLESS_HOLDS)                    \
+// The body of both forms; THEN jumps (JUMP_UNLESS_HOLDS or LOOP_IF_HOLDS) on `holds`.
+#define COMPARE_CONSTANT_BODY(compareName, op, THEN)                                    \
+  Value b = constants[ip[0] | (ip[1] << 8)];                                            \
+  std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));              \
+  Value a = sp[-1];                                                                     \
+  if (std::uint64_t fa_, fb_; b.floatBits(fb_) && a.floatBits(fa_)) {                  \
+    ip += 4;                                                                            \
+    --sp;                                                                               \
+    bool holds = std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_);              \
+    THEN                                                                                \
   }                                                                                     \
-  CASE(LOOP_IF_##compareName##_K) {                                                     \
-    Value b = constants[ip[0] | (ip[1] << 8)];                                          \
-    std::uint16_t offset = static_cast<std::uint16_t>(ip[2] | (ip[3] << 8));            \
-    Value a = sp[-1];                                                                   \
-    if (std::uint64_t fa_, fb_; b.floatBits(fb_) && a.floatBits(fa_)) {                \
-      ip += 4;                                                                          \
-      --sp;                                                                             \
-      bool holds = std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_);            \
-      LOOP_IF_HOLDS                                                                     \
-    }                                                                                   \
-    COMPARE_PATHS(a, b, op, compareName, 4, --sp, LOOP_IF_HOLDS)                        \
-  }
+  COMPARE_PATHS(a, b, op, compareName, 4, --sp, THEN)
+#define COMPARE_CONSTANT_AND_JUMP_FORMS(compareName, op)                                                    \
+  CASE(JUMP_UNLESS_##compareName##_K) { COMPARE_CONSTANT_BODY(compareName, op, JUMP_UNLESS_HOLDS) }         \
+  CASE(LOOP_IF_##compareName##_K) { COMPARE_CONSTANT_BODY(compareName, op, LOOP_IF_HOLDS) }
       COMPARE_CONSTANT_AND_JUMP_FORMS(LESS, <)
       COMPARE_CONSTANT_AND_JUMP_FORMS(LESS_EQUAL, <=)
       COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER, >)
       COMPARE_CONSTANT_AND_JUMP_FORMS(GREATER_EQUAL, >=)
 #undef COMPARE_CONSTANT_AND_JUMP_FORMS
+#undef COMPARE_CONSTANT_BODY
 #undef COMPARE_LI_PATHS
 #undef LI_OPERANDS
 #undef LL_OPERANDS
