@@ -14,10 +14,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::uint32_t kBothWhites = ContinuousCollector::kWhite0 | ContinuousCollector::kWhite1;
 
-}  // namespace
-
-namespace {
-
 // Time pacing reads the thread's CPU clock at every pause (the governor's clock), so
 // the pauses' stamps carry it whether or not a report asks for it.
 ContinuousCollectorOptions withGovernorClock(ContinuousCollectorOptions options) {
@@ -119,9 +115,13 @@ void ContinuousCollector::allocationBudgetSpent(vm::CollectedSpace& space, std::
 bool ContinuousCollector::mutatorNeedsTime(vm::CollectedSpace& space) {
   if (options_.pacing == GcPacing::work) return false;  // slices by allocation volume alone
   if (!tooSoonForASlice(cpuNowAtMost(Clock::now()))) {
-    // Maybe time for a slice: the CPU clock says. Its reading starts the slice.
-    sliceStart_ = PauseStamp::now();
-    if (!tooSoonForASlice(GovernorClock::fromNs(sliceStart_.cpuNs))) return false;
+    // Maybe time for a slice: the CPU clock says. Its reading starts the slice, which
+    // the caller runs now; a reading that defers is dropped, never used by a later slice.
+    const PauseStamp now = PauseStamp::now();
+    if (!tooSoonForASlice(GovernorClock::fromNs(now.cpuNs))) {
+      sliceStart_ = now;
+      return false;
+    }
   }
   if (cycleRequested_ < cycleAllowance_) return true;
   // The verdict (room to defer or not) is re-read after every kOccupancyRecheckSlices
@@ -307,6 +307,11 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
   // than kLongArraySlots is scanned kLongArraySlots elements at a time, and stays
   // gray (as partial_) between its pieces. With an unbounded budget (collect) this
   // runs until nothing is gray.
+  // The longest piece an array is scanned in: kLongArraySlots, and under a clock at most
+  // a stretch of it (below), as the clock's stretch adapts.
+  auto pieceSlots = [clock] {
+    return clock ? std::min(kLongArraySlots, clock->unitsPerCheck() * kMarkSlotsPerWorkUnit) : kLongArraySlots;
+  };
   std::size_t spent = 0, nextClockCheck = clock ? clock->unitsPerCheck() : budget;
   while (spent < budget) {
     if (spent >= nextClockCheck) {
@@ -314,14 +319,13 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
       nextClockCheck = spent + clock->unitsPerCheck();
     }
     if (partial_) {
-      // A piece: kLongArraySlots elements, or what is left of the budget (never 0).
-      std::size_t left = budget - spent;
-      std::size_t piece = left >= kLongArraySlots / kMarkSlotsPerWorkUnit ? kLongArraySlots : left * kMarkSlotsPerWorkUnit;
-      // A time-limited slice reads its clock between pieces no longer than a stretch:
-      // 256 slots, a cache miss each, take ~25 µs (mst's hash buckets), which ran
-      // slices 15-30 µs past their limit. (Without a clock, pieces stay the same, so
+      // A piece: pieceSlots() elements, or what is left of the budget (never 0). A
+      // time-limited slice reads its clock between pieces no longer than a stretch: 256
+      // slots, a cache miss each, take ~25 µs (mst's hash buckets), which ran slices
+      // 15-30 µs past their limit. (Without a clock, pieces stay kLongArraySlots, so
       // work pacing's marking order and counts do not change.)
-      if (clock) piece = std::min(piece, clock->unitsPerCheck() * kMarkSlotsPerWorkUnit);
+      std::size_t left = budget - spent;
+      std::size_t piece = std::min(pieceSlots(), left * kMarkSlotsPerWorkUnit);
       std::size_t end = partialNext_ + piece;
       vm::forEachElement(partial_, partialNext_, end, [&](vm::Value& e) { visit(partial_, e); });
       spent += (piece + kMarkSlotsPerWorkUnit - 1) / kMarkSlotsPerWorkUnit;
@@ -339,10 +343,7 @@ bool ContinuousCollector::markSome(std::size_t budget, SliceClock* clock) {
     const std::uint32_t size = vm::objectBytes(h);
     cycleLiveBytes_ += size;
     if (measure) locality_.object(h->object, size);
-    // Under a clock an array is scanned in pieces of at most a stretch (above) once it
-    // is longer than one.
-    if (vm::elementCount(h) > (clock ? std::min(kLongArraySlots, clock->unitsPerCheck() * kMarkSlotsPerWorkUnit)
-                                     : kLongArraySlots)) {
+    if (vm::elementCount(h) > pieceSlots()) {
       partial_ = h;
       partialNext_ = 0;
       continue;
