@@ -117,8 +117,8 @@ struct ContinuousCollectorOptions : CollectorOptions {
   // Work units per slice by default: under work pacing they are the slice's whole
   // bound; under time pacing the CPU-time limit below ends most slices first, and the
   // larger budget spreads the clock readings (the thread's CPU clock is a system call,
-  // three a slice) over more work: at 1,024 units binary_trees' 38,000 slices of ~6 µs
-  // paid ~80,000 readings, 5% of its run time; at 4,096 its GC time fell 255 -> 214 ms.
+  // about two a slice) over more work: at 1,024 units binary_trees' ~45,700 slices paid
+  // ~82,000 readings, 5% of its run time; at 4,096 its GC time fell 255 -> 214 ms.
   static constexpr std::size_t kDefaultWorkPerSlice = 1024, kDefaultTimePacedWorkPerSlice = 4096;
   static constexpr std::size_t defaultWorkPerSlice(GcPacing pacing) {
     return pacing == GcPacing::time ? kDefaultTimePacedWorkPerSlice : kDefaultWorkPerSlice;
