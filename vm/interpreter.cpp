@@ -70,6 +70,8 @@ Value VM::run(std::size_t entryFrame) {
   const Value* constants;
   InlineCache* caches;
   std::uint64_t executed = 0;
+  Value* chainAt;     // a float fast path's result slot, and its value: floatChain's start
+  double chainValue;
 
 #define LOAD_FRAME()                               \
   do {                                             \
@@ -660,9 +662,11 @@ Value VM::run(std::size_t entryFrame) {
 // dispatch, the float path (out of line) jumped back to it.
 #define ARITHMETIC_INTO(dest, a, b, op, opName, length, then)          \
   if (std::uint64_t fa_, fb_; (a).floatBits(fa_) && (b).floatBits(fb_)) { \
-    storeFloat(dest, std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_)); \
+    chainAt = (dest);                                                  \
+    chainValue = std::bit_cast<double>(fa_) op std::bit_cast<double>(fb_); \
+    storeFloat(chainAt, chainValue);                                   \
     ip += (length);                                                    \
-    then DISPATCH();                                                   \
+    then goto floatChain;                                              \
   } else if ((a).isSmallInt() && (b).isSmallInt()) {                   \
     ip += (length);                                                    \
     STORE_INT(dest, WRAP((a).asSmallInt(), op, (b).asSmallInt()));     \
@@ -782,6 +786,76 @@ Value VM::run(std::size_t entryFrame) {
 #undef ARITHMETIC_LOCAL
 #undef ARITHMETIC
 #undef ARITHMETIC_INTO
+// Float chains. A float arithmetic fast path has stored its result at chainAt; while the
+// next instruction is float arithmetic too (+ - * in any of ARITHMETIC_INTO's forms), it
+// runs here, and an operand read from the slot one of the last two steps stored is taken
+// from the register that step left it in. Each step stores its result as the unfused
+// instruction would and counts as executed; anything else (an operand that is not a
+// float, any other instruction) leaves for the dispatch with nothing of it done. A
+// float loop's dependent operations then pass each other registers, not memory: a step
+// through a slot costs ~14 cycles where the multiply alone is 3 (store -> load ~9, the
+// offset encoding's sub, add and two movq ~2; bench/float_step_latency.cpp, and
+// docs/BENCHMARKS.md "Float chains").
+// The operand tests are branches (the empty volatile asm keeps gcc from making a
+// select of them, whose value would wait for the slot's load after all).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CHAIN_TAKE(out, v) asm volatile("" : "=x"(out) : "0"(v))
+#define CHAIN_HOLD(a, b) asm("" : "+x"(a), "+x"(b))  // gcc kept v1 as bits in a general register
+#else
+#define CHAIN_TAKE(out, v) out = (v)
+#define CHAIN_HOLD(a, b)
+#endif
+#define CHAIN_OPERAND(p, out)                                               \
+  if (const Value* p_ = (p); p_ == at1) {                                   \
+    CHAIN_TAKE(out, v1);                                                    \
+  } else if (p_ == at0) {                                                   \
+    CHAIN_TAKE(out, v0);                                                    \
+  } else if (std::uint64_t raw_; p_->floatBits(raw_)) {                     \
+    out = std::bit_cast<double>(raw_);                                      \
+  } else {                                                                  \
+    goto floatChainEnd;                                                     \
+  }
+#define CHAIN_STEP(pa, pb, dest, op, length, then)                          \
+  {                                                                         \
+    double x_, y_;                                                          \
+    CHAIN_OPERAND(pa, x_)                                                   \
+    CHAIN_OPERAND(pb, y_)                                                   \
+    Value* d_ = (dest);                                                     \
+    double r_ = x_ op y_;                                                   \
+    storeFloat(d_, r_);                                                     \
+    ip += (length);                                                         \
+    then;                                                                   \
+    ++executed;                                                             \
+    at0 = at1, v0 = v1, at1 = d_, v1 = r_;                                  \
+    continue;                                                               \
+  }
+#define CHAIN_FORMS(opName, op, localOp, localsOp, localToOp, localsToOp)                     \
+  case Op::opName: CHAIN_STEP(sp - 2, sp - 1, sp - 2, op, 1, --sp)                            \
+  case Op::localOp: CHAIN_STEP(sp - 1, &slots[ip[1]], sp - 1, op, 2, )                        \
+  case Op::localsOp: CHAIN_STEP(&slots[ip[1]], &slots[ip[2]], sp, op, 3, ++sp)                \
+  case Op::localToOp: CHAIN_STEP(sp - 1, &slots[ip[1]], &slots[ip[2]], op, 3, --sp)           \
+  case Op::localsToOp: CHAIN_STEP(&slots[ip[1]], &slots[ip[2]], &slots[ip[3]], op, 4, )
+      floatChain: {
+        const Value *at1 = chainAt, *at0 = nullptr;
+        double v1 = chainValue, v0 = 0;
+        for (;;) {
+          CHAIN_HOLD(v1, v0);
+          switch (static_cast<Op>(*ip)) {
+            CHAIN_FORMS(ADD, +, ADD_L, ADD_LL, ADD_L_TO, ADD_LL_TO)
+            CHAIN_FORMS(SUBTRACT, -, SUB_L, SUB_LL, SUB_L_TO, SUB_LL_TO)
+            CHAIN_FORMS(MULTIPLY, *, MUL_L, MUL_LL, MUL_L_TO, MUL_LL_TO)
+            case Op::MUL_KL: CHAIN_STEP(&constants[ip[1] | (ip[2] << 8)], &slots[ip[3]], sp, *, 4, ++sp)
+            default: goto floatChainEnd;
+          }
+        }
+      floatChainEnd:
+        DISPATCH();
+      }
+#undef CHAIN_FORMS
+#undef CHAIN_STEP
+#undef CHAIN_OPERAND
+#undef CHAIN_HOLD
+#undef CHAIN_TAKE
       CASE(DIVIDE) {
         Value b = sp[-1], a = sp[-2];
         if (a.isInt() && b.isInt()) {
