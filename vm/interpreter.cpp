@@ -659,7 +659,8 @@ Value VM::run(std::size_t entryFrame) {
 // Each path steps ip past the operands (`length` bytes: in every path, so that gcc does not
 // compute ip's new value ahead for the slow path's SYNC), ends with `then` (what the
 // instruction does after the store: `--sp;` or nothing) and dispatches: sharing one
-// dispatch, the float path (out of line) jumped back to it.
+// dispatch, the float path (out of line) jumped back to it. The float path dispatches
+// through floatChain (below), which first runs the float + - * that follow, if any.
 #define ARITHMETIC_INTO(dest, a, b, op, opName, length, then)          \
   if (std::uint64_t fa_, fb_; (a).floatBits(fa_) && (b).floatBits(fb_)) { \
     chainAt = (dest);                                                  \
