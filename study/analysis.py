@@ -252,7 +252,8 @@ def satisfied_tables(a):
     tables["satisfied"] = (sat, cols)
     means = satisfied_means(sat)
     cols = ["collector", "policy", "subset", "workloads", "requests"] + \
-        [f"{o}_pct_{w}" for o in OUTCOMES + IMMEDIATE_SOURCES for w in ("weighted", "unweighted")]
+        [f"{o}_pct_{w}" for o in OUTCOMES + IMMEDIATE_SOURCES for w in ("weighted", "unweighted")] + \
+        ["sources_workloads", "sources_left_out"]
     write_csv(os.path.join(out_dir, "satisfied_means.csv"), means, cols)
     tables["satisfied_means"] = (means, cols)
 
@@ -342,8 +343,11 @@ def pause_tables(a):
         pf = stats.read_pause_columns(path)
         identity = {"workload": r["workload"], "policy": r["policy"], "collector": r["collector"],
                     "pacing": r["pacing"], "repeat": r["repeat"]}
+        kinds = pause_kinds(pf.work, num(r, "gc.slices"))
         for i, (b, d) in enumerate(pf.pauses):
-            row = dict(identity, start_ms=b / 1e6, duration_ms=d / 1e6)
+            row = dict(identity, start_ms=b / 1e6, duration_ms=d / 1e6, kind=kinds[i] if kinds else None,
+                       host_gap_max_ms=num(r, "gc.host_gap.max_ms"),
+                       long_by_host=num(r, "gc.host_gap.pauses_long_by_host"))
             if pf.cpu_pauses is not None and pf.work is not None:
                 row.update(cpu_start_ms=pf.cpu_pauses[i][0] / 1e6, cpu_ms=pf.cpu_pauses[i][1] / 1e6,
                            work=pf.work[i])
@@ -356,7 +360,7 @@ def pause_tables(a):
                             run_ms=pf.run_ns / 1e6, run_cpu_ms=pf.run_cpu_ns / 1e6 if pf.run_cpu_ns else None))
     write_csv(os.path.join(out_dir, "pauses.csv"), pauses,
               ["workload", "policy", "collector", "pacing", "repeat", "start_ms", "duration_ms", "cpu_start_ms",
-               "cpu_ms", "work"])
+               "cpu_ms", "work", "kind"])
     cols = ["workload", "policy", "collector", "pacing", "repeat", "window_ms", "mmu", "mmu_cpu", "pauses", "run_ms",
             "run_cpu_ms"]
     write_csv(os.path.join(out_dir, "mmu.csv"), mmu, cols)
@@ -378,12 +382,57 @@ def pause_tables(a):
                             f"max{suffix}_ms": ds[-1]})
                 for w in (1, 10, 100):
                     row[f"{mmu_key}_{w}ms"] = mm[w][mmu_key] if w in mm else None
+            row.update(slice_summary(mine))
             ps.append(row)
     cols = ["workload", "collector", "pauses", "total_ms", "p50_ms", "p99_ms", "max_ms", "mmu_1ms", "mmu_10ms",
             "mmu_100ms", "total_cpu_ms", "p50_cpu_ms", "p99_cpu_ms", "max_cpu_ms", "mmu_cpu_1ms", "mmu_cpu_10ms",
-            "mmu_cpu_100ms"]
+            "mmu_cpu_100ms", "slices", "max_slice_ms", "max_slice_cpu_ms", "max_slice_work", "slices_over_100us_cpu",
+            "full_pauses",
+            "host_gap_max_ms", "long_by_host"]
     write_csv(os.path.join(out_dir, "pause_summary.csv"), ps, cols)
     tables["pauses"] = (ps, cols)
+    tables["pause_list"] = (pauses, ["workload", "collector", "duration_ms", "cpu_ms", "work", "kind"])
+
+
+SLICE_TARGET_MS = 0.1  # the continuous collector's slice target: 100 µs of CPU time
+
+
+def pause_kinds(work, slices):
+    """Each pause of a run as "slice" (a continuous collector's bounded step) or "full" (a
+    whole collection, or the rest of a cycle finished at once), or None without the work
+    column. The pause file does not say which; the run's statistics count its slices
+    (gc.slices; none for the occasional collector), and a full pause does a whole cycle's
+    work, so the pauses that are not slices are those of the most work."""
+    if work is None:
+        return None
+    full = len(work) - int(slices or 0)
+    if full < 0:
+        return None  # more slices counted than pauses recorded: not this run's file
+    order = sorted(range(len(work)), key=lambda i: (-work[i], i))
+    kinds = ["slice"] * len(work)
+    for i in order[:full]:
+        kinds[i] = "full"
+    return kinds
+
+
+def slice_summary(pauses):
+    """pause_summary.csv's slice columns: how many pauses were slices, the longest by each
+    clock, the most work of one and how many passed 100 µs of CPU time (the slice target),
+    how many pauses were full ones; and the host's longest
+    stall beside the runs (host_gap.max_ms) and its pauses over 100 µs by wall time but not
+    by CPU time (pauses_long_by_host, summed over the runs)."""
+    slices = [p for p in pauses if p.get("kind") == "slice"]
+    runs = {p["repeat"]: p for p in pauses}.values()
+    gaps = [p["host_gap_max_ms"] for p in runs if p.get("host_gap_max_ms") is not None]
+    long = [p["long_by_host"] for p in runs if p.get("long_by_host") is not None]
+    known = any(p.get("kind") for p in pauses)
+    return {"slices": len(slices) if known else None,
+            "max_slice_ms": max((p["duration_ms"] for p in slices), default=None),
+            "max_slice_cpu_ms": max((p["cpu_ms"] for p in slices if p.get("cpu_ms") is not None), default=None),
+            "max_slice_work": max((p["work"] for p in slices if p.get("work") is not None), default=None),
+            "slices_over_100us_cpu": sum(1 for p in slices if (p.get("cpu_ms") or 0) > SLICE_TARGET_MS) if known else None,
+            "full_pauses": sum(p.get("kind") == "full" for p in pauses) if known else None,
+            "host_gap_max_ms": max(gaps) if gaps else None, "long_by_host": int(sum(long)) if long else None}
 
 
 def minheap_tables(a):
@@ -611,7 +660,10 @@ def satisfied_row(runs, sources=()):
 def satisfied_means(sat):
     """Per collector x policy, over all workloads and over the recycling ones: the
     request-weighted mean of each outcome's share (every request counts once) and the
-    per-workload mean (every workload counts once)."""
+    per-workload mean (every workload counts once). The recycled/leftover split is over the
+    workloads that have it (their sources run counted what their main runs counted):
+    `sources_workloads` says how many, `sources_left_out` names the others; empty where the
+    policy does not say where its blocks came from."""
     out = []
     keys = []
     for r in sat:
@@ -627,12 +679,24 @@ def satisfied_means(sat):
             for o in OUTCOMES:
                 row[f"{o}_pct_weighted"] = 100.0 * sum(r[o] for r in rs) / total if total else None
                 row[f"{o}_pct_unweighted"] = sum(r[f"{o}_pct"] for r in rs) / len(rs)
-            for o in IMMEDIATE_SOURCES:  # only where every workload's runs tracked it
-                known = all(r.get(o) is not None for r in rs)
-                row[f"{o}_pct_weighted"] = 100.0 * sum(r[o] for r in rs) / total if known and total else None
-                row[f"{o}_pct_unweighted"] = sum(r[f"{o}_pct"] for r in rs) / len(rs) if known else None
+            row.update(sources_means(rs))
             out.append(row)
     return out
+
+
+def sources_means(rs):
+    """The recycled/leftover means of satisfied_means over the rows whose sources run
+    matched their main runs; none where the policy does not track it (a matched sources
+    run without the split) or no row has it."""
+    untracked = any(r.get("sources_match") and r.get(IMMEDIATE_SOURCES[0]) is None for r in rs)
+    known = [] if untracked else [r for r in rs if r.get(IMMEDIATE_SOURCES[0]) is not None]
+    total = sum(r["requests"] for r in known)
+    row = {"sources_workloads": len(known),
+           "sources_left_out": " ".join(r["workload"] for r in rs if r not in known) if known else ""}
+    for o in IMMEDIATE_SOURCES:
+        row[f"{o}_pct_weighted"] = 100.0 * sum(r[o] for r in known) / total if total else None
+        row[f"{o}_pct_unweighted"] = sum(r[f"{o}_pct"] for r in known) / len(known) if known else None
+    return row
 
 
 TRADEOFF_COLUMNS = ["workload", "policy", "collector", "multiple", "heap_size", "runs", "status", "wall_s_mean",

@@ -38,6 +38,7 @@ from . import stats  # noqa: E402
 from . import size_class_plot  # noqa: E402
 
 SINGLE, DOUBLE = 3.4, 7.0  # column widths (in)
+TALLEST = 6.6  # in: the tallest figure, legend below it included, under FIGURE_MAX_HEIGHT's 7 in
 DPI = 150
 MAX_SERIES = 8
 CONFIDENCE_LABEL = "95% CI"
@@ -702,7 +703,7 @@ def fig_pauses(out_dir):
     clocks = pause_clocks(rows, "max{}_ms")
     styles = series_styles(collectors)
     series = [(c, clock) for c in collectors for clock in clocks]
-    fig, ax = plt.subplots(figsize=(SINGLE, 0.9 + row_height(len(series)) * len(workloads)),
+    fig, ax = plt.subplots(figsize=(SINGLE, min(TALLEST, 0.9 + row_height(len(series)) * len(workloads))),
                            layout="constrained")
     n, step = len(workloads), min(0.8 / len(series), 0.3)
     for i in range(0, n, 2):

@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from . import alloc_cost
-from .analysis import RECYCLING_MIN_FREES
+from .analysis import RECYCLING_MIN_FREES, SLICE_TARGET_MS
 from . import builds
 from . import demographics
 from . import size_class_free
@@ -208,8 +208,58 @@ def intro_section(L, page):
         L.append("")
     L.append("Timing figures (3, 6, 7, and 2) depend on the machine's load; count figures (4, 5, 8, 9) do not: "
              "the continuous collector runs with `--gc-pacing=work` in every run except the pause runs, so its "
-             "counts are identical run to run (the `counts_identical` column of `satisfied.csv` checks it).")
+             "counts are identical run to run (the `counts_identical` column of `satisfied.csv` checks it)"
+             + counts_differ(page.tables) + ".")
     L.append("")
+
+
+def slice_lines(ps, pauses):
+    """The slice target, from pause_summary.csv and pauses.csv: the longest slice by CPU time
+    against 100 µs (naming the workloads above it), the full pauses, and the slices over
+    100 µs by wall time that the host made long (under 100 µs of CPU time)."""
+    cont = [r for r in ps if r["collector"] == "continuous" and r.get("max_slice_cpu_ms") is not None]
+    if not cont:
+        return []
+    over = [r for r in cont if r["max_slice_cpu_ms"] > SLICE_TARGET_MS]
+    under = [r for r in cont if r not in over]
+    text = (f"**Slices against the {SLICE_TARGET_MS * 1000:.0f} µs target (continuous):** the longest slice by CPU "
+            f"time is at most {max(r['max_slice_cpu_ms'] for r in under) * 1000:.0f} µs on {len(under)} of the "
+            f"{len(cont)} workloads" if under else
+            f"**Slices against the {SLICE_TARGET_MS * 1000:.0f} µs target (continuous):** no workload's longest "
+            f"slice is under it")
+    if over:
+        text += "; above it: " + "; ".join(
+            f"{r['workload']} {r['max_slice_cpu_ms'] * 1000:.0f} µs ("
+            f"{r['slices_over_100us_cpu']:,} of its {r['slices']:,} slices; the host took up to "
+            f"{r['host_gap_max_ms']:.2f} ms from one pause of the run, and the CPU clock is charged part of a "
+            f"host's stall: docs/COLLECTORS.md)" for r in over)
+    L = [text + "."]
+    full = [r for r in cont if r.get("full_pauses")]
+    if full:
+        L.append("Full pauses under continuous collection (a cycle finished at once: the heap had no room left "
+                 "for the rest of it): " + ", ".join(f"{r['workload']} {r['full_pauses']} (longest "
+                                                      f"{r['max_cpu_ms']:.2f} ms CPU)" for r in full) + ".")
+    by_wall = [p for p in pauses if p.get("kind") == "slice" and p["duration_ms"] > SLICE_TARGET_MS]
+    if by_wall:
+        host = [p for p in by_wall if p.get("cpu_ms") is not None and p["cpu_ms"] <= SLICE_TARGET_MS]
+        L.append(f"By wall time {len(by_wall):,} slices passed {SLICE_TARGET_MS * 1000:.0f} µs; {len(host):,} of "
+                 f"them did not by CPU time: the host stalled the thread during them (wall − CPU up to "
+                 f"{max(p['duration_ms'] - p['cpu_ms'] for p in host):.2f} ms).")
+    return [" ".join(L), ""]
+
+
+def counts_differ(tables):
+    """The configurations whose runs' counts are not identical (satisfied.csv), as a clause."""
+    rows, _ = tables.get("satisfied", ([], []))
+    differ = {}
+    for r in rows:
+        if r.get("counts_identical") is False:
+            differ.setdefault((r["workload"], r["collector"]), []).append(r["policy"])
+    if not differ:
+        return ""
+    where = "; ".join(f"{w} under {c} collection on {', '.join(ps)}" for (w, c), ps in differ.items())
+    return (f", except where they are not: {where} (the program's allocations depend on something outside it, "
+            f"such as the clock: docs/RUNNING_THE_STUDY.md, \"Counts that vary\")")
 
 
 def commands_section(L, page):
@@ -364,17 +414,22 @@ def pauses_figure(L, page):
     figure_heading(L, page, 5)
     ps, _ = tables["pauses"]
     L.append(f"Pause runs on `{c['pause_policy']}`, continuous with `--gc-pacing=time`; MMU from the whole pause "
-             "list (`mmu.csv` has windows from 0.1 ms to 1 s).")
+             "list (`mmu.csv` has windows from 0.1 ms to 1 s). Each pause by wall time and by the thread's CPU "
+             "time (the collector's work without the time the host took from it); a pause is a continuous "
+             "collector's slice or a full one (a whole collection, or a cycle finished at once when an "
+             "allocation failed mid-cycle: `kind` in `pauses.csv`); `host gap` is the most wall time the host "
+             "took from one pause (wall − CPU).")
     L.append("")
-    L.append(md_table(ps, ["workload", "collector", "pauses", "total_ms", "p50_ms", "p99_ms", "max_ms", "mmu_1ms",
-                           "mmu_10ms", "mmu_100ms"],
-                      ["workload", "collector", "pauses", "total ms", "p50 ms", "p99 ms", "max ms", "MMU 1 ms",
-                       "MMU 10 ms", "MMU 100 ms"],
-                      {"total_ms": lambda x: f"{x:.1f}", "p50_ms": lambda x: f"{x:.3f}",
-                       "p99_ms": lambda x: f"{x:.3f}", "max_ms": lambda x: f"{x:.3f}",
-                       "mmu_1ms": lambda x: f"{x:.2f}", "mmu_10ms": lambda x: f"{x:.2f}",
-                       "mmu_100ms": lambda x: f"{x:.2f}"}))
+    ms3 = lambda x: f"{x:.3f}"  # noqa: E731
+    mmu2 = lambda x: f"{x:.2f}"  # noqa: E731
+    L.append(md_table(ps, ["workload", "collector", "pauses", "full_pauses", "p99_cpu_ms", "max_ms", "max_cpu_ms",
+                           "max_slice_cpu_ms", "mmu_1ms", "mmu_cpu_1ms", "mmu_cpu_10ms", "host_gap_max_ms"],
+                      ["workload", "collector", "pauses", "full", "p99 CPU ms", "max ms", "max CPU ms",
+                       "longest slice, CPU ms", "MMU 1 ms", "MMU 1 ms CPU", "MMU 10 ms CPU", "host gap ms"],
+                      {"p99_cpu_ms": ms3, "max_ms": ms3, "max_cpu_ms": ms3, "max_slice_cpu_ms": ms3,
+                       "mmu_1ms": mmu2, "mmu_cpu_1ms": mmu2, "mmu_cpu_10ms": mmu2, "host_gap_max_ms": ms3}))
     L.append("")
+    L += slice_lines(ps, tables.get("pause_list", ([], []))[0])
 
 
 

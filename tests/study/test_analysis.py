@@ -134,15 +134,43 @@ class ImmediateSources(unittest.TestCase):
         self.assertIsNone(row["sources_match"])
         self.assertIsNone(row["recycled"])
 
-    def test_the_means_only_where_every_workload_has_them(self):
+    def test_the_means_over_the_workloads_that_have_them_naming_the_others(self):
+        # gcbench under continuous collection: its main runs' counts differ from one another
+        # (it prints its own timings), so no sources run matches them; the mean is over the
+        # other workloads, weighted by their requests only, and names gcbench.
         tracked = dict(satisfied_row([sat_run(90, 10, 0, 0)], [self.sources(90, 10, 80, 10)]),
                        workload="a", collector="c", policy="p", recycling=True)
-        untracked = dict(satisfied_row([sat_run(50, 50, 0, 0)]), workload="b", collector="c", policy="p",
-                         recycling=True)
+        also = dict(satisfied_row([sat_run(150, 150, 0, 0)], [self.sources(150, 150, 30, 120)]),
+                    workload="c", collector="c", policy="p", recycling=True)
+        unmatched = dict(satisfied_row([sat_run(50, 50, 0, 0)], [self.sources(51, 49, 40, 11)]), workload="b",
+                         collector="c", policy="p", recycling=True)
         means = {m["subset"]: m for m in satisfied_means([tracked])}
         self.assertAlmostEqual(means["all"]["recycled_pct_weighted"], 80.0)
-        means = {m["subset"]: m for m in satisfied_means([tracked, untracked])}
+        self.assertEqual((means["all"]["sources_workloads"], means["all"]["sources_left_out"]), (1, ""))
+        means = {m["subset"]: m for m in satisfied_means([tracked, unmatched, also])}
+        self.assertEqual(means["all"]["workloads"], 3)
+        self.assertEqual((means["all"]["sources_workloads"], means["all"]["sources_left_out"]), (2, "b"))
+        self.assertAlmostEqual(means["all"]["recycled_pct_weighted"], 100 * (80 + 30) / 400)
+        self.assertAlmostEqual(means["all"]["leftover_pct_weighted"], 100 * (10 + 120) / 400)
+        self.assertAlmostEqual(means["all"]["recycled_pct_unweighted"], (80 + 10) / 2)
+        # A workload without a sources run is left out and named too.
+        missing = dict(satisfied_row([sat_run(50, 50, 0, 0)]), workload="d", collector="c", policy="p",
+                       recycling=True)
+        means = {m["subset"]: m for m in satisfied_means([tracked, missing])}
+        self.assertEqual((means["all"]["sources_workloads"], means["all"]["sources_left_out"]), (1, "d"))
+        self.assertAlmostEqual(means["all"]["recycled_pct_weighted"], 80.0)
+
+    def test_none_where_the_policy_does_not_say(self):
+        # A matched sources run without the split (heap.immediate_source null): the policy
+        # does not track where its blocks came from; nothing is left out, nothing is known.
+        silent = dict(sat_run(50, 50, 0, 0), **{"heap.immediate_source.recycled": None,
+                                                "heap.immediate_source.leftover": None})
+        rows = [dict(satisfied_row([sat_run(50, 50, 0, 0)], [silent]), workload=w, collector="c", policy="list",
+                     recycling=True) for w in ("a", "b")]
+        means = {m["subset"]: m for m in satisfied_means(rows)}
         self.assertIsNone(means["all"]["recycled_pct_weighted"])
+        self.assertIsNone(means["all"]["leftover_pct_unweighted"])
+        self.assertEqual((means["all"]["sources_workloads"], means["all"]["sources_left_out"]), (0, ""))
 
 
 class Retried(unittest.TestCase):
