@@ -12,11 +12,13 @@
 // adds (one a cycle) timed the same way: on the thread's CPU clock, so a host stall or
 // a preemption is not counted. Prints one line per representation.
 //   build/release/bench/float_step_latency [STEPS]   (default 100,000,000)
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <system_error>
 #include <utility>
 
 namespace {
@@ -47,10 +49,19 @@ void setSlots(double d, std::uint64_t add) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  long steps = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 100'000'000L;
-  if (steps <= 0) {
-    std::fprintf(stderr, "float_step_latency: STEPS wants a whole number from 1\n");
+  long steps = 100'000'000L;
+  if (argc > 2) {
+    std::fprintf(stderr, "float_step_latency: one argument at most, STEPS\n");
     return 64;
+  }
+  if (argc == 2) {
+    const char* text = argv[1];
+    const char* end = text + std::strlen(text);
+    const auto [rest, error] = std::from_chars(text, end, steps);
+    if (error != std::errc{} || rest != end || steps <= 0) {
+      std::fprintf(stderr, "float_step_latency: STEPS wants a whole number from 1, not '%s'\n", text);
+      return 64;
+    }
   }
   std::uint64_t adds = 0;
   const double nsPerCycle = nsPerStep(steps / 8, [&adds] {
