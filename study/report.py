@@ -242,9 +242,10 @@ def slice_lines(ps, pauses):
     by_wall = [p for p in pauses if p.get("kind") == "slice" and p["duration_ms"] > SLICE_TARGET_MS]
     if by_wall:
         host = [p for p in by_wall if p.get("cpu_ms") is not None and p["cpu_ms"] <= SLICE_TARGET_MS]
+        stalled = (f": the host stalled the thread during them (wall − CPU up to "
+                   f"{max(p['duration_ms'] - p['cpu_ms'] for p in host):.2f} ms)" if host else "")
         L.append(f"By wall time {len(by_wall):,} slices passed {SLICE_TARGET_MS * 1000:.0f} µs; {len(host):,} of "
-                 f"them did not by CPU time: the host stalled the thread during them (wall − CPU up to "
-                 f"{max(p['duration_ms'] - p['cpu_ms'] for p in host):.2f} ms).")
+                 f"them did not by CPU time{stalled}.")
     return [" ".join(L), ""]
 
 

@@ -173,6 +173,55 @@ class ImmediateSources(unittest.TestCase):
         self.assertEqual((means["all"]["sources_workloads"], means["all"]["sources_left_out"]), (0, ""))
 
 
+class SlicesAndFullPauses(unittest.TestCase):
+    """pauses.csv's kind: the run counts its slices (gc.slices), and the pauses that are not
+    slices are the full ones, those of the most work; pause_summary.csv's slice columns and
+    the report's paragraph on the 100 µs target come from them."""
+
+    def test_the_pauses_of_most_work_beyond_the_slices_are_full(self):
+        from study.analysis import pause_kinds
+        self.assertEqual(pause_kinds([4096, 510219, 1536, 425831], 2), ["slice", "full", "slice", "full"])
+        self.assertEqual(pause_kinds([10, 20], None), ["full", "full"])  # occasional: no slices
+        self.assertIsNone(pause_kinds(None, 3))  # a format-1 file has no work column
+        self.assertIsNone(pause_kinds([10], 2))  # more slices than pauses: not this run's file
+
+    @staticmethod
+    def pause(wall, cpu, work, kind, repeat=0):
+        return {"workload": "w", "collector": "continuous", "repeat": repeat, "duration_ms": wall, "cpu_ms": cpu,
+                "work": work, "kind": kind, "host_gap_max_ms": 4.0, "long_by_host": 2}
+
+    def test_the_longest_slice_leaves_out_full_pauses(self):
+        from study.analysis import slice_summary
+        ps = [self.pause(0.05, 0.05, 4096, "slice"), self.pause(3.8, 3.8, 510219, "full"),
+              self.pause(4.1, 0.09, 3900, "slice"), self.pause(0.102, 0.102, 1536, "slice")]
+        row = slice_summary(ps)
+        self.assertEqual((row["slices"], row["full_pauses"]), (3, 1))
+        self.assertAlmostEqual(row["max_slice_cpu_ms"], 0.102)
+        self.assertAlmostEqual(row["max_slice_ms"], 4.1)
+        self.assertEqual((row["max_slice_work"], row["slices_over_100us_cpu"]), (4096, 1))
+        self.assertEqual((row["host_gap_max_ms"], row["long_by_host"]), (4.0, 2))
+
+    def test_the_report_names_a_slice_over_the_target_and_the_host_stalls(self):
+        from study.analysis import slice_summary
+        from study.report import slice_lines
+        ps = [self.pause(0.05, 0.05, 4096, "slice"), self.pause(4.1, 0.09, 3900, "slice"),
+              self.pause(0.102, 0.102, 1536, "slice")]
+        row = dict(slice_summary(ps), workload="w", collector="continuous", max_cpu_ms=0.102)
+        text = slice_lines([row], ps)[0]
+        self.assertIn("above it: w 102 µs (1 of its 3 slices", text)
+        self.assertIn("By wall time 2 slices passed 100 µs; 1 of them did not by CPU time: the host stalled", text)
+
+    def test_no_stall_to_name_when_every_long_slice_is_long_by_cpu_time_too(self):
+        # A sanitizer build: its slices pass 100 µs of CPU time as well as of wall time.
+        from study.analysis import slice_summary
+        from study.report import slice_lines
+        ps = [self.pause(0.3, 0.3, 4096, "slice"), self.pause(0.2, 0.2, 4096, "slice")]
+        row = dict(slice_summary(ps), workload="w", collector="continuous", max_cpu_ms=0.3)
+        text = slice_lines([row], ps)[0]
+        self.assertIn("no workload's longest slice is under it", text)
+        self.assertIn("2 slices passed 100 µs; 0 of them did not by CPU time.", text)
+
+
 class Retried(unittest.TestCase):
     def test_retries_are_outside_the_denominator(self):
         # sieve, continuous: 1,182 outcomes of which 149 failed and were retried; the
