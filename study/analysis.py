@@ -334,20 +334,20 @@ def pause_tables(a):
     out_dir, rows, argset = a.out_dir, a.rows, a.argset
     collectors, workloads, tables = a.collectors, a.workloads, a.tables
     pauses, mmu = [], []
+    runs = collections.defaultdict(list)  # (workload, collector): the pause runs read
     for r in rows:
         if r["kind"] != "pauses" or r["argset"] != argset or r["exit_code"] != 0:
             continue
         path = os.path.join(out_dir, "runs", "pauses", f"{r['run_id']}.pauses")
         if not os.path.exists(path):
             continue
+        runs[(r["workload"], r["collector"])].append(r)
         pf = stats.read_pause_columns(path)
         identity = {"workload": r["workload"], "policy": r["policy"], "collector": r["collector"],
                     "pacing": r["pacing"], "repeat": r["repeat"]}
         kinds = pause_kinds(pf.work, num(r, "gc.slices"))
         for i, (b, d) in enumerate(pf.pauses):
-            row = dict(identity, start_ms=b / 1e6, duration_ms=d / 1e6, kind=kinds[i] if kinds else None,
-                       host_gap_max_ms=num(r, "gc.host_gap.max_ms"),
-                       long_by_host=num(r, "gc.host_gap.pauses_long_by_host"))
+            row = dict(identity, start_ms=b / 1e6, duration_ms=d / 1e6, kind=kinds[i] if kinds else None)
             if pf.cpu_pauses is not None and pf.work is not None:
                 row.update(cpu_start_ms=pf.cpu_pauses[i][0] / 1e6, cpu_ms=pf.cpu_pauses[i][1] / 1e6,
                            work=pf.work[i])
@@ -382,7 +382,7 @@ def pause_tables(a):
                             f"max{suffix}_ms": ds[-1]})
                 for w in (1, 10, 100):
                     row[f"{mmu_key}_{w}ms"] = mm[w][mmu_key] if w in mm else None
-            row.update(slice_summary(mine))
+            row.update(slice_summary(mine, runs[(name, col)]))
             ps.append(row)
     cols = ["workload", "collector", "pauses", "total_ms", "p50_ms", "p99_ms", "max_ms", "mmu_1ms", "mmu_10ms",
             "mmu_100ms", "total_cpu_ms", "p50_cpu_ms", "p99_cpu_ms", "max_cpu_ms", "mmu_cpu_1ms", "mmu_cpu_10ms",
@@ -415,16 +415,16 @@ def pause_kinds(work, slices):
     return kinds
 
 
-def slice_summary(pauses):
-    """pause_summary.csv's slice columns: how many pauses were slices, the longest by each
-    clock, the most work of one and how many passed 100 µs of CPU time (the slice target),
-    how many pauses were full ones; and the host's longest
-    stall beside the runs (host_gap.max_ms) and its pauses over 100 µs by wall time but not
-    by CPU time (pauses_long_by_host, summed over the runs)."""
+def slice_summary(pauses, runs):
+    """pause_summary.csv's slice columns from the pauses of a workload and collector: how
+    many were slices, the longest by each clock, the most work of one and how many passed
+    100 µs of CPU time (the slice target), how many were full ones; and from its runs'
+    statistics, the host beside them: the most wall time it took from one pause
+    (host_gap.max_ms) and the pauses over 100 µs by wall time but not by CPU time
+    (host_gap.pauses_long_by_host, summed over the runs)."""
     slices = [p for p in pauses if p.get("kind") == "slice"]
-    runs = {p["repeat"]: p for p in pauses}.values()
-    gaps = [p["host_gap_max_ms"] for p in runs if p.get("host_gap_max_ms") is not None]
-    long = [p["long_by_host"] for p in runs if p.get("long_by_host") is not None]
+    gaps = [g for g in (num(r, "gc.host_gap.max_ms") for r in runs) if g is not None]
+    long = [n for n in (num(r, "gc.host_gap.pauses_long_by_host") for r in runs) if n is not None]
     known = any(p.get("kind") for p in pauses)
     return {"slices": len(slices) if known else None,
             "max_slice_ms": max((p["duration_ms"] for p in slices), default=None),

@@ -188,13 +188,16 @@ class SlicesAndFullPauses(unittest.TestCase):
     @staticmethod
     def pause(wall, cpu, work, kind, repeat=0):
         return {"workload": "w", "collector": "continuous", "repeat": repeat, "duration_ms": wall, "cpu_ms": cpu,
-                "work": work, "kind": kind, "host_gap_max_ms": 4.0, "long_by_host": 2}
+                "work": work, "kind": kind}
+
+    # The pause run's statistics: the host took up to 4 ms from one pause, 2 were long by it alone.
+    RUNS = [{"gc.host_gap.max_ms": 4.0, "gc.host_gap.pauses_long_by_host": 2}]
 
     def test_the_longest_slice_leaves_out_full_pauses(self):
         from study.analysis import slice_summary
         ps = [self.pause(0.05, 0.05, 4096, "slice"), self.pause(3.8, 3.8, 510219, "full"),
               self.pause(4.1, 0.09, 3900, "slice"), self.pause(0.102, 0.102, 1536, "slice")]
-        row = slice_summary(ps)
+        row = slice_summary(ps, self.RUNS)
         self.assertEqual((row["slices"], row["full_pauses"]), (3, 1))
         self.assertAlmostEqual(row["max_slice_cpu_ms"], 0.102)
         self.assertAlmostEqual(row["max_slice_ms"], 4.1)
@@ -206,7 +209,7 @@ class SlicesAndFullPauses(unittest.TestCase):
         from study.report import slice_lines
         ps = [self.pause(0.05, 0.05, 4096, "slice"), self.pause(4.1, 0.09, 3900, "slice"),
               self.pause(0.102, 0.102, 1536, "slice")]
-        row = dict(slice_summary(ps), workload="w", collector="continuous", max_cpu_ms=0.102)
+        row = dict(slice_summary(ps, self.RUNS), workload="w", collector="continuous", max_cpu_ms=0.102)
         text = slice_lines([row], ps)[0]
         self.assertIn("above it: w 102 µs (1 of its 3 slices", text)
         self.assertIn("By wall time 2 slices passed 100 µs; 1 of them did not by CPU time: the host stalled", text)
@@ -216,7 +219,7 @@ class SlicesAndFullPauses(unittest.TestCase):
         from study.analysis import slice_summary
         from study.report import slice_lines
         ps = [self.pause(0.3, 0.3, 4096, "slice"), self.pause(0.2, 0.2, 4096, "slice")]
-        row = dict(slice_summary(ps), workload="w", collector="continuous", max_cpu_ms=0.3)
+        row = dict(slice_summary(ps, self.RUNS), workload="w", collector="continuous", max_cpu_ms=0.3)
         text = slice_lines([row], ps)[0]
         self.assertIn("no workload's longest slice is under it", text)
         self.assertIn("2 slices passed 100 µs; 0 of them did not by CPU time.", text)
